@@ -1,0 +1,225 @@
+/**
+ * Validation of write bodies, derived from the resource descriptions. Used by the server (as the
+ * authority) and by the CLI (to fail before sending). Messages follow Laravel's wording.
+ */
+import { inputFields } from '../resources/index.js';
+import type { FieldDef, ResourceDef } from '../resources/types.js';
+import { formatTimestamp, isDateOnly, parseInstant } from './datetime.js';
+import { ErrorBag } from './errors.js';
+
+export type Mode = 'create' | 'update';
+
+/** A custom field value given on a property or contact write. */
+export interface CustomValueInput {
+  readonly name?: string;
+  readonly uuid?: string;
+  readonly value: string | null;
+}
+
+export interface ValidBody {
+  /** Normalized values of the description's input fields, keyed by wire name. */
+  readonly values: Record<string, string | number | boolean | null>;
+  /** Links to other records (property create: contact), as the given relational filter. */
+  readonly links: Record<string, Record<string, string>>;
+  /** Custom field values to set. */
+  readonly customValues: readonly CustomValueInput[] | undefined;
+}
+
+const label = (f: string) => f.replace(/_/g, ' ');
+
+function isBlank(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+}
+
+function checkField(
+  f: FieldDef,
+  v: unknown,
+  bag: ErrorBag,
+  out: Record<string, string | number | boolean | null>,
+): void {
+  const n = f.name;
+  if (v === null) {
+    if (f.nullable) out[n] = null;
+    else if (f.default !== undefined) out[n] = f.default;
+    else bag.add(n, `The ${label(n)} field must not be null.`);
+    return;
+  }
+  switch (f.kind) {
+    case 'text': {
+      if (typeof v !== 'string') return bag.add(n, `The ${label(n)} field must be a string.`);
+      if (f.max !== undefined && [...v].length > f.max)
+        return bag.add(n, `The ${label(n)} field must not be greater than ${f.max} characters.`);
+      if (v.includes('\u0000')) return bag.add(n, `The ${label(n)} field must not contain NUL characters.`);
+      out[n] = v;
+      return;
+    }
+    case 'int': {
+      if (typeof v !== 'number' || !Number.isInteger(v)) return bag.add(n, `The ${label(n)} field must be an integer.`);
+      if (f.min !== undefined && v < f.min) return bag.add(n, `The ${label(n)} field must be at least ${f.min}.`);
+      if (f.max !== undefined && v > f.max)
+        return bag.add(n, `The ${label(n)} field must not be greater than ${f.max}.`);
+      out[n] = v;
+      return;
+    }
+    case 'bool':
+      if (typeof v !== 'boolean') return bag.add(n, `The ${label(n)} field must be true or false.`);
+      out[n] = v;
+      return;
+    case 'date_or_datetime': {
+      if (typeof v !== 'string') return bag.add(n, `The ${label(n)} field must be an ISO 8601 date or datetime.`);
+      const at = parseInstant(v);
+      if (!at) return bag.add(n, `The ${label(n)} field must be an ISO 8601 date or datetime, not "${v}".`);
+      out[n] = isDateOnly(v) ? v.trim() : formatTimestamp(at.toMillis());
+      return;
+    }
+    case 'datetime': {
+      const at = typeof v === 'string' ? parseInstant(v) : undefined;
+      if (!at) return bag.add(n, `The ${label(n)} field must be an ISO 8601 datetime.`);
+      out[n] = formatTimestamp(at.toMillis());
+      return;
+    }
+    case 'code': {
+      if (typeof v !== 'object' || Array.isArray(v))
+        return bag.add(n, `The ${label(n)} field must be an object with a code.`);
+      const obj = v as Record<string, unknown>;
+      for (const k of Object.keys(obj))
+        if (k !== 'code' && k !== 'name') bag.add(`${n}.${k}`, `The ${n}.${k} field is not allowed.`);
+      const code = obj.code;
+      const codes = f.codes ?? {};
+      if (code === undefined || code === null) return bag.add(`${n}.code`, `The ${n}.code field is required.`);
+      if (typeof code !== 'number' || !Number.isInteger(code))
+        return bag.add(`${n}.code`, `The ${n}.code field must be an integer.`);
+      if (!(code in codes))
+        return bag.add(
+          `${n}.code`,
+          `The selected ${n}.code is invalid: use ${Object.entries(codes)
+            .map(([c, name]) => `${c} (${name})`)
+            .join(' or ')}.`,
+        );
+      if (obj.name !== undefined && obj.name !== codes[code])
+        return bag.add(`${n}.name`, `The ${n}.name field must be "${codes[code]}" for code ${code}.`);
+      out[n] = code;
+      return;
+    }
+  }
+}
+
+function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | undefined {
+  if (!Array.isArray(v)) {
+    bag.add('custom_fields', 'The custom fields field must be a list of {name or uuid, value} objects.');
+    return undefined;
+  }
+  const out: CustomValueInput[] = [];
+  v.forEach((item, i) => {
+    const at = `custom_fields.${i}`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      return bag.add(at, `The ${at} field must be an object with name or uuid, and value.`);
+    const o = item as Record<string, unknown>;
+    for (const k of Object.keys(o))
+      if (k !== 'name' && k !== 'uuid' && k !== 'value') bag.add(`${at}.${k}`, `The ${at}.${k} field is not allowed.`);
+    const name = o.name;
+    const uuid = o.uuid;
+    if ((name === undefined) === (uuid === undefined))
+      return bag.add(at, `The ${at} field must have either a name or a uuid.`);
+    if (name !== undefined && typeof name !== 'string')
+      return bag.add(`${at}.name`, `The ${at}.name field must be a string.`);
+    if (uuid !== undefined && typeof uuid !== 'string')
+      return bag.add(`${at}.uuid`, `The ${at}.uuid field must be a string.`);
+    if (!('value' in o)) return bag.add(`${at}.value`, `The ${at}.value field is required.`);
+    const value = o.value;
+    if (value !== null && typeof value !== 'string')
+      return bag.add(`${at}.value`, `The ${at}.value field must be a string or null.`);
+    if (typeof value === 'string' && [...value].length > 65535)
+      return bag.add(`${at}.value`, `The ${at}.value field must not be greater than 65535 characters.`);
+    out.push({ ...(name !== undefined ? { name } : { uuid: uuid as string }), value: value as string | null });
+  });
+  return out;
+}
+
+/**
+ * Checks a write body against the resource's description. Throws ValidationError (422) naming
+ * every bad field; returns normalized values, with create defaults applied.
+ */
+export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): ValidBody {
+  const bag = new ErrorBag();
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    bag.add('body', 'The request body must be a JSON object.');
+    bag.throwIfAny();
+  }
+  const input = body as Record<string, unknown>;
+  const fields = inputFields(resource);
+  const values: Record<string, string | number | boolean | null> = {};
+  const links: Record<string, Record<string, string>> = {};
+  let customValues: CustomValueInput[] | undefined;
+
+  for (const key of Object.keys(input)) {
+    const f = resource.fields.find((x) => x.name === key);
+    if (f?.readOnly) bag.add(key, `The ${label(key)} field is read-only.`);
+    else if (f) continue;
+    else if (key === 'custom_fields' && resource.customValuesInput) customValues = checkCustomValues(input[key], bag);
+    else if (mode === 'create' && resource.linkOnCreate?.some((l) => l.name === key)) {
+      const link = resource.linkOnCreate.find((l) => l.name === key);
+      const v = input[key];
+      if (v === null || v === undefined) continue;
+      if (typeof v !== 'object' || Array.isArray(v)) {
+        bag.add(key, `The ${key} field must be an object such as {"${link?.by[0]}": "..."}.`);
+        continue;
+      }
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o);
+      if (keys.length !== 1 || !link?.by.includes(keys[0] as string) || typeof o[keys[0] as string] !== 'string')
+        bag.add(
+          key,
+          `The ${key} field must name one ${key} by ${link?.by.join(' or ')}, e.g. {"${link?.by[0]}": "..."}.`,
+        );
+      else links[key] = { [keys[0] as string]: o[keys[0] as string] as string };
+    } else bag.add(key, `The ${label(key)} field is not allowed.`);
+  }
+
+  for (const f of fields) {
+    const present = Object.hasOwn(input, f.name);
+    const v = input[f.name];
+    const required = mode === 'create' ? f.requiredOnCreate : f.requiredOnUpdate;
+    if (required && isBlank(v)) {
+      bag.add(f.name, `The ${label(f.name)} field is required.`);
+      continue;
+    }
+    if (!present) {
+      if (mode === 'create' && f.default !== undefined) values[f.name] = f.default;
+      continue;
+    }
+    if (mode === 'update' && v === null && !f.nullable) {
+      bag.add(f.name, `The ${label(f.name)} field must not be null.`);
+      continue;
+    }
+    checkField(f, v, bag, values);
+  }
+
+  // A date without time is due all day; a datetime is not, unless the body says so.
+  for (const f of fields) {
+    if (!f.allDayFlag || typeof values[f.name] !== 'string') continue;
+    const given = input[f.allDayFlag];
+    const allDay = isDateOnly(values[f.name] as string);
+    if (allDay && given === false)
+      bag.add(
+        f.allDayFlag,
+        `The ${label(f.allDayFlag)} field cannot be false when ${f.name} is a date without a time.`,
+      );
+    else if (given === undefined || given === null) values[f.allDayFlag] = allDay;
+  }
+  bag.throwIfAny();
+  return { values, links, customValues };
+}
+
+/** `"Favourite Colour"` -> `favourite_colour`: the generated name of a custom field. */
+export function nameFromLabel(text: string): string {
+  const base = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  return base === '' ? 'field' : /^[0-9]/.test(base) ? `field_${base}` : base;
+}
+
+export const NAME_RE = /^[a-z][a-z0-9_]*$/;

@@ -1,0 +1,272 @@
+import type { FieldDef, ResourceDef } from './types.js';
+
+export type * from './types.js';
+
+/** Fields every record has. */
+const common: readonly FieldDef[] = [
+  { name: 'uuid', kind: 'text', description: 'unique identifier', readOnly: true, filter: 'exact', column: true },
+  {
+    name: 'created_at',
+    kind: 'datetime',
+    description: 'creation time',
+    readOnly: true,
+    filter: 'datetime',
+    example: '-P7D',
+  },
+  {
+    name: 'updated_at',
+    kind: 'datetime',
+    description: 'last update time',
+    readOnly: true,
+    filter: 'datetime',
+    example: '2026-11-01/P1M',
+  },
+];
+
+const text = (name: string, description: string, extra: Partial<FieldDef> = {}): FieldDef => ({
+  name,
+  kind: 'text',
+  description,
+  nullable: true,
+  max: 255,
+  filter: 'fuzzy',
+  ...extra,
+});
+
+const rooms = (name: string, description: string): FieldDef => ({
+  name,
+  kind: 'int',
+  description,
+  min: 0,
+  max: 1000,
+  default: 0,
+  filter: 'int',
+  column: true,
+  example: '3',
+});
+
+const flag = (name: string, description: string): FieldDef => ({
+  name,
+  kind: 'bool',
+  description,
+  default: false,
+  filter: 'bool',
+});
+
+const counts: readonly FieldDef[] = [
+  { name: 'num_attachments', kind: 'int', description: 'number of attachments', readOnly: true, computed: 'zero' },
+  { name: 'num_notes', kind: 'int', description: 'number of notes', readOnly: true, computed: 'notes', column: true },
+];
+
+const allVerbs = { list: true, get: true, create: true, update: true, delete: true } as const;
+
+export const properties: ResourceDef = {
+  path: 'properties',
+  singular: 'property',
+  scope: 'properties',
+  table: 'properties',
+  verbs: allVerbs,
+  fields: [
+    ...common,
+    text('address', 'address line 1', {
+      nullable: false,
+      requiredOnCreate: true,
+      requiredOnUpdate: true,
+      column: true,
+      example: 'high street',
+    }),
+    text('address2', 'address line 2'),
+    text('city', 'city', { column: true, example: 'leeds' }),
+    text('county', 'county'),
+    text('postcode', 'postcode', {
+      nullable: false,
+      requiredOnCreate: true,
+      requiredOnUpdate: true,
+      filter: 'postcode',
+      column: true,
+      example: 'ls1',
+    }),
+    text('type', 'kind of property, e.g. house, apartment, commercial', { column: true, example: 'house' }),
+    rooms('bedrooms', 'number of bedrooms'),
+    rooms('bathrooms', 'number of bathrooms'),
+    flag('has_garage', 'has a garage'),
+    flag('has_garden', 'has a garden'),
+    flag('has_parking', 'has parking'),
+    ...counts,
+  ],
+  customFieldEntity: 2,
+  embeds: ['custom_fields'],
+  hasNotes: true,
+  linkOnCreate: [{ name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'] }],
+  customValuesInput: true,
+};
+
+export const contacts: ResourceDef = {
+  path: 'contacts',
+  singular: 'contact',
+  scope: 'contacts',
+  table: 'contacts',
+  verbs: allVerbs,
+  fields: [
+    ...common,
+    text('name', 'full name', { nullable: false, requiredOnCreate: true, column: true, example: 'smith' }),
+    text('email', 'email address', { nullable: false, requiredOnCreate: true, column: true, example: '@acme' }),
+    text('contact_number', 'telephone number', { column: true }),
+    text('company', 'company', { column: true }),
+    text('address', 'address line 1'),
+    text('address2', 'address line 2'),
+    text('city', 'city'),
+    text('county', 'county'),
+    text('postcode', 'postcode', { filter: 'postcode' }),
+    ...counts,
+  ],
+  customFieldEntity: 1,
+  embeds: ['custom_fields'],
+  hasNotes: true,
+  customValuesInput: true,
+};
+
+export const ENTITY_TYPES: Readonly<Record<number, string>> = { 1: 'Contact', 2: 'Property' };
+export const CUSTOM_FIELD_TYPES: Readonly<Record<number, string>> = { 1: 'Text' };
+
+export const customFields: ResourceDef = {
+  path: 'custom-fields',
+  singular: 'custom field',
+  scope: 'custom-fields',
+  table: 'custom_fields',
+  verbs: allVerbs,
+  fields: [
+    ...common,
+    {
+      name: 'name',
+      kind: 'text',
+      description: 'machine-identifiable name (generated from the label when omitted)',
+      nullable: true,
+      max: 255,
+      filter: 'fuzzy',
+      column: true,
+    },
+    {
+      name: 'label',
+      kind: 'text',
+      description: 'human-readable name',
+      requiredOnCreate: true,
+      max: 255,
+      filter: 'fuzzy',
+      column: true,
+    },
+    {
+      name: 'type',
+      kind: 'code',
+      description: 'kind of custom field (1 Text)',
+      requiredOnCreate: true,
+      codes: CUSTOM_FIELD_TYPES,
+      filter: 'code',
+      column: true,
+    },
+    {
+      name: 'entity_type',
+      kind: 'code',
+      description: 'the entity the field is used with (1 Contact, 2 Property)',
+      requiredOnCreate: true,
+      codes: ENTITY_TYPES,
+      filter: 'code',
+      column: true,
+      example: '2',
+    },
+  ],
+  mayOmitPagination: true,
+};
+
+export const notes: ResourceDef = {
+  path: 'notes',
+  singular: 'note',
+  scope: 'notes',
+  table: 'notes',
+  verbs: { list: true, get: true, create: true, update: false, delete: true },
+  fields: [
+    ...common,
+    {
+      name: 'content',
+      kind: 'text',
+      description: 'text of the note',
+      requiredOnCreate: true,
+      max: 65535,
+      filter: 'fuzzy',
+      column: true,
+    },
+  ],
+  relations: [
+    { name: 'property', target: 'properties', column: 'property_id' },
+    { name: 'contact', target: 'contacts', column: 'contact_id' },
+  ],
+  createUnderParent: ['properties', 'contacts'],
+};
+
+export const reminders: ResourceDef = {
+  path: 'reminders',
+  singular: 'reminder',
+  scope: 'reminders',
+  table: 'reminders',
+  verbs: allVerbs,
+  fields: [
+    ...common,
+    {
+      name: 'title',
+      kind: 'text',
+      description: 'title',
+      requiredOnCreate: true,
+      max: 255,
+      filter: 'fuzzy',
+      column: true,
+    },
+    { name: 'description', kind: 'text', description: 'longer description', nullable: true, max: 65535 },
+    {
+      name: 'due_at',
+      kind: 'date_or_datetime',
+      description: 'date (all day) or datetime by which it should be done',
+      nullable: true,
+      filter: 'datetime',
+      column: true,
+      allDayFlag: 'anytime',
+      example: 'P7D',
+    },
+    {
+      name: 'anytime',
+      kind: 'bool',
+      description: 'true when due all day rather than at a time',
+      default: false,
+      filter: 'bool',
+      column: true,
+    },
+  ],
+  mayOmitDataWrapper: true,
+};
+
+/** Every resource, in the order commands and docs list them. */
+export const RESOURCES: readonly ResourceDef[] = [properties, contacts, customFields, notes, reminders];
+
+const byPath = new Map(RESOURCES.map((r) => [r.path, r]));
+
+export function resourceByPath(path: string): ResourceDef {
+  const r = byPath.get(path);
+  if (!r) throw new Error(`unknown resource ${path}`);
+  return r;
+}
+
+export function fieldOf(resource: ResourceDef, name: string): FieldDef | undefined {
+  return resource.fields.find((f) => f.name === name);
+}
+
+/** Fields a client may send in a body. */
+export function inputFields(resource: ResourceDef): FieldDef[] {
+  return resource.fields.filter((f) => !f.readOnly);
+}
+
+/** Fields that can be filtered on in a list. */
+export function filterFields(resource: ResourceDef): FieldDef[] {
+  return resource.fields.filter((f) => f.filter !== undefined);
+}
+
+/** Every scope a token can carry. */
+export const ALL_SCOPES: readonly string[] = RESOURCES.flatMap((r) => [`${r.scope}.read`, `${r.scope}.write`]);

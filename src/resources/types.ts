@@ -1,0 +1,123 @@
+/**
+ * The shape of a resource description. Every resource of the API is written once, as data of
+ * these types, and the server (routes, validation, SQL) and the CLI (flags, columns, messages)
+ * are derived from it.
+ */
+
+/** How a field's value is typed on the wire. */
+export type FieldKind =
+  | 'text' // a string
+  | 'int' // an integer
+  | 'bool' // a boolean
+  | 'datetime' // an ISO 8601 datetime, server-set timestamps
+  | 'date_or_datetime' // an ISO 8601 date (all day) or datetime
+  | 'code'; // an object {code, name} whose code picks one of a fixed set
+
+/** How a list endpoint filters on a field. */
+export type FilterKind =
+  | 'exact' // equality; arrayable as name[]
+  | 'fuzzy' // case-insensitive substring
+  | 'postcode' // fuzzy, spaces ignored on both sides
+  | 'int' // integer equality; arrayable
+  | 'bool' // true/false/1/0
+  | 'datetime' // exact datetime, bare date, interval or duration
+  | 'code'; // integer equality on an object's code; arrayable
+
+export interface FieldDef {
+  /** Wire name, snake_case exactly as the API spells it. */
+  readonly name: string;
+  readonly kind: FieldKind;
+  /** One line for help and docs. */
+  readonly description: string;
+  /** Set by the server only (uuid, timestamps, counts): never accepted in a body. */
+  readonly readOnly?: boolean;
+  /** Read-only value the server computes rather than stores: a live count of notes, or zero. */
+  readonly computed?: 'notes' | 'zero';
+  /** Whether null is an accepted value on input. */
+  readonly nullable?: boolean;
+  /** Required on create. */
+  readonly requiredOnCreate?: boolean;
+  /** Required on update (the reference marks address and postcode so). */
+  readonly requiredOnUpdate?: boolean;
+  /** Value stored when create omits the field (or sends null where the column is not null). */
+  readonly default?: string | number | boolean;
+  /** Text: maximum length in characters. Int: maximum value. */
+  readonly max?: number;
+  /** Int: minimum value. */
+  readonly min?: number;
+  /** Filter kind on the list endpoint, when the field can be filtered on. */
+  readonly filter?: FilterKind;
+  /** For kind 'code': the allowed codes and their names. */
+  readonly codes?: Readonly<Record<number, string>>;
+  /** Shown in a terminal table by default. */
+  readonly column?: boolean;
+  /** For kind 'date_or_datetime': a bool field set true by a date without time (all day). */
+  readonly allDayFlag?: string;
+  /** A value of the form that the CLI may put in help text, e.g. "3", "leeds". */
+  readonly example?: string;
+}
+
+/** A parent that notes can be created under. */
+export interface NoteParent {
+  readonly resource: string;
+}
+
+export interface ResourceDef {
+  /** The URL path segment and the CLI command name: "properties", "custom-fields". */
+  readonly path: string;
+  /** The word for one record in messages: "property", "custom field". */
+  readonly singular: string;
+  /** Scope prefix: tokens carry `<scope>.read` and `<scope>.write`. */
+  readonly scope: string;
+  /** SQL table name. */
+  readonly table: string;
+  readonly fields: readonly FieldDef[];
+  /** Verbs the API offers for this resource. */
+  readonly verbs: {
+    readonly list: boolean;
+    readonly get: boolean;
+    readonly create: boolean;
+    readonly update: boolean;
+    readonly delete: boolean;
+  };
+  /** Entity type code of custom fields that attach to this resource (1 contact, 2 property). */
+  readonly customFieldEntity?: number;
+  /** Names accepted by ?embed= on list and get. */
+  readonly embeds?: readonly string[];
+  /** Notes can be created under this resource: POST /<path>/:uuid/notes. */
+  readonly hasNotes?: boolean;
+  /**
+   * Relational filters on the list endpoint: `<name>[<filter of target>]=...`, matching records
+   * whose related record of resource `target` passes the inner filters.
+   */
+  readonly relations?: readonly RelationDef[];
+  /** Create input that is a relational filter naming exactly one record of `target`. */
+  readonly linkOnCreate?: readonly LinkDef[];
+  /** Create (and update) accept `custom_fields: [{name|uuid, value}]`. */
+  readonly customValuesInput?: boolean;
+  /** Writes go through a parent (notes): POST only under /<parent>/:uuid/notes. */
+  readonly createUnderParent?: readonly string[];
+  /** Single GET may answer without the data wrapper on some servers (tolerance, client only). */
+  readonly mayOmitDataWrapper?: boolean;
+  /** The list response may have no meta.pagination on some servers (tolerance, client only). */
+  readonly mayOmitPagination?: boolean;
+}
+
+export interface RelationDef {
+  /** Query parameter name: property, contact. */
+  readonly name: string;
+  /** Target resource path. */
+  readonly target: string;
+  /** Column of this resource's table holding the target's internal id. */
+  readonly column: string;
+}
+
+export interface LinkDef {
+  /** Body field name: contact. */
+  readonly name: string;
+  readonly target: string;
+  /** Column set to the matched record's internal id. */
+  readonly column: string;
+  /** Fields of the target that may identify it. */
+  readonly by: readonly string[];
+}

@@ -1,0 +1,39 @@
+/**
+ * Opening a data file: SQLite in WAL mode with foreign keys and a busy timeout, migrated to the
+ * current schema under an immediate transaction so that two processes opening the same new file
+ * at once migrate it once.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './schema.js';
+
+export type DB = Database.Database;
+
+export const BUSY_TIMEOUT_MS = 10_000;
+
+export function openDatabase(file: string): DB {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: DB): void {
+  const apply = db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length)
+      throw new Error(
+        `the data file is at schema version ${current}, newer than this pm knows (${MIGRATIONS.length}); upgrade pm`,
+      );
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      for (const sql of (MIGRATIONS[v] as () => string[])()) db.exec(sql);
+      db.pragma(`user_version = ${v + 1}`);
+    }
+  });
+  if ((db.pragma('user_version', { simple: true }) as number) !== MIGRATIONS.length) apply.immediate();
+}

@@ -1,0 +1,54 @@
+/**
+ * Per-user rate limiting in fixed windows, with the hosted service's headers:
+ * X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (epoch seconds), and Retry-After
+ * (seconds) on a refused request.
+ */
+
+export interface RateLimit {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  readonly headers: Record<string, string>;
+}
+
+/** Reads `60/min`, `100/m`, `10/s`, `3600/h`, or a bare number (per minute). */
+export function parseRateLimit(text: string): RateLimit {
+  const m = /^\s*(\d+)\s*(?:\/\s*(s|sec|second|m|min|minute|h|hour))?\s*$/i.exec(text);
+  if (!m || Number(m[1]) < 1)
+    throw new Error(`"${text}" is not a rate limit; write it as N/min, N/s or N/hour, e.g. 60/min`);
+  const unit = (m[2] ?? 'min').toLowerCase();
+  const windowMs = unit.startsWith('s') ? 1000 : unit.startsWith('h') ? 3_600_000 : 60_000;
+  return { limit: Number(m[1]), windowMs };
+}
+
+export class RateLimiter {
+  private readonly windows = new Map<number, { start: number; count: number }>();
+
+  constructor(
+    private readonly rule: RateLimit,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  hit(userId: number): RateDecision {
+    const t = this.now();
+    const start = t - (t % this.rule.windowMs);
+    let w = this.windows.get(userId);
+    if (!w || w.start !== start) {
+      w = { start, count: 0 };
+      this.windows.set(userId, w);
+    }
+    const resetMs = start + this.rule.windowMs;
+    const allowed = w.count < this.rule.limit;
+    if (allowed) w.count++;
+    const headers: Record<string, string> = {
+      'X-RateLimit-Limit': String(this.rule.limit),
+      'X-RateLimit-Remaining': String(Math.max(0, this.rule.limit - w.count)),
+      'X-RateLimit-Reset': String(Math.ceil(resetMs / 1000)),
+    };
+    if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((resetMs - t) / 1000)));
+    return { allowed, headers };
+  }
+}
