@@ -47,7 +47,7 @@ interface Key {
   readonly array: boolean;
 }
 
-const KEY_RE = /^([a-z_]+)((?:\[[a-z_]+\])*)(\[\])?$/;
+const KEY_RE = /^([a-z_][a-z0-9_]*)((?:\[[a-z_][a-z0-9_]*\])*)(\[\])?$/;
 
 function parseKey(raw: string): Key | undefined {
   const m = KEY_RE.exec(raw);
