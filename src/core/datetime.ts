@@ -101,7 +101,8 @@ export function parseRange(value: string, now: number): Range {
     if (!at) throw new DatetimeParseError(`"${value}" is not an ISO 8601 date, datetime, interval or duration`);
     return { start: at.toMillis(), end: at.plus(precisionOf(text)).toMillis() };
   }
-  const [a = '', b = ''] = slash as [string, string];
+  const [a = '', b = ''] = (slash as [string, string]).map((s) => s.trim());
+  if (a === '' || b === '') throw new DatetimeParseError(`"${value}" lacks ${a === '' ? 'a start' : 'an end'}`);
   const da = parseDuration(a);
   const db = parseDuration(b);
   if (da && db) throw new DatetimeParseError(`"${value}" has a duration on both sides of "/"`);
