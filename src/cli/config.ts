@@ -1,0 +1,572 @@
+/**
+ * Where pm points, and with which token: the one place that reads the configuration.
+ *
+ * Settings come, in order, from the flags (--base-url, --profile), the environment (PM_BASE_URL,
+ * PM_TOKEN, PM_PROFILE), a project config found by cosmiconfig from the working directory up to
+ * the home directory, and the user config ($XDG_CONFIG_HOME/pm/config.json). With no base URL
+ * anywhere, pm uses the embedded default (the bundled server on a local data file).
+ *
+ * A token kept in a config file belongs to the base URL of that same file: it is never sent to a
+ * server named by another config file (a cloned repository's .pmrc must not be able to collect
+ * the user's token).
+ */
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { configDir, defaultDataFile } from '../core/paths.js';
+import type { Deps } from './context.js';
+import { CliError, EXIT, usageError } from './errors.js';
+
+export type Source = 'flag' | 'env' | 'project' | 'user' | 'embedded' | 'none';
+
+export interface Target {
+  /** undefined: the embedded default. */
+  baseUrl: string | undefined;
+  token: string | undefined;
+  profile: string;
+  sources: { baseUrl: Source; token: Source; profile: Source; timeout?: Source };
+  /** The file cosmiconfig found, if any. */
+  projectConfigPath: string | undefined;
+  /** configDir/config.json, whether or not it exists. */
+  userConfigPath: string;
+  /** Set when baseUrl is undefined. */
+  embedded: { dataFile: string } | undefined;
+  /** Talk for stderr: loose file permissions, ignored settings. */
+  warnings: string[];
+  /** Seconds, if configured. */
+  timeout?: number;
+}
+
+/** The settings one profile can hold. */
+export interface ProfileConfig {
+  base_url?: string;
+  token?: string;
+  /** Seconds. */
+  timeout?: number;
+}
+
+/**
+ * The shape of a config file, project or user. Top-level base_url and token are the profile
+ * "default"'s; a top-level timeout applies to every profile that sets none of its own.
+ */
+export interface UserConfig extends ProfileConfig {
+  default_profile?: string;
+  profile?: string;
+  profiles?: Record<string, ProfileConfig>;
+}
+export type ConfigFile = UserConfig;
+
+export const DEFAULT_PROFILE = 'default';
+
+/** The module name cosmiconfig searches for, and the places it looks in each directory. */
+const MODULE = 'pm';
+const SEARCH_PLACES = [
+  'package.json',
+  '.pmrc',
+  '.pmrc.json',
+  '.pmrc.yaml',
+  '.pmrc.yml',
+  'pm.config.js',
+  'pm.config.mjs',
+  'pm.config.cjs',
+];
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const TOP_KEYS = ['default_profile', 'profile', 'base_url', 'token', 'timeout', 'profiles'] as const;
+const PROFILE_KEYS = ['base_url', 'token', 'timeout'] as const;
+
+/** A config file as read, with where it came from. */
+export interface Layer {
+  readonly kind: 'project' | 'user';
+  readonly path: string;
+  readonly config: ConfigFile;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small pure helpers
+
+function own<T>(obj: Record<string, T> | undefined, key: string): T | undefined {
+  return obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+export function userConfigPath(deps: Pick<Deps, 'env' | 'home'>): string {
+  return join(configDir(deps.env, deps.home), 'config.json');
+}
+
+export function isValidProfileName(name: string): boolean {
+  return PROFILE_NAME.test(name);
+}
+
+/** A redacted form of a token that is safe to print: "pm_…abcd", or "****" when short. */
+export function redact(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (token.length < 16) return '****';
+  const prefix = /^[A-Za-z]{1,8}_/.exec(token)?.[0] ?? '';
+  return `${prefix}…${token.slice(-4)}`;
+}
+
+/**
+ * An http(s) base URL without its trailing slash, or a CliError naming `origin` (where the value
+ * came from: "--base-url", "PM_BASE_URL", "base_url in /path/.pmrc").
+ */
+export function normalizeBaseUrl(raw: string, origin: string): string {
+  const text = raw.trim();
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw usageError(
+      `${origin}: "${raw}" is not an http(s) URL.`,
+      'A base URL looks like https://api.example.com (or http://127.0.0.1:8080 for `pm serve`).',
+    );
+  if (url.search || url.hash || text.includes('?') || text.includes('#'))
+    throw usageError(`${origin}: "${raw}" must not have a query or a fragment.`);
+  return text.replace(/\/+$/, '');
+}
+
+export function parseTimeout(raw: string, origin: string): number {
+  const n = Number(raw.trim());
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw usageError(`${origin}: "${raw}" is not a positive number of seconds.`);
+  return n;
+}
+
+/** The settings a config file gives one profile. */
+export function profileSettings(cfg: ConfigFile, profile: string): ProfileConfig {
+  const p = own(cfg.profiles, profile) ?? {};
+  const out: ProfileConfig = {};
+  const top = profile === DEFAULT_PROFILE ? cfg : {};
+  const baseUrl = p.base_url ?? top.base_url;
+  const token = p.token ?? top.token;
+  const timeout = p.timeout ?? cfg.timeout;
+  if (baseUrl !== undefined) out.base_url = baseUrl;
+  if (token !== undefined) out.token = token;
+  if (timeout !== undefined) out.timeout = timeout;
+  return out;
+}
+
+/** Does the file hold a token anywhere? */
+function holdsToken(cfg: ConfigFile): boolean {
+  return cfg.token !== undefined || Object.values(cfg.profiles ?? {}).some((p) => p.token !== undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading and checking config files
+
+function malformed(path: string, message: string, cause?: unknown): CliError {
+  return new CliError(EXIT.usage, `config file ${path}: ${message}`, {
+    hint: `Fix or remove it; \`pm config path\` shows which files pm reads.`,
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return `"${value}"`;
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+function checkProfileFields(
+  raw: Record<string, unknown>,
+  path: string,
+  at: string,
+  keys: readonly string[],
+  warnings: string[],
+): ProfileConfig & { default_profile?: string; profile?: string } {
+  const out: ProfileConfig & { default_profile?: string; profile?: string } = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const name = `${at}${key}`;
+    if (!keys.includes(key)) {
+      warnings.push(`${path}: unknown key "${name}" (ignored); known keys: ${keys.join(', ')}`);
+      continue;
+    }
+    if (value === undefined || value === null) continue;
+    switch (key) {
+      case 'base_url':
+      case 'token':
+        if (typeof value !== 'string' || value.trim() === '')
+          throw malformed(path, `"${name}" must be a non-empty string, not ${describe(value)}.`);
+        out[key] = value;
+        break;
+      case 'timeout':
+        if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+          throw malformed(path, `"${name}" must be a positive number of seconds, not ${describe(value)}.`);
+        out.timeout = value;
+        break;
+      case 'default_profile':
+      case 'profile':
+        if (typeof value !== 'string' || !isValidProfileName(value))
+          throw malformed(
+            path,
+            `"${name}" must be a profile name (letters, digits, "_", "-", "."), not ${describe(value)}.`,
+          );
+        out[key] = value;
+        break;
+    }
+  }
+  return out;
+}
+
+/** Checks what a file held against the ConfigFile shape; unknown keys become warnings. */
+export function checkConfig(raw: unknown, path: string, warnings: string[]): ConfigFile {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw malformed(path, `the configuration must be an object of settings, not ${describe(raw)}.`);
+  const { profiles, ...rest } = raw as Record<string, unknown>;
+  const cfg: ConfigFile = checkProfileFields(rest, path, '', TOP_KEYS, warnings);
+  if (profiles !== undefined && profiles !== null) {
+    if (typeof profiles !== 'object' || Array.isArray(profiles))
+      throw malformed(path, `"profiles" must be an object of profiles by name, not ${describe(profiles)}.`);
+    const out: Record<string, ProfileConfig> = Object.create(null);
+    for (const [name, value] of Object.entries(profiles as Record<string, unknown>)) {
+      if (!isValidProfileName(name))
+        throw malformed(path, `"profiles.${name}": a profile name has letters, digits, "_", "-" and "." only.`);
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        throw malformed(path, `"profiles.${name}" must be an object of settings, not ${describe(value)}.`);
+      out[name] = checkProfileFields(
+        value as Record<string, unknown>,
+        path,
+        `profiles.${name}.`,
+        PROFILE_KEYS,
+        warnings,
+      );
+    }
+    cfg.profiles = out;
+  }
+  return cfg;
+}
+
+async function readUserLayer(deps: Pick<Deps, 'env' | 'home'>, warnings: string[]): Promise<Layer | undefined> {
+  const path = userConfigPath(deps);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw malformed(path, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, err);
+  }
+  if (text.trim() === '') return { kind: 'user', path, config: {} };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw malformed(path, `is not valid JSON (${(err as Error).message}).`, err);
+  }
+  return { kind: 'user', path, config: checkConfig(raw, path, warnings) };
+}
+
+/** The user config, {} when there is none. Throws a CliError (exit 2) when it is malformed. */
+export async function readUserConfig(deps: Pick<Deps, 'env' | 'home'>): Promise<UserConfig> {
+  return (await readUserLayer(deps, []))?.config ?? {};
+}
+
+/**
+ * Writes the user config atomically (a temporary file beside it, then a rename), mode 0600 in a
+ * directory created 0700.
+ */
+export async function writeUserConfig(deps: Pick<Deps, 'env' | 'home'>, cfg: UserConfig): Promise<void> {
+  const path = userConfigPath(deps);
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const tmp = join(
+    dir,
+    `.config.json.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2)}.tmp`,
+  );
+  try {
+    await writeFile(tmp, `${JSON.stringify(cfg, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    await chmod(tmp, 0o600);
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  await chmod(path, 0o600);
+}
+
+/** Refuses cosmiconfig's `$import` in project files: it could pull the user's token into a project config. */
+function withoutImports(loader: (filepath: string, content: string) => unknown) {
+  return async (filepath: string, content: string): Promise<unknown> => {
+    const loaded = await loader(filepath, content);
+    const cfg =
+      basename(filepath) === 'package.json' && loaded && typeof loaded === 'object'
+        ? (loaded as Record<string, unknown>)[MODULE]
+        : loaded;
+    if (cfg && typeof cfg === 'object' && Object.hasOwn(cfg, '$import')) {
+      const err = new Error('"$import" is not supported in pm config files.') as Error & { filepath?: string };
+      err.filepath = filepath;
+      throw err;
+    }
+    return loaded;
+  };
+}
+
+/** The directories searched for a project config: cwd up to home (included), else up to the root. */
+export function searchDirs(cwd: string, home: string): string[] {
+  const dirs: string[] = [];
+  const stop = resolve(home);
+  let dir = resolve(cwd);
+  for (;;) {
+    dirs.push(dir);
+    if (dir === stop) break;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return dirs;
+}
+
+export interface ProjectSearch {
+  /** The file found (also when it could not be loaded). */
+  path: string | undefined;
+  layer: Layer | undefined;
+  /** The load failure, when the file found is malformed. */
+  error: CliError | undefined;
+}
+
+/**
+ * Searches for a project config with cosmiconfig (loaded here, lazily). Each directory is searched
+ * on its own (strategy "none") so that the walk stops at the home directory and never falls back
+ * to cosmiconfig's global directory, which would read the real environment, not deps.env.
+ */
+export async function searchProjectConfig(
+  deps: Pick<Deps, 'cwd' | 'home'>,
+  warnings: string[] = [],
+): Promise<ProjectSearch> {
+  const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
+  const loaders = Object.fromEntries(Object.entries(defaultLoaders).map(([ext, l]) => [ext, withoutImports(l)]));
+  const explorer = cosmiconfig(MODULE, { searchPlaces: SEARCH_PLACES, searchStrategy: 'none', cache: false, loaders });
+  for (const dir of searchDirs(deps.cwd, deps.home)) {
+    let found: Awaited<ReturnType<typeof explorer.search>>;
+    try {
+      found = await explorer.search(dir);
+    } catch (err) {
+      const path = (err as { filepath?: unknown }).filepath;
+      const file = typeof path === 'string' ? path : dir;
+      const first =
+        ((err as Error).message ?? String(err)).split('\n').find((l) => l.trim() && !l.includes(file)) ?? '';
+      return { path: file, layer: undefined, error: malformed(file, `could not be loaded: ${first.trim()}`, err) };
+    }
+    if (found && !found.isEmpty) {
+      try {
+        const config = checkConfig(found.config, found.filepath, warnings);
+        return { path: found.filepath, layer: { kind: 'project', path: found.filepath, config }, error: undefined };
+      } catch (err) {
+        return { path: found.filepath, layer: undefined, error: err as CliError };
+      }
+    }
+  }
+  return { path: undefined, layer: undefined, error: undefined };
+}
+
+async function permissionWarning(layer: Layer): Promise<string | undefined> {
+  if (process.platform === 'win32' || !holdsToken(layer.config)) return undefined;
+  try {
+    const st = await stat(layer.path);
+    if ((st.mode & 0o077) !== 0)
+      return `${layer.path} holds a token and is readable by others; run chmod 600 ${layer.path}`;
+  } catch {
+    // Gone since it was read: nothing to say.
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resolution
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function label(layer: Layer): string {
+  return `${layer.kind} config ${layer.path}`;
+}
+
+interface ProfileChoice {
+  profile: string;
+  source: Source;
+  /** For messages: "--profile", "PM_PROFILE", "default_profile in /x/config.json". */
+  origin: string;
+}
+
+function chooseProfile(flags: { profile?: string }, deps: Pick<Deps, 'env'>, layers: readonly Layer[]): ProfileChoice {
+  const flag = nonEmpty(flags.profile);
+  if (flag !== undefined) return { profile: flag, source: 'flag', origin: '--profile' };
+  const env = nonEmpty(deps.env.PM_PROFILE);
+  if (env !== undefined) return { profile: env, source: 'env', origin: 'PM_PROFILE' };
+  for (const layer of layers) {
+    const keys =
+      layer.kind === 'project' ? (['profile', 'default_profile'] as const) : (['default_profile', 'profile'] as const);
+    for (const key of keys) {
+      const value = layer.config[key];
+      if (value !== undefined) return { profile: value, source: layer.kind, origin: `${key} in ${layer.path}` };
+    }
+  }
+  return { profile: DEFAULT_PROFILE, source: 'none', origin: 'the default' };
+}
+
+/** Every profile some config defines, "default" first. */
+export function knownProfiles(layers: readonly Layer[]): string[] {
+  const names = new Set<string>([DEFAULT_PROFILE]);
+  for (const layer of layers) for (const name of Object.keys(layer.config.profiles ?? {})) names.add(name);
+  return [...names];
+}
+
+function profileExists(layers: readonly Layer[], profile: string): boolean {
+  return profile === DEFAULT_PROFILE || layers.some((l) => own(l.config.profiles, profile) !== undefined);
+}
+
+export interface LoadedConfig {
+  project: ProjectSearch;
+  user: Layer | undefined;
+  /** Project first, then user: the order of precedence. */
+  layers: Layer[];
+  userConfigPath: string;
+  warnings: string[];
+}
+
+/** Reads both config files; throws a CliError (exit 2) when one is malformed. */
+export async function loadConfig(deps: Pick<Deps, 'env' | 'cwd' | 'home'>): Promise<LoadedConfig> {
+  const warnings: string[] = [];
+  const [project, user] = await Promise.all([searchProjectConfig(deps, warnings), readUserLayer(deps, warnings)]);
+  if (project.error) throw project.error;
+  const layers = [project.layer, user].filter((l): l is Layer => l !== undefined);
+  return { project, user, layers, userConfigPath: userConfigPath(deps), warnings };
+}
+
+/**
+ * The active profile and where it came from. With `allowNew`, a profile no config defines yet is
+ * accepted (to create it with `pm config set`); otherwise it is a usage error.
+ */
+export function activeProfile(
+  flags: { profile?: string },
+  deps: Pick<Deps, 'env'>,
+  layers: readonly Layer[],
+  opts: { allowNew?: boolean } = {},
+): ProfileChoice {
+  const choice = chooseProfile(flags, deps, layers);
+  if (!isValidProfileName(choice.profile))
+    throw usageError(`${choice.origin}: "${choice.profile}" is not a profile name (letters, digits, "_", "-", ".").`);
+  if (!opts.allowNew && !profileExists(layers, choice.profile))
+    throw usageError(
+      `no profile "${choice.profile}" (from ${choice.origin}) in any config file.`,
+      `Known profiles: ${knownProfiles(layers).join(', ')}. Create it with: pm --profile ${choice.profile} config set base_url <url>`,
+    );
+  return choice;
+}
+
+export interface ResolveOptions {
+  /** Accept a profile no config defines yet (for commands that create it, as `pm auth login`). */
+  allowNewProfile?: boolean;
+}
+
+/** Where pm points and with which token, for the given global flags. */
+export async function resolveTarget(
+  flags: { baseUrl?: string; profile?: string },
+  deps: Deps,
+  opts: ResolveOptions = {},
+): Promise<Target> {
+  const loaded = await loadConfig(deps);
+  return resolveFrom(loaded, flags, deps, opts);
+}
+
+export async function resolveFrom(
+  loaded: LoadedConfig,
+  flags: { baseUrl?: string; profile?: string },
+  deps: Pick<Deps, 'env' | 'cwd' | 'home'>,
+  opts: ResolveOptions = {},
+): Promise<Target> {
+  const { layers } = loaded;
+  const warnings = [...loaded.warnings];
+  const { profile, source: profileSource } = activeProfile(flags, deps, layers, {
+    allowNew: opts.allowNewProfile ?? false,
+  });
+  const settings = layers.map((layer) => ({ layer, values: profileSettings(layer.config, profile) }));
+  const where = (layer: Layer, key: string) =>
+    `${profile === DEFAULT_PROFILE ? key : `profiles.${profile}.${key}`} in ${label(layer)}`;
+
+  // Base URL: flag > env > project > user > the embedded default.
+  let baseUrl: string | undefined;
+  let baseSource: Source = 'embedded';
+  let baseLayer: Layer | undefined;
+  if (flags.baseUrl !== undefined) {
+    baseUrl = normalizeBaseUrl(flags.baseUrl, '--base-url');
+    baseSource = 'flag';
+  } else if (nonEmpty(deps.env.PM_BASE_URL) !== undefined) {
+    baseUrl = normalizeBaseUrl(deps.env.PM_BASE_URL as string, 'PM_BASE_URL');
+    baseSource = 'env';
+  } else {
+    const found = settings.find((s) => s.values.base_url !== undefined);
+    if (found) {
+      baseUrl = normalizeBaseUrl(found.values.base_url as string, where(found.layer, 'base_url'));
+      baseSource = found.layer.kind;
+      baseLayer = found.layer;
+    }
+  }
+
+  // Token: env > project > user, each file's token only for that file's own server.
+  let token: string | undefined;
+  let tokenSource: Source = 'none';
+  const envToken = nonEmpty(deps.env.PM_TOKEN);
+  let embedded: Target['embedded'];
+  if (baseUrl === undefined) {
+    const fromEnv = nonEmpty(deps.env.PM_DATA_FILE);
+    embedded = { dataFile: fromEnv ? resolve(deps.cwd, fromEnv) : defaultDataFile(deps.env, deps.home) };
+    tokenSource = 'embedded';
+    if (envToken !== undefined)
+      warnings.push(
+        'PM_TOKEN is ignored: no base URL is configured, so pm uses the embedded default and its own token. Set PM_BASE_URL to use PM_TOKEN.',
+      );
+  } else if (envToken !== undefined) {
+    token = envToken;
+    tokenSource = 'env';
+  } else {
+    const skipped: string[] = [];
+    for (const { layer, values } of settings) {
+      if (values.token === undefined) continue;
+      const tokenUrl = values.base_url === undefined ? undefined : values.base_url.trim().replace(/\/+$/, '');
+      // A file's token goes to that file's base URL, or, when the file names none, to one given
+      // by --base-url or PM_BASE_URL; never to a server another config file names.
+      const fits = tokenUrl === undefined ? baseLayer === undefined : tokenUrl === baseUrl;
+      if (fits) {
+        token = values.token;
+        tokenSource = layer.kind;
+        break;
+      }
+      skipped.push(
+        tokenUrl === undefined
+          ? `the token in ${where(layer, 'token')} is not sent to ${baseUrl} (from ${label(baseLayer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
+          : `the token in ${where(layer, 'token')} is for ${tokenUrl}, so it is not sent to ${baseUrl}.`,
+      );
+    }
+    if (token === undefined) warnings.push(...skipped);
+  }
+
+  let timeout: number | undefined;
+  let timeoutSource: Source = 'none';
+  const withTimeout = settings.find((s) => s.values.timeout !== undefined);
+  if (withTimeout) {
+    timeout = withTimeout.values.timeout;
+    timeoutSource = withTimeout.layer.kind;
+  }
+
+  for (const layer of layers) {
+    const w = await permissionWarning(layer);
+    if (w) warnings.push(w);
+  }
+
+  const target: Target = {
+    baseUrl,
+    token,
+    profile,
+    sources: { baseUrl: baseSource, token: tokenSource, profile: profileSource, timeout: timeoutSource },
+    projectConfigPath: loaded.project.path,
+    userConfigPath: loaded.userConfigPath,
+    embedded,
+    warnings,
+  };
+  if (timeout !== undefined) target.timeout = timeout;
+  return target;
+}
