@@ -1,0 +1,378 @@
+/**
+ * `pm <resource> list|get|create|update|delete`, generated from the resource descriptions.
+ * Each verb: flags declared here, how they combine checked here, the work done in its run
+ * function, with everything it needs passed in.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
+import type { ResourceDef } from '../../resources/types.js';
+import { MAX_PER_PAGE } from '../../core/query.js';
+import type { Deps } from '../context.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import { addFilterFlags, addInputFlags, bodyFromFlags, collect, filterQuery, kebab } from '../flags.js';
+import { globalsOf } from '../program.js';
+import { readAllStdin, confirm, display, describeApiError } from './shared.js';
+
+type Opts = Record<string, unknown>;
+
+/** "custom-fields" -> "custom fields", for sentences. */
+const plural = (r: ResourceDef): string => r.path.replace('-', ' ');
+
+function addOutputFlags(cmd: Command): void {
+  cmd
+    .option('--json [fields]', 'print JSON; optionally only these comma-separated fields')
+    .option('--fields <list>', 'comma-separated fields to show')
+    .option('-o, --output <format>', 'table, json, ndjson, csv or tsv')
+    .option('-q, --quiet', 'print only uuids, one a line')
+    .option('--jq <expr>', 'filter JSON output with a jq expression');
+}
+
+const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+
+function exampleFilter(r: ResourceDef): string {
+  const f = r.fields.find((x) => x.example && x.filter && x.filter !== 'datetime');
+  return f ? `--${kebab(f.name)} ${f.example}` : '--created-at -P7D';
+}
+
+export function registerResources(program: Command, deps: Deps): void {
+  for (const r of RESOURCES) registerResource(program, r, deps);
+}
+
+function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
+  const group = program.command(r.path).description(`Work with ${plural(r)}`);
+  const p = `pm ${r.path}`;
+
+  if (r.verbs.list) {
+    const cmd = group
+      .command('list')
+      .alias('ls')
+      .description(`List ${plural(r)}, filtered by any of their fields`);
+    addFilterFlags(cmd, r);
+    cmd
+      .option('--page <n>', 'page number, from 1')
+      .option('--per-page <n>', `records a page (1-${MAX_PER_PAGE}, server default 10)`)
+      .option('--limit <n>', 'fetch pages until N records')
+      .option('--all', 'fetch every page; records are written as they arrive');
+    if (r.embeds?.length) cmd.option('--embed <names>', `embed related data: ${r.embeds.join(', ')}`);
+    addOutputFlags(cmd);
+    cmd.addHelpText(
+      'after',
+      examples([
+        `${p} list ${exampleFilter(r)}`,
+        `${p} list --created-at -P7D --json uuid,created_at`,
+        `${p} list --all -o ndjson | wc -l`,
+      ]),
+    );
+    cmd.action((opts: Opts, c: Command) => runList(r, opts, c, deps));
+  }
+
+  if (r.verbs.get) {
+    const cmd = group.command('get <uuid>').description(`Show one ${r.singular}`);
+    if (r.embeds?.length) cmd.option('--embed <names>', `embed related data: ${r.embeds.join(', ')}`);
+    addOutputFlags(cmd);
+    cmd.addHelpText('after', examples([`${p} get 3f2a9c1e-…`, `${p} get 3f2a9c1e-… --json`]));
+    cmd.action((uuid: string, opts: Opts, c: Command) => runGet(r, uuid, opts, c, deps));
+  }
+
+  if (r.verbs.create) {
+    const cmd = group.command('create').description(`Create a ${r.singular}`);
+    addInputFlags(cmd, r, 'create');
+    if (r.createUnderParent) {
+      for (const parent of r.createUnderParent) {
+        const pr = resourceByPath(parent);
+        cmd.option(`--${pr.singular} <uuid>`, `the ${pr.singular} it belongs to`);
+      }
+      cmd.option('--content-file <file>', 'read the content from a file (- for stdin)');
+    }
+    addOutputFlags(cmd);
+    const required = inputFields(r)
+      .filter((f) => f.requiredOnCreate)
+      .map((f) => `--${kebab(f.name)} ${f.example ?? 'X'}`)
+      .join(' ');
+    cmd.addHelpText(
+      'after',
+      examples(
+        r.createUnderParent
+          ? [`${p} create --property 3f2a9c1e-… --content "Boiler serviced"`, `echo "Keys with neighbour" | ${p} create --contact 7b1d… -q`]
+          : [`${p} create ${required}`, `${p} create --data @${r.singular.replace(' ', '-')}.json -q`],
+      ),
+    );
+    cmd.action((opts: Opts, c: Command) => runCreate(r, opts, c, deps));
+  }
+
+  if (r.verbs.update) {
+    const cmd = group.command('update <uuid>').description(`Change fields of a ${r.singular}; fields not given keep their values`);
+    addInputFlags(cmd, r, 'update');
+    addOutputFlags(cmd);
+    const f = inputFields(r).find((x) => x.kind === 'int' || x.kind === 'text');
+    cmd.addHelpText('after', examples([`${p} update 3f2a9c1e-… --${kebab(f?.name ?? 'uuid')} ${f?.example ?? '3'}`]));
+    cmd.action((uuid: string, opts: Opts, c: Command) => runUpdate(r, uuid, opts, c, deps));
+  } else {
+    group
+      .command('update', { hidden: true })
+      .allowUnknownOption()
+      .argument('[args...]')
+      .action(() => {
+        throw new CliError(EXIT.usage, `${r.path} cannot be updated.`, {
+          hint: `Delete it with \`pm ${r.path} delete <uuid>\` and create a new one.`,
+        });
+      });
+  }
+
+  if (r.verbs.delete) {
+    const cmd = group
+      .command('delete <uuid...>')
+      .alias('rm')
+      .description(`Delete ${plural(r)} by uuid`)
+      .option('-y, --yes', 'do not ask for confirmation (needed when not interactive)')
+      .option('--dry-run', 'print the requests that would be sent, and send nothing')
+      .option('-q, --quiet', 'print nothing but errors')
+      .option('--json', 'print the result as JSON');
+    cmd.addHelpText('after', examples([`${p} delete 3f2a9c1e-…`, `${p} delete --yes 3f2a9c1e-… 8b0e4d2a-…`]));
+    cmd.action((uuids: string[], opts: Opts, c: Command) => runDelete(r, uuids, opts, c, deps));
+  }
+}
+
+// ------------------------------------------------------------------ run functions
+
+function pageNumber(flag: string, v: unknown, max?: number): number | undefined {
+  if (v === undefined) return undefined;
+  const s = String(v);
+  if (!/^\d+$/.test(s) || Number(s) < 1) throw usageError(`--${flag} must be a whole number from 1, not "${s}".`);
+  if (max !== undefined && Number(s) > max) throw usageError(`--${flag} must be at most ${max}, not ${s}.`);
+  return Number(s);
+}
+
+async function runList(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
+  const { outputSpecFrom, createListPrinter } = await import('../output/index.js');
+  const spec = outputSpecFrom(r, opts);
+  const q = filterQuery(r, opts, deps.now());
+  const page = pageNumber('page', opts.page);
+  const perPage = pageNumber('per-page', opts.perPage, MAX_PER_PAGE);
+  const limit = pageNumber('limit', opts.limit);
+  const all = opts.all === true;
+  if (all && limit !== undefined) throw usageError('--all and --limit cannot be used together.');
+  if (opts.embed !== undefined) q.set('embed', String(opts.embed));
+  if (page !== undefined) q.set('page', String(page));
+  const size = perPage ?? (all ? MAX_PER_PAGE : limit !== undefined ? Math.min(limit, MAX_PER_PAGE) : undefined);
+  if (size !== undefined) q.set('per_page', String(size));
+
+  const globals = globalsOf(cmd);
+  const { withSession } = await import('../session.js');
+  await withSession(globals, deps, async (s) => {
+    const printer = createListPrinter(r, spec, await display(deps, globals));
+    let first: { total: number; page: number; perPage: number; totalPages: number } | undefined;
+    let fetched = 0;
+    try {
+      const pages = s.client.pages(r, q, all ? Number.POSITIVE_INFINITY : (limit ?? Number.POSITIVE_INFINITY));
+      for await (const pg of pages) {
+        fetched++;
+        first ??= {
+          total: pg.pagination.total,
+          page: pg.pagination.current_page,
+          perPage: pg.pagination.per_page,
+          totalPages: pg.pagination.total_pages,
+        };
+        printer.add(pg.records);
+        if (!all && limit === undefined) break;
+      }
+    } catch (e) {
+      throw describeApiError(e, r);
+    }
+    printer.end(first ? { ...first, fetchedPages: fetched } : undefined);
+  });
+}
+
+async function runGet(r: ResourceDef, uuid: string, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
+  const { outputSpecFrom, printRecord } = await import('../output/index.js');
+  const spec = outputSpecFrom(r, opts);
+  const globals = globalsOf(cmd);
+  const { withSession } = await import('../session.js');
+  await withSession(globals, deps, async (s) => {
+    let rec: Record<string, unknown>;
+    try {
+      rec = await s.client.get(r, uuid, opts.embed as string | undefined);
+    } catch (e) {
+      throw describeApiError(e, r);
+    }
+    printRecord(r, rec, spec, await display(deps, globals));
+  });
+}
+
+/** Reads --data: inline JSON, @file, or - for stdin. */
+async function dataOption(value: unknown, deps: Deps): Promise<Record<string, unknown>> {
+  if (value === undefined) return {};
+  const text = String(value);
+  let json: string;
+  let where = '--data';
+  if (text === '-') {
+    json = await readAllStdin(deps);
+    where = '--data - (stdin)';
+  } else if (text.startsWith('@')) {
+    const file = text.slice(1);
+    try {
+      json = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw usageError(`--data: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+    }
+    where = `--data ${text}`;
+  } else json = text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch (e) {
+    throw usageError(`${where} is not valid JSON: ${(e as Error).message}.`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw usageError(`${where} must be a JSON object.`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Client-side check of a body, so mistakes fail before any request; unknown keys go to the server. */
+async function precheck(r: ResourceDef, body: Record<string, unknown>, mode: 'create' | 'update'): Promise<void> {
+  const { validateBody } = await import('../../core/validate.js');
+  const { ValidationError } = await import('../../core/errors.js');
+  const known = Object.fromEntries(
+    Object.entries(body).filter(([k]) => r.fields.some((f) => f.name === k && !f.readOnly)),
+  );
+  try {
+    validateBody(r, known, mode);
+  } catch (e) {
+    if (e instanceof ValidationError) {
+      const fields: Record<string, string[]> = {};
+      for (const [k, msgs] of Object.entries(e.errors ?? {})) fields[`--${kebab(k.split('.')[0] as string)}`] = msgs;
+      throw new CliError(EXIT.usage, `the ${r.singular} is not valid.`, { fields, showUsage: false, hint: `Run 'pm ${r.path} ${mode} --help' for the flags.` });
+    }
+    throw e;
+  }
+}
+
+function dryRun(
+  s: import('../session.js').Session,
+  method: string,
+  path: string,
+  body: unknown,
+  opts: Opts,
+  deps: Deps,
+): void {
+  const url = s.http.url(path).toString();
+  const headers = s.http.headers(body !== undefined, true);
+  if (opts.json !== undefined || opts.output === 'json') {
+    deps.io.stdout.write(`${JSON.stringify({ method, url, headers, ...(body !== undefined ? { body } : {}) }, null, 2)}\n`);
+    return;
+  }
+  let text = `${method} ${url}\n`;
+  for (const [k, v] of Object.entries(headers)) text += `${k}: ${v}\n`;
+  if (body !== undefined) text += `\n${JSON.stringify(body, null, 2)}\n`;
+  deps.io.stdout.write(text);
+}
+
+async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
+  const { outputSpecFrom, printRecord } = await import('../output/index.js');
+  const spec = outputSpecFrom(r, opts);
+  let parent: { resource: string; uuid: string } | undefined;
+  if (r.createUnderParent) {
+    const given = r.createUnderParent.filter((pp) => opts[resourceByPath(pp).singular] !== undefined);
+    const flags = r.createUnderParent.map((pp) => `--${resourceByPath(pp).singular}`).join(' or ');
+    if (given.length !== 1)
+      throw usageError(given.length ? `give only one of ${flags}.` : `a ${r.singular} belongs to a parent: give ${flags}.`);
+    const pr = resourceByPath(given[0] as string);
+    parent = { resource: pr.path, uuid: String(opts[pr.singular]) };
+  }
+  const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'create') };
+  if (r.createUnderParent && body.content === undefined) {
+    if (opts.contentFile !== undefined) {
+      const f = String(opts.contentFile);
+      try {
+        body.content = f === '-' ? await readAllStdin(deps) : readFileSync(f, 'utf8');
+      } catch (e) {
+        throw usageError(`--content-file: cannot read ${f}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+      }
+    } else if (!deps.io.stdin.isTTY && opts.data !== '-') {
+      body.content = (await readAllStdin(deps)).replace(/\n$/, '');
+    }
+  }
+  await precheck(r, body, 'create');
+  const globals = globalsOf(cmd);
+  const { withSession } = await import('../session.js');
+  await withSession(globals, deps, async (s) => {
+    if (opts.dryRun) return dryRun(s, 'POST', s.client.createPath(r, parent), body, opts, deps);
+    let rec: Record<string, unknown>;
+    try {
+      rec = await s.client.create(r, body, parent);
+    } catch (e) {
+      throw describeApiError(e, parent ? resourceByPath(parent.resource) : r);
+    }
+    printRecord(r, rec, spec, await display(deps, globals));
+    if (deps.io.stderr.isTTY && !spec.quiet) deps.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
+  });
+}
+
+async function runUpdate(r: ResourceDef, uuid: string, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
+  const { outputSpecFrom, printRecord } = await import('../output/index.js');
+  const spec = outputSpecFrom(r, opts);
+  const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'update') };
+  if (Object.keys(body).length === 0)
+    throw usageError(`nothing to update: give at least one field flag (e.g. --${kebab(inputFields(r)[0]?.name ?? 'uuid')}), --unset or --data.`);
+  const globals = globalsOf(cmd);
+  const { withSession } = await import('../session.js');
+  await withSession(globals, deps, async (s) => {
+    try {
+      // The API's PUT wants some fields every time (a property's address and postcode): fill
+      // those not given from the record as it is.
+      const missing = inputFields(r).filter((f) => f.requiredOnUpdate && body[f.name] === undefined);
+      if (missing.length) {
+        const current = await s.client.get(r, uuid);
+        for (const f of missing) body[f.name] = current[f.name];
+      }
+      await precheck(r, body, 'update');
+      if (opts.dryRun) return dryRun(s, 'PUT', `${r.path}/${encodeURIComponent(uuid)}`, body, opts, deps);
+      const rec = await s.client.update(r, uuid, body);
+      printRecord(r, rec, spec, await display(deps, globals));
+      if (deps.io.stderr.isTTY && !spec.quiet) deps.io.stderr.write(`Updated ${r.singular} ${uuid}.\n`);
+    } catch (e) {
+      throw describeApiError(e, r);
+    }
+  });
+}
+
+async function runDelete(r: ResourceDef, uuids: string[], opts: Opts, cmd: Command, deps: Deps): Promise<void> {
+  const globals = globalsOf(cmd);
+  const unique = [...new Set(uuids)];
+  if (!opts.yes && !opts.dryRun) {
+    const what = unique.length === 1 ? `${r.singular} ${unique[0]}` : `${unique.length} ${plural(r)}`;
+    const ok = await confirm(deps, globals, `Delete ${what}? This cannot be undone.`);
+    if (!ok) throw new CliError(EXIT.usage, 'nothing deleted.');
+  }
+  const { withSession } = await import('../session.js');
+  await withSession(globals, deps, async (s) => {
+    if (opts.dryRun) {
+      for (const u of unique) dryRun(s, 'DELETE', `${r.path}/${encodeURIComponent(u)}`, undefined, opts, deps);
+      return;
+    }
+    const results: { uuid: string; deleted: boolean; error?: string }[] = [];
+    let worst: CliError | undefined;
+    for (const u of unique) {
+      try {
+        await s.client.delete(r, u);
+        results.push({ uuid: u, deleted: true });
+        if (!opts.quiet && !opts.json) deps.io.stderr.write(`Deleted ${r.singular} ${u}.\n`);
+      } catch (e) {
+        const err = describeApiError(e, r);
+        if (err.exitCode === EXIT.interrupted || err.exitCode === EXIT.network || err.exitCode === EXIT.auth) throw err;
+        results.push({ uuid: u, deleted: false, error: err.message });
+        if (unique.length > 1) deps.io.stderr.write(`error: ${err.message}\n`);
+        worst ??= err;
+      }
+    }
+    if (opts.json) deps.io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    if (worst) {
+      if (unique.length === 1) throw worst;
+      const failed = results.filter((x) => !x.deleted).length;
+      throw new CliError(worst.exitCode, `${failed} of ${unique.length} ${plural(r)} not deleted.`);
+    }
+  });
+}
+
+export { collect };

@@ -1,0 +1,41 @@
+/**
+ * What a command needs from the outside world, injected so that tests run commands in-process
+ * with string buffers, a fixed clock and an environment of their own.
+ */
+
+export interface OutStream {
+  write(chunk: string): unknown;
+  readonly isTTY?: boolean | undefined;
+  readonly columns?: number | undefined;
+}
+
+export interface InStream extends AsyncIterable<Buffer | string> {
+  readonly isTTY?: boolean | undefined;
+}
+
+export interface IO {
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
+  readonly stdin: InStream;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Asks the person at the terminal; absent when nobody can answer. */
+export interface Prompter {
+  confirm(question: string): Promise<boolean>;
+  secret(question: string): Promise<string>;
+}
+
+export interface Deps {
+  readonly io: IO;
+  readonly env: Env;
+  readonly cwd: string;
+  readonly home: string;
+  readonly now: () => number;
+  /** The user's time zone for display (IANA name); defaults to the system's. */
+  readonly timeZone?: string;
+  readonly prompter?: Prompter;
+  /** Aborted on SIGINT. */
+  readonly signal?: AbortSignal;
+}

@@ -1,0 +1,46 @@
+/** The process entry: real streams, environment and clock, then run() and the exit code. */
+import { homedir } from 'node:os';
+import type { Deps, Prompter } from './context.js';
+import { run } from './run.js';
+
+function prompter(): Prompter {
+  return {
+    async confirm(question) {
+      const { createInterface } = await import('node:readline/promises');
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        const answer = await rl.question(`${question} [y/N] `);
+        return /^y(es)?$/i.test(answer.trim());
+      } finally {
+        rl.close();
+      }
+    },
+    async secret(question) {
+      const { readSecret } = await import('./secret.js');
+      return readSecret(question);
+    },
+  };
+}
+
+export async function main(): Promise<void> {
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  const deps: Deps = {
+    io: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+    env: process.env,
+    cwd: process.cwd(),
+    home: homedir(),
+    now: Date.now,
+    prompter: prompter(),
+    signal: controller.signal,
+  };
+  const code = await run(process.argv.slice(2), deps);
+  process.off('SIGINT', onSigint);
+  process.exitCode = interrupted ? 130 : code;
+}

@@ -1,0 +1,145 @@
+/**
+ * How one value of a record is written, per field kind and per audience: a person at a terminal
+ * (local times, yes/no, names of codes), a pipe (the same words, ISO times as sent) and a CSV/TSV
+ * cell (values as the API sent them).
+ */
+import type { FieldDef } from '../../resources/types.js';
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+function isCode(v: unknown): v is { code: unknown; name?: unknown } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'code' in v;
+}
+
+/** Embedded custom field values arrive as {data: [{uuid, name, label, value}]}. */
+function customValues(v: unknown): { name?: unknown; label?: unknown; value?: unknown }[] | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const list = Array.isArray(v) ? v : (v as { data?: unknown }).data;
+  return Array.isArray(list) && list.every((x) => typeof x === 'object' && x !== null) ? list : undefined;
+}
+
+/** Control characters would let a record's text move the cursor or recolour a terminal. */
+export function oneLine(s: string): string {
+  return s.replace(/\r\n|[\x00-\x1f\x7f]/g, ' ');
+}
+
+/** Like oneLine, but keeps line breaks (the vertical record listing shows them). */
+function keepLines(s: string): string {
+  return s.replace(/\r\n?/g, '\n').replace(/[\x00-\x09\x0b-\x1f\x7f]/g, ' ');
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** Formats instants as `YYYY-MM-DD HH:mm` in one time zone; one formatter per printer. */
+export class TimeFormatter {
+  private readonly fmt: Intl.DateTimeFormat;
+
+  constructor(timeZone: string | undefined) {
+    const options: Intl.DateTimeFormatOptions = {
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      hourCycle: 'h23',
+    };
+    let fmt: Intl.DateTimeFormat;
+    try {
+      fmt = new Intl.DateTimeFormat('en-GB', timeZone ? { ...options, timeZone } : options);
+    } catch {
+      // An unknown zone name: fall back to the system's rather than fail to print data.
+      fmt = new Intl.DateTimeFormat('en-GB', options);
+    }
+    this.fmt = fmt;
+  }
+
+  /** `YYYY-MM-DD HH:mm` for an ISO datetime; the text unchanged when it is not one. */
+  local(iso: string): string {
+    const ms = Date.parse(iso);
+    if (Number.isNaN(ms)) return iso;
+    const p: Record<string, number> = {};
+    for (const part of this.fmt.formatToParts(ms)) if (part.type !== 'literal') p[part.type] = Number(part.value);
+    return `${p.year}-${pad2(p.month ?? 0)}-${pad2(p.day ?? 0)} ${pad2(p.hour ?? 0)}:${pad2(p.minute ?? 0)}`;
+  }
+
+  /** Today's date (YYYY-MM-DD) in the zone. */
+  today(now: number): string {
+    return this.local(new Date(now).toISOString()).slice(0, 10);
+  }
+}
+
+const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+/** "in 2 days", "3 hours ago", "tomorrow": for a person reading a single record. */
+export function relative(iso: string, now: number, times: TimeFormatter): string | undefined {
+  if (DATE_ONLY.test(iso)) {
+    const days = Math.round((Date.parse(iso) - Date.parse(times.today(now))) / 86_400_000);
+    return Number.isNaN(days) ? undefined : RELATIVE.format(days, 'day');
+  }
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return undefined;
+  const s = (ms - now) / 1000;
+  const a = Math.abs(s);
+  if (a < 60) return RELATIVE.format(0, 'second');
+  if (a < 3600) return RELATIVE.format(Math.round(s / 60), 'minute');
+  if (a < 86_400) return RELATIVE.format(Math.round(s / 3600), 'hour');
+  if (a < 30 * 86_400) return RELATIVE.format(Math.round(s / 86_400), 'day');
+  if (a < 365 * 86_400) return RELATIVE.format(Math.round(s / (30 * 86_400)), 'month');
+  return RELATIVE.format(Math.round(s / (365 * 86_400)), 'year');
+}
+
+export function isTimeField(f: FieldDef | undefined, v: unknown): v is string {
+  return typeof v === 'string' && (f?.kind === 'datetime' || (f?.kind === 'date_or_datetime' && !DATE_ONLY.test(v)));
+}
+
+/**
+ * The words a person sees for a value. `times` given: datetimes in local time (terminal);
+ * absent: as the API sent them (piped). Line breaks kept only when `multiline`.
+ */
+export function humanValue(
+  f: FieldDef | undefined,
+  v: unknown,
+  times: TimeFormatter | undefined,
+  multiline = false,
+): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (f?.kind === 'code' || isCode(v)) {
+    if (!isCode(v)) return oneLine(String(v));
+    const name = typeof v.name === 'string' ? v.name : f?.codes?.[Number(v.code)];
+    return oneLine(name ?? String(v.code));
+  }
+  if (typeof v === 'string') {
+    if (times && isTimeField(f, v)) return times.local(v);
+    return multiline ? keepLines(v) : oneLine(v);
+  }
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  const custom = customValues(v);
+  if (custom) {
+    return oneLine(
+      custom
+        .map((c) => `${String(c.label ?? c.name ?? '')}: ${c.value === null || c.value === undefined ? '' : String(c.value)}`)
+        .join(', '),
+    );
+  }
+  return oneLine(JSON.stringify(v));
+}
+
+/** A value for a CSV/TSV cell: ISO strings as sent, true/false, codes as numbers, JSON otherwise. */
+export function cellValue(f: FieldDef | undefined, v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean' || typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if ((f?.kind === 'code' || f === undefined) && isCode(v)) return String(v.code);
+  return JSON.stringify(v);
+}
+
+/** RFC 4180: quote a cell holding a quote, comma or line break; double the quotes inside. */
+export function csvCell(s: string): string {
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** TSV has no quoting: tabs and line breaks inside a value become spaces. */
+export function tsvCell(s: string): string {
+  return s.replace(/\r\n|[\t\r\n]/g, ' ');
+}

@@ -1,0 +1,104 @@
+/**
+ * The commander program: global options, and a command per resource derived from the
+ * descriptions, plus api, auth, config and serve. Building it loads no command's logic: each
+ * action imports what it needs when it runs.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import type { Deps } from './context.js';
+import { registerApi } from './commands/api.js';
+import { registerAuth } from './commands/auth.js';
+import { registerConfig } from './commands/config.js';
+import { registerResources } from './commands/resource.js';
+import { registerServe } from './commands/serve.js';
+
+export function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export const ROOT_HELP = `
+Nothing configured? pm runs on its embedded default: the bundled server on a local SQLite file
+($XDG_DATA_HOME/pm/pm.db, else ~/.local/share/pm/pm.db), with the token it created. See
+"pm auth status" for where the data lives and which server pm talks to.
+
+Examples:
+  pm properties create --address "1 High St" --postcode "LS1 1AA" --city Leeds
+  pm properties list --city leeds --bedrooms 3
+  pm reminders list --due-at P7D --json title,due_at
+  uuid=$(pm reminders create --title "Gas check" --due-at 2026-12-01 -q)
+
+Environment:
+  PM_BASE_URL     the API's base URL (default: the embedded default)
+  PM_TOKEN        the API token (never pass a token as a flag)
+  PM_PROFILE      the configuration profile to use
+  NO_COLOR        no colour; FORCE_COLOR=1 forces it
+  CI              when "true", pm never prompts (as --no-input)
+  XDG_CONFIG_HOME where the user config lives (pm/config.json)
+  XDG_DATA_HOME   where the embedded default keeps its data (pm/pm.db)
+
+Exit codes:
+  0   success (an empty list too)
+  1   the API refused the request or failed
+  2   usage error: a flag or argument was wrong; nothing was sent
+  3   not found
+  4   authentication or permission
+  5   could not reach the server, or it timed out
+  130 interrupted
+`;
+
+export interface GlobalOptions {
+  baseUrl?: string;
+  profile?: string;
+  color: boolean;
+  input: boolean;
+  debug?: boolean;
+}
+
+export function buildProgram(deps: Deps): Command {
+  const { io } = deps;
+  const program = new Command('pm');
+  program
+    .description('Work with the records of a property-management account: properties, contacts, custom fields, notes and reminders')
+    .version(version(), '-V, --version', 'print the version')
+    .option('--base-url <url>', 'the API base URL (default: PM_BASE_URL, config, else the embedded default)')
+    .option('--profile <name>', 'the configuration profile to use (default: PM_PROFILE, config, else "default")')
+    .option('--no-color', 'no colour in output (also NO_COLOR)')
+    .option('--no-input', 'never prompt; fail instead where an answer is needed (also CI=true)')
+    .addOption(new Option('--debug', 'show the HTTP exchange and stack traces on stderr (tokens redacted)'))
+    .helpOption('-h, --help', 'show help')
+    .addHelpCommand('help [command]', 'show help for a command')
+    .addHelpText('after', ROOT_HELP)
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride();
+
+  registerResources(program, deps);
+  registerApi(program, deps);
+  registerAuth(program, deps);
+  registerConfig(program, deps);
+  registerServe(program, deps);
+
+  // Every command reports usage errors the same way, and never exits by itself.
+  const visit = (cmd: Command, path: string): void => {
+    cmd.exitOverride();
+    cmd.showSuggestionAfterError(true);
+    cmd.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    cmd.showHelpAfterError(`Run '${path} --help' for usage.`);
+    for (const sub of cmd.commands) visit(sub, `${path} ${sub.name()}`);
+  };
+  visit(program, 'pm');
+  return program;
+}
+
+/** The global options as seen from a command. */
+export function globalsOf(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals() as GlobalOptions;
+}

@@ -1,0 +1,62 @@
+/**
+ * The one place that turns what happened into output and an exit code. Commands throw; run()
+ * catches, prints one clear message (as JSON with --json), and returns the code.
+ */
+import { CommanderError } from 'commander';
+import type { Deps } from './context.js';
+import { CliError, EXIT } from './errors.js';
+import { buildProgram } from './program.js';
+
+function wantsJson(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '-o=json' || a === '--output=json') ||
+    argv.some((a, i) => (a === '-o' || a === '--output') && (argv[i + 1] === 'json' || argv[i + 1] === 'ndjson'));
+}
+
+function wantsDebug(argv: readonly string[], deps: Deps): boolean {
+  return argv.includes('--debug') || deps.env.PM_DEBUG === '1';
+}
+
+export async function run(argv: readonly string[], deps: Deps): Promise<number> {
+  const { io } = deps;
+  const program = buildProgram(deps);
+  let active = program;
+  program.hook('preAction', (_root, cmd) => {
+    active = cmd;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are not errors; commander has already printed them.
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+        return EXIT.ok;
+      if (err.exitCode === 0) return EXIT.ok;
+      return EXIT.usage;
+    }
+    const e = err instanceof CliError ? err : toCliError(err);
+    if (wantsJson(argv)) {
+      const body: Record<string, unknown> = { error: { message: e.message, exit_code: e.exitCode } };
+      const b = body.error as Record<string, unknown>;
+      if (e.status !== undefined) b.status = e.status;
+      if (e.fields) b.errors = e.fields;
+      if (e.hint) b.hint = e.hint;
+      io.stderr.write(`${JSON.stringify(body)}\n`);
+    } else {
+      let text = `error: ${e.message}\n`;
+      for (const [field, messages] of Object.entries(e.fields ?? {}))
+        for (const m of messages) text += `  ${field}: ${m}\n`;
+      if (e.hint) text += `${e.hint}\n`;
+      if (e.showUsage) text += `\n${active.helpInformation()}`;
+      io.stderr.write(text);
+    }
+    if (wantsDebug(argv, deps) && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
+    return e.exitCode;
+  }
+}
+
+function toCliError(err: unknown): CliError {
+  if (err instanceof Error && err.name === 'AbortError') return new CliError(EXIT.interrupted, 'interrupted');
+  const message = err instanceof Error ? err.message : String(err);
+  return new CliError(EXIT.api, message, { cause: err });
+}

@@ -1,0 +1,130 @@
+/**
+ * One generic client for every resource, driven by its description. It accepts what servers
+ * really send (contract.md, "Tolerance"): a single record without its data wrapper, a list
+ * without pagination, a create or update answered with an empty body.
+ */
+import { resourceByPath } from '../resources/index.js';
+import type { ResourceDef } from '../resources/types.js';
+import { type HttpClient, type HttpResponse, ProtocolError } from './http.js';
+
+export type ApiRecord = Record<string, unknown>;
+
+export interface Pagination {
+  total: number;
+  count: number;
+  per_page: number;
+  current_page: number;
+  total_pages: number;
+  links?: { next?: string; previous?: string };
+}
+
+export interface Page {
+  records: ApiRecord[];
+  pagination: Pagination;
+}
+
+function isRecord(v: unknown): v is ApiRecord {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The record in a single-record response, with or without the data wrapper. */
+function unwrap(r: ResourceDef, res: HttpResponse): ApiRecord | undefined {
+  const b = res.body;
+  if (!isRecord(b)) return undefined;
+  if (isRecord(b.data)) return b.data;
+  if (typeof b.uuid === 'string') return b;
+  throw new ProtocolError(`the server's answer for a ${r.singular} has no record in it`);
+}
+
+function num(v: unknown, fallback: number): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : fallback;
+}
+
+export class ResourceClient {
+  constructor(readonly http: HttpClient) {}
+
+  async list(r: ResourceDef, query: URLSearchParams): Promise<Page> {
+    const res = await this.http.request('GET', r.path, { query });
+    const b = res.body;
+    const data = isRecord(b) ? b.data : Array.isArray(b) ? b : undefined;
+    if (!Array.isArray(data)) throw new ProtocolError(`the server's answer for a list of ${r.path} has no data array`);
+    const records = data.filter(isRecord);
+    const meta = isRecord(b) && isRecord(b.meta) && isRecord(b.meta.pagination) ? b.meta.pagination : undefined;
+    const perPage = num(query.get('per_page'), records.length || 10);
+    const pagination: Pagination = meta
+      ? {
+          total: num(meta.total, records.length),
+          count: num(meta.count, records.length),
+          per_page: num(meta.per_page, perPage),
+          current_page: num(meta.current_page, num(query.get('page'), 1)),
+          total_pages: num(meta.total_pages, 1),
+          ...(isRecord(meta.links) ? { links: meta.links as Pagination['links'] & object } : {}),
+        }
+      : // No pagination block: the only page.
+        { total: records.length, count: records.length, per_page: records.length, current_page: 1, total_pages: 1 };
+    return { records, pagination };
+  }
+
+  /**
+   * Every page from `query`'s page on, one at a time, until `limit` records or the last page.
+   * Only one page is held at a time.
+   */
+  async *pages(r: ResourceDef, query: URLSearchParams, limit = Number.POSITIVE_INFINITY): AsyncGenerator<Page> {
+    let page = num(query.get('page'), 1);
+    let seen = 0;
+    for (;;) {
+      const q = new URLSearchParams(query);
+      q.set('page', String(page));
+      const p = await this.list(r, q);
+      const room = limit - seen;
+      if (p.records.length > room) p.records = p.records.slice(0, room);
+      seen += p.records.length;
+      yield p;
+      const last = p.pagination.current_page >= p.pagination.total_pages || p.pagination.count === 0;
+      if (last || seen >= limit || p.records.length === 0) return;
+      page = p.pagination.current_page + 1;
+    }
+  }
+
+  async get(r: ResourceDef, uuid: string, embed?: string): Promise<ApiRecord> {
+    const q = embed ? new URLSearchParams({ embed }) : undefined;
+    const res = await this.http.request('GET', `${r.path}/${encodeURIComponent(uuid)}`, { query: q });
+    const rec = unwrap(r, res);
+    if (!rec) throw new ProtocolError(`the server answered ${res.status} with no ${r.singular}`);
+    return rec;
+  }
+
+  /** The record a write answered with; an empty body falls back to the Location header. */
+  private async written(r: ResourceDef, res: HttpResponse, uuid?: string): Promise<ApiRecord> {
+    const rec = unwrap(r, res);
+    if (rec) return rec;
+    const location = res.headers.location;
+    if (location) {
+      const again = await this.http.request('GET', new URL(location, res.url).toString());
+      const got = unwrap(r, again);
+      if (got) return got;
+    }
+    if (uuid) return this.get(r, uuid);
+    return {};
+  }
+
+  /** The path a create is sent to: notes go under their parent. */
+  createPath(r: ResourceDef, parent?: { resource: string; uuid: string }): string {
+    if (!parent) return r.path;
+    return `${resourceByPath(parent.resource).path}/${encodeURIComponent(parent.uuid)}/${r.path}`;
+  }
+
+  async create(r: ResourceDef, body: ApiRecord, parent?: { resource: string; uuid: string }): Promise<ApiRecord> {
+    const res = await this.http.request('POST', this.createPath(r, parent), { body });
+    return this.written(r, res);
+  }
+
+  async update(r: ResourceDef, uuid: string, body: ApiRecord): Promise<ApiRecord> {
+    const res = await this.http.request('PUT', `${r.path}/${encodeURIComponent(uuid)}`, { body });
+    return this.written(r, res, uuid);
+  }
+
+  async delete(r: ResourceDef, uuid: string): Promise<void> {
+    await this.http.request('DELETE', `${r.path}/${encodeURIComponent(uuid)}`);
+  }
+}

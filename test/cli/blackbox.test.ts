@@ -1,0 +1,108 @@
+/**
+ * Black-box runs of the built bin/pm: exit codes, a shell pipeline, colour when piped, and the
+ * embedded default with an empty HOME.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempHome } from '../helpers/cli.js';
+
+const exec = promisify(execFile);
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'pm');
+
+interface Out {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cleanEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...extra };
+}
+
+async function pmBin(args: string[], env: Record<string, string>, stdin?: string): Promise<Out> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(stdin ?? '');
+  });
+}
+
+describe('bin/pm', () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startTestServer();
+    env = cleanEnv(tempHome(), { PM_BASE_URL: server.url, PM_TOKEN: server.newAccount().token });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('prints its version and help, exit 0', async () => {
+    const v = await pmBin(['--version'], env);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const h = await pmBin(['--help'], env);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain('Exit codes');
+    expect(h.stdout).toContain('embedded default');
+  });
+
+  it('exits 2 on a usage error, 3 on not found, 4 on a refused token', async () => {
+    expect((await pmBin(['properties', 'list', '--bedrooms', 'many'], env)).code).toBe(2);
+    expect((await pmBin(['properties', 'get', 'nope'], env)).code).toBe(3);
+    expect((await pmBin(['properties', 'list'], { ...env, PM_TOKEN: 'pm_nope' })).code).toBe(4);
+  });
+
+  it('feeds -q output through a shell pipeline', async () => {
+    const { stdout } = await exec(
+      'sh',
+      ['-c', `u=$("${process.execPath}" "${BIN}" reminders create --title piped -q) && "${process.execPath}" "${BIN}" reminders get "$u" --json title`],
+      { env },
+    );
+    expect(JSON.parse(stdout)).toEqual({ title: 'piped' });
+  });
+
+  it('writes no colour and no box drawing when piped', async () => {
+    await pmBin(['properties', 'create', '--address', '1 Pipe St', '--postcode', 'P1 1PP'], env);
+    const r = await pmBin(['properties', 'list'], { ...env, FORCE_COLOR: '' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('1 Pipe St');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes
+    expect(r.stdout).not.toMatch(/\u001b\[|[┌│─]/);
+  });
+});
+
+describe('the embedded default', () => {
+  it('creates and lists records with nothing configured, keeping them in the data directory', async () => {
+    const home = tempHome();
+    const env = cleanEnv(home);
+    const created = await pmBin(['properties', 'create', '--address', '1 High St', '--postcode', 'LS1 1AA', '-q'], env);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const listed = await pmBin(['properties', 'list', '--json', 'uuid,address'], env);
+    expect(JSON.parse(listed.stdout)).toEqual([{ uuid: created.stdout.trim(), address: '1 High St' }]);
+    const dataFile = join(home, '.local', 'share', 'pm', 'pm.db');
+    expect(statSync(dataFile).isFile()).toBe(true);
+    expect(statSync(`${dataFile}.token`).mode & 0o777).toBe(0o600);
+    const status = await pmBin(['auth', 'status'], env);
+    expect(status.stdout).toContain('embedded default');
+    expect(status.stdout).toContain(dataFile);
+  });
+
+  it('follows XDG_DATA_HOME', async () => {
+    const home = tempHome();
+    const xdg = join(home, 'xdg');
+    const env = cleanEnv(home, { XDG_DATA_HOME: xdg });
+    expect((await pmBin(['reminders', 'create', '--title', 'x', '-q'], env)).code).toBe(0);
+    expect(statSync(join(xdg, 'pm', 'pm.db')).isFile()).toBe(true);
+  });
+});

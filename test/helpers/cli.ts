@@ -1,0 +1,65 @@
+/**
+ * Runs pm in-process with string buffers for its streams, an environment of the test's own and
+ * a fixed clock, against a real server.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { Deps, OutStream, Prompter } from '../../src/cli/context.js';
+import { run } from '../../src/cli/run.js';
+
+export class Buffer_ implements OutStream {
+  text = '';
+  constructor(
+    readonly isTTY = false,
+    readonly columns = 120,
+  ) {}
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+}
+
+export interface RunOptions {
+  readonly env?: Record<string, string | undefined>;
+  readonly stdin?: string;
+  /** Both stdout and stderr are terminals (and stdin too, when no stdin text is given). */
+  readonly tty?: boolean;
+  readonly home?: string;
+  readonly cwd?: string;
+  readonly now?: number;
+  readonly timeZone?: string;
+  readonly prompter?: Prompter;
+}
+
+export interface RunResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A fresh empty home directory. */
+export function tempHome(): string {
+  return mkdtempSync(join(tmpdir(), 'pm-home-'));
+}
+
+export async function runPm(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  const stdout = new Buffer_(opts.tty ?? false);
+  const stderr = new Buffer_(opts.tty ?? false);
+  const stdin = Object.assign(Readable.from(opts.stdin !== undefined ? [opts.stdin] : []), {
+    isTTY: opts.stdin === undefined && (opts.tty ?? false),
+  });
+  const home = opts.home ?? tempHome();
+  const deps: Deps = {
+    io: { stdout, stderr, stdin },
+    env: { HOME: home, ...opts.env },
+    cwd: opts.cwd ?? home,
+    home,
+    now: () => opts.now ?? Date.parse('2026-11-21T12:00:00Z'),
+    timeZone: opts.timeZone ?? 'UTC',
+    ...(opts.prompter ? { prompter: opts.prompter } : {}),
+  };
+  const code = await run(args, deps);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
