@@ -22,7 +22,7 @@ export interface AppOptions {
   readonly logError?: (err: unknown) => void;
 }
 
-type Env = { Variables: { principal: Principal } };
+type Env = { Variables: { principal: Principal; bodyRead: boolean } };
 type Access = 'read' | 'write';
 
 export function createApp(opts: AppOptions): Hono<Env> {
@@ -37,6 +37,13 @@ export function createApp(opts: AppOptions): Hono<Env> {
     }
     opts.logError?.(err);
     return c.json({ message: 'Server Error' }, 500);
+  });
+  // A response sent before the request body was read (401, 403, 413, 415, 405, ...) closes the
+  // connection: the unread rest of the body would otherwise be left on a socket the client reuses.
+  app.use('*', async (c, next) => {
+    await next();
+    const hasBody = (c.req.header('content-length') ?? '0') !== '0' || c.req.header('transfer-encoding') !== undefined;
+    if (hasBody && !c.get('bodyRead')) c.res.headers.set('Connection', 'close');
   });
   app.notFound((c) => c.json({ message: `No endpoint ${c.req.method} ${new URL(c.req.url).pathname}.` }, 404));
 
@@ -92,6 +99,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
         `The request body must be sent as Content-Type: application/json (got "${type || 'none'}").`,
       );
     const text = await c.req.text();
+    c.set('bodyRead', true);
     if (text.trim() === '') throw new ApiError(400, 'The request body is empty; send a JSON object.');
     try {
       return JSON.parse(text);
