@@ -51,7 +51,8 @@ export class ValidationError extends ApiError {
 
 /** Collects field errors in the order they are found. */
 export class ErrorBag {
-  readonly errors: FieldErrors = {};
+  /** No prototype: a body key such as "__proto__" or "constructor" is just another field name. */
+  readonly errors: FieldErrors = Object.create(null);
   add(field: string, message: string): void {
     const list = this.errors[field] ?? [];
     list.push(message);

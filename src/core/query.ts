@@ -129,6 +129,8 @@ function groupByKey(params: URLSearchParams): Map<string, string[]> {
       throw new QueryError(k, `Too many query parameters: at most ${MAX_QUERY_PARAMS} are accepted.`);
     if (v.length > MAX_QUERY_VALUE)
       throw new QueryError(k, `The value of ${k} is too long: at most ${MAX_QUERY_VALUE} characters.`);
+    // SQLite's LIKE stops at a NUL, so "a\0b" would match as "a": refuse it, as bodies do.
+    if (v.includes('\u0000')) throw new QueryError(k, `The value of ${k} must not contain NUL characters.`);
     const list = grouped.get(k) ?? [];
     list.push(v);
     grouped.set(k, list);
