@@ -24,8 +24,9 @@ const EVIL = ["' OR 1=1 --", '" OR ""="', "'; DELETE FROM properties; --", '%', 
 async function snapshot(): Promise<unknown> {
   const out: Record<string, unknown> = {};
   for (const path of ['properties', 'contacts', 'custom-fields', 'notes', 'reminders'])
-    out[path] = (await acct.api('GET', `/${path}?per_page=100${path === 'properties' ? '&embed=custom_fields' : ''}`))
-      .body.data;
+    out[path] = (
+      await acct.api('GET', `/${path}?per_page=100${path === 'properties' ? '&embed=custom_fields' : ''}`)
+    ).body.data;
   return out;
 }
 let before: unknown;
@@ -38,7 +39,12 @@ beforeAll(async () => {
     const p = await create(
       acct.api,
       '/properties',
-      propertyBody({ address, city: address, postcode: `AB${key.length} 1CD`, custom_fields: [{ name: 'note', value: address }] }),
+      propertyBody({
+        address,
+        city: address,
+        postcode: `AB${key.length} 1CD`,
+        custom_fields: [{ name: 'note', value: address }],
+      }),
     );
     ids[key] = p.uuid;
     await create(acct.api, `/properties/${p.uuid}/notes`, { content: address });
@@ -84,7 +90,8 @@ describe('fuzzy filters match wildcards and quotes literally', () => {
   });
 
   it('postcode: wildcards are literal there too', async () => {
-    for (const v of ['%', '_', "' OR 1=1 --", '\\']) expect(await listKeys(acct.api, `/properties?postcode=${q(v)}`)).toEqual([]);
+    for (const v of ['%', '_', "' OR 1=1 --", '\\'])
+      expect(await listKeys(acct.api, `/properties?postcode=${q(v)}`)).toEqual([]);
   });
 });
 
@@ -137,7 +144,8 @@ describe('every other filter kind', () => {
         expect(res.status, `${param}=${JSON.stringify(v)}`).toBe(400);
         expect(res.body.message).toContain('NUL');
       }
-    for (const v of ['a\nb', '\u202e', 'a\tb']) expect(await listKeys(acct.api, `/properties?address=${q(v)}`)).toEqual([]);
+    for (const v of ['a\nb', '\u202e', 'a\tb'])
+      expect(await listKeys(acct.api, `/properties?address=${q(v)}`)).toEqual([]);
     // Whitespace alone is an empty filter.
     expect((await acct.api('GET', `/properties?address=${q('\n\t ')}`)).status).toBe(400);
   });

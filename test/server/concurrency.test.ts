@@ -138,7 +138,8 @@ describe('two processes writing one data file at once', () => {
       expect(results.filter((r) => r.status !== 201)).toEqual([]);
 
       const listed: { uuid: string; title: string }[] = [];
-      for (const page of [1, 2, 3]) listed.push(...(await server.api('GET', `/reminders?per_page=100&page=${page}`)).body.data);
+      for (const page of [1, 2, 3])
+        listed.push(...(await server.api('GET', `/reminders?per_page=100&page=${page}`)).body.data);
       expect(listed).toHaveLength(200);
       expect(new Set(listed.map((r) => r.uuid)).size).toBe(200);
       const titles = listed.map((r) => r.title).sort();

@@ -1,15 +1,7 @@
 /** Every endpoint of every resource: envelopes, status codes, Location, 404 and 405. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
-import {
-  contactBody,
-  create,
-  customFieldBody,
-  propertyBody,
-  reminderBody,
-  TIMESTAMP_RE,
-  UUID_RE,
-} from './fixtures.js';
+import { contactBody, create, customFieldBody, propertyBody, reminderBody, TIMESTAMP_RE, UUID_RE } from './fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {

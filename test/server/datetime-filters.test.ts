@@ -44,9 +44,9 @@ describe('created_at', () => {
   /** The addresses (= creation instants) a filter selects, with the clock at `now`. */
   async function select(value: string, now = '2014-12-25T12:00:00Z'): Promise<string[]> {
     server.clock.set(now);
-    return (await listKeys(acct.api, `/properties?per_page=100&created_at=${encodeURIComponent(value)}`, 'address')).map(
-      String,
-    );
+    return (
+      await listKeys(acct.api, `/properties?per_page=100&created_at=${encodeURIComponent(value)}`, 'address')
+    ).map(String);
   }
 
   it.each([

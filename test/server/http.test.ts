@@ -34,7 +34,9 @@ describe('request bodies', () => {
       expect(res.body.message).toContain('application/json');
     }
     const r = await create(api, '/reminders', reminderBody());
-    expect((await api('PUT', `/reminders/${r.uuid}`, undefined, { raw, headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    expect(
+      (await api('PUT', `/reminders/${r.uuid}`, undefined, { raw, headers: { 'content-type': 'text/plain' } })).status,
+    ).toBe(415);
     for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8']) {
       const res = await api('POST', '/reminders', undefined, { raw, headers: { 'content-type': type } });
       expect(res.status, type).toBe(201);
@@ -122,7 +124,10 @@ describe('authentication: 401 with WWW-Authenticate: Bearer', () => {
     await expect401(await server.api('GET', '/properties', undefined, { token: 'pm_nope' }));
     await expect401(await server.api('GET', '/properties', undefined, { token: `${server.token}x` }));
     await expect401(
-      await server.api('GET', '/properties', undefined, { token: null, headers: { authorization: `Token ${server.token}` } }),
+      await server.api('GET', '/properties', undefined, {
+        token: null,
+        headers: { authorization: `Token ${server.token}` },
+      }),
     );
     await expect401(
       await server.api('GET', '/properties', undefined, { token: null, headers: { authorization: server.token } }),
@@ -154,7 +159,12 @@ describe('authentication: 401 with WWW-Authenticate: Bearer', () => {
     const rows = server.store.db.prepare('SELECT hash, hint FROM tokens').all() as { hash: string; hint: string }[];
     expect(rows.some((r) => r.hash.includes(t.token) || t.token.includes(r.hash))).toBe(false);
     const info = () => server.store.repo.listTokens().find((x) => x.id === t.id);
-    expect(info()).toMatchObject({ name: 'watch', scopes: ['reminders.read'], last_used_at: null, hint: t.token.slice(-4) });
+    expect(info()).toMatchObject({
+      name: 'watch',
+      scopes: ['reminders.read'],
+      last_used_at: null,
+      hint: t.token.slice(-4),
+    });
     server.clock.set('2026-04-01T10:00:00Z');
     await t.api('GET', '/reminders');
     expect(info()?.last_used_at).toBe('2026-04-01T10:00:00+00:00');
@@ -244,7 +254,11 @@ describe('accounts: a record of another account is a missing one', () => {
     const prop = await create(
       a.api,
       '/properties',
-      propertyBody({ city: 'Leeds', contact: { uuid: contact.uuid }, custom_fields: [{ name: 'colour', value: 'red' }] }),
+      propertyBody({
+        city: 'Leeds',
+        contact: { uuid: contact.uuid },
+        custom_fields: [{ name: 'colour', value: 'red' }],
+      }),
     );
     const note = await create(a.api, `/properties/${prop.uuid}/notes`, { content: 'secret' });
     const reminder = await create(a.api, '/reminders', reminderBody());
@@ -259,7 +273,10 @@ describe('accounts: a record of another account is a missing one', () => {
     ] as const) {
       const got = await b.api('GET', `/${path}/${rec.uuid}`);
       expect(got.status, path).toBe(404);
-      if (path !== 'notes') expect((await b.api('PUT', `/${path}/${rec.uuid}`, propertyBody({ name: 'x', title: 'x' }))).status).toBeOneOf([404, 422]);
+      if (path !== 'notes')
+        expect((await b.api('PUT', `/${path}/${rec.uuid}`, propertyBody({ name: 'x', title: 'x' }))).status).toBeOneOf([
+          404, 422,
+        ]);
       expect((await b.api('DELETE', `/${path}/${rec.uuid}`)).status, path).toBe(404);
     }
     expect((await b.api('PUT', `/properties/${prop.uuid}`, propertyBody())).status).toBe(404);

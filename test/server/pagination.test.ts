@@ -12,7 +12,8 @@ afterAll(() => server.close());
 /** An account with n reminders titled r01..rNN, created in that order. */
 async function withReminders(n: number): Promise<Account> {
   const acct = server.newAccount();
-  for (let i = 1; i <= n; i++) await create(acct.api, '/reminders', reminderBody({ title: `r${String(i).padStart(2, '0')}` }));
+  for (let i = 1; i <= n; i++)
+    await create(acct.api, '/reminders', reminderBody({ title: `r${String(i).padStart(2, '0')}` }));
   return acct;
 }
 

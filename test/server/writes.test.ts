@@ -10,7 +10,12 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** POSTs or PUTs, expects 422 in Laravel's shape, and returns the error fields. */
-async function invalid(method: string, path: string, body: unknown, api = server.api): Promise<Record<string, string[]>> {
+async function invalid(
+  method: string,
+  path: string,
+  body: unknown,
+  api = server.api,
+): Promise<Record<string, string[]>> {
   const res = await api(method, path, body);
   expect(res.status, res.text).toBe(422);
   expect(typeof res.body.message).toBe('string');
@@ -187,7 +192,12 @@ describe('PUT', () => {
     });
     const r = await create(server.api, '/reminders', reminderBody({ description: 'keep me', due_at: '2026-01-01' }));
     const upd = await server.api('PUT', `/reminders/${r.uuid}`, { title: 'renamed' });
-    expect(upd.body.data).toMatchObject({ title: 'renamed', description: 'keep me', due_at: '2026-01-01', anytime: true });
+    expect(upd.body.data).toMatchObject({
+      title: 'renamed',
+      description: 'keep me',
+      due_at: '2026-01-01',
+      anytime: true,
+    });
     const empty = await server.api('PUT', `/reminders/${r.uuid}`, {});
     expect(empty.status).toBe(200);
     expect(empty.body.data.title).toBe('renamed');
@@ -289,7 +299,9 @@ describe('custom fields', () => {
       Object.keys(await invalid('POST', '/custom-fields', customFieldBody({ entity_type: { code: '2' } }))),
     ).toEqual(['entity_type.code']);
     expect(
-      Object.keys(await invalid('POST', '/custom-fields', customFieldBody({ entity_type: { code: 2, name: 'Contact' } }))),
+      Object.keys(
+        await invalid('POST', '/custom-fields', customFieldBody({ entity_type: { code: 2, name: 'Contact' } })),
+      ),
     ).toEqual(['entity_type.name']);
     expect(
       Object.keys(await invalid('POST', '/custom-fields', customFieldBody({ type: { code: 1, colour: 'x' } }))),
@@ -503,7 +515,8 @@ describe('cascades and live counts', () => {
     );
     const keep = await create(acct.api, '/properties', propertyBody());
     const notes = [];
-    for (const content of ['a', 'b', 'c']) notes.push(await create(acct.api, `/properties/${p.uuid}/notes`, { content }));
+    for (const content of ['a', 'b', 'c'])
+      notes.push(await create(acct.api, `/properties/${p.uuid}/notes`, { content }));
     const kept = await create(acct.api, `/properties/${keep.uuid}/notes`, { content: 'kept' });
     expect((await acct.api('GET', `/properties/${p.uuid}`)).body.data.num_notes).toBe(3);
     expect((await acct.api('GET', `/properties?uuid=${p.uuid}`)).body.data[0].num_notes).toBe(3);
@@ -531,7 +544,7 @@ describe('cascades and live counts', () => {
     expect((await acct.api('GET', '/notes')).body.data).toEqual([]);
   });
 
-  it("deleting a contact keeps the properties it was linked to", async () => {
+  it('deleting a contact keeps the properties it was linked to', async () => {
     const acct = server.newAccount();
     const c = await create(acct.api, '/contacts', contactBody());
     const p = await create(acct.api, '/properties', propertyBody({ contact: { uuid: c.uuid } }));
