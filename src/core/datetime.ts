@@ -27,7 +27,7 @@ const UTC = { zone: 'utc', setZone: false } as const;
 export function parseDuration(text: string): Duration | undefined {
   let s = text.trim();
   if (!/^[-+]?P/i.test(s)) return undefined;
-  s = s.toUpperCase();
+  s = s.toUpperCase().replace(/,/g, '.');
   // Time units written without T (P4H30M): put the T before the first hour or second unit.
   if (!s.includes('T')) s = s.replace(/^([-+]?P(?:\d+(?:[.,]\d+)?[YMWD])*)(?=\d+(?:[.,]\d+)?[HS])/, '$1T');
   const negative = s.startsWith('-');
@@ -81,7 +81,9 @@ function completeEnd(start: string, end: string): string {
  * Throws DatetimeParseError with a sentence saying what was wrong.
  */
 export function parseRange(value: string, now: number): Range {
-  const text = value.trim();
+  // A space or a lower-case t between date and time (ISO allows the first by agreement) is a T,
+  // so that the precision and the end completion below see one form.
+  const text = value.trim().replace(/(\d-\d{2})[ t](?=\d{2})/gi, '$1T');
   if (text === '') throw new DatetimeParseError('is empty');
   const slash = text.split('/');
   if (slash.length > 2) throw new DatetimeParseError(`"${value}" has more than one "/"`);

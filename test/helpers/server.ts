@@ -87,6 +87,11 @@ export interface TestServer {
   readonly dataFile: string;
   /** `api` with the first account's token. */
   readonly api: Api;
+  /**
+   * Errors the server reported to its log (500s). `close()` fails the file when any are left
+   * here, so a test that causes one on purpose empties it.
+   */
+  readonly loggedErrors: unknown[];
   /** A fresh account with its own user and full-scope token: a clean slate for one test. */
   newAccount(name?: string): Account;
   close(): Promise<void>;
@@ -130,6 +135,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     clock,
     dataFile,
     api: makeApi(url, token),
+    loggedErrors: errors,
     newAccount(name = `account ${++n}`) {
       const { accountId, userId } = store.repo.createAccount(name);
       return account(accountId, userId, store.repo.createToken(userId, 'test', ALL_SCOPES).token);

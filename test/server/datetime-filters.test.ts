@@ -3,6 +3,7 @@
  * server's injected clock. Ranges are half-open [start, end), all in UTC.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRange } from '../../src/core/datetime.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 import { create, listKeys, propertyBody, reminderBody } from './fixtures.js';
 
@@ -56,6 +57,10 @@ describe('created_at', () => {
     ['2014-12-25T15:25:00+01:00', ['2014-12-25T14:25:00Z']],
     ['2014-12-25T14:25', ['2014-12-25T14:25:00Z', '2014-12-25T14:25:30Z']],
     ['2014-12-25T14', ['2014-12-25T14:25:00Z', '2014-12-25T14:25:30Z']],
+    // A space or a lower-case t for T: the precision is still that of the last unit given.
+    ['2014-12-25 14:25', ['2014-12-25T14:25:00Z', '2014-12-25T14:25:30Z']],
+    ['2014-12-25t14:25:30z', ['2014-12-25T14:25:30Z']],
+    ['2014-12-25 14:25:00', ['2014-12-25T14:25:00Z']],
     ['2014-12-25T14:25:01Z', []],
     // A bare date is that whole UTC day.
     [
@@ -85,6 +90,8 @@ describe('created_at', () => {
     ['2014-12-25/12-29', [...INSTANTS.slice(1, 8)]],
     ['2014-12-25/29', [...INSTANTS.slice(1, 8)]],
     ['2014-12-25T09:00/17:00', ['2014-12-25T09:00:00Z', '2014-12-25T14:25:00Z', '2014-12-25T14:25:30Z']],
+    ['2014-12-25 09:00/17:00', ['2014-12-25T09:00:00Z', '2014-12-25T14:25:00Z', '2014-12-25T14:25:30Z']],
+    ['2014-12-25T14:00/PT0,5H', ['2014-12-25T14:25:00Z', '2014-12-25T14:25:30Z']],
     ['2014-12-25T09:00Z/14:25:30', ['2014-12-25T09:00:00Z', '2014-12-25T14:25:00Z']],
     ['2014-12-25T10:00+01:00/17:00', ['2014-12-25T09:00:00Z', '2014-12-25T14:25:00Z', '2014-12-25T14:25:30Z']],
     // Half-open: the start is in, the end is out.
@@ -201,5 +208,61 @@ describe('datetime inside relational filters', () => {
     const res = await acct.api('GET', '/notes?property[created_at]=june');
     expect(res.status).toBe(400);
     expect(res.body.message).toContain('property[created_at]');
+  });
+});
+
+describe('any value', () => {
+  it('is either a range (200) or a 400 naming the parameter, never a server error', async () => {
+    const parts = [
+      '2014',
+      '-12',
+      '-25',
+      '-1',
+      'T',
+      '09',
+      ':00',
+      ':60',
+      'Z',
+      '+01:00',
+      '-14',
+      '/',
+      'P',
+      '-P',
+      '1',
+      '99999999',
+      'D',
+      'W',
+      'T',
+      'H',
+      'M',
+      'S',
+      'Y',
+      '.5',
+      ',5',
+      ' ',
+      '',
+      'x',
+      '%',
+      '0',
+    ];
+    let seed = 42;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const { api } = server.newAccount();
+    server.clock.set('2026-01-01T00:00:00Z');
+    for (let i = 0; i < 300; i++) {
+      const value = Array.from({ length: 1 + rand(7) }, () => parts[rand(parts.length)]).join('');
+      let ok = true;
+      try {
+        parseRange(value, server.clock.ms);
+      } catch {
+        ok = false;
+      }
+      const res = await api('GET', `/reminders?due_at=${encodeURIComponent(value)}`);
+      expect(res.status, JSON.stringify(value)).toBe(ok ? 200 : 400);
+      if (!ok) expect(res.body.message).toContain('due_at');
+    }
   });
 });
