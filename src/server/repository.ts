@@ -478,6 +478,12 @@ export class Repository {
       const row = this.mustFind(accountId, r, uuid);
       const bag = new ErrorBag();
       const cols = this.columnValues(r, body.values);
+      // A stored date (all day) cannot be made "not all day" without giving a time.
+      for (const f of r.fields)
+        if (f.allDayFlag && cols[f.name] === undefined && cols[f.allDayFlag] === 0 && row[`${f.name}_is_date`] === 1)
+          throw new ValidationError({
+            [f.allDayFlag]: [`The ${f.allDayFlag} field cannot be false when ${f.name} is a date without a time.`],
+          });
       if (r.path === 'custom-fields') {
         const entity = Number(cols.entity_type ?? row.entity_type);
         if (cols.entity_type !== undefined && cols.entity_type !== row.entity_type) {

@@ -486,6 +486,21 @@ describe('reminders', () => {
     expect(Object.keys(errors)).toEqual(['anytime']);
   });
 
+  it('anytime cannot be set false on a reminder whose due_at is a date, unless a time is given', async () => {
+    const r = await create(server.api, '/reminders', reminderBody({ due_at: '2026-12-01' }));
+    const errors = await invalid('PUT', `/reminders/${r.uuid}`, { anytime: false });
+    expect(Object.keys(errors)).toEqual(['anytime']);
+    expect((await server.api('GET', `/reminders/${r.uuid}`)).body.data).toMatchObject({
+      due_at: '2026-12-01',
+      anytime: true,
+    });
+    const timed = await server.api('PUT', `/reminders/${r.uuid}`, { anytime: false, due_at: '2026-12-01T09:00:00Z' });
+    expect(timed.body.data).toMatchObject({ due_at: '2026-12-01T09:00:00+00:00', anytime: false });
+    // A timed reminder may be marked all day, and back.
+    expect((await server.api('PUT', `/reminders/${r.uuid}`, { anytime: true })).body.data.anytime).toBe(true);
+    expect((await server.api('PUT', `/reminders/${r.uuid}`, { anytime: false })).body.data.anytime).toBe(false);
+  });
+
   it('bad due_at values are 422', async () => {
     for (const due_at of ['tomorrow', '2026-02-30', '2026-12-01T25:00', 20261201, '12/01/2026']) {
       const errors = await invalid('POST', '/reminders', reminderBody({ due_at }));
