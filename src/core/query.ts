@@ -205,7 +205,9 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
         throw new QueryError(raw, `Unknown filter "${raw}": custom_fields takes [name], [uuid] or [value].`);
       hasCustom = true;
       if (sub === 'uuid') {
-        custom.uuids = values;
+        if (!key.array && values.length > 1)
+          throw new QueryError(raw, `${raw} is given more than once; use custom_fields[uuid][] for several values.`);
+        custom.uuids = [...(custom.uuids ?? []), ...values];
       } else {
         if (key.array || values.length > 1) throw new QueryError(raw, `${raw} takes one value.`);
         if ((values[0] ?? '').trim() === '') throw new QueryError(raw, `${raw} must not be empty.`);

@@ -291,11 +291,21 @@ describe('custom_fields relational filter', () => {
 
   it('custom_fields[uuid] names the field by uuid', async () => {
     const acct = server.newAccount();
-    const { blue } = await setup(acct);
+    const { red, blue } = await setup(acct);
     const fields = (await acct.api('GET', '/custom-fields?name=roof&entity_type=2')).body.data;
     expect(fields).toHaveLength(1);
     const q = `/properties?custom_fields[uuid]=${fields[0].uuid}&custom_fields[value]=tiles`;
     expect(await listKeys(acct.api, q)).toEqual([blue]);
+    const colour = (await acct.api('GET', '/custom-fields?name=colour&entity_type=2')).body.data[0].uuid;
+    const roof = fields[0].uuid;
+    // custom_fields[uuid][] is any of; custom_fields[uuid] and custom_fields[uuid][] together add up.
+    const anyOf = `custom_fields[uuid][]=${colour}&custom_fields[uuid][]=${roof}&custom_fields[value]=red`;
+    expect(await listKeys(acct.api, `/properties?${anyOf}`)).toEqual([red, blue]);
+    const mixed = `custom_fields[uuid]=${colour}&custom_fields[uuid][]=${roof}&custom_fields[value]=red`;
+    expect(await listKeys(acct.api, `/properties?${mixed}`)).toEqual([red, blue]);
+    const twice = await acct.api('GET', `/properties?custom_fields[uuid]=${colour}&custom_fields[uuid]=${roof}`);
+    expect(twice.status).toBe(400);
+    expect(twice.body.message).toContain('custom_fields[uuid][]');
   });
 
   it('value at top level is 400 saying where it belongs; unknown custom_fields keys are 400', async () => {
