@@ -19,6 +19,11 @@ function dataFileOf(deps: Deps, given: string | undefined): string {
   return given ?? defaultDataFile(deps.env, deps.home);
 }
 
+/** --data given before or after the subcommand (`pm serve --data F tokens list` or `pm serve tokens list --data F`). */
+function dataOf(cmd: Command): string | undefined {
+  return (cmd.optsWithGlobals() as { data?: string }).data;
+}
+
 function parsePort(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw usageError(`--port must be a number from 0 to 65535, not "${text}".`);
   return Number(text);
@@ -104,10 +109,10 @@ Examples:
     .option('--name <name>', 'a name to recognise the token by', 'token')
     .option('--account <id>', 'account id (default: the first account)')
     .option(dataOption, dataHelp)
-    .action(async (opts: { scopes: string; name: string; account?: string; data?: string }) => {
+    .action(async (opts: { scopes: string; name: string; account?: string; data?: string }, cmd: Command) => {
       const scopes = parseScopes(opts.scopes);
       const { openStore } = await import('../../server/index.js');
-      const store = openStore(dataFileOf(deps, opts.data));
+      const store = openStore(dataFileOf(deps, dataOf(cmd)));
       try {
         let userId: number | undefined;
         if (opts.account !== undefined) {
@@ -130,9 +135,9 @@ Examples:
     .description('List the tokens of a data file (never the tokens themselves)')
     .option(dataOption, dataHelp)
     .option('--json', 'print JSON')
-    .action(async (opts: { data?: string; json?: boolean }) => {
+    .action(async (opts: { data?: string; json?: boolean }, cmd: Command) => {
       const { openStore } = await import('../../server/index.js');
-      const store = openStore(dataFileOf(deps, opts.data));
+      const store = openStore(dataFileOf(deps, dataOf(cmd)));
       try {
         const list = store.repo.listTokens();
         if (opts.json) {
@@ -152,10 +157,10 @@ Examples:
     .command('revoke <id>')
     .description('Revoke a token by its id (see pm serve tokens list)')
     .option(dataOption, dataHelp)
-    .action(async (id: string, opts: { data?: string }) => {
+    .action(async (id: string, opts: { data?: string }, cmd: Command) => {
       if (!/^\d+$/.test(id)) throw usageError(`<id> must be a token id number, not "${id}".`);
       const { openStore } = await import('../../server/index.js');
-      const store = openStore(dataFileOf(deps, opts.data));
+      const store = openStore(dataFileOf(deps, dataOf(cmd)));
       try {
         if (!store.repo.revokeToken(Number(id))) throw usageError(`No active token ${id} in this data file.`);
         io.stderr.write(`Revoked token ${id}.\n`);
@@ -171,9 +176,9 @@ Examples:
     .description("Create an account with a user and a full-scope token; print the token")
     .requiredOption('--name <name>', 'the account name')
     .option(dataOption, dataHelp)
-    .action(async (opts: { name: string; data?: string }) => {
+    .action(async (opts: { name: string; data?: string }, cmd: Command) => {
       const { openStore } = await import('../../server/index.js');
-      const store = openStore(dataFileOf(deps, opts.data));
+      const store = openStore(dataFileOf(deps, dataOf(cmd)));
       try {
         const { accountId, userId } = store.repo.createAccount(opts.name);
         const { token } = store.repo.createToken(userId, 'owner', ALL_SCOPES);

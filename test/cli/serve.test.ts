@@ -1,0 +1,112 @@
+/**
+ * `pm serve` as a user runs it: the built bin/pm, a startup line, a working API with the token
+ * it wrote, token management, and a clean shutdown.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempHome } from '../helpers/cli.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'pm');
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+function pm(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: home } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+async function serve(
+  args: string[],
+  home: string,
+): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: home },
+  });
+  children.push(child);
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (m) resolve(m[1] as string);
+    });
+    child.on('exit', (code) => reject(new Error(`pm serve exited ${code}: ${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr };
+}
+
+describe('pm serve', () => {
+  it('serves the API with the token it wrote beside the data file, and shuts down cleanly', async () => {
+    const home = tempHome();
+    const data = join(home, 'team.db');
+    const s = await serve(['--data', data], home);
+    expect(s.stderr()).toContain(data);
+    expect(s.stderr()).toContain(`${data}.token`);
+    expect(statSync(`${data}.token`).mode & 0o777).toBe(0o600);
+    const token = readFileSync(`${data}.token`, 'utf8').trim();
+    const created = await fetch(`${s.url}/reminders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'served' }),
+    });
+    expect(created.status).toBe(201);
+    expect((await fetch(`${s.url}/reminders`)).status).toBe(401);
+    const exited = new Promise<number | null>((resolve) => s.child.on('exit', (code) => resolve(code)));
+    s.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(s.stderr()).not.toContain(token);
+  });
+
+  it('creates, lists and revokes tokens with scopes', async () => {
+    const home = tempHome();
+    const data = join(home, 'pm.db');
+    const made = await pm(
+      ['serve', 'tokens', 'create', '--data', data, '--scopes', 'reminders.read', '--name', 'ci'],
+      home,
+    );
+    expect(made.code).toBe(0);
+    const token = made.stdout.trim();
+    expect(token).toMatch(/^pm_/);
+    const listed = await pm(['serve', 'tokens', 'list', '--data', data, '--json'], home);
+    const tokens = JSON.parse(listed.stdout) as { id: number; name: string; scopes: string[] }[];
+    const ci = tokens.find((t) => t.name === 'ci');
+    expect(ci?.scopes).toEqual(['reminders.read']);
+    expect(listed.stdout).not.toContain(token);
+
+    const s = await serve(['--data', data, '--rate-limit', '100/min'], home);
+    const read = await fetch(`${s.url}/reminders`, { headers: { authorization: `Bearer ${token}` } });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('x-ratelimit-limit')).toBe('100');
+    const write = await fetch(`${s.url}/reminders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"title":"x"}',
+    });
+    expect(write.status).toBe(403);
+    const revoked = await pm(['serve', 'tokens', 'revoke', String(ci?.id), '--data', data], home);
+    expect(revoked.code).toBe(0);
+    expect((await fetch(`${s.url}/reminders`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+  });
+
+  it('refuses bad flags with exit 2', async () => {
+    const home = tempHome();
+    expect((await pm(['serve', '--port', 'http'], home)).code).toBe(2);
+    const r = await pm(['serve', '--rate-limit', 'lots', '--data', join(home, 'x.db')], home);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--rate-limit');
+    const s = await pm(['serve', 'tokens', 'create', '--scopes', 'everything', '--data', join(home, 'x.db')], home);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toContain('properties.read');
+  });
+});
