@@ -80,7 +80,11 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
       case 'exact':
       case 'int':
       case 'code':
-        cmd.option(`--${flag} <${f.kind === 'code' ? 'code' : f.kind === 'int' ? 'n' : 'value'}>`, filterHelp(f), collect);
+        cmd.option(
+          `--${flag} <${f.kind === 'code' ? 'code' : f.kind === 'int' ? 'n' : 'value'}>`,
+          filterHelp(f),
+          collect,
+        );
         break;
       case 'datetime':
         cmd.option(`--${flag} <range>`, filterHelp(f));
@@ -117,7 +121,11 @@ function appendFilter(q: URLSearchParams, f: FieldDef, raw: unknown, flag: strin
     case 'int':
     case 'code': {
       const vals = values.map((v) =>
-        f.filter === 'int' ? String(intValue(flag, String(v))) : f.filter === 'code' ? String(codeValue(flag, String(v), f)) : String(v),
+        f.filter === 'int'
+          ? String(intValue(flag, String(v)))
+          : f.filter === 'code'
+            ? String(codeValue(flag, String(v), f))
+            : String(v),
       );
       if (vals.length === 1) q.append(key, vals[0] as string);
       else for (const v of vals) q.append(`${key}[]`, v);
@@ -166,7 +174,10 @@ export function filterQuery(r: ResourceDef, opts: Record<string, unknown>, now: 
             .map((x) => x.name)
             .join(', ')}.`,
         );
-      inner[f.name] = f.filter === 'exact' || f.filter === 'int' || f.filter === 'code' ? [...((inner[f.name] as string[]) ?? []), value] : value;
+      inner[f.name] =
+        f.filter === 'exact' || f.filter === 'int' || f.filter === 'code'
+          ? [...((inner[f.name] as string[]) ?? []), value]
+          : value;
     }
     for (const [name, v] of Object.entries(inner))
       appendFilter(q, fieldOf(target, name) as FieldDef, v, `${rel.name}-where ${name}`, now, rel.name);
@@ -226,7 +237,11 @@ export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'up
 }
 
 /** The body fields given by flags. */
-export function bodyFromFlags(r: ResourceDef, opts: Record<string, unknown>, mode: 'create' | 'update'): Record<string, unknown> {
+export function bodyFromFlags(
+  r: ResourceDef,
+  opts: Record<string, unknown>,
+  mode: 'create' | 'update',
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const f of inputFields(r)) {
     const v = opts[optKey(f.name)];
@@ -244,7 +259,9 @@ export function bodyFromFlags(r: ResourceDef, opts: Record<string, unknown>, mod
         break;
       case 'date_or_datetime':
         if (!parseInstant(String(v)))
-          throw usageError(`--${flag} must be an ISO 8601 date (2026-12-01) or datetime (2026-12-01T14:00:00Z), not "${v}".`);
+          throw usageError(
+            `--${flag} must be an ISO 8601 date (2026-12-01) or datetime (2026-12-01T14:00:00Z), not "${v}".`,
+          );
         body[f.name] = String(v);
         break;
       default:

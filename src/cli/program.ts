@@ -63,7 +63,9 @@ export function buildProgram(deps: Deps): Command {
   const { io } = deps;
   const program = new Command('pm');
   program
-    .description('Work with the records of a property-management account: properties, contacts, custom fields, notes and reminders')
+    .description(
+      'Work with the records of a property-management account: properties, contacts, custom fields, notes and reminders',
+    )
     .version(version(), '-V, --version', 'print the version')
     .option('--base-url <url>', 'the API base URL (default: PM_BASE_URL, config, else the embedded default)')
     .option('--profile <name>', 'the configuration profile to use (default: PM_PROFILE, config, else "default")')

@@ -8,8 +8,10 @@ import { CliError, EXIT } from './errors.js';
 import { buildProgram } from './program.js';
 
 function wantsJson(argv: readonly string[]): boolean {
-  return argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '-o=json' || a === '--output=json') ||
-    argv.some((a, i) => (a === '-o' || a === '--output') && (argv[i + 1] === 'json' || argv[i + 1] === 'ndjson'));
+  return (
+    argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '-o=json' || a === '--output=json') ||
+    argv.some((a, i) => (a === '-o' || a === '--output') && (argv[i + 1] === 'json' || argv[i + 1] === 'ndjson'))
+  );
 }
 
 function wantsDebug(argv: readonly string[], deps: Deps): boolean {

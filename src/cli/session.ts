@@ -21,7 +21,10 @@ export interface Session {
 
 export async function openSession(globals: GlobalOptions, deps: Deps): Promise<Session> {
   const target = await resolveTarget(
-    { ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}), ...(globals.profile ? { profile: globals.profile } : {}) },
+    {
+      ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
+      ...(globals.profile ? { profile: globals.profile } : {}),
+    },
     deps,
   );
   for (const w of target.warnings) deps.io.stderr.write(`warning: ${w}\n`);
@@ -42,7 +45,10 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     try {
       server = await startServer({ dataFile, host: '127.0.0.1', port: 0 });
     } catch (e) {
-      throw new CliError(EXIT.api, `could not open the embedded default's data file ${dataFile}: ${(e as Error).message}`);
+      throw new CliError(
+        EXIT.api,
+        `could not open the embedded default's data file ${dataFile}: ${(e as Error).message}`,
+      );
     }
     stopServer = () => server.close();
     baseUrl = server.url;

@@ -39,4 +39,3 @@ export class ProtocolError extends Error {
     this.name = 'ProtocolError';
   }
 }
-

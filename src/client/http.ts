@@ -65,7 +65,13 @@ export class HttpClient {
     this.ownsDispatcher = !options.dispatcher;
     this.dispatcher =
       options.dispatcher ??
-      new Agent({ connect: { timeout: ms }, headersTimeout: ms, bodyTimeout: ms, keepAliveTimeout: 10_000, connections: 16 });
+      new Agent({
+        connect: { timeout: ms },
+        headersTimeout: ms,
+        bodyTimeout: ms,
+        keepAliveTimeout: 10_000,
+        connections: 16,
+      });
   }
 
   /** The absolute URL of an API path (relative to the base URL, which may carry a prefix). */
@@ -117,7 +123,8 @@ export class HttpClient {
       throw this.networkError(e, url);
     }
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     let body: unknown;
     const type = headers['content-type'] ?? '';
     if (text.trim() !== '' && (type.includes('json') || /^\s*[[{]/.test(text))) {

@@ -37,7 +37,11 @@ function unwrap(r: ResourceDef, res: HttpResponse): ApiRecord | undefined {
 }
 
 function num(v: unknown, fallback: number): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : fallback;
+  return typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && /^\d+$/.test(v)
+      ? Number(v)
+      : fallback;
 }
 
 export class ResourceClient {

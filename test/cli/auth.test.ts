@@ -64,7 +64,13 @@ describe('pm auth', () => {
     const r = await runPm(['--profile', 'work', 'auth', 'login', '--base-url', server.url], {
       home,
       tty: true,
-      prompter: { confirm: async () => false, secret: async (q) => (asked.push(q), token) },
+      prompter: {
+        confirm: async () => false,
+        secret: async (q) => {
+          asked.push(q);
+          return token;
+        },
+      },
     });
     expect(r.code).toBe(0);
     expect(asked[0]).toContain(server.url);

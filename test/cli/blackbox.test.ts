@@ -65,7 +65,10 @@ describe('bin/pm', () => {
   it('feeds -q output through a shell pipeline', async () => {
     const { stdout } = await exec(
       'sh',
-      ['-c', `u=$("${process.execPath}" "${BIN}" reminders create --title piped -q) && "${process.execPath}" "${BIN}" reminders get "$u" --json title`],
+      [
+        '-c',
+        `u=$("${process.execPath}" "${BIN}" reminders create --title piped -q) && "${process.execPath}" "${BIN}" reminders get "$u" --json title`,
+      ],
       { env },
     );
     expect(JSON.parse(stdout)).toEqual({ title: 'piped' });
@@ -76,7 +79,6 @@ describe('bin/pm', () => {
     const r = await pmBin(['properties', 'list'], { ...env, FORCE_COLOR: '' });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('1 Pipe St');
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes
     expect(r.stdout).not.toMatch(/\u001b\[|[┌│─]/);
   });
 });

@@ -29,15 +29,48 @@ describe('properties', () => {
   });
 
   it('creates with flags and defaults, prints the uuid with -q', async () => {
-    const r = await pm(['properties', 'create', '--address', '1 High St', '--postcode', 'LS1 1AA', '--city', 'Leeds', '--bedrooms', '3', '--has-garage', '-q']);
+    const r = await pm([
+      'properties',
+      'create',
+      '--address',
+      '1 High St',
+      '--postcode',
+      'LS1 1AA',
+      '--city',
+      'Leeds',
+      '--bedrooms',
+      '3',
+      '--has-garage',
+      '-q',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
     const rec = await json(['properties', 'get', r.stdout.trim()]);
-    expect(rec).toMatchObject({ address: '1 High St', postcode: 'LS1 1AA', city: 'Leeds', bedrooms: 3, bathrooms: 0, has_garage: true, has_garden: false });
+    expect(rec).toMatchObject({
+      address: '1 High St',
+      postcode: 'LS1 1AA',
+      city: 'Leeds',
+      bedrooms: 3,
+      bathrooms: 0,
+      has_garage: true,
+      has_garden: false,
+    });
   });
 
   it('lists with filters mapped to query parameters', async () => {
-    await pm(['properties', 'create', '--address', '2 Low Rd', '--postcode', 'M1 2AB', '--city', 'Manchester', '--bedrooms', '2', '-q']);
+    await pm([
+      'properties',
+      'create',
+      '--address',
+      '2 Low Rd',
+      '--postcode',
+      'M1 2AB',
+      '--city',
+      'Manchester',
+      '--bedrooms',
+      '2',
+      '-q',
+    ]);
     const leeds = await json(['properties', 'list', '--city', 'leed']);
     expect(leeds.map((p: { city: string }) => p.city)).toEqual(['Leeds']);
     const noGarage = await json(['properties', 'list', '--no-has-garage']);
@@ -59,7 +92,9 @@ describe('properties', () => {
   });
 
   it('updates only the given fields, fetching what PUT requires', async () => {
-    const uuid = (await pm(['properties', 'create', '--address', '9 Elm', '--postcode', 'YO1 1AA', '--city', 'York', '-q'])).stdout.trim();
+    const uuid = (
+      await pm(['properties', 'create', '--address', '9 Elm', '--postcode', 'YO1 1AA', '--city', 'York', '-q'])
+    ).stdout.trim();
     const rec = await json(['properties', 'update', uuid, '--bedrooms', '5']);
     expect(rec).toMatchObject({ address: '9 Elm', postcode: 'YO1 1AA', city: 'York', bedrooms: 5 });
     const cleared = await json(['properties', 'update', uuid, '--unset', 'city']);
@@ -79,7 +114,14 @@ describe('properties', () => {
   });
 
   it('takes the body from --data, with flags overriding it', async () => {
-    const rec = await json(['properties', 'create', '--data', '{"address":"7 Oak","postcode":"B1 1AA","bedrooms":1}', '--bedrooms', '2']);
+    const rec = await json([
+      'properties',
+      'create',
+      '--data',
+      '{"address":"7 Oak","postcode":"B1 1AA","bedrooms":1}',
+      '--bedrooms',
+      '2',
+    ]);
     expect(rec).toMatchObject({ address: '7 Oak', bedrooms: 2 });
     const bad = await pm(['properties', 'create', '--data', '{nope']);
     expect(bad.code).toBe(2);
@@ -110,7 +152,13 @@ describe('properties', () => {
     const asked: string[] = [];
     const no = await pm(['properties', 'delete', a], {
       tty: true,
-      prompter: { confirm: async (q) => (asked.push(q), false), secret: async () => '' },
+      prompter: {
+        confirm: async (q) => {
+          asked.push(q);
+          return false;
+        },
+        secret: async () => '',
+      },
     });
     expect(no.code).not.toBe(0);
     expect(asked[0]).toContain(a);
@@ -136,7 +184,9 @@ describe('properties', () => {
 
   it('sets custom field values and filters by them', async () => {
     await pm(['custom-fields', 'create', '--label', 'Colour', '--type', '1', '--entity-type', 'property', '-q']);
-    const uuid = (await pm(['properties', 'create', '--address', 'cf', '--postcode', 'C1', '--custom-field', 'colour=Blue', '-q'])).stdout.trim();
+    const uuid = (
+      await pm(['properties', 'create', '--address', 'cf', '--postcode', 'C1', '--custom-field', 'colour=Blue', '-q'])
+    ).stdout.trim();
     const found = await json(['properties', 'list', '--custom-field', 'colour=blu', '--embed', 'custom_fields']);
     expect(found.map((p: { uuid: string }) => p.uuid)).toEqual([uuid]);
     expect(found[0].custom_fields.data[0]).toMatchObject({ name: 'colour', value: 'Blue' });
@@ -147,7 +197,9 @@ describe('notes', () => {
   let property: string;
   beforeAll(async () => {
     acct = server.newAccount();
-    property = (await pm(['properties', 'create', '--address', 'n1', '--postcode', 'N1', '--city', 'Leeds', '-q'])).stdout.trim();
+    property = (
+      await pm(['properties', 'create', '--address', 'n1', '--postcode', 'N1', '--city', 'Leeds', '-q'])
+    ).stdout.trim();
   });
 
   it('creates under a parent, content from a flag or stdin', async () => {

@@ -31,17 +31,22 @@ Examples:
     )
     .action(async (methodArg: string, path: string, opts: Record<string, unknown>, cmd: Command) => {
       const method = methodArg.toUpperCase();
-      if (!METHODS.includes(method)) throw usageError(`<method> must be one of ${METHODS.join(', ')}, not "${methodArg}".`);
-      if (/^[a-z]+:\/\//i.test(path)) throw usageError('<path> is a path such as /properties, not a full URL; set the server with --base-url.');
+      if (!METHODS.includes(method))
+        throw usageError(`<method> must be one of ${METHODS.join(', ')}, not "${methodArg}".`);
+      if (/^[a-z]+:\/\//i.test(path))
+        throw usageError('<path> is a path such as /properties, not a full URL; set the server with --base-url.');
       const query = new URLSearchParams();
       let body: Record<string, unknown> | undefined;
       if (opts.data !== undefined) {
         const text = String(opts.data);
         let json: string;
         try {
-          json = text === '-' ? await readAllStdin(deps) : text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text;
+          json =
+            text === '-' ? await readAllStdin(deps) : text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text;
         } catch (e) {
-          throw usageError(`--data: cannot read ${text.slice(1)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+          throw usageError(
+            `--data: cannot read ${text.slice(1)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
+          );
         }
         try {
           body = JSON.parse(json) as Record<string, unknown>;
@@ -77,7 +82,8 @@ Examples:
           for (const [k, v] of Object.entries(res.headers)) deps.io.stderr.write(`${k}: ${v}\n`);
           deps.io.stderr.write('\n');
         }
-        if (res.body !== undefined) printJson(res.body, { ...(opts.jq ? { jq: String(opts.jq) } : {}) }, await display(deps, globals));
+        if (res.body !== undefined)
+          printJson(res.body, { ...(opts.jq ? { jq: String(opts.jq) } : {}) }, await display(deps, globals));
       });
     });
 }

@@ -31,7 +31,10 @@ Examples:
       const globals = globalsOf(cmd);
       const { resolveTarget, readUserConfig, writeUserConfig } = await import('../config.js');
       const target = await resolveTarget(
-        { ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}), ...(globals.profile ? { profile: globals.profile } : {}) },
+        {
+          ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
+          ...(globals.profile ? { profile: globals.profile } : {}),
+        },
         deps,
         { allowNewProfile: true },
       );
@@ -43,9 +46,13 @@ Examples:
         );
       let token: string;
       if (opts.withToken) token = (await readAllStdin(deps)).trim().split(/\r?\n/)[0] ?? '';
-      else if (interactive(deps, globals) && deps.prompter) token = (await deps.prompter.secret(`Token for ${baseUrl}: `)).trim();
+      else if (interactive(deps, globals) && deps.prompter)
+        token = (await deps.prompter.secret(`Token for ${baseUrl}: `)).trim();
       else
-        throw usageError('no terminal to ask for the token: pipe it in with --with-token.', `Example: echo "$TOKEN" | pm auth login --base-url ${baseUrl} --with-token`);
+        throw usageError(
+          'no terminal to ask for the token: pipe it in with --with-token.',
+          `Example: echo "$TOKEN" | pm auth login --base-url ${baseUrl} --with-token`,
+        );
       if (!token) throw usageError('the token is empty.');
       if (/\s/.test(token)) throw usageError('the token contains white space; paste it as one word.');
 
@@ -58,7 +65,9 @@ Examples:
           const err = describeApiError(e);
           if (err.status !== 403)
             throw new CliError(err.exitCode, `the token was not stored: ${err.message}`, {
-              ...(err.status === 401 ? { hint: 'The server does not accept this token.' } : { hint: 'Use --no-verify to store it anyway.' }),
+              ...(err.status === 401
+                ? { hint: 'The server does not accept this token.' }
+                : { hint: 'Use --no-verify to store it anyway.' }),
             });
         } finally {
           await http.close();
@@ -68,7 +77,9 @@ Examples:
       const profiles = { ...(cfg.profiles ?? {}) };
       profiles[target.profile] = { ...(profiles[target.profile] ?? {}), base_url: baseUrl, token };
       await writeUserConfig(deps, { ...cfg, profiles });
-      io.stderr.write(`Logged in to ${baseUrl} (profile "${target.profile}"); the token is stored in ${target.userConfigPath}.\n`);
+      io.stderr.write(
+        `Logged in to ${baseUrl} (profile "${target.profile}"); the token is stored in ${target.userConfigPath}.\n`,
+      );
     });
 
   auth
@@ -80,14 +91,19 @@ Examples:
       const globals = globalsOf(cmd);
       const { resolveTarget } = await import('../config.js');
       const target = await resolveTarget(
-        { ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}), ...(globals.profile ? { profile: globals.profile } : {}) },
+        {
+          ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
+          ...(globals.profile ? { profile: globals.profile } : {}),
+        },
         deps,
       );
       const tokenFrom: Record<string, string> = {
         env: 'the PM_TOKEN environment variable',
         project: `the project config ${target.projectConfigPath ?? ''}`.trim(),
         user: `the user config ${target.userConfigPath}`,
-        embedded: target.embedded ? `the file beside the data file (${target.embedded.dataFile}.token)` : 'the embedded default',
+        embedded: target.embedded
+          ? `the file beside the data file (${target.embedded.dataFile}.token)`
+          : 'the embedded default',
         none: 'nowhere: no token is configured',
         flag: 'a flag',
       };
@@ -155,7 +171,9 @@ Examples:
       }
       if (topLevel) delete next.token;
       await writeUserConfig(deps, next);
-      io.stderr.write(`Logged out of profile "${target.profile}"; its token was removed from ${target.userConfigPath}.\n`);
+      io.stderr.write(
+        `Logged out of profile "${target.profile}"; its token was removed from ${target.userConfigPath}.\n`,
+      );
       if (deps.env.PM_TOKEN) io.stderr.write('Note: PM_TOKEN is still set in the environment.\n');
     });
 }

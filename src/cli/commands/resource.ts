@@ -94,7 +94,10 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
       'after',
       examples(
         r.createUnderParent
-          ? [`${p} create --property 3f2a9c1e-… --content "Boiler serviced"`, `echo "Keys with neighbour" | ${p} create --contact 7b1d… -q`]
+          ? [
+              `${p} create --property 3f2a9c1e-… --content "Boiler serviced"`,
+              `echo "Keys with neighbour" | ${p} create --contact 7b1d… -q`,
+            ]
           : [`${p} create ${required}`, `${p} create --data @${r.singular.replace(' ', '-')}.json -q`],
       ),
     );
@@ -102,7 +105,9 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
   }
 
   if (r.verbs.update) {
-    const cmd = group.command('update <uuid>').description(`Change fields of a ${r.singular}; fields not given keep their values`);
+    const cmd = group
+      .command('update <uuid>')
+      .description(`Change fields of a ${r.singular}; fields not given keep their values`);
     addInputFlags(cmd, r, 'update');
     addOutputFlags(cmd);
     const f = inputFields(r).find((x) => x.kind === 'int' || x.kind === 'text');
@@ -242,7 +247,11 @@ async function precheck(r: ResourceDef, body: Record<string, unknown>, mode: 'cr
     if (e instanceof ValidationError) {
       const fields: Record<string, string[]> = {};
       for (const [k, msgs] of Object.entries(e.errors ?? {})) fields[`--${kebab(k.split('.')[0] as string)}`] = msgs;
-      throw new CliError(EXIT.usage, `the ${r.singular} is not valid.`, { fields, showUsage: false, hint: `Run 'pm ${r.path} ${mode} --help' for the flags.` });
+      throw new CliError(EXIT.usage, `the ${r.singular} is not valid.`, {
+        fields,
+        showUsage: false,
+        hint: `Run 'pm ${r.path} ${mode} --help' for the flags.`,
+      });
     }
     throw e;
   }
@@ -259,7 +268,9 @@ function dryRun(
   const url = s.http.url(path).toString();
   const headers = s.http.headers(body !== undefined, true);
   if (opts.json !== undefined || opts.output === 'json') {
-    deps.io.stdout.write(`${JSON.stringify({ method, url, headers, ...(body !== undefined ? { body } : {}) }, null, 2)}\n`);
+    deps.io.stdout.write(
+      `${JSON.stringify({ method, url, headers, ...(body !== undefined ? { body } : {}) }, null, 2)}\n`,
+    );
     return;
   }
   let text = `${method} ${url}\n`;
@@ -276,7 +287,9 @@ async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): 
     const given = r.createUnderParent.filter((pp) => opts[resourceByPath(pp).singular] !== undefined);
     const flags = r.createUnderParent.map((pp) => `--${resourceByPath(pp).singular}`).join(' or ');
     if (given.length !== 1)
-      throw usageError(given.length ? `give only one of ${flags}.` : `a ${r.singular} belongs to a parent: give ${flags}.`);
+      throw usageError(
+        given.length ? `give only one of ${flags}.` : `a ${r.singular} belongs to a parent: give ${flags}.`,
+      );
     const pr = resourceByPath(given[0] as string);
     parent = { resource: pr.path, uuid: String(opts[pr.singular]) };
   }
@@ -287,7 +300,9 @@ async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): 
       try {
         body.content = f === '-' ? await readAllStdin(deps) : readFileSync(f, 'utf8');
       } catch (e) {
-        throw usageError(`--content-file: cannot read ${f}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+        throw usageError(
+          `--content-file: cannot read ${f}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
+        );
       }
     } else if (!deps.io.stdin.isTTY && opts.data !== '-') {
       body.content = (await readAllStdin(deps)).replace(/\n$/, '');
@@ -314,7 +329,9 @@ async function runUpdate(r: ResourceDef, uuid: string, opts: Opts, cmd: Command,
   const spec = outputSpecFrom(r, opts);
   const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'update') };
   if (Object.keys(body).length === 0)
-    throw usageError(`nothing to update: give at least one field flag (e.g. --${kebab(inputFields(r)[0]?.name ?? 'uuid')}), --unset or --data.`);
+    throw usageError(
+      `nothing to update: give at least one field flag (e.g. --${kebab(inputFields(r)[0]?.name ?? 'uuid')}), --unset or --data.`,
+    );
   const globals = globalsOf(cmd);
   const { withSession } = await import('../session.js');
   await withSession(globals, deps, async (s) => {

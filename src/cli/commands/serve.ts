@@ -25,7 +25,8 @@ function dataOf(cmd: Command): string | undefined {
 }
 
 function parsePort(text: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw usageError(`--port must be a number from 0 to 65535, not "${text}".`);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw usageError(`--port must be a number from 0 to 65535, not "${text}".`);
   return Number(text);
 }
 
@@ -37,7 +38,10 @@ function parseScopes(text: string | undefined): string[] {
     .filter(Boolean);
   const bad = scopes.filter((s) => !ALL_SCOPES.includes(s));
   if (bad.length || !scopes.length)
-    throw usageError(`--scopes: unknown scope ${bad.map((b) => `"${b}"`).join(', ') || '(none given)'}.`, `Valid scopes: ${ALL_SCOPES.join(', ')}, or "all".`);
+    throw usageError(
+      `--scopes: unknown scope ${bad.map((b) => `"${b}"`).join(', ') || '(none given)'}.`,
+      `Valid scopes: ${ALL_SCOPES.join(', ')}, or "all".`,
+    );
   return scopes;
 }
 
@@ -49,7 +53,10 @@ export function registerServe(program: Command, deps: Deps): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8080')
     .option('--data <file>', 'SQLite data file (default: $XDG_DATA_HOME/pm/pm.db, else ~/.local/share/pm/pm.db)')
-    .option('--rate-limit <n/min>', 'limit each user to N requests per minute (or N/s, N/hour), as the hosted service does')
+    .option(
+      '--rate-limit <n/min>',
+      'limit each user to N requests per minute (or N/s, N/hour), as the hosted service does',
+    )
     .addHelpText(
       'after',
       `
@@ -81,7 +88,9 @@ Examples:
         logError: (err) => io.stderr.write(`pm serve: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
       });
       if (server.createdToken)
-        io.stderr.write(`pm serve: new data file: created an account and a token, written to ${tokenFileFor(dataFile)}\n`);
+        io.stderr.write(
+          `pm serve: new data file: created an account and a token, written to ${tokenFileFor(dataFile)}\n`,
+        );
       io.stderr.write(
         `pm serve: listening on ${server.url} (data: ${dataFile}${rateLimit ? `, rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000}s` : ''})\n`,
       );
@@ -116,7 +125,8 @@ Examples:
       try {
         let userId: number | undefined;
         if (opts.account !== undefined) {
-          if (!/^\d+$/.test(opts.account)) throw usageError(`--account must be an account id number, not "${opts.account}".`);
+          if (!/^\d+$/.test(opts.account))
+            throw usageError(`--account must be an account id number, not "${opts.account}".`);
           userId = store.repo.userOfAccount(Number(opts.account));
           if (userId === undefined) throw usageError(`--account: no account ${opts.account} in this data file.`);
         } else {
@@ -124,7 +134,9 @@ Examples:
         }
         const { token, id } = store.repo.createToken(userId, opts.name, scopes);
         io.stdout.write(`${token}\n`);
-        io.stderr.write(`Created token ${id} "${opts.name}" with scopes ${scopes.join(' ')}. Store it now: it is not shown again.\n`);
+        io.stderr.write(
+          `Created token ${id} "${opts.name}" with scopes ${scopes.join(' ')}. Store it now: it is not shown again.\n`,
+        );
       } finally {
         store.close();
       }
@@ -173,7 +185,7 @@ Examples:
     .command('accounts')
     .description('Manage the accounts of a data file')
     .command('create')
-    .description("Create an account with a user and a full-scope token; print the token")
+    .description('Create an account with a user and a full-scope token; print the token')
     .requiredOption('--name <name>', 'the account name')
     .option(dataOption, dataHelp)
     .action(async (opts: { name: string; data?: string }, cmd: Command) => {
@@ -183,7 +195,9 @@ Examples:
         const { accountId, userId } = store.repo.createAccount(opts.name);
         const { token } = store.repo.createToken(userId, 'owner', ALL_SCOPES);
         io.stdout.write(`${token}\n`);
-        io.stderr.write(`Created account ${accountId} "${opts.name}" and a full-scope token. Store it now: it is not shown again.\n`);
+        io.stderr.write(
+          `Created account ${accountId} "${opts.name}" and a full-scope token. Store it now: it is not shown again.\n`,
+        );
       } finally {
         store.close();
       }

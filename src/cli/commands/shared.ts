@@ -70,7 +70,8 @@ export function describeApiError(e: unknown, r?: ResourceDef): CliError {
     }
     return new CliError(EXIT.api, e.message, { status: s, ...(e.fieldErrors ? { fields: e.fieldErrors } : {}) });
   }
-  if (e instanceof NetworkError) return new CliError(EXIT.network, e.message, { hint: 'Check the base URL with `pm auth status`.' });
+  if (e instanceof NetworkError)
+    return new CliError(EXIT.network, e.message, { hint: 'Check the base URL with `pm auth status`.' });
   if (e instanceof ProtocolError) return new CliError(EXIT.api, `unexpected answer from the server: ${e.message}`);
   if (e instanceof Error && (e.name === 'AbortError' || (e as { code?: string }).code === 'UND_ERR_ABORTED'))
     return new CliError(EXIT.interrupted, 'interrupted');
