@@ -3,7 +3,7 @@
  * embedded default with an empty HOME.
  */
 import { execFile, spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,5 +106,78 @@ describe('the embedded default', () => {
     const env = cleanEnv(home, { XDG_DATA_HOME: xdg });
     expect((await pmBin(['reminders', 'create', '--title', 'x', '-q'], env)).code).toBe(0);
     expect(statSync(join(xdg, 'pm', 'pm.db')).isFile()).toBe(true);
+  });
+});
+
+describe('configuration, black-box', () => {
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startTestServer(), startTestServer()]);
+  });
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('takes flags over the environment over the project config over the user config', async () => {
+    const home = tempHome();
+    const project = join(home, 'project');
+    mkdirSync(join(home, '.config', 'pm'), { recursive: true });
+    mkdirSync(project);
+    const ta = a.newAccount().token;
+    const tb = b.newAccount().token;
+    writeFileSync(
+      join(home, '.config', 'pm', 'config.json'),
+      JSON.stringify({ profiles: { default: { base_url: a.url, token: ta }, other: { base_url: b.url, token: tb } } }),
+      { mode: 0o600 },
+    );
+    const title = async (env: Record<string, string>, args: string[] = [], cwd = home) => {
+      const r = await new Promise<Out>((resolve) => {
+        const child = spawn(process.execPath, [BIN, ...args, 'reminders', 'create', '--title', 't', '-q'], {
+          env: cleanEnv(home, env),
+          cwd,
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      });
+      return r;
+    };
+    const countA = () => a.store.db.prepare('SELECT COUNT(*) AS n FROM reminders').get() as { n: number };
+    const countB = () => b.store.db.prepare('SELECT COUNT(*) AS n FROM reminders').get() as { n: number };
+
+    // The user config alone: server a.
+    expect((await title({})).code).toBe(0);
+    expect(countA().n).toBe(1);
+    // A named profile of the user config: server b.
+    expect((await title({}, ['--profile', 'other'])).code).toBe(0);
+    expect(countB().n).toBe(1);
+    expect((await title({ PM_PROFILE: 'other' })).code).toBe(0);
+    expect(countB().n).toBe(2);
+    // A project config beats the user config (its server, with the token from the environment).
+    writeFileSync(join(project, '.pmrc.json'), JSON.stringify({ base_url: b.url }));
+    expect((await title({ PM_TOKEN: tb }, [], project)).code).toBe(0);
+    expect(countB().n).toBe(3);
+    // The environment beats the project config; a flag beats the environment.
+    expect((await title({ PM_BASE_URL: a.url, PM_TOKEN: ta }, [], project)).code).toBe(0);
+    expect(countA().n).toBe(2);
+    const flag = await title({ PM_BASE_URL: a.url, PM_TOKEN: tb }, ['--base-url', b.url], project);
+    expect(flag.code).toBe(0);
+    expect(countB().n).toBe(4);
+    // An unknown profile is a usage error.
+    const unknown = await title({}, ['--profile', 'nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('nope');
+  });
+
+  it('pages through --all across several pages in one JSON document', async () => {
+    const token = a.newAccount().token;
+    const env = cleanEnv(tempHome(), { PM_BASE_URL: a.url, PM_TOKEN: token });
+    for (let i = 0; i < 7; i++) await pmBin(['reminders', 'create', '--title', `p${i}`, '-q'], env);
+    const r = await pmBin(['reminders', 'list', '--all', '--per-page', '2', '--json', 'title'], env);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(Array.from({ length: 7 }, (_, i) => ({ title: `p${i}` })));
   });
 });
