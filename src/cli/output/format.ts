@@ -70,22 +70,26 @@ export class TimeFormatter {
 
 const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
+function scaled(seconds: number, wholeDays: boolean): string {
+  const a = Math.abs(seconds);
+  const days = seconds / 86_400;
+  if (!wholeDays) {
+    if (a < 60) return RELATIVE.format(0, 'second');
+    if (a < 3600) return RELATIVE.format(Math.round(seconds / 60), 'minute');
+    if (a < 86_400) return RELATIVE.format(Math.round(seconds / 3600), 'hour');
+  }
+  if (a < 30 * 86_400) return RELATIVE.format(Math.round(days), 'day');
+  if (a < 365 * 86_400) return RELATIVE.format(Math.round(days / 30), 'month');
+  return RELATIVE.format(Math.round(days / 365), 'year');
+}
+
 /** "in 2 days", "3 hours ago", "tomorrow": for a person reading a single record. */
 export function relative(iso: string, now: number, times: TimeFormatter): string | undefined {
-  if (DATE_ONLY.test(iso)) {
-    const days = Math.round((Date.parse(iso) - Date.parse(times.today(now))) / 86_400_000);
-    return Number.isNaN(days) ? undefined : RELATIVE.format(days, 'day');
-  }
+  // A date without time is a whole day: count days from today in the user's zone.
+  const from = DATE_ONLY.test(iso) ? Date.parse(times.today(now)) : now;
   const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return undefined;
-  const s = (ms - now) / 1000;
-  const a = Math.abs(s);
-  if (a < 60) return RELATIVE.format(0, 'second');
-  if (a < 3600) return RELATIVE.format(Math.round(s / 60), 'minute');
-  if (a < 86_400) return RELATIVE.format(Math.round(s / 3600), 'hour');
-  if (a < 30 * 86_400) return RELATIVE.format(Math.round(s / 86_400), 'day');
-  if (a < 365 * 86_400) return RELATIVE.format(Math.round(s / (30 * 86_400)), 'month');
-  return RELATIVE.format(Math.round(s / (365 * 86_400)), 'year');
+  if (Number.isNaN(ms) || Number.isNaN(from)) return undefined;
+  return scaled((ms - from) / 1000, DATE_ONLY.test(iso));
 }
 
 export function isTimeField(f: FieldDef | undefined, v: unknown): v is string {
@@ -118,7 +122,12 @@ export function humanValue(
   if (custom) {
     return oneLine(
       custom
-        .map((c) => `${String(c.label ?? c.name ?? '')}: ${c.value === null || c.value === undefined ? '' : String(c.value)}`)
+        .map((c) => {
+          const label = String(c.label ?? c.name ?? '');
+          return c.value === null || c.value === undefined || c.value === ''
+            ? `${label}:`
+            : `${label}: ${String(c.value)}`;
+        })
         .join(', '),
     );
   }

@@ -1,0 +1,484 @@
+/**
+ * The CLI's output, implemented once for every command (like gh's shared --json and
+ * tableprinter): --json [fields], --fields, -o table|json|ndjson|csv|tsv, -q and --jq.
+ *
+ * Data goes to stdout, talk (footer, "No properties found.") to stderr. On a terminal: a table
+ * with colour, local times and a footer. Piped: no colour, no box drawing, no truncation, ISO
+ * times as the API sent them. Lists stream: records are written as pages arrive, so memory does
+ * not grow with --all (a terminal table, which needs its column widths, and --jq buffer).
+ */
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import type { OutStream } from '../context.js';
+import { usageError } from '../errors.js';
+import { TimeFormatter, cellValue, csvCell, humanValue, isTimeField, relative, tsvCell } from './format.js';
+import { checkJq, runJq } from './jq.js';
+import { type Column, renderTable, width } from './table.js';
+
+export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
+
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'tsv'];
+
+export interface OutputSpec {
+  format: OutputFormat;
+  /** Only these fields, in this order (--json a,b or --fields a,b). */
+  fields?: string[];
+  /** uuids only, one a line. */
+  quiet: boolean;
+  /** A jq filter applied to the JSON output. */
+  jq?: string;
+}
+
+/** The output flags as commander gives them (values are checked here, so any type is accepted). */
+export interface OutputFlags {
+  /** --json [fields]: true, or the string "a,b". */
+  json?: unknown;
+  /** --fields a,b */
+  fields?: unknown;
+  /** -o/--output FORMAT */
+  output?: unknown;
+  /** -q/--quiet */
+  quiet?: unknown;
+  /** --jq EXPR */
+  jq?: unknown;
+}
+
+export interface Display {
+  stdout: OutStream;
+  stderr: OutStream;
+  color: boolean;
+  /** stdout is a terminal. */
+  tty: boolean;
+  /** IANA zone for times on a terminal; the system's when absent. */
+  timeZone?: string;
+  now: () => number;
+}
+
+export interface PageInfo {
+  total: number;
+  page: number;
+  perPage: number;
+  totalPages: number;
+}
+
+export interface ListPrinter {
+  /** Called once per page as pages arrive; writes the records out at once unless it must buffer. */
+  add(records: Record<string, unknown>[]): void;
+  /**
+   * Ends the output (closes the JSON array, flushes the table) and, on a terminal, writes the
+   * footer or the empty-list line on stderr. Await it: with --jq the output is written
+   * asynchronously and a jq error rejects.
+   */
+  end(info?: PageInfo & { fetchedPages?: number }): Promise<void>;
+}
+
+// ------------------------------------------------------------------ flags -> spec
+
+/** Every name --json and --fields accept: the resource's fields, and embeddable custom_fields. */
+export function fieldNames(resource: ResourceDef): string[] {
+  const names = resource.fields.map((f) => f.name);
+  if (resource.embeds?.includes('custom_fields')) names.push('custom_fields');
+  return names;
+}
+
+/** Names shown in a terminal table unless --fields says otherwise. */
+export function defaultColumns(resource: ResourceDef): string[] {
+  return resource.fields.filter((f) => f.column).map((f) => f.name);
+}
+
+/** Embeds a command must request for the selected fields to have values (custom_fields). */
+export function embedsFor(resource: ResourceDef, spec: OutputSpec): string[] {
+  return (resource.embeds ?? []).filter((e) => spec.fields?.includes(e));
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j] as number;
+      row[j] = Math.min(up + 1, (row[j - 1] as number) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return row[b.length] as number;
+}
+
+function parseFields(resource: ResourceDef, text: string, flag: string): string[] {
+  const valid = fieldNames(resource);
+  const list = `Valid fields for ${resource.path}: ${valid.join(', ')}.`;
+  const names = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim().replace(/-/g, '_'))
+        .filter(Boolean),
+    ),
+  ];
+  if (!names.length) throw usageError(`${flag} needs at least one field name. ${list}`);
+  for (const name of names) {
+    if (valid.includes(name)) continue;
+    const near = valid
+      .map((v) => ({ v, d: distance(name, v) }))
+      .filter((x) => x.d <= 2)
+      .sort((a, b) => a.d - b.d)[0];
+    throw usageError(`${flag}: unknown field "${name}". ${list}`, near ? `Did you mean "${near.v}"?` : undefined);
+  }
+  return names;
+}
+
+const isFormat = (s: string): s is OutputFormat => (OUTPUT_FORMATS as readonly string[]).includes(s);
+
+/**
+ * The output a command's flags ask for. Usage errors (exit 2): an unknown format or field,
+ * --json with -o other than json, --json FIELDS with --fields, --jq with -q or -o csv/tsv/ndjson.
+ */
+export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): OutputSpec {
+  let format: OutputFormat = 'table';
+  const output = flags.output === undefined ? undefined : String(flags.output).trim().toLowerCase();
+  if (output !== undefined) {
+    if (!isFormat(output))
+      throw usageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not "${String(flags.output)}".`);
+    format = output;
+  }
+  const json = flags.json;
+  if (json !== undefined && json !== false) {
+    if (output !== undefined && output !== 'json')
+      throw usageError(
+        `--json and --output ${output} cannot be used together.`,
+        'Use --json (or -o json) for JSON, -o for the other formats.',
+      );
+    format = 'json';
+  }
+  const jsonFields = typeof json === 'string' && json.trim() !== '' ? json : undefined;
+  if (jsonFields !== undefined && flags.fields !== undefined)
+    throw usageError('--json FIELDS and --fields cannot be used together.', 'Name the fields once: --json a,b.');
+  const fields =
+    jsonFields !== undefined
+      ? parseFields(resource, jsonFields, '--json')
+      : flags.fields !== undefined
+        ? parseFields(resource, String(flags.fields), '--fields')
+        : undefined;
+  const quiet = flags.quiet === true;
+  let jq: string | undefined;
+  if (flags.jq !== undefined && flags.jq !== false) {
+    jq = String(flags.jq);
+    if (!jq.trim()) throw usageError('--jq needs a jq expression, e.g. --jq ".[].uuid".');
+    if (quiet) throw usageError('--jq and --quiet cannot be used together.');
+    if (format !== 'table' && format !== 'json')
+      throw usageError(`--jq filters JSON: it cannot be used with --output ${format}.`);
+    format = 'json';
+  }
+  return { format, ...(fields ? { fields } : {}), quiet, ...(jq !== undefined ? { jq } : {}) };
+}
+
+/**
+ * Loads jq and compiles --jq's filter, so that a mistake in it is a usage error before any
+ * request is made. Costs nothing without --jq.
+ */
+export async function prepareOutput(spec: OutputSpec): Promise<void> {
+  if (spec.jq !== undefined) await checkJq(spec.jq);
+}
+
+/**
+ * NO_COLOR (any non-empty value) disables; FORCE_COLOR=0 (or false) disables and FORCE_COLOR=1..3
+ * (or empty, or true) forces; --no-color (flag false) disables, over the environment too;
+ * otherwise colour iff the stream is a terminal.
+ */
+export function colorEnabled(
+  env: Readonly<Record<string, string | undefined>>,
+  isTTY: boolean | undefined,
+  flag: boolean | undefined,
+): boolean {
+  if (flag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) {
+    const f = force.trim().toLowerCase();
+    if (f === '0' || f === 'false') return false;
+    if (f === '' || f === 'true' || Number(f) >= 1) return true;
+  }
+  return isTTY === true;
+}
+
+// ------------------------------------------------------------------ shared helpers
+
+function select(record: Record<string, unknown>, fields: readonly string[] | undefined): Record<string, unknown> {
+  if (!fields) return record;
+  const out: Record<string, unknown> = {};
+  for (const f of fields) out[f] = record[f] ?? null;
+  return out;
+}
+
+function fieldMap(resource: ResourceDef): Map<string, FieldDef> {
+  return new Map(resource.fields.map((f) => [f.name, f]));
+}
+
+/** CSV/TSV columns: the selected fields, else every field (and custom_fields when embedded). */
+function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Record<string, unknown> | undefined): string[] {
+  if (spec.fields) return spec.fields;
+  const names = resource.fields.map((f) => f.name);
+  if (first && 'custom_fields' in first) names.push('custom_fields');
+  return names;
+}
+
+const plural = (resource: ResourceDef): string => resource.path.replace(/-/g, ' ');
+
+const colors = (d: Display): ChalkInstance => new Chalk({ level: d.color ? 1 : 0 });
+
+const uuidLine = (r: Record<string, unknown>): string =>
+  r.uuid === undefined || r.uuid === null ? '' : `${String(r.uuid)}\n`;
+
+/** The stderr line that ends a list on a terminal. */
+export function footer(resource: ResourceDef, count: number, info?: PageInfo & { fetchedPages?: number }): string {
+  if (count === 0) {
+    if (info && info.total > 0 && info.page > info.totalPages)
+      return `No ${plural(resource)} on page ${info.page}: there ${info.totalPages === 1 ? 'is 1 page' : `are ${info.totalPages} pages`}.\n`;
+    return `No ${plural(resource)} found.\n`;
+  }
+  if (!info) return '';
+  const start = (info.page - 1) * info.perPage + 1;
+  const range = `showing ${start}-${start + count - 1} of ${info.total}`;
+  return (info.fetchedPages ?? 1) > 1 ? `${range}\n` : `${range}, page ${info.page} of ${info.totalPages}\n`;
+}
+
+// ------------------------------------------------------------------ lists
+
+interface Sink {
+  add(records: Record<string, unknown>[]): void;
+  end(): Promise<void> | void;
+}
+
+function jsonSink(spec: OutputSpec, d: Display): Sink {
+  let n = 0;
+  return {
+    add(records) {
+      let s = '';
+      for (const r of records) {
+        const v = select(r, spec.fields);
+        const text = d.tty ? JSON.stringify(v, null, 2).replace(/^/gm, '  ') : JSON.stringify(v);
+        s += (n++ === 0 ? '[\n' : ',\n') + text;
+      }
+      if (s) d.stdout.write(s);
+    },
+    end() {
+      d.stdout.write(n === 0 ? '[]\n' : '\n]\n');
+    },
+  };
+}
+
+function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep: ',' | '\t'): Sink {
+  const cell = sep === ',' ? csvCell : tsvCell;
+  const defs = fieldMap(resource);
+  let columns: string[] | undefined;
+  const header = (first: Record<string, unknown> | undefined): string => {
+    columns = dataColumns(resource, spec, first);
+    return `${columns.map(cell).join(sep)}\n`;
+  };
+  return {
+    add(records) {
+      let s = '';
+      for (const r of records) {
+        if (!columns) s += header(r);
+        s += `${(columns as string[]).map((c) => cell(cellValue(defs.get(c), r[c]))).join(sep)}\n`;
+      }
+      if (s) d.stdout.write(s);
+    },
+    end() {
+      if (!columns) d.stdout.write(header(undefined));
+    },
+  };
+}
+
+function pipedTableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
+  const defs = fieldMap(resource);
+  const columns = spec.fields ?? defaultColumns(resource);
+  return {
+    add(records) {
+      let s = '';
+      for (const r of records) s += `${columns.map((c) => humanValue(defs.get(c), r[c], undefined)).join('\t')}\n`;
+      if (s) d.stdout.write(s);
+    },
+    end() {},
+  };
+}
+
+function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
+  const defs = fieldMap(resource);
+  const names = spec.fields ?? defaultColumns(resource);
+  const times = new TimeFormatter(d.timeZone);
+  const c = colors(d);
+  const rows: string[][] = [];
+  return {
+    add(records) {
+      for (const r of records) rows.push(names.map((n) => humanValue(defs.get(n), r[n], times)));
+    },
+    end() {
+      if (!rows.length) return;
+      const columns: Column[] = names.map((n) => {
+        const f = defs.get(n);
+        return {
+          header: c.bold(n),
+          headerWidth: width(n),
+          right: f?.kind === 'int',
+          shrinkable: n !== 'uuid' && (f === undefined || f.kind === 'text'),
+        };
+      });
+      renderTable(columns, rows, d.stdout.columns || 100, (text) => d.stdout.write(text));
+    },
+  };
+}
+
+function jqSink(spec: OutputSpec & { jq: string }, d: Display): Sink {
+  const all: Record<string, unknown>[] = [];
+  return {
+    add(records) {
+      for (const r of records) all.push(select(r, spec.fields));
+    },
+    async end() {
+      d.stdout.write(await runJq(all, spec.jq, (s) => d.stderr.write(s)));
+    },
+  };
+}
+
+function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
+  if (spec.quiet)
+    return {
+      add: (records) => {
+        const s = records.map(uuidLine).join('');
+        if (s) d.stdout.write(s);
+      },
+      end() {},
+    };
+  if (spec.jq !== undefined) return jqSink({ ...spec, jq: spec.jq }, d);
+  switch (spec.format) {
+    case 'json':
+      return jsonSink(spec, d);
+    case 'ndjson':
+      return {
+        add: (records) => {
+          const s = records.map((r) => `${JSON.stringify(select(r, spec.fields))}\n`).join('');
+          if (s) d.stdout.write(s);
+        },
+        end() {},
+      };
+    case 'csv':
+      return delimitedSink(resource, spec, d, ',');
+    case 'tsv':
+      return delimitedSink(resource, spec, d, '\t');
+    default:
+      return d.tty ? terminalTableSink(resource, spec, d) : pipedTableSink(resource, spec, d);
+  }
+}
+
+export function createListPrinter(resource: ResourceDef, spec: OutputSpec, d: Display): ListPrinter {
+  const sink = sinkFor(resource, spec, d);
+  let count = 0;
+  return {
+    add(records) {
+      count += records.length;
+      sink.add(records);
+    },
+    async end(info) {
+      await sink.end();
+      if (d.tty && !spec.quiet) {
+        const line = footer(resource, count, info);
+        if (line) d.stderr.write(line);
+      }
+    },
+  };
+}
+
+// ------------------------------------------------------------------ one record
+
+/** Keys of the vertical listing: the selection, else every field then any other key sent. */
+function recordKeys(resource: ResourceDef, record: Record<string, unknown>, spec: OutputSpec): string[] {
+  if (spec.fields) return spec.fields;
+  const names = resource.fields.map((f) => f.name);
+  return [...names, ...Object.keys(record).filter((k) => !names.includes(k))];
+}
+
+function verticalTerminal(
+  resource: ResourceDef,
+  record: Record<string, unknown>,
+  spec: OutputSpec,
+  d: Display,
+): string {
+  const defs = fieldMap(resource);
+  const keys = recordKeys(resource, record, spec);
+  const times = new TimeFormatter(d.timeZone);
+  const c = colors(d);
+  const w = Math.max(...keys.map(width));
+  const indent = ' '.repeat(w + 2);
+  let s = '';
+  for (const k of keys) {
+    const f = defs.get(k);
+    const v = record[k];
+    let text = humanValue(f, v, times, true);
+    if (typeof v === 'string' && (isTimeField(f, v) || f?.kind === 'date_or_datetime')) {
+      const when = relative(v, d.now(), times);
+      if (when) text += ` ${c.dim(`(${when})`)}`;
+    }
+    s += text ? `${c.cyan(k)}${' '.repeat(w - width(k))}  ${text.replace(/\n/g, `\n${indent}`)}\n` : `${c.cyan(k)}\n`;
+  }
+  return s;
+}
+
+/**
+ * One record (get, create, update). json: the object; ndjson: one line; quiet: the uuid;
+ * csv/tsv: header and one row; table on a terminal: a vertical "key  value" listing; piped
+ * table: `key<TAB>value` lines with ISO times. Await it when --jq may be set.
+ */
+export async function printRecord(
+  resource: ResourceDef,
+  record: Record<string, unknown>,
+  spec: OutputSpec,
+  d: Display,
+): Promise<void> {
+  if (spec.quiet) {
+    d.stdout.write(uuidLine(record));
+    return;
+  }
+  if (spec.jq !== undefined) {
+    d.stdout.write(await runJq(select(record, spec.fields), spec.jq, (s) => d.stderr.write(s)));
+    return;
+  }
+  switch (spec.format) {
+    case 'json': {
+      const v = select(record, spec.fields);
+      d.stdout.write(`${d.tty ? JSON.stringify(v, null, 2) : JSON.stringify(v)}\n`);
+      return;
+    }
+    case 'ndjson':
+      d.stdout.write(`${JSON.stringify(select(record, spec.fields))}\n`);
+      return;
+    case 'csv':
+    case 'tsv': {
+      const sink = delimitedSink(resource, spec, d, spec.format === 'csv' ? ',' : '\t');
+      sink.add([record]);
+      return;
+    }
+    default: {
+      if (d.tty) {
+        d.stdout.write(verticalTerminal(resource, record, spec, d));
+        return;
+      }
+      const defs = fieldMap(resource);
+      const lines = recordKeys(resource, record, spec).map(
+        (k) => `${k}\t${humanValue(defs.get(k), record[k], undefined)}\n`,
+      );
+      d.stdout.write(lines.join(''));
+    }
+  }
+}
+
+/** A raw JSON value (`pm api`): pretty on a terminal, compact when piped; --jq applied if given. */
+export async function printJson(value: unknown, spec: Pick<OutputSpec, 'jq'>, d: Display): Promise<void> {
+  if (spec.jq !== undefined) {
+    d.stdout.write(await runJq(value, spec.jq, (s) => d.stderr.write(s)));
+    return;
+  }
+  if (value === undefined) return;
+  d.stdout.write(`${d.tty ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`);
+}

@@ -1,0 +1,105 @@
+/**
+ * The terminal table: cli-table3 without box drawing (columns two spaces apart, like gh), long
+ * text shortened with … so that a row fits the terminal. cli-table3 is loaded on first use.
+ */
+import { createRequire } from 'node:module';
+import type CliTable3 from 'cli-table3';
+
+export interface Column {
+  /** The header, already coloured or not. */
+  readonly header: string;
+  /** The header's width on screen (without colour codes). */
+  readonly headerWidth: number;
+  /** Numbers line up on the right. */
+  readonly right: boolean;
+  /** May be shortened to fit (free text; never uuids, times or numbers). */
+  readonly shrinkable: boolean;
+}
+
+const GAP = 2;
+const MIN_WIDTH = 6;
+
+const require = createRequire(import.meta.url);
+let TableClass: typeof CliTable3 | undefined;
+
+/** Width on screen, counting code points (good enough to share out the columns). */
+export const width = (s: string): number => [...s].length;
+
+/**
+ * Column widths that fit `total`: columns that fit keep their natural width; otherwise the
+ * shrinkable ones share what is left, the narrow ones first keeping theirs ("water filling").
+ * A column keeps its header whole while that still fits, and never goes below MIN_WIDTH.
+ */
+export function fitWidths(natural: readonly number[], columns: readonly Column[], total: number): number[] {
+  const widths = [...natural];
+  const used = natural.reduce((a, b) => a + b, 0) + GAP * Math.max(0, natural.length - 1);
+  if (used <= total) return widths;
+  const shrink = columns.map((c, i) => (c.shrinkable ? i : -1)).filter((i) => i >= 0);
+  if (!shrink.length) return widths;
+  const budget = total - (used - shrink.reduce((a, i) => a + (natural[i] ?? 0), 0));
+  const floorOf = (i: number, keepHeader: boolean): number =>
+    Math.min(natural[i] ?? 0, Math.max(MIN_WIDTH, keepHeader ? (columns[i]?.headerWidth ?? 0) : 0));
+  const keepHeaders = shrink.reduce((a, i) => a + floorOf(i, true), 0) <= budget;
+  let left = budget;
+  const order = [...shrink].sort((a, b) => (natural[a] ?? 0) - (natural[b] ?? 0));
+  order.forEach((i, k) => {
+    const share = Math.floor(left / (order.length - k));
+    const w = Math.max(Math.min(natural[i] ?? 0, share), floorOf(i, keepHeaders));
+    widths[i] = w;
+    left -= w;
+  });
+  return widths;
+}
+
+const NO_BORDERS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: ' '.repeat(GAP),
+};
+
+/** Rows per cli-table3 instance: its layout time grows with the square of the rows, so a long list is drawn in chunks of the same column widths (linear: ~0.1 ms a row). */
+const CHUNK = 50;
+
+/** Writes the table: the header, then a line per row, no trailing spaces, chunk by chunk. */
+export function renderTable(
+  columns: readonly Column[],
+  rows: readonly string[][],
+  total: number,
+  write: (text: string) => void,
+): void {
+  TableClass ??= require('cli-table3') as typeof CliTable3;
+  const Table = TableClass;
+  const natural = columns.map((c, i) => rows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), c.headerWidth));
+  const colWidths = fitWidths(natural, columns, total);
+  const align = (c: Column) => (c.right ? 'right' : 'left') as 'right' | 'left';
+  const chunk = (head: boolean, part: readonly string[][]): string => {
+    const table = new Table({
+      ...(head ? { head: columns.map((c) => ({ content: c.header, hAlign: align(c) })) as unknown as string[] } : {}),
+      chars: NO_BORDERS,
+      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+      colWidths,
+      truncate: '…',
+      wordWrap: false,
+    });
+    for (const r of part) table.push(columns.map((c, i) => ({ content: r[i] ?? '', hAlign: align(c) })));
+    return table
+      .toString()
+      .split('\n')
+      .map((l) => `${l.trimEnd()}\n`)
+      .join('');
+  };
+  write(chunk(true, rows.slice(0, CHUNK)));
+  for (let i = CHUNK; i < rows.length; i += CHUNK) write(chunk(false, rows.slice(i, i + CHUNK)));
+}

@@ -1,0 +1,364 @@
+import { describe, expect, test } from 'vitest';
+import {
+  type OutputFlags,
+  type PageInfo,
+  createListPrinter,
+  outputSpecFrom,
+  printRecord,
+} from '../../../src/cli/output/index.js';
+import type { ResourceDef } from '../../../src/resources/types.js';
+import {
+  ANSI,
+  CF1,
+  P1,
+  P2,
+  P3,
+  R1,
+  R2,
+  customFields,
+  properties,
+  property,
+  reminders,
+  type Screen,
+  screen,
+} from './helpers.js';
+
+const PAGE1: PageInfo = { total: 53, page: 1, perPage: 10, totalPages: 6 };
+
+/** Prints `pages` (one add() per page) with the flags, on the screen, and ends with `info`. */
+async function list(
+  r: ResourceDef,
+  flags: OutputFlags,
+  s: Screen,
+  pages: Record<string, unknown>[][],
+  info?: PageInfo & { fetchedPages?: number },
+): Promise<Screen> {
+  const printer = createListPrinter(r, outputSpecFrom(r, flags), s);
+  for (const page of pages) printer.add(page);
+  await printer.end(info);
+  return s;
+}
+
+const bold = (s: string) => `\x1b[1m${s}\x1b[22m`;
+
+const PROPERTIES_TABLE = [
+  'uuid                                  address        city   postcode  type   bedrooms  bathrooms  num_notes',
+  '0b6e2a0e-5b1d-4f3a-9c51-000000000001  1 High Street  Leeds  LS1 1AA   house         1          1          2',
+  '0b6e2a0e-5b1d-4f3a-9c51-000000000002  2 High Street  Leeds  LS1 1AA   house         2          1          2',
+  '0b6e2a0e-5b1d-4f3a-9c51-000000000003  3 High Street  Leeds  LS1 1AA   house         3          1          2',
+];
+
+describe('table on a terminal', () => {
+  test('default columns, numbers on the right, no colour when off, footer on stderr', async () => {
+    const s = await list(properties, {}, screen({ tty: true, columns: 120 }), [[P1, P2], [P3]], PAGE1);
+    expect(s.out.text).toBe(`${PROPERTIES_TABLE.join('\n')}\n`);
+    expect(s.err.text).toBe('showing 1-3 of 53, page 1 of 6\n');
+    expect(s.out.text + s.err.text).not.toMatch(ANSI);
+  });
+
+  test('colour on: bold headers, same layout', async () => {
+    const s = await list(properties, {}, screen({ tty: true, color: true, columns: 120 }), [[P1, P2, P3]], PAGE1);
+    const header = (PROPERTIES_TABLE[0] as string).replace(/\S+/g, bold);
+    expect(s.out.text).toBe(`${[header, ...PROPERTIES_TABLE.slice(1)].join('\n')}\n`);
+  });
+
+  test('local times, dates as they are, yes/no, long text shortened with … to the width', async () => {
+    const s = await list(reminders, {}, screen({ tty: true, columns: 80 }), [[R1, R2]]);
+    expect(s.out.text).toBe(
+      [
+        'uuid                                  title            due_at            anytime',
+        'a1000000-0000-4000-8000-000000000001  Gas safety che…  2026-06-12 09:00  no',
+        'a1000000-0000-4000-8000-000000000002  Renew the insu…  2026-12-01        yes',
+        '',
+      ].join('\n'),
+    );
+    for (const line of s.out.text.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  test('times in the given zone', async () => {
+    const s = await list(reminders, { fields: 'uuid,due_at' }, screen({ tty: true, timeZone: 'UTC' }), [[R1]]);
+    expect(s.out.text).toBe(
+      [
+        'uuid                                  due_at',
+        'a1000000-0000-4000-8000-000000000001  2026-06-12 08:00',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('code objects by name, null as empty', async () => {
+    const s = await list(customFields, {}, screen({ tty: true }), [[CF1, { ...CF1, uuid: 'c2', name: null }]]);
+    expect(s.out.text).toBe(
+      [
+        'uuid                                  name    label   type  entity_type',
+        'c1000000-0000-4000-8000-000000000001  colour  Colour  Text  Property',
+        'c2                                            Colour  Text  Property',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('--fields chooses the columns and their order', async () => {
+    const s = await list(properties, { fields: 'city,uuid,has_garage' }, screen({ tty: true }), [[P1, P2]]);
+    expect(s.out.text).toBe(
+      [
+        'city   uuid                                  has_garage',
+        'Leeds  0b6e2a0e-5b1d-4f3a-9c51-000000000001  yes',
+        'Leeds  0b6e2a0e-5b1d-4f3a-9c51-000000000002  no',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('line breaks and control characters in text never reach the terminal', async () => {
+    const evil = property(1, { address: 'Flat 2\nThe Mill\x1b[2J' });
+    const s = await list(properties, { fields: 'address' }, screen({ tty: true }), [[evil]]);
+    expect(s.out.text).toBe('address\nFlat 2 The Mill [2J\n');
+  });
+
+  test('a long list (drawn in chunks) keeps one header and the same column widths throughout', async () => {
+    const many = Array.from({ length: 120 }, (_, i) => property(i, { address: i === 117 ? 'The Long House' : `${i}` }));
+    const s = await list(properties, { fields: 'address,bedrooms' }, screen({ tty: true }), [many]);
+    const lines = s.out.text.split('\n');
+    expect(lines).toHaveLength(122);
+    expect(lines[0]).toBe('address         bedrooms');
+    expect(lines[1]).toBe('0                      0');
+    expect(lines[118]).toBe('The Long House       117');
+    expect(lines[120]).toBe('119                  119');
+    expect(lines.filter((l) => l.startsWith('address'))).toHaveLength(1);
+  });
+
+  test('buffers until end (it needs the column widths)', () => {
+    const s = screen({ tty: true });
+    createListPrinter(properties, outputSpecFrom(properties, {}), s).add([P1]);
+    expect(s.out.text).toBe('');
+  });
+
+  test('an empty list: nothing on stdout, a friendly line on stderr', async () => {
+    const s = await list(customFields, {}, screen({ tty: true }), [[]], {
+      total: 0,
+      page: 1,
+      perPage: 15,
+      totalPages: 0,
+    });
+    expect(s.out.text).toBe('');
+    expect(s.err.text).toBe('No custom fields found.\n');
+  });
+});
+
+describe('table piped', () => {
+  test('tab-separated, no header, no colour, no truncation, ISO times as sent, no footer', async () => {
+    const s = await list(reminders, {}, screen({ tty: false, color: false, columns: 20 }), [[R1], [R2]], PAGE1);
+    expect(s.out.text).toBe(
+      [
+        'a1000000-0000-4000-8000-000000000001\tGas safety check\t2026-06-12T08:00:00+00:00\tno',
+        'a1000000-0000-4000-8000-000000000002\tRenew the insurance before it runs out at the end of the month\t2026-12-01\tyes',
+        '',
+      ].join('\n'),
+    );
+    expect(s.err.text).toBe('');
+  });
+
+  test('writes each page as it arrives', () => {
+    const s = screen({ tty: false });
+    const printer = createListPrinter(properties, outputSpecFrom(properties, {}), s);
+    printer.add([P1]);
+    expect(s.out.text).toBe('0b6e2a0e-5b1d-4f3a-9c51-000000000001\t1 High Street\tLeeds\tLS1 1AA\thouse\t1\t1\t2\n');
+  });
+
+  test('tabs and line breaks inside values become spaces', async () => {
+    const s = await list(properties, { fields: 'address,city' }, screen({ tty: false }), [
+      [property(1, { address: 'a\tb\nc' })],
+    ]);
+    expect(s.out.text).toBe('a b c\tLeeds\n');
+  });
+
+  test('an empty list prints nothing, on either stream', async () => {
+    const s = await list(properties, {}, screen({ tty: false }), [[]], { ...PAGE1, total: 0, totalPages: 0 });
+    expect(s.out.text + s.err.text).toBe('');
+  });
+});
+
+describe('json', () => {
+  test('streamed across three add() calls: one valid JSON array, one record a line when piped', async () => {
+    const s = screen({ tty: false });
+    const printer = createListPrinter(properties, outputSpecFrom(properties, { json: 'uuid,bedrooms' }), s);
+    printer.add([P1]);
+    expect(s.out.text).toBe('[\n{"uuid":"0b6e2a0e-5b1d-4f3a-9c51-000000000001","bedrooms":1}');
+    printer.add([P2]);
+    printer.add([P3]);
+    await printer.end(PAGE1);
+    expect(s.out.text).toBe(
+      [
+        '[',
+        '{"uuid":"0b6e2a0e-5b1d-4f3a-9c51-000000000001","bedrooms":1},',
+        '{"uuid":"0b6e2a0e-5b1d-4f3a-9c51-000000000002","bedrooms":2},',
+        '{"uuid":"0b6e2a0e-5b1d-4f3a-9c51-000000000003","bedrooms":3}',
+        ']',
+        '',
+      ].join('\n'),
+    );
+    expect(JSON.parse(s.out.text)).toEqual(
+      [1, 2, 3].map((n) => ({ uuid: P1.uuid?.toString().replace(/1$/, `${n}`), bedrooms: n })),
+    );
+    expect(s.err.text).toBe('');
+  });
+
+  test('all fields as sent, pretty on a terminal, still one document', async () => {
+    const s = await list(properties, { json: true }, screen({ tty: true }), [[P1], [], [P2, P3]], PAGE1);
+    expect(JSON.parse(s.out.text)).toEqual([P1, P2, P3]);
+    expect(s.out.text).toBe(`${JSON.stringify([P1, P2, P3], null, 2)}\n`);
+    expect(s.err.text).toBe('showing 1-3 of 53, page 1 of 6\n');
+  });
+
+  test('fields kept in the order given; a missing one is null', async () => {
+    const s = await list(properties, { json: 'custom_fields,city,uuid' }, screen({ tty: false }), [[P1]]);
+    expect(JSON.parse(s.out.text)).toEqual([{ custom_fields: null, city: 'Leeds', uuid: P1.uuid }]);
+    expect(Object.keys(JSON.parse(s.out.text)[0])).toEqual(['custom_fields', 'city', 'uuid']);
+  });
+
+  test('an empty list is "[]", with the friendly line on a terminal only', async () => {
+    const piped = await list(properties, { json: true }, screen({ tty: false }), []);
+    expect(piped.out.text).toBe('[]\n');
+    expect(piped.err.text).toBe('');
+    const tty = await list(properties, { output: 'json' }, screen({ tty: true }), [[]]);
+    expect(tty.out.text).toBe('[]\n');
+    expect(tty.err.text).toBe('No properties found.\n');
+  });
+});
+
+describe('ndjson', () => {
+  test('one compact object a line, as pages arrive', async () => {
+    const s = screen({ tty: false });
+    const printer = createListPrinter(customFields, outputSpecFrom(customFields, { output: 'ndjson' }), s);
+    printer.add([CF1]);
+    expect(s.out.text).toBe(`${JSON.stringify(CF1)}\n`);
+    printer.add([{ ...CF1, uuid: 'c2' }]);
+    await printer.end();
+    expect(s.out.text).toBe(`${JSON.stringify(CF1)}\n${JSON.stringify({ ...CF1, uuid: 'c2' })}\n`);
+  });
+
+  test('with fields', async () => {
+    const s = await list(reminders, { output: 'ndjson', fields: 'title,anytime' }, screen({ tty: false }), [[R1, R2]]);
+    expect(s.out.text).toBe(
+      '{"title":"Gas safety check","anytime":false}\n' +
+        '{"title":"Renew the insurance before it runs out at the end of the month","anytime":true}\n',
+    );
+  });
+});
+
+describe('csv and tsv', () => {
+  const CF_HEADER = 'uuid,created_at,updated_at,name,label,type,entity_type';
+
+  test('csv: header of every field, values as sent, codes as numbers, null empty', async () => {
+    const s = await list(customFields, { output: 'csv' }, screen({ tty: true }), [[CF1], [{ ...CF1, name: null }]]);
+    const row = 'c1000000-0000-4000-8000-000000000001,2026-01-15T09:30:00+00:00,2026-01-15T09:30:00+00:00';
+    expect(s.out.text).toBe(`${CF_HEADER}\n${row},colour,Colour,1,2\n${row},,Colour,1,2\n`);
+  });
+
+  test('csv quoting: quotes, commas and line breaks (RFC 4180)', async () => {
+    const p = property(1, { address: 'Flat 2, "The Mill"', address2: 'line one\nline two', city: 'plain' });
+    const s = await list(
+      properties,
+      { output: 'csv', fields: 'address,address2,city,has_garage' },
+      screen({ tty: false }),
+      [[p]],
+    );
+    expect(s.out.text).toBe(
+      'address,address2,city,has_garage\n"Flat 2, ""The Mill""","line one\nline two",plain,true\n',
+    );
+  });
+
+  test('csv: custom_fields as compact JSON, a column only when embedded', async () => {
+    const cf = { data: [{ uuid: 'u', name: 'colour', label: 'Colour', value: 'red' }] };
+    const s = await list(properties, { output: 'csv' }, screen({ tty: false }), [[{ ...P1, custom_fields: cf }]]);
+    const [header, row] = s.out.text.split('\n');
+    expect(header?.endsWith(',num_notes,custom_fields')).toBe(true);
+    expect(
+      row?.endsWith(',0,2,"{""data"":[{""uuid"":""u"",""name"":""colour"",""label"":""Colour"",""value"":""red""}]}"'),
+    ).toBe(true);
+    const plain = await list(properties, { output: 'csv' }, screen({ tty: false }), [[P1]]);
+    expect(plain.out.text.split('\n')[0]?.endsWith(',num_notes')).toBe(true);
+  });
+
+  test('csv of an empty list is the header alone', async () => {
+    const s = await list(customFields, { output: 'csv' }, screen({ tty: false }), []);
+    expect(s.out.text).toBe(`${CF_HEADER}\n`);
+  });
+
+  test('tsv: tabs and line breaks in values become spaces, no quoting', async () => {
+    const p = property(1, { address: 'a\tb', address2: 'c\r\nd"e' });
+    const s = await list(
+      properties,
+      { output: 'tsv', fields: 'uuid,address,address2,bedrooms' },
+      screen({ tty: false }),
+      [[p]],
+    );
+    expect(s.out.text).toBe(`uuid\taddress\taddress2\tbedrooms\n${P1.uuid}\ta b\tc d"e\t1\n`);
+  });
+
+  test('written as pages arrive', () => {
+    const s = screen({ tty: false });
+    createListPrinter(customFields, outputSpecFrom(customFields, { output: 'tsv', fields: 'name' }), s).add([CF1]);
+    expect(s.out.text).toBe('name\ncolour\n');
+  });
+});
+
+describe('quiet', () => {
+  test('uuids only, whatever the format, no footer', async () => {
+    for (const flags of [{ quiet: true }, { quiet: true, json: true }, { quiet: true, output: 'csv' }]) {
+      const s = await list(properties, flags, screen({ tty: true }), [[P1], [P2]], PAGE1);
+      expect(s.out.text).toBe(`${P1.uuid}\n${P2.uuid}\n`);
+      expect(s.err.text).toBe('');
+    }
+  });
+
+  test('streams', () => {
+    const s = screen({ tty: false });
+    createListPrinter(properties, outputSpecFrom(properties, { quiet: true }), s).add([P3]);
+    expect(s.out.text).toBe(`${P3.uuid}\n`);
+  });
+});
+
+describe('footer', () => {
+  const end = async (count: number, info?: PageInfo & { fetchedPages?: number }) => {
+    const records = Array.from({ length: count }, (_, i) => property(i));
+    return (await list(properties, {}, screen({ tty: true }), [records], info)).err.text;
+  };
+
+  test('a page in the middle', async () => {
+    expect(await end(10, { total: 53, page: 2, perPage: 10, totalPages: 6 })).toBe(
+      'showing 11-20 of 53, page 2 of 6\n',
+    );
+  });
+
+  test('the last, short page', async () => {
+    expect(await end(3, { total: 53, page: 6, perPage: 10, totalPages: 6 })).toBe('showing 51-53 of 53, page 6 of 6\n');
+  });
+
+  test('several pages fetched (--all)', async () => {
+    expect(await end(53, { total: 53, page: 1, perPage: 10, totalPages: 6, fetchedPages: 6 })).toBe(
+      'showing 1-53 of 53\n',
+    );
+  });
+
+  test('a page past the last', async () => {
+    expect(await end(0, { total: 53, page: 9, perPage: 10, totalPages: 6 })).toBe(
+      'No properties on page 9: there are 6 pages.\n',
+    );
+  });
+
+  test('no page information: no footer', async () => {
+    expect(await end(2)).toBe('');
+  });
+
+  test('colour off: no ANSI codes in any format, on either stream', async () => {
+    for (const flags of [{}, { json: true }, { output: 'ndjson' }, { output: 'csv' }, { output: 'tsv' }]) {
+      const s = await list(reminders, flags, screen({ tty: true, color: false }), [[R1, R2]], PAGE1);
+      expect(s.out.text + s.err.text).not.toMatch(ANSI);
+      const r = screen({ tty: true, color: false });
+      await printRecord(reminders, R2, outputSpecFrom(reminders, flags), r);
+      expect(r.out.text).not.toMatch(ANSI);
+    }
+  });
+});
