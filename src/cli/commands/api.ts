@@ -66,7 +66,8 @@ Examples:
       }
       const globals = globalsOf(cmd);
       const { withSession } = await import('../session.js');
-      const { printJson } = await import('../output/index.js');
+      const { printJson, prepareOutput } = await import('../output/index.js');
+      if (opts.jq !== undefined) await prepareOutput({ format: 'json', quiet: false, jq: String(opts.jq) });
       await withSession(globals, deps, async (s) => {
         let res: Awaited<ReturnType<typeof s.http.request>>;
         try {

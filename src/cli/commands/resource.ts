@@ -141,6 +141,24 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
 
 // ------------------------------------------------------------------ run functions
 
+type Spec = import('../output/index.js').OutputSpec;
+
+/** The output flags, checked (a bad --jq is a usage error before any request). */
+async function outputSpec(r: ResourceDef, opts: Opts): Promise<Spec> {
+  const { outputSpecFrom, prepareOutput } = await import('../output/index.js');
+  const spec = outputSpecFrom(r, opts);
+  await prepareOutput(spec);
+  return spec;
+}
+
+/** --embed, plus what the selected fields need (--json custom_fields embeds them). */
+function embedList(r: ResourceDef, opts: Opts, spec: Spec): string | undefined {
+  const names = new Set<string>();
+  if (opts.embed !== undefined) for (const e of String(opts.embed).split(',')) if (e.trim()) names.add(e.trim());
+  for (const e of r.embeds ?? []) if (spec.fields?.includes(e)) names.add(e);
+  return names.size ? [...names].join(',') : undefined;
+}
+
 function pageNumber(flag: string, v: unknown, max?: number): number | undefined {
   if (v === undefined) return undefined;
   const s = String(v);
@@ -150,15 +168,16 @@ function pageNumber(flag: string, v: unknown, max?: number): number | undefined 
 }
 
 async function runList(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
-  const { outputSpecFrom, createListPrinter } = await import('../output/index.js');
-  const spec = outputSpecFrom(r, opts);
+  const { createListPrinter } = await import('../output/index.js');
+  const spec = await outputSpec(r, opts);
   const q = filterQuery(r, opts, deps.now());
   const page = pageNumber('page', opts.page);
   const perPage = pageNumber('per-page', opts.perPage, MAX_PER_PAGE);
   const limit = pageNumber('limit', opts.limit);
   const all = opts.all === true;
   if (all && limit !== undefined) throw usageError('--all and --limit cannot be used together.');
-  if (opts.embed !== undefined) q.set('embed', String(opts.embed));
+  const embed = embedList(r, opts, spec);
+  if (embed) q.set('embed', embed);
   if (page !== undefined) q.set('page', String(page));
   const size = perPage ?? (all ? MAX_PER_PAGE : limit !== undefined ? Math.min(limit, MAX_PER_PAGE) : undefined);
   if (size !== undefined) q.set('per_page', String(size));
@@ -185,23 +204,23 @@ async function runList(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): Pr
     } catch (e) {
       throw describeApiError(e, r);
     }
-    printer.end(first ? { ...first, fetchedPages: fetched } : undefined);
+    await printer.end(first ? { ...first, fetchedPages: fetched } : undefined);
   });
 }
 
 async function runGet(r: ResourceDef, uuid: string, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
-  const { outputSpecFrom, printRecord } = await import('../output/index.js');
-  const spec = outputSpecFrom(r, opts);
+  const { printRecord } = await import('../output/index.js');
+  const spec = await outputSpec(r, opts);
   const globals = globalsOf(cmd);
   const { withSession } = await import('../session.js');
   await withSession(globals, deps, async (s) => {
     let rec: Record<string, unknown>;
     try {
-      rec = await s.client.get(r, uuid, opts.embed as string | undefined);
+      rec = await s.client.get(r, uuid, embedList(r, opts, spec));
     } catch (e) {
       throw describeApiError(e, r);
     }
-    printRecord(r, rec, spec, await display(deps, globals));
+    await printRecord(r, rec, spec, await display(deps, globals));
   });
 }
 
@@ -280,8 +299,8 @@ function dryRun(
 }
 
 async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
-  const { outputSpecFrom, printRecord } = await import('../output/index.js');
-  const spec = outputSpecFrom(r, opts);
+  const { printRecord } = await import('../output/index.js');
+  const spec = await outputSpec(r, opts);
   let parent: { resource: string; uuid: string } | undefined;
   if (r.createUnderParent) {
     const given = r.createUnderParent.filter((pp) => opts[resourceByPath(pp).singular] !== undefined);
@@ -319,14 +338,14 @@ async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): 
     } catch (e) {
       throw describeApiError(e, parent ? resourceByPath(parent.resource) : r);
     }
-    printRecord(r, rec, spec, await display(deps, globals));
+    await printRecord(r, rec, spec, await display(deps, globals));
     if (deps.io.stderr.isTTY && !spec.quiet) deps.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
   });
 }
 
 async function runUpdate(r: ResourceDef, uuid: string, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
-  const { outputSpecFrom, printRecord } = await import('../output/index.js');
-  const spec = outputSpecFrom(r, opts);
+  const { printRecord } = await import('../output/index.js');
+  const spec = await outputSpec(r, opts);
   const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'update') };
   if (Object.keys(body).length === 0)
     throw usageError(
@@ -346,7 +365,7 @@ async function runUpdate(r: ResourceDef, uuid: string, opts: Opts, cmd: Command,
       await precheck(r, body, 'update');
       if (opts.dryRun) return dryRun(s, 'PUT', `${r.path}/${encodeURIComponent(uuid)}`, body, opts, deps);
       const rec = await s.client.update(r, uuid, body);
-      printRecord(r, rec, spec, await display(deps, globals));
+      await printRecord(r, rec, spec, await display(deps, globals));
       if (deps.io.stderr.isTTY && !spec.quiet) deps.io.stderr.write(`Updated ${r.singular} ${uuid}.\n`);
     } catch (e) {
       throw describeApiError(e, r);

@@ -169,7 +169,7 @@ Examples:
     .command('revoke <id>')
     .description('Revoke a token by its id (see pm serve tokens list)')
     .option(dataOption, dataHelp)
-    .action(async (id: string, opts: { data?: string }, cmd: Command) => {
+    .action(async (id: string, _opts: { data?: string }, cmd: Command) => {
       if (!/^\d+$/.test(id)) throw usageError(`<id> must be a token id number, not "${id}".`);
       const { openStore } = await import('../../server/index.js');
       const store = openStore(dataFileOf(deps, dataOf(cmd)));
