@@ -52,8 +52,16 @@ async function pm(args: string[], env: Env = {}): Promise<Result> {
   let stderr = '';
   const deps: Deps = {
     io: {
-      stdout: { write: (s: string) => (stdout += s) },
-      stderr: { write: (s: string) => (stderr += s) },
+      stdout: {
+        write: (s: string) => {
+          stdout += s;
+        },
+      },
+      stderr: {
+        write: (s: string) => {
+          stderr += s;
+        },
+      },
       stdin: (async function* () {})(),
     },
     env: { XDG_CONFIG_HOME: xdg, ...env },
@@ -62,11 +70,25 @@ async function pm(args: string[], env: Env = {}): Promise<Result> {
     now: () => 0,
   };
   const program = new Command('pm').option('--base-url <url>').option('--profile <name>').exitOverride();
-  program.configureOutput({ writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
+  program.configureOutput({
+    writeOut: (s) => {
+      stdout += s;
+    },
+    writeErr: (s) => {
+      stderr += s;
+    },
+  });
   registerConfig(program, deps);
   const visit = (c: Command): void => {
     c.exitOverride();
-    c.configureOutput({ writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
+    c.configureOutput({
+      writeOut: (s) => {
+        stdout += s;
+      },
+      writeErr: (s) => {
+        stderr += s;
+      },
+    });
     c.commands.forEach(visit);
   };
   visit(program);
