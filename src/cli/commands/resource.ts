@@ -12,7 +12,22 @@ import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { addFilterFlags, addInputFlags, bodyFromFlags, collect, filterQuery, kebab } from '../flags.js';
 import { globalsOf } from '../program.js';
-import { readAllStdin, confirm, display, describeApiError } from './shared.js';
+import { addBulkFlags, type Verb } from '../bulk/flags.js';
+import { confirm, describeApiError, display, readAllStdin } from './shared.js';
+
+async function bulk(
+  r: ResourceDef,
+  verb: Verb,
+  opts: Opts,
+  cmd: Command,
+  deps: Deps,
+  fromStdin = false,
+): Promise<void> {
+  if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb)).length)
+    throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
+  const { runBulkWrite } = await import('../bulk/commands.js');
+  return runBulkWrite(r, verb, opts, cmd, deps, fromStdin);
+}
 
 type Opts = Record<string, unknown>;
 
@@ -85,6 +100,7 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
       }
       cmd.option('--content-file <file>', 'read the content from a file (- for stdin)');
     }
+    addBulkFlags(cmd, 'create');
     addOutputFlags(cmd);
     const required = inputFields(r)
       .filter((f) => f.requiredOnCreate)
@@ -101,18 +117,28 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
           : [`${p} create ${required}`, `${p} create --data @${r.singular.replace(' ', '-')}.json -q`],
       ),
     );
-    cmd.action((opts: Opts, c: Command) => runCreate(r, opts, c, deps));
+    cmd.action((opts: Opts, c: Command) =>
+      opts.fromFile !== undefined ? bulk(r, 'create', opts, c, deps) : runCreate(r, opts, c, deps),
+    );
   }
 
   if (r.verbs.update) {
     const cmd = group
-      .command('update <uuid>')
+      .command('update [uuid]')
       .description(`Change fields of a ${r.singular}; fields not given keep their values`);
     addInputFlags(cmd, r, 'update');
+    addBulkFlags(cmd, 'update');
     addOutputFlags(cmd);
     const f = inputFields(r).find((x) => x.kind === 'int' || x.kind === 'text');
     cmd.addHelpText('after', examples([`${p} update 3f2a9c1e-… --${kebab(f?.name ?? 'uuid')} ${f?.example ?? '3'}`]));
-    cmd.action((uuid: string, opts: Opts, c: Command) => runUpdate(r, uuid, opts, c, deps));
+    cmd.action((uuid: string | undefined, opts: Opts, c: Command) => {
+      if (opts.fromFile !== undefined) {
+        if (uuid !== undefined) throw usageError('give either <uuid> or --from-file, not both.');
+        return bulk(r, 'update', opts, c, deps);
+      }
+      if (uuid === undefined) throw usageError('missing <uuid> (or --from-file with records that carry their uuid).');
+      return runUpdate(r, uuid, opts, c, deps);
+    });
   } else {
     group
       .command('update', { hidden: true })
@@ -127,15 +153,28 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
 
   if (r.verbs.delete) {
     const cmd = group
-      .command('delete <uuid...>')
+      .command('delete [uuid...]')
       .alias('rm')
       .description(`Delete ${plural(r)} by uuid`)
       .option('-y, --yes', 'do not ask for confirmation (needed when not interactive)')
       .option('--dry-run', 'print the requests that would be sent, and send nothing')
       .option('-q, --quiet', 'print nothing but errors')
       .option('--json', 'print the result as JSON');
+    addBulkFlags(cmd, 'delete');
     cmd.addHelpText('after', examples([`${p} delete 3f2a9c1e-…`, `${p} delete --yes 3f2a9c1e-… 8b0e4d2a-…`]));
-    cmd.action((uuids: string[], opts: Opts, c: Command) => runDelete(r, uuids, opts, c, deps));
+    cmd.action(async (uuids: string[], opts: Opts, c: Command) => {
+      const fromStdin = uuids.length === 1 && uuids[0] === '-';
+      if (opts.fromFile !== undefined || fromStdin) {
+        if (opts.fromFile !== undefined && uuids.length)
+          throw usageError('give either uuids or --from-file, not both.');
+        const what = fromStdin ? 'standard input' : String(opts.fromFile);
+        if (!opts.yes && !(await confirm(deps, globalsOf(c), `Delete every ${r.singular} listed in ${what}?`)))
+          throw new CliError(EXIT.usage, 'nothing deleted.');
+        return bulk(r, 'delete', opts, c, deps, fromStdin);
+      }
+      if (!uuids.length) throw usageError('missing <uuid...> (or - to read uuids from stdin, or --from-file).');
+      return runDelete(r, uuids, opts, c, deps);
+    });
   }
 }
 
@@ -255,25 +294,15 @@ async function dataOption(value: unknown, deps: Deps): Promise<Record<string, un
 
 /** Client-side check of a body, so mistakes fail before any request; unknown keys go to the server. */
 async function precheck(r: ResourceDef, body: Record<string, unknown>, mode: 'create' | 'update'): Promise<void> {
-  const { validateBody } = await import('../../core/validate.js');
-  const { ValidationError } = await import('../../core/errors.js');
-  const known = Object.fromEntries(
-    Object.entries(body).filter(([k]) => r.fields.some((f) => f.name === k && !f.readOnly)),
-  );
-  try {
-    validateBody(r, known, mode);
-  } catch (e) {
-    if (e instanceof ValidationError) {
-      const fields: Record<string, string[]> = {};
-      for (const [k, msgs] of Object.entries(e.errors ?? {})) fields[`--${kebab(k.split('.')[0] as string)}`] = msgs;
-      throw new CliError(EXIT.usage, `the ${r.singular} is not valid.`, {
-        fields,
-        showUsage: false,
-        hint: `Run 'pm ${r.path} ${mode} --help' for the flags.`,
-      });
-    }
-    throw e;
-  }
+  const { fieldErrors } = await import('../writes.js');
+  const errors = fieldErrors(r, body, mode);
+  if (!errors) return;
+  const fields: Record<string, string[]> = {};
+  for (const [k, msgs] of Object.entries(errors)) fields[`--${kebab(k.split('.')[0] as string)}`] = msgs;
+  throw new CliError(EXIT.usage, `the ${r.singular} is not valid.`, {
+    fields,
+    hint: `Run 'pm ${r.path} ${mode} --help' for the flags.`,
+  });
 }
 
 function dryRun(
@@ -355,13 +384,8 @@ async function runUpdate(r: ResourceDef, uuid: string, opts: Opts, cmd: Command,
   const { withSession } = await import('../session.js');
   await withSession(globals, deps, async (s) => {
     try {
-      // The API's PUT wants some fields every time (a property's address and postcode): fill
-      // those not given from the record as it is.
-      const missing = inputFields(r).filter((f) => f.requiredOnUpdate && body[f.name] === undefined);
-      if (missing.length) {
-        const current = await s.client.get(r, uuid);
-        for (const f of missing) body[f.name] = current[f.name];
-      }
+      const { fillForUpdate } = await import('../writes.js');
+      await fillForUpdate(s.client, r, uuid, body);
       await precheck(r, body, 'update');
       if (opts.dryRun) return dryRun(s, 'PUT', `${r.path}/${encodeURIComponent(uuid)}`, body, opts, deps);
       const rec = await s.client.update(r, uuid, body);

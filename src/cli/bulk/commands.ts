@@ -1,0 +1,215 @@
+/**
+ * `pm <resource> create|update|delete --from-file FILE` (and uuids on stdin for delete): the bulk
+ * form of each write, for scripts and CI jobs.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { fieldOf, resourceByPath } from '../../resources/index.js';
+import type { ResourceDef } from '../../resources/types.js';
+import { parseInstant } from '../../core/datetime.js';
+import { describeApiError, readAllStdin } from '../commands/shared.js';
+import type { Deps } from '../context.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import { globalsOf } from '../program.js';
+import { fieldErrors, fillForUpdate } from '../writes.js';
+import { type Format, formatOf, type InputRecord, parseRecords } from './input.js';
+import { type Outcome, resultWriter, runBulk } from './run.js';
+
+type Opts = Record<string, unknown>;
+
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
+
+const MAX_ERRORS_SHOWN = 50;
+
+function concurrencyOf(v: unknown): number {
+  if (v === undefined) return DEFAULT_CONCURRENCY;
+  const s = String(v);
+  if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_CONCURRENCY)
+    throw usageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${s}".`);
+  return Number(s);
+}
+
+async function readInput(file: string, deps: Deps): Promise<string> {
+  if (file === '-') return readAllStdin(deps);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw usageError(`--from-file: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+  }
+}
+
+/** The parent of a note record: its property or contact field. */
+function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: string; uuid: string } | string {
+  const given = (r.createUnderParent ?? []).filter((p) => body[resourceByPath(p).singular] !== undefined);
+  const names = (r.createUnderParent ?? []).map((p) => resourceByPath(p).singular).join(' or ');
+  if (given.length !== 1) return given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`;
+  const pr = resourceByPath(given[0] as string);
+  return { resource: pr.path, uuid: String(body[pr.singular]) };
+}
+
+/** Splits a record into what is sent and what addresses it (uuid, a note's parent). */
+function prepare(r: ResourceDef, verb: Verb, rec: InputRecord): { body: Record<string, unknown>; problems: string[] } {
+  const body = { ...rec.body };
+  const problems: string[] = [];
+  if (verb !== 'create') {
+    if (typeof body.uuid !== 'string' || body.uuid === '')
+      problems.push('uuid: each record needs the uuid of the record to change');
+    return { body, problems };
+  }
+  if (r.createUnderParent) {
+    const p = parentOf(r, body);
+    if (typeof p === 'string') problems.push(p);
+    for (const pp of r.createUnderParent) delete body[resourceByPath(pp).singular];
+  }
+  return { body, problems };
+}
+
+/** Every problem of every record, found before anything is sent. */
+function validateAll(r: ResourceDef, verb: Verb, records: InputRecord[], where: string): void {
+  const lines: string[] = [];
+  for (const rec of records) {
+    const { body, problems } = prepare(r, verb, rec);
+    const { uuid: _uuid, ...rest } = body;
+    const errors = verb === 'delete' ? undefined : fieldErrors(r, verb === 'update' ? rest : body, verb);
+    for (const p of problems) lines.push(`line ${rec.line}: ${p}`);
+    for (const [field, msgs] of Object.entries(errors ?? {}))
+      for (const m of msgs) lines.push(`line ${rec.line}: ${field}: ${m}`);
+  }
+  if (!lines.length) return;
+  const shown = lines.slice(0, MAX_ERRORS_SHOWN);
+  const more = lines.length - shown.length;
+  throw new CliError(
+    EXIT.usage,
+    `${where}: ${lines.length} problem${lines.length === 1 ? '' : 's'}; nothing was sent.\n${shown.map((l) => `  ${l}`).join('\n')}${more > 0 ? `\n  … and ${more} more` : ''}`,
+  );
+}
+
+/** A value as compared for --skip-existing: instants as instants, the rest as text. */
+function keyPart(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') {
+    const at = /^\d{4}-\d{2}-\d{2}/.test(v) ? parseInstant(v) : undefined;
+    if (at) return `${/^\d{4}-\d{2}-\d{2}$/.test(v.trim()) ? 'd' : 't'}${at.toMillis()}`;
+    return `s${v}`;
+  }
+  if (typeof v === 'object' && 'code' in (v as object)) return `c${(v as { code: unknown }).code}`;
+  return JSON.stringify(v);
+}
+
+function skipKeys(r: ResourceDef, text: string): string[] {
+  const keys = text
+    .split(',')
+    .map((k) => k.trim().replace(/-/g, '_'))
+    .filter(Boolean);
+  const bad = keys.filter((k) => !fieldOf(r, k) || k === 'uuid');
+  if (!keys.length || bad.length)
+    throw usageError(
+      `--skip-existing: ${bad.length ? `${r.path} have no field ${bad.map((b) => `"${b}"`).join(', ')}` : 'give field names'}.`,
+      `Fields: ${r.fields.map((f) => f.name).join(', ')}.`,
+    );
+  return keys;
+}
+
+export async function runBulkWrite(
+  r: ResourceDef,
+  verb: Verb,
+  opts: Opts,
+  cmd: Command,
+  deps: Deps,
+  uuidsFromStdin = false,
+): Promise<void> {
+  const concurrency = concurrencyOf(opts.concurrency);
+  let records: InputRecord[];
+  let format: Format;
+  let where: string;
+  if (uuidsFromStdin) {
+    const text = await readAllStdin(deps);
+    format = 'ndjson';
+    where = 'standard input';
+    records = text
+      .split(/\r?\n/)
+      .map((l, i) => ({ line: i + 1, text: l.trim() }))
+      .filter((l) => l.text !== '')
+      .map(({ line, text: uuid }) => ({ line, original: { uuid }, body: { uuid } }));
+  } else {
+    const file = String(opts.fromFile);
+    const text = await readInput(file, deps);
+    format = formatOf(file, opts.format as string | undefined, text);
+    where = file === '-' ? 'standard input' : file;
+    records = await parseRecords(r, text, format, where);
+  }
+  validateAll(r, verb, records, where);
+  if (opts.validateOnly) {
+    deps.io.stderr.write(
+      `${where}: ${records.length} record${records.length === 1 ? '' : 's'}, all valid; nothing sent.\n`,
+    );
+    return;
+  }
+  if (!records.length) {
+    deps.io.stderr.write(`${where}: no records.\n`);
+    return;
+  }
+  const keys = opts.skipExisting !== undefined ? skipKeys(r, String(opts.skipExisting)) : undefined;
+  const mode = opts.quiet
+    ? 'quiet'
+    : opts.json !== undefined || opts.output === 'json'
+      ? 'json'
+      : opts.output === 'ndjson'
+        ? 'ndjson'
+        : undefined;
+
+  const globals = globalsOf(cmd);
+  const { withSession } = await import('../session.js');
+  // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
+  const sessionDeps: Deps = { ...deps, signal: undefined };
+  await withSession(globals, sessionDeps, async (s) => {
+    const seen = new Map<string, string>();
+    const keyOf = (o: Record<string, unknown>) => (keys as string[]).map((k) => keyPart(o[k])).join('\u0000');
+    if (keys) {
+      const all = new URLSearchParams({ per_page: '100' });
+      try {
+        for await (const page of s.client.pages(r, all))
+          for (const rec of page.records) seen.set(keyOf(rec), String(rec.uuid));
+      } catch (e) {
+        throw describeApiError(e, r);
+      }
+    }
+    const send = async (rec: InputRecord): Promise<Outcome> => {
+      const { body } = prepare(r, verb, rec);
+      try {
+        if (verb === 'delete') {
+          await s.client.delete(r, String(body.uuid));
+          return { status: 'deleted', uuid: String(body.uuid) };
+        }
+        if (verb === 'update') {
+          const { uuid, ...rest } = body;
+          await fillForUpdate(s.client, r, String(uuid), rest);
+          const got = await s.client.update(r, String(uuid), rest);
+          return { status: 'updated', uuid: String(got.uuid ?? uuid) };
+        }
+        if (keys) {
+          const k = keyOf(body);
+          const existing = seen.get(k);
+          if (existing !== undefined) return { status: 'skipped', uuid: existing };
+          seen.set(k, '');
+        }
+        const parent = r.createUnderParent ? (parentOf(r, rec.body) as { resource: string; uuid: string }) : undefined;
+        const got = await s.client.create(r, body, parent);
+        if (keys) seen.set(keyOf(body), String(got.uuid));
+        return { status: 'created', uuid: String(got.uuid) };
+      } catch (e) {
+        throw describeApiError(e, r);
+      }
+    };
+    await runBulk({
+      records,
+      format,
+      concurrency,
+      send,
+      ...(mode ? { output: resultWriter(deps, mode) } : {}),
+      ...(opts.failed !== undefined ? { failedFile: String(opts.failed) } : {}),
+      verb: verb === 'create' ? 'created' : verb === 'update' ? 'updated' : 'deleted',
+      deps,
+    });
+  });
+}

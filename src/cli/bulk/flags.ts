@@ -1,0 +1,22 @@
+/** The flags of bulk writes, declared without loading the bulk machinery. */
+import type { Command } from 'commander';
+
+export type Verb = 'create' | 'update' | 'delete';
+
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 32;
+
+/** Adds the bulk flags to a write command. */
+export function addBulkFlags(cmd: Command, verb: Verb): void {
+  cmd
+    .option('--from-file <file>', `${verb} from NDJSON, a JSON array or CSV (- for stdin)`)
+    .option('--format <format>', 'the file format when its name does not say: ndjson, json or csv')
+    .option('--concurrency <n>', `requests in flight at once (1-${MAX_CONCURRENCY}, default ${DEFAULT_CONCURRENCY})`)
+    .option('--failed <file>', 'write every record that did not go through here, with the reason, for a second run');
+  if (verb !== 'delete') cmd.option('--validate-only', 'check every record of --from-file and send nothing');
+  if (verb === 'create')
+    cmd.option(
+      '--skip-existing <fields>',
+      'skip records that match an existing one on these fields (e.g. title,due_at), so a re-run creates nothing twice',
+    );
+}

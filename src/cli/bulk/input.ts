@@ -1,0 +1,163 @@
+/**
+ * Reading records for bulk writes: NDJSON, a JSON array, or CSV with a header row. Each record
+ * keeps its line number (for errors) and its original form (to write it back to a --failed file
+ * in the same format). Keys starting with "_" (such as the _error a --failed file carries) are
+ * ignored, so a failed file can be fed straight back in.
+ */
+import { extname } from 'node:path';
+import { fieldOf, inputFields } from '../../resources/index.js';
+import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import { usageError } from '../errors.js';
+
+export type Format = 'ndjson' | 'json' | 'csv';
+
+export interface InputRecord {
+  /** 1-based position in the input: the line (NDJSON, CSV) or element (JSON array). */
+  readonly line: number;
+  /** The record as given (CSV: column -> cell). */
+  readonly original: Record<string, unknown>;
+  /** The record as the API wants it (CSV cells typed by the description). */
+  readonly body: Record<string, unknown>;
+}
+
+export const FORMATS: readonly Format[] = ['ndjson', 'json', 'csv'];
+
+export function formatOf(file: string, forced: string | undefined, text: string): Format {
+  if (forced !== undefined) {
+    const f = forced.toLowerCase();
+    if (!FORMATS.includes(f as Format))
+      throw usageError(`--format must be one of ${FORMATS.join(', ')}, not "${forced}".`);
+    return f as Format;
+  }
+  const ext = extname(file).toLowerCase();
+  if (ext === '.csv') return 'csv';
+  if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
+  if (ext === '.json') return text.trimStart().startsWith('[') ? 'json' : 'ndjson';
+  const head = text.trimStart();
+  if (head.startsWith('[')) return 'json';
+  if (head.startsWith('{')) return 'ndjson';
+  throw usageError(
+    `cannot tell the format of ${file === '-' ? 'standard input' : file}: give --format ndjson, json or csv.`,
+  );
+}
+
+const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('_')));
+
+function parseNdjson(text: string, where: string): InputRecord[] {
+  const out: InputRecord[] = [];
+  text.split(/\r?\n/).forEach((lineText, i) => {
+    if (lineText.trim() === '') return;
+    let v: unknown;
+    try {
+      v = JSON.parse(lineText);
+    } catch (e) {
+      throw usageError(`${where} line ${i + 1}: not valid JSON: ${(e as Error).message}.`);
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      throw usageError(`${where} line ${i + 1}: each line must be a JSON object.`);
+    out.push({ line: i + 1, original: v as Record<string, unknown>, body: strip(v as Record<string, unknown>) });
+  });
+  return out;
+}
+
+function parseJsonArray(text: string, where: string): InputRecord[] {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw usageError(`${where}: not valid JSON: ${(e as Error).message}.`);
+  }
+  if (!Array.isArray(v)) throw usageError(`${where}: a JSON file must hold an array of objects.`);
+  return v.map((item, i) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      throw usageError(`${where} element ${i + 1}: must be a JSON object.`);
+    return { line: i + 1, original: item as Record<string, unknown>, body: strip(item as Record<string, unknown>) };
+  });
+}
+
+/** A CSV cell typed by the description: "3" -> 3, "yes" -> true, "" -> left out. */
+function typedCell(f: FieldDef, cell: string, where: string): unknown {
+  const v = cell.trim();
+  switch (f.kind) {
+    case 'int':
+      if (!/^-?\d+$/.test(v)) throw usageError(`${where}: ${f.name} must be a whole number, not "${cell}".`);
+      return Number(v);
+    case 'bool': {
+      const s = v.toLowerCase();
+      if (['true', 'yes', '1', 'y'].includes(s)) return true;
+      if (['false', 'no', '0', 'n'].includes(s)) return false;
+      throw usageError(`${where}: ${f.name} must be true or false, not "${cell}".`);
+    }
+    case 'code': {
+      const byName = Object.entries(f.codes ?? {}).find(([, n]) => n.toLowerCase() === v.toLowerCase());
+      if (byName) return { code: Number(byName[0]) };
+      if (/^\d+$/.test(v)) return { code: Number(v) };
+      throw usageError(`${where}: ${f.name} must be a code (${Object.keys(f.codes ?? {}).join(', ')}), not "${cell}".`);
+    }
+    default:
+      return cell;
+  }
+}
+
+async function parseCsv(r: ResourceDef, text: string, where: string): Promise<InputRecord[]> {
+  const { parse } = await import('csv-parse/sync');
+  let rows: string[][];
+  try {
+    rows = parse(text, { relax_column_count: false, skip_empty_lines: true, bom: true }) as string[][];
+  } catch (e) {
+    throw usageError(`${where}: ${(e as Error).message}.`);
+  }
+  const [header, ...data] = rows;
+  if (!header) return [];
+  const names = header.map((h) => h.trim());
+  const out: InputRecord[] = [];
+  data.forEach((row, i) => {
+    const line = i + 2;
+    const original: Record<string, unknown> = {};
+    const body: Record<string, unknown> = {};
+    const custom: { name: string; value: string | null }[] = [];
+    names.forEach((name, c) => {
+      const cell = row[c] ?? '';
+      original[name] = cell;
+      if (name.startsWith('_') || cell === '') return;
+      if (name.startsWith('custom_fields.')) {
+        custom.push({ name: name.slice('custom_fields.'.length), value: cell });
+        return;
+      }
+      const f = fieldOf(r, name);
+      body[name] = f ? typedCell(f, cell, `${where} line ${line}`) : cell;
+    });
+    if (custom.length) body.custom_fields = custom;
+    out.push({ line, original, body });
+  });
+  return out;
+}
+
+export async function parseRecords(
+  r: ResourceDef,
+  text: string,
+  format: Format,
+  where: string,
+): Promise<InputRecord[]> {
+  if (format === 'ndjson') return parseNdjson(text, where);
+  if (format === 'json') return parseJsonArray(text, where);
+  return parseCsv(r, text, where);
+}
+
+/** Writes records back in their input format, each with the reason it did not go through. */
+export async function formatFailed(
+  format: Format,
+  records: { original: Record<string, unknown>; error: string }[],
+): Promise<string> {
+  const rows = records.map(({ original, error }) => ({ ...original, _error: error }));
+  if (format === 'ndjson') return rows.map((o) => JSON.stringify(o)).join('\n') + (rows.length ? '\n' : '');
+  if (format === 'json') return `${JSON.stringify(rows, null, 2)}\n`;
+  const { stringify } = await import('csv-stringify/sync');
+  const columns = [...new Set(rows.flatMap((o) => Object.keys(o)))];
+  return stringify(rows, { header: true, columns });
+}
+
+/** Names of the input fields, for messages. */
+export function inputNames(r: ResourceDef): string[] {
+  return inputFields(r).map((f) => f.name);
+}

@@ -1,0 +1,184 @@
+/**
+ * Running a bulk write: records validated first, then sent with a few requests in flight, results
+ * written in input order as they complete, progress on a terminal, a summary at the end, and every
+ * record that did not go through written back to a --failed file. Ctrl-C stops sending, waits for
+ * the requests in flight, and accounts for every record.
+ */
+import { writeFileSync } from 'node:fs';
+import type { Deps } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { type Format, formatFailed, type InputRecord } from './input.js';
+
+export type Status = 'created' | 'updated' | 'deleted' | 'skipped' | 'failed' | 'unsent';
+
+export interface Result {
+  readonly line: number;
+  readonly status: Status;
+  readonly uuid?: string | undefined;
+  readonly error?: string | undefined;
+}
+
+export interface Outcome {
+  readonly status: Status;
+  readonly uuid?: string | undefined;
+}
+
+export interface BulkOptions {
+  readonly records: readonly InputRecord[];
+  readonly format: Format;
+  readonly concurrency: number;
+  /** Sends one record; throws a CliError on failure. */
+  readonly send: (rec: InputRecord) => Promise<Outcome>;
+  /** How a result is printed on stdout, in input order (nothing when undefined). */
+  readonly output?: ResultWriter;
+  readonly failedFile?: string;
+  /** The word for what was done: "created". */
+  readonly verb: Status;
+  readonly deps: Deps;
+}
+
+export interface ResultWriter {
+  write(result: Result): void;
+  end(): void;
+}
+
+/** -q: the uuid of each record (empty for one that failed); --json: one JSON array; ndjson. */
+export function resultWriter(deps: Deps, mode: 'quiet' | 'json' | 'ndjson'): ResultWriter {
+  const out = deps.io.stdout;
+  let first = true;
+  return {
+    write(r) {
+      if (mode === 'quiet') out.write(`${r.uuid ?? ''}\n`);
+      else if (mode === 'ndjson') out.write(`${JSON.stringify(r)}\n`);
+      else {
+        out.write(`${first ? '[\n' : ',\n'}${JSON.stringify(r)}`);
+        first = false;
+      }
+    },
+    end() {
+      if (mode === 'json') out.write(first ? '[]\n' : '\n]\n');
+    },
+  };
+}
+
+interface Progress {
+  tick(): void;
+  stop(): void;
+}
+
+async function progress(deps: Deps, total: number): Promise<Progress> {
+  const stream = deps.io.stderr;
+  if (!stream.isTTY || total < 2) return { tick() {}, stop() {} };
+  const { SingleBar } = await import('cli-progress');
+  const bar = new SingleBar({
+    stream: stream as unknown as NodeJS.WritableStream,
+    format: '{bar} {value}/{total}  {rate}/s  ETA {eta_formatted}',
+    barsize: 24,
+    hideCursor: false,
+    clearOnComplete: true,
+    etaBuffer: 50,
+    fps: 5,
+  });
+  const started = performance.now();
+  let done = 0;
+  bar.start(total, 0, { rate: '0.0' });
+  return {
+    tick() {
+      done++;
+      const secs = Math.max(0.001, (performance.now() - started) / 1000);
+      bar.update(done, { rate: (done / secs).toFixed(1) });
+    },
+    stop() {
+      bar.stop();
+    },
+  };
+}
+
+export async function runBulk(o: BulkOptions): Promise<Result[]> {
+  const { records, deps } = o;
+  const results: (Result | undefined)[] = new Array(records.length);
+  let next = 0;
+  let flushed = 0;
+  let fatal: CliError | undefined;
+  const bar = await progress(deps, records.length);
+  const stopped = () => deps.signal?.aborted === true || fatal !== undefined;
+
+  const flush = () => {
+    while (flushed < records.length && results[flushed] !== undefined) {
+      o.output?.write(results[flushed] as Result);
+      flushed++;
+    }
+  };
+
+  const worker = async () => {
+    while (!stopped() && next < records.length) {
+      const i = next++;
+      const rec = records[i] as InputRecord;
+      try {
+        const got = await o.send(rec);
+        results[i] = { line: rec.line, status: got.status, uuid: got.uuid };
+      } catch (e) {
+        const err = e instanceof CliError ? e : new CliError(EXIT.api, (e as Error).message);
+        results[i] = { line: rec.line, status: 'failed', error: errorText(err) };
+        // Without access, no later record can go through either.
+        if (err.exitCode === EXIT.auth) fatal ??= err;
+      }
+      bar.tick();
+      flush();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, records.length)) }, worker));
+  bar.stop();
+
+  for (let i = 0; i < records.length; i++)
+    if (results[i] === undefined)
+      results[i] = {
+        line: (records[i] as InputRecord).line,
+        status: 'unsent',
+        error: fatal ? `not sent: ${fatal.message}` : 'not sent: interrupted',
+      };
+  flush();
+  o.output?.end();
+
+  const all = results as Result[];
+  const count = (s: Status) => all.filter((r) => r.status === s).length;
+  const notThrough = all.filter((r) => r.status === 'failed' || r.status === 'unsent');
+  let failedNote = '';
+  if (notThrough.length && o.failedFile) {
+    const byLine = new Map(records.map((r) => [r.line, r]));
+    const text = await formatFailed(
+      o.format,
+      notThrough.map((r) => ({ original: (byLine.get(r.line) as InputRecord).original, error: r.error ?? r.status })),
+    );
+    writeFileSync(o.failedFile, text);
+    failedNote = ` (written to ${o.failedFile})`;
+  }
+  const parts = [`${o.verb} ${count(o.verb)}`];
+  if (count('skipped')) parts.push(`skipped ${count('skipped')}`);
+  parts.push(`failed ${count('failed')}`);
+  if (count('unsent')) parts.push(`not sent ${count('unsent')}`);
+  deps.io.stderr.write(`${parts.join(', ')}${notThrough.length ? failedNote : ''}\n`);
+  if (notThrough.length && !o.failedFile && !deps.io.stderr.isTTY) {
+    for (const r of notThrough.slice(0, 20)) deps.io.stderr.write(`  line ${r.line}: ${r.error}\n`);
+    if (notThrough.length > 20)
+      deps.io.stderr.write(`  … and ${notThrough.length - 20} more; use --failed FILE to keep them all\n`);
+  }
+
+  if (deps.signal?.aborted)
+    throw new CliError(EXIT.interrupted, 'interrupted: stopped sending; every record is accounted for above.');
+  if (fatal) throw fatal;
+  if (notThrough.length)
+    throw new CliError(EXIT.api, `${notThrough.length} of ${records.length} records did not go through.`, {
+      ...(o.failedFile
+        ? { hint: `Run again with --from-file ${o.failedFile} to send them.` }
+        : { hint: 'Use --failed FILE to keep them for a second run.' }),
+    });
+  return all;
+}
+
+function errorText(e: CliError): string {
+  const fields = Object.entries(e.fields ?? {})
+    .map(([k, v]) => `${k}: ${v.join(' ')}`)
+    .join('; ');
+  return fields ? `${e.message} (${fields})` : e.message;
+}
