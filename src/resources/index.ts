@@ -95,7 +95,7 @@ export const properties: ResourceDef = {
     ...counts,
   ],
   customFieldEntity: 2,
-  embeds: ['custom_fields'],
+  embeds: ['custom_fields', 'contact'],
   hasNotes: true,
   linkOnCreate: [{ name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'] }],
   customValuesInput: true,

@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { notes as notesResource, resourceByPath } from '../resources/index.js';
-import type { FieldDef, ResourceDef } from '../resources/types.js';
+import type { FieldDef, LinkDef, ResourceDef } from '../resources/types.js';
 import { formatDate, formatTimestamp, parseInstant } from '../core/datetime.js';
 import { ApiError, ErrorBag, ValidationError } from '../core/errors.js';
 import type { Condition, ListQuery } from '../core/query.js';
@@ -175,6 +175,7 @@ export class Repository {
   private selectList(r: ResourceDef, alias: string): string {
     const cols = [`${alias}.id AS _id`, `${alias}.uuid`, `${alias}.created_at`, `${alias}.updated_at`];
     for (const f of r.fields) for (const c of columnsOf(f)) cols.push(`${alias}."${c}"`);
+    for (const l of r.linkOnCreate ?? []) cols.push(`${alias}.${l.column} AS _link_${l.name}`);
     const nc = notesColumn(r);
     if (nc && r.fields.some((f) => f.computed === 'notes'))
       cols.push(`(SELECT COUNT(*) FROM notes n WHERE n.${nc} = ${alias}.id) AS num_notes`);
@@ -269,7 +270,7 @@ export class Repository {
             `SELECT ${this.selectList(r, 't')} FROM ${r.table} t WHERE ${where} ORDER BY t.created_at, t.id LIMIT ? OFFSET ?`,
           ).all(...params, q.perPage, offset) as Row[]);
     const records = rows.map((row) => this.toRecord(r, row));
-    if (q.embed.includes('custom_fields')) this.embedCustomFields(r, rows, records);
+    this.embed(accountId, r, q.embed, rows, records);
     return { records, total };
   }
 
@@ -289,8 +290,37 @@ export class Repository {
   get(accountId: number, r: ResourceDef, uuid: string, embed: readonly string[] = []): Record_ {
     const row = this.mustFind(accountId, r, uuid);
     const rec = this.toRecord(r, row);
-    if (embed.includes('custom_fields')) this.embedCustomFields(r, [row], [rec]);
+    this.embed(accountId, r, embed, [row], [rec]);
     return rec;
+  }
+
+  private embed(accountId: number, r: ResourceDef, names: readonly string[], rows: Row[], records: Record_[]): void {
+    if (names.includes('custom_fields')) this.embedCustomFields(r, rows, records);
+    for (const link of r.linkOnCreate ?? []) if (names.includes(link.name)) this.embedLink(accountId, link, rows, records);
+  }
+
+  /** A linked record (a property's contact) as {"data": {uuid, ...identifying fields} | null}. */
+  private embedLink(accountId: number, link: LinkDef, rows: Row[], records: Record_[]): void {
+    const target = resourceByPath(link.target);
+    const ids = [...new Set(rows.map((row) => row[`_link_${link.name}`]).filter((v) => v !== null))];
+    const byId = new Map<number, Record_>();
+    if (ids.length) {
+      const cols = ['uuid', ...link.by.filter((b) => b !== 'uuid'), 'name'].filter(
+        (c, i, a) => a.indexOf(c) === i && target.fields.some((f) => f.name === c),
+      );
+      const found = this.stmt(
+        `SELECT id, ${cols.map((c) => `"${c}"`).join(', ')} FROM ${target.table}
+         WHERE account_id = ? AND id IN (SELECT value FROM json_each(?))`,
+      ).all(accountId, JSON.stringify(ids)) as Row[];
+      for (const f of found) {
+        const { id, ...rest } = f;
+        byId.set(id as number, rest);
+      }
+    }
+    rows.forEach((row, i) => {
+      const id = row[`_link_${link.name}`] as number | null;
+      (records[i] as Record_)[link.name] = { data: id === null ? null : (byId.get(id) ?? null) };
+    });
   }
 
   private embedCustomFields(r: ResourceDef, rows: Row[], records: Record_[]): void {

@@ -377,12 +377,31 @@ describe('embed=custom_fields', () => {
 
   it('an unknown embed is 400 on list and get, naming it', async () => {
     const p = await create(server.api, '/properties', propertyBody());
-    for (const path of ['/properties?embed=contact', `/properties/${p.uuid}?embed=custom_fields,owner`]) {
+    for (const path of ['/properties?embed=attachments', `/properties/${p.uuid}?embed=custom_fields,owner`]) {
       const res = await server.api('GET', path);
       expect(res.status, path).toBe(400);
-      expect(res.body.message).toMatch(/contact|owner/);
+      expect(res.body.message).toMatch(/attachments|owner/);
     }
     expect((await server.api('GET', '/notes?embed=custom_fields')).status).toBe(400);
+  });
+});
+
+describe('embed=contact', () => {
+  it("returns a property's contact, or null, on list and get", async () => {
+    const c = await create(server.api, '/contacts', { name: 'Cara', email: 'cara@embed.test' });
+    const withContact = await create(server.api, '/properties', { ...propertyBody(), contact: { email: 'cara@embed.test' } });
+    const without = await create(server.api, '/properties', propertyBody());
+    const one = await server.api('GET', `/properties/${withContact.uuid}?embed=contact`);
+    expect(one.body.data.contact).toEqual({ data: { uuid: c.uuid, email: 'cara@embed.test', name: 'Cara' } });
+    const list = await server.api('GET', `/properties?embed=contact,custom_fields&uuid[]=${withContact.uuid}&uuid[]=${without.uuid}`);
+    expect(list.body.data.map((p: { contact: unknown }) => p.contact)).toEqual([
+      { data: { uuid: c.uuid, email: 'cara@embed.test', name: 'Cara' } },
+      { data: null },
+    ]);
+    expect(list.body.data[0].custom_fields).toEqual({ data: [] });
+    await server.api('DELETE', `/contacts/${c.uuid}`);
+    const after = await server.api('GET', `/properties/${withContact.uuid}?embed=contact`);
+    expect(after.body.data.contact).toEqual({ data: null });
   });
 });
 

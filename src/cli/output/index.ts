@@ -74,10 +74,10 @@ export interface ListPrinter {
 
 // ------------------------------------------------------------------ flags -> spec
 
-/** Every name --json and --fields accept: the resource's fields, and embeddable custom_fields. */
+/** Every name --json and --fields accept: the resource's fields, and what it can embed. */
 export function fieldNames(resource: ResourceDef): string[] {
   const names = resource.fields.map((f) => f.name);
-  if (resource.embeds?.includes('custom_fields')) names.push('custom_fields');
+  names.push(...(resource.embeds ?? []));
   return names;
 }
 
@@ -219,7 +219,7 @@ function fieldMap(resource: ResourceDef): Map<string, FieldDef> {
 function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Record<string, unknown> | undefined): string[] {
   if (spec.fields) return spec.fields;
   const names = resource.fields.map((f) => f.name);
-  if (first && 'custom_fields' in first) names.push('custom_fields');
+  if (first) for (const e of resource.embeds ?? []) if (e in first) names.push(e);
   return names;
 }
 
