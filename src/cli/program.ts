@@ -11,6 +11,7 @@ import { registerAuth } from './commands/auth.js';
 import { registerConfig } from './commands/config.js';
 import { registerResources } from './commands/resource.js';
 import { registerServe } from './commands/serve.js';
+import { registerTransfer } from './commands/transfer.js';
 
 export function version(): string {
   try {
@@ -86,6 +87,7 @@ export function buildProgram(deps: Deps): Command {
   registerApi(program, deps);
   registerAuth(program, deps);
   registerConfig(program, deps);
+  registerTransfer(program, deps);
   registerServe(program, deps);
 
   // Every command reports usage errors the same way, and never exits by itself.

@@ -71,6 +71,9 @@ function validateAll(r: ResourceDef, verb: Verb, records: InputRecord[], where: 
     const { body, problems } = prepare(r, verb, rec);
     const { uuid: _uuid, ...rest } = body;
     const errors = verb === 'delete' ? undefined : fieldErrors(r, verb === 'update' ? rest : body, verb);
+    // Fields an update must send but the record leaves out are read from the server (fillForUpdate).
+    if (verb === 'update' && errors)
+      for (const f of r.fields) if (f.requiredOnUpdate && rest[f.name] === undefined) delete errors[f.name];
     for (const p of problems) lines.push(`line ${rec.line}: ${p}`);
     for (const [field, msgs] of Object.entries(errors ?? {}))
       for (const m of msgs) lines.push(`line ${rec.line}: ${field}: ${m}`);
