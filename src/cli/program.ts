@@ -8,9 +8,11 @@ import { Command, Option } from 'commander';
 import type { Deps } from './context.js';
 import { registerApi } from './commands/api.js';
 import { registerAuth } from './commands/auth.js';
+import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
 import { registerResources } from './commands/resource.js';
 import { registerServe } from './commands/serve.js';
+import { registerHelp } from './help/index.js';
 import { registerTransfer } from './commands/transfer.js';
 
 export function version(): string {
@@ -33,14 +35,22 @@ Examples:
   pm reminders list --due-at P7D --json title,due_at
   uuid=$(pm reminders create --title "Gas check" --due-at 2026-12-01 -q)
 
+Learn more:
+  pm <command> --help   a command's flags and examples (or: pm help <command>)
+  pm help <topic>       dates, filters, output, configuration, exit-codes
+  pm completion bash    tab completion for bash (also zsh, fish)
+
 Environment:
   PM_BASE_URL     the API's base URL (default: the embedded default)
   PM_TOKEN        the API token (never pass a token as a flag)
   PM_PROFILE      the configuration profile to use
+  PM_DATA_FILE    the embedded default's data file (default: XDG_DATA_HOME/pm/pm.db)
+  PM_DEBUG        when "1", stack traces on errors (as --debug)
   NO_COLOR        no colour; FORCE_COLOR=1 forces it
-  CI              when "true", pm never prompts (as --no-input)
+  CI              when "true" or "1", pm never prompts (as --no-input)
   XDG_CONFIG_HOME where the user config lives (pm/config.json)
   XDG_DATA_HOME   where the embedded default keeps its data (pm/pm.db)
+  XDG_CACHE_HOME  where tab completion keeps uuids for a few seconds (pm/completion)
 
 Exit codes:
   0   success (an empty list too)
@@ -89,6 +99,8 @@ export function buildProgram(deps: Deps): Command {
   registerConfig(program, deps);
   registerTransfer(program, deps);
   registerServe(program, deps);
+  registerCompletion(program, deps);
+  registerHelp(program, deps);
 
   // Every command reports usage errors the same way, and never exits by itself.
   const visit = (cmd: Command, path: string): void => {

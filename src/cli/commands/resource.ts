@@ -13,6 +13,7 @@ import { CliError, EXIT, usageError } from '../errors.js';
 import { addFilterFlags, addInputFlags, bodyFromFlags, collect, filterQuery, kebab } from '../flags.js';
 import { globalsOf } from '../program.js';
 import { addBulkFlags, type Verb } from '../bulk/flags.js';
+import { examplesText, resourceExamples } from '../help/examples.js';
 import { confirm, describeApiError, display, readAllStdin } from './shared.js';
 
 async function bulk(
@@ -36,18 +37,24 @@ const plural = (r: ResourceDef): string => r.path.replace('-', ' ');
 
 function addOutputFlags(cmd: Command): void {
   cmd
-    .option('--json [fields]', 'print JSON; optionally only these comma-separated fields')
-    .option('--fields <list>', 'comma-separated fields to show')
-    .option('-o, --output <format>', 'table, json, ndjson, csv or tsv')
-    .option('-q, --quiet', 'print only uuids, one a line')
-    .option('--jq <expr>', 'filter JSON output with a jq expression');
+    .option('--json [fields]', 'print JSON; with a comma-separated list, only those fields (--json uuid,city)')
+    .option('--fields <list>', 'comma-separated fields to show, in this order, in any format')
+    .option('-o, --output <format>', 'table, json, ndjson, csv or tsv (default: table; tab-separated when piped)')
+    .option('-q, --quiet', 'print only uuids, one a line (for $(...) and xargs)')
+    .option('--jq <expr>', 'filter the JSON with a jq expression; strings print raw (see: pm help output)');
 }
 
-const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+const examples = (r: ResourceDef, verb: Parameters<typeof resourceExamples>[1]) =>
+  examplesText(resourceExamples(r, verb));
 
-function exampleFilter(r: ResourceDef): string {
-  const f = r.fields.find((x) => x.example && x.filter && x.filter !== 'datetime');
-  return f ? `--${kebab(f.name)} ${f.example}` : '--created-at -P7D';
+/** "List, show, create, update and delete properties", from the verbs the resource has. */
+function verbsSummary(r: ResourceDef): string {
+  const words = (['list', 'show', 'create', 'update', 'delete'] as const).filter((w) =>
+    w === 'show' ? r.verbs.get : r.verbs[w],
+  );
+  const said = words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}` : words[0];
+  const text = `${said} ${plural(r)}`;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${r.verbs.update ? '' : ` (${plural(r)} cannot be updated)`}`;
 }
 
 export function registerResources(program: Command, deps: Deps): void {
@@ -55,8 +62,8 @@ export function registerResources(program: Command, deps: Deps): void {
 }
 
 function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
-  const group = program.command(r.path).description(`Work with ${plural(r)}`);
-  const p = `pm ${r.path}`;
+  const group = program.command(r.path).description(verbsSummary(r));
+  group.addHelpText('after', examples(r, 'group'));
 
   if (r.verbs.list) {
     const cmd = group
@@ -65,20 +72,13 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
       .description(`List ${plural(r)}, filtered by any of their fields`);
     addFilterFlags(cmd, r);
     cmd
-      .option('--page <n>', 'page number, from 1')
-      .option('--per-page <n>', `records a page (1-${MAX_PER_PAGE}, server default 10)`)
-      .option('--limit <n>', 'fetch pages until N records')
+      .option('--page <n>', 'page number, from 1 (default: 1)')
+      .option('--per-page <n>', `records a page, 1-${MAX_PER_PAGE} (default: the server's, 10)`)
+      .option('--limit <n>', 'fetch pages until N records (default: one page)')
       .option('--all', 'fetch every page; records are written as they arrive');
     if (r.embeds?.length) cmd.option('--embed <names>', `embed related data: ${r.embeds.join(', ')}`);
     addOutputFlags(cmd);
-    cmd.addHelpText(
-      'after',
-      examples([
-        `${p} list ${exampleFilter(r)}`,
-        `${p} list --created-at -P7D --json uuid,created_at`,
-        `${p} list --all -o ndjson | wc -l`,
-      ]),
-    );
+    cmd.addHelpText('after', `\nFilters: pm help filters; dates and ranges: pm help dates.${examples(r, 'list')}`);
     cmd.action((opts: Opts, c: Command) => runList(r, opts, c, deps));
   }
 
@@ -86,7 +86,7 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
     const cmd = group.command('get <uuid>').description(`Show one ${r.singular}`);
     if (r.embeds?.length) cmd.option('--embed <names>', `embed related data: ${r.embeds.join(', ')}`);
     addOutputFlags(cmd);
-    cmd.addHelpText('after', examples([`${p} get 3f2a9c1e-…`, `${p} get 3f2a9c1e-… --json`]));
+    cmd.addHelpText('after', examples(r, 'get'));
     cmd.action((uuid: string, opts: Opts, c: Command) => runGet(r, uuid, opts, c, deps));
   }
 
@@ -102,21 +102,7 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
     }
     addBulkFlags(cmd, 'create');
     addOutputFlags(cmd);
-    const required = inputFields(r)
-      .filter((f) => f.requiredOnCreate)
-      .map((f) => `--${kebab(f.name)} ${f.example ?? 'X'}`)
-      .join(' ');
-    cmd.addHelpText(
-      'after',
-      examples(
-        r.createUnderParent
-          ? [
-              `${p} create --property 3f2a9c1e-… --content "Boiler serviced"`,
-              `echo "Keys with neighbour" | ${p} create --contact 7b1d… -q`,
-            ]
-          : [`${p} create ${required}`, `${p} create --data @${r.singular.replace(' ', '-')}.json -q`],
-      ),
-    );
+    cmd.addHelpText('after', examples(r, 'create'));
     cmd.action((opts: Opts, c: Command) =>
       opts.fromFile !== undefined ? bulk(r, 'create', opts, c, deps) : runCreate(r, opts, c, deps),
     );
@@ -129,8 +115,7 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
     addInputFlags(cmd, r, 'update');
     addBulkFlags(cmd, 'update');
     addOutputFlags(cmd);
-    const f = inputFields(r).find((x) => x.kind === 'int' || x.kind === 'text');
-    cmd.addHelpText('after', examples([`${p} update 3f2a9c1e-… --${kebab(f?.name ?? 'uuid')} ${f?.example ?? '3'}`]));
+    cmd.addHelpText('after', examples(r, 'update'));
     cmd.action((uuid: string | undefined, opts: Opts, c: Command) => {
       if (opts.fromFile !== undefined) {
         if (uuid !== undefined) throw usageError('give either <uuid> or --from-file, not both.');
@@ -142,6 +127,7 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
   } else {
     group
       .command('update', { hidden: true })
+      .description(`Not possible: ${plural(r)} cannot be updated (delete and create again)`)
       .allowUnknownOption()
       .argument('[args...]')
       .action(() => {
@@ -156,12 +142,12 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
       .command('delete [uuid...]')
       .alias('rm')
       .description(`Delete ${plural(r)} by uuid`)
-      .option('-y, --yes', 'do not ask for confirmation (needed when not interactive)')
+      .option('-y, --yes', 'do not ask for confirmation (needed in scripts and CI, where pm cannot ask)')
       .option('--dry-run', 'print the requests that would be sent, and send nothing')
       .option('-q, --quiet', 'print nothing but errors')
-      .option('--json', 'print the result as JSON');
+      .option('--json', 'print the result as JSON: [{"uuid": …, "deleted": true}]');
     addBulkFlags(cmd, 'delete');
-    cmd.addHelpText('after', examples([`${p} delete 3f2a9c1e-…`, `${p} delete --yes 3f2a9c1e-… 8b0e4d2a-…`]));
+    cmd.addHelpText('after', examples(r, 'delete'));
     cmd.action(async (uuids: string[], opts: Opts, c: Command) => {
       const fromStdin = uuids.length === 1 && uuids[0] === '-';
       if (opts.fromFile !== undefined || fromStdin) {

@@ -1,0 +1,81 @@
+/**
+ * `pm help configuration`: where pm points and with which token, as src/cli/config.ts resolves
+ * it; profiles; the config files; the environment.
+ */
+
+export function configurationTopic(): string {
+  return `CONFIGURATION
+
+pm needs two things: which server (a base URL) and a token for it. With neither configured it
+uses the embedded default: the bundled server, run inside pm on a local SQLite file
+($XDG_DATA_HOME/pm/pm.db, else ~/.local/share/pm/pm.db), with the token it wrote beside that
+file. Nothing to set up; pm auth status says where the data is.
+
+Precedence: the first that gives a value wins
+  1. flags             --base-url URL, --profile NAME (before or after the command)
+  2. the environment   PM_BASE_URL, PM_TOKEN, PM_PROFILE
+  3. a project config  found from the working directory up to your home directory: a "pm" key
+                       in package.json, .pmrc, .pmrc.json, .pmrc.yaml, .pmrc.yml,
+                       pm.config.js, pm.config.mjs or pm.config.cjs (read with cosmiconfig)
+  4. the user config   $XDG_CONFIG_HOME/pm/config.json, else ~/.config/pm/config.json
+  5. the embedded default
+
+  A token is never taken as a flag. A token kept in a config file is sent only to that file's
+  own base_url (or, when the file names none, to --base-url or PM_BASE_URL): a project's .pmrc
+  cannot send your token elsewhere. PM_TOKEN is ignored when no base URL is configured.
+
+A config file
+  {
+    "default_profile": "work",
+    "timeout": 30,
+    "base_url": "https://pm.example.com",
+    "profiles": {
+      "work":    { "base_url": "https://pm.work.example", "timeout": 60 },
+      "staging": { "base_url": "https://staging.pm.example" }
+    }
+  }
+
+  base_url          the server's base URL, http(s), without query or fragment
+  token             the token for that server: written by pm auth login (the user config is
+                    kept mode 0600; pm warns when a file holding a token is readable by others)
+  timeout           seconds to wait for the server (default 30); at the top level, for every
+                    profile that sets none
+  default_profile   the profile used when neither --profile nor PM_PROFILE is given (also
+                    spelled "profile")
+  profiles          named sets of base_url, token and timeout; top-level base_url and token
+                    belong to the profile "default"
+
+Profiles
+  pm --profile work properties list      this command only
+  export PM_PROFILE=work                 this shell
+  pm config set default_profile work     from now on
+  An unknown profile is a usage error (exit 2) that lists the known ones. pm auth login and pm
+  config set create a profile when given a new name.
+
+Commands
+  pm auth login --base-url URL     store a token (asked without echo, or --with-token from stdin)
+  pm auth status                   which server, which profile, where the token comes from
+  pm config list                   every setting and where it comes from
+  pm config set KEY VALUE          change the user config: base_url, timeout, default_profile
+  pm config path                   the config files pm reads
+
+Environment
+  PM_BASE_URL        the API's base URL
+  PM_TOKEN           the API token (with PM_BASE_URL: the way to give a CI job its token)
+  PM_PROFILE         the configuration profile
+  PM_DATA_FILE       the embedded default's data file, instead of $XDG_DATA_HOME/pm/pm.db
+  PM_DEBUG=1         stack traces on errors (--debug also shows the HTTP exchange)
+  CI=true            never prompt, as --no-input (deleting then needs --yes)
+  NO_COLOR           no colour; FORCE_COLOR=1 forces colour, FORCE_COLOR=0 turns it off
+  XDG_CONFIG_HOME    where the user config lives (pm/config.json)
+  XDG_DATA_HOME      where the embedded default keeps its data (pm/pm.db)
+  XDG_CACHE_HOME     where tab completion caches uuids for a few seconds (pm/completion)
+
+Examples:
+  echo "$TOKEN" | pm auth login --base-url https://pm.example.com --with-token
+  PM_BASE_URL=https://pm.example.com PM_TOKEN=$TOKEN pm reminders list
+  pm --profile staging config set base_url https://staging.pm.example
+  echo '{ "base_url": "https://pm.example.com" }' > .pmrc.json    # for everyone in this project
+  pm auth status
+`;
+}

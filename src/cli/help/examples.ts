@@ -1,0 +1,135 @@
+/**
+ * The examples at the end of each resource command's --help: a filter, --json in a pipeline,
+ * a script or CI use. Written by hand, as the GitHub CLI's are (a good example needs real
+ * values: an address, a postcode, a date); test/cli/help.test.ts checks that every flag they use
+ * exists on the command. A resource without its own examples gets the generic ones.
+ */
+import type { ResourceDef } from '../../resources/types.js';
+
+export type ExampleVerb = 'group' | 'list' | 'get' | 'create' | 'update' | 'delete';
+
+/** A uuid shortened for the eye, as a person would paste it. */
+const ID: Record<string, string> = {
+  properties: '3f2a9c1e-…',
+  contacts: '7b1d0c55-…',
+  'custom-fields': '8c1d2e3f-…',
+  notes: '5e7a9b10-…',
+  reminders: '9d4e6f21-…',
+};
+
+const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
+  properties: {
+    list: [
+      'pm properties list --city leeds --bedrooms 3 --has-garden',
+      'pm properties list --postcode LS1 --created-at -P7D --json uuid,address,postcode',
+      'pm properties list --custom-field colour=red --all -o csv > red.csv',
+    ],
+    get: [
+      'pm properties get 3f2a9c1e-…',
+      'pm properties get 3f2a9c1e-… --json address,postcode,custom_fields',
+      'pm properties get "$uuid" --jq .num_notes',
+    ],
+    create: [
+      'pm properties create --address "1 High St" --postcode "LS1 1AA" --city Leeds --bedrooms 3',
+      'pm properties create --address "2 Mill Lane" --postcode "LS2 7EW" --contact jo@example.com --custom-field colour=red',
+      'uuid=$(pm properties create --data @property.json -q)',
+      'pm properties create --from-file properties.csv',
+    ],
+    update: [
+      'pm properties update 3f2a9c1e-… --bedrooms 4 --has-garage',
+      'pm properties update 3f2a9c1e-… --unset county --custom-field colour=',
+      'pm properties update --from-file changes.ndjson',
+    ],
+    delete: [
+      'pm properties delete 3f2a9c1e-…                          # asks first',
+      'pm properties delete --yes 3f2a9c1e-… 8b0e4d2a-…',
+      'pm properties list --postcode ZZ9 -q | pm properties delete - --yes',
+    ],
+  },
+  contacts: {
+    list: [
+      'pm contacts list --name smith --company acme',
+      'pm contacts list --email @acme.com --json name,email',
+      'pm contacts list --custom-field tenant_since= -q | wc -l',
+    ],
+    get: ['pm contacts get 7b1d0c55-…', 'pm contacts get 7b1d0c55-… --json name,email,custom_fields'],
+    create: [
+      'pm contacts create --name "Jo Bloggs" --email jo@example.com --contact-number "0113 496 0000"',
+      'uuid=$(pm contacts create --name "Sam Lee" --email sam@example.com --company "Acme Lettings" -q)',
+    ],
+    update: [
+      'pm contacts update 7b1d0c55-… --company "Acme Lettings"',
+      'pm contacts update 7b1d0c55-… --unset contact_number',
+    ],
+  },
+  'custom-fields': {
+    list: ['pm custom-fields list --entity-type property', 'pm custom-fields list --json name,label,entity_type'],
+    get: ['pm custom-fields get 8c1d2e3f-…', 'pm custom-fields get 8c1d2e3f-… --json name,label'],
+    create: [
+      'pm custom-fields create --label "Favourite colour" --type text --entity-type property',
+      'pm custom-fields create --name tenant_since --label "Tenant since" --type 1 --entity-type contact -q',
+    ],
+    update: ['pm custom-fields update 8c1d2e3f-… --label "Colour"'],
+    delete: ['pm custom-fields delete 8c1d2e3f-…                 # and its values everywhere'],
+  },
+  notes: {
+    list: [
+      'pm notes list --property 3f2a9c1e-…',
+      'pm notes list --property-where city=leeds --content boiler',
+      'pm notes list --contact-where email=@acme.com --created-at -P7D --json content,created_at',
+    ],
+    get: ['pm notes get 5e7a9b10-…', 'pm notes get 5e7a9b10-… --jq .content'],
+    create: [
+      'pm notes create --property 3f2a9c1e-… --content "Boiler serviced"',
+      'echo "Keys with neighbour" | pm notes create --contact 7b1d0c55-… -q',
+      'pm notes create --property 3f2a9c1e-… --content-file inspection.txt',
+    ],
+  },
+  reminders: {
+    list: [
+      'pm reminders list --due-at P7D',
+      'pm reminders list --title gas --json title,due_at',
+      'pm reminders list --due-at -P30D --all -o csv > overdue.csv',
+    ],
+    get: ['pm reminders get 9d4e6f21-…', 'pm reminders get 9d4e6f21-… --json title,due_at,anytime'],
+    create: [
+      'pm reminders create --title "Renew gas certificate" --due-at 2026-12-01',
+      'pm reminders create --title "Inspection" --description "Flat 3" --due-at 2026-12-01T09:30:00Z -q',
+    ],
+    update: ['pm reminders update 9d4e6f21-… --due-at 2026-12-08', 'pm reminders update 9d4e6f21-… --unset due_at'],
+  },
+};
+
+function generic(r: ResourceDef, verb: ExampleVerb): string[] {
+  const p = `pm ${r.path}`;
+  const id = ID[r.path] ?? '3f2a9c1e-…';
+  switch (verb) {
+    case 'list':
+      return [`${p} list --created-at -P7D`, `${p} list --json uuid,created_at`, `${p} list --all -o ndjson | wc -l`];
+    case 'get':
+      return [`${p} get ${id}`, `${p} get ${id} --json`];
+    case 'create':
+      return [`${p} create --data @${r.singular.replace(/ /g, '-')}.json -q`];
+    case 'update':
+      return [`${p} update ${id} --data '{}'`];
+    case 'delete':
+      return [`${p} delete ${id}                          # asks first`, `${p} delete --yes ${id}`];
+    case 'group':
+      return [];
+  }
+}
+
+/** The examples of `pm <resource> <verb> --help`. */
+export function resourceExamples(r: ResourceDef, verb: ExampleVerb): string[] {
+  if (verb === 'group') {
+    const own = BY_RESOURCE[r.path] ?? {};
+    return [own.list?.[0], own.create?.[0], own.get?.[1]].filter((x): x is string => x !== undefined);
+  }
+  const own = BY_RESOURCE[r.path]?.[verb];
+  return own ?? generic(r, verb);
+}
+
+/** The Examples section as commander prints it after the options. */
+export function examplesText(lines: readonly string[]): string {
+  return lines.length ? `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}` : '';
+}

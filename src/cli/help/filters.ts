@@ -1,0 +1,106 @@
+/**
+ * `pm help filters`: how list filters match, the relational and custom field filters, and the
+ * filter flags of every list command, derived from the resource descriptions.
+ */
+import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.js';
+import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import { commas, wrap } from './text.js';
+
+const kebab = (name: string): string => name.replace(/_/g, '-');
+
+function flagOf(f: FieldDef): string {
+  return f.filter === 'bool' ? `--[no-]${kebab(f.name)}` : `--${kebab(f.name)}`;
+}
+
+/** The filter flags of one resource's list command, in the order of its --help. */
+export function filterFlags(r: ResourceDef): string[] {
+  const flags = filterFields(r).map(flagOf);
+  for (const rel of r.relations ?? []) flags.push(`--${rel.name}`, `--${rel.name}-where`);
+  if (r.customFieldEntity) flags.push('--custom-field', '--custom-value');
+  return flags;
+}
+
+function perResource(): string {
+  const listed = RESOURCES.filter((r) => r.verbs.list);
+  const width = Math.max(...listed.map((r) => `pm ${r.path} list`.length)) + 4;
+  return listed.map((r) => wrap(commas(filterFlags(r)), 96, `  pm ${r.path} list`.padEnd(width))).join('\n');
+}
+
+function relationsSection(): string {
+  const lines: string[] = [];
+  for (const r of RESOURCES)
+    for (const rel of r.relations ?? []) {
+      const target = resourceByPath(rel.target);
+      lines.push(
+        `  ${`--${rel.name} UUID`.padEnd(30)} ${r.path} of this ${target.singular} (repeatable: any of them)`,
+        `  ${`--${rel.name}-where FIELD=VALUE`.padEnd(30)} ${r.path} whose ${target.singular} matches a ${target.path} filter`,
+        wrap(
+          [
+            '(repeatable:',
+            'all',
+            'apply).',
+            'FIELD:',
+            ...commas(
+              filterFields(target).map((f) => f.name),
+              '.',
+            ),
+          ],
+          96,
+          ' '.repeat(33),
+        ),
+      );
+    }
+  return lines.join('\n');
+}
+
+export function filtersTopic(): string {
+  const custom = RESOURCES.filter((r) => r.customFieldEntity)
+    .map((r) => r.path)
+    .join(' and ');
+  return `FILTERS
+
+Every list command has a flag for each field it can filter on (pm <resource> list --help shows
+them). Flags combine: every filter given must match. A flag marked "repeatable" may be given
+several times, and then any of its values matches (--bedrooms 2 --bedrooms 3).
+
+How each kind of field matches
+  text       --city leeds              contains, ignoring case: "Leeds", "NORTH LEEDS"
+  postcode   --postcode ls11aa         contains, ignoring case and spaces: "LS1 1AA"
+  number     --bedrooms 3              equals (repeatable: any of the values)
+  yes/no     --has-garage              is true; --no-has-garage: is false
+  code       --entity-type property    a code or its name: --entity-type 2 is the same
+  uuid       --uuid 3f2a9c1e-…         one of these records (repeatable)
+  datetime   --created-at -P7D         in a date, datetime, interval or duration: see pm help dates
+
+  Text matches literally: % and _ are ordinary characters; a blank value is a usage error. A
+  field with no value never matches a filter on it.
+
+Notes, by their parent
+${relationsSection()}
+
+  Several --property-where filters all apply to the same property. A note has one parent, so
+  --property… and --contact… filters together match nothing.
+
+Custom field values (${custom})
+  --custom-field NAME=VALUE      the custom field named NAME (exactly) has a value containing
+                                 VALUE (ignoring case)
+  --custom-field NAME=           the custom field named NAME has a value
+  --custom-value TEXT            any custom field value contains TEXT
+  NAME is the custom field's name, not its label: pm custom-fields list --json name,label
+
+The filter flags of each list command
+${perResource()}
+
+Examples:
+  pm properties list --city leeds --bedrooms 3 --bedrooms 4 --has-garden
+  pm properties list --postcode "LS1 1" --created-at -P30D --json uuid,address,postcode
+  pm contacts list --email @acme.com -q | wc -l
+  pm notes list --property-where city=leeds --property-where bedrooms=3
+  pm notes list --contact-where email=@acme.com --created-at -P7D
+  pm properties list --custom-field colour=red --json uuid,custom_fields
+  pm custom-fields list --entity-type property
+
+A filter the API has but pm has no flag for can be sent with pm api:
+  pm api GET /properties -F 'custom_fields[uuid]=8c1d…' -F 'custom_fields[value]=red'
+`;
+}

@@ -1,0 +1,168 @@
+/**
+ * `pm help [topic | command...]`: pages on dates, filters, output, configuration and exit codes,
+ * and commander's help for any command (`pm help properties list` is `pm properties list --help`).
+ *
+ * Only the names and one-line summaries of the topics live here: a topic's text is in its own
+ * module, imported when it is asked for, so that building the program loads none of them.
+ */
+import type { Command } from 'commander';
+import type { Deps } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { wrap } from './text.js';
+
+export interface Topic {
+  readonly name: string;
+  /** Other words that find it: `pm help date`, `pm help json`. */
+  readonly aliases: readonly string[];
+  readonly summary: string;
+  /** The page, as printed. */
+  readonly load: () => Promise<string>;
+}
+
+export const TOPICS: readonly Topic[] = [
+  {
+    name: 'dates',
+    aliases: ['date', 'time', 'times', 'datetimes', 'durations'],
+    summary: 'every date, datetime, interval and duration pm accepts, with examples',
+    load: async () => (await import('./dates.js')).datesTopic(),
+  },
+  {
+    name: 'filters',
+    aliases: ['filter', 'where', 'search'],
+    summary: 'list filters: text, numbers, dates, --property-where, custom fields',
+    load: async () => (await import('./filters.js')).filtersTopic(),
+  },
+  {
+    name: 'output',
+    aliases: ['formats', 'format', 'json', 'jq', 'csv'],
+    summary: 'tables, --json, -o json|ndjson|csv|tsv, --fields, -q and --jq',
+    load: async () => (await import('./output.js')).outputTopic(),
+  },
+  {
+    name: 'configuration',
+    aliases: ['configure', 'environment', 'env', 'profiles', 'profile'],
+    summary: 'where pm points: flags, environment, project and user config, profiles',
+    load: async () => (await import('./configuration.js')).configurationTopic(),
+  },
+  {
+    name: 'exit-codes',
+    aliases: ['exit', 'exitcodes', 'exit-code', 'errors'],
+    summary: 'what each exit code means, for scripts and CI jobs',
+    load: async () => (await import('./exit-codes.js')).exitCodesTopic(),
+  },
+];
+
+export function findTopic(word: string): Topic | undefined {
+  const w = word.toLowerCase();
+  return TOPICS.find((t) => t.name === w || t.aliases.includes(w));
+}
+
+/** The command a path of words names, from `root`: undefined when a word names nothing. */
+export function commandAt(root: Command, words: readonly string[]): Command | undefined {
+  let cmd: Command | undefined = root;
+  for (const w of words) {
+    cmd = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
+    if (!cmd) return undefined;
+  }
+  return cmd;
+}
+
+/** Edit distance (insert, delete, substitute, swap two neighbours). */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const up = (d[i - 1] as number[])[j] as number;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(up + 1, (row[j - 1] as number) + 1, ((d[i - 1] as number[])[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/** The candidates close to `word`, as commander suggests them (a distance of at most a third of its length). */
+export function similar(word: string, candidates: readonly string[]): string[] {
+  const w = word.toLowerCase();
+  let best = Number.POSITIVE_INFINITY;
+  let found: string[] = [];
+  for (const c of new Set(candidates)) {
+    const d = editDistance(w, c.toLowerCase());
+    if (d > Math.max(1, Math.floor(w.length / 3)) + 1 || d === 0) continue;
+    if (d < best) {
+      best = d;
+      found = [c];
+    } else if (d === best) found.push(c);
+  }
+  return found.sort();
+}
+
+const TOPIC_LIST = () => TOPICS.map((t) => `  pm help ${t.name.padEnd(15)} ${t.summary}`).join('\n');
+
+/** The root's options, named at the end of every other command's help: they work everywhere. */
+function globalOptionsLine(program: Command): string {
+  const names = program.options
+    .filter((o) => !o.hidden && o.long !== '--version')
+    .map((o) => (o.required || o.optional ? o.flags.replace(/^-\w, /, '') : (o.long ?? o.flags)));
+  const words = names.map((n, i) => (i < names.length - 1 ? `${n},` : n));
+  return `\n${wrap(words, 80, 'Global options (see pm --help):', '  ')}`;
+}
+
+export function registerHelp(program: Command, deps: Deps): void {
+  // The root's help is this command; subcommands keep commander's own (`pm properties help list`).
+  program.helpCommand(false);
+  program.addHelpText('afterAll', ({ command }) => (command === program ? '' : globalOptionsLine(program)));
+  program
+    .command('help')
+    .description('show help for a command, or a page on a topic (dates, filters, output, ...)')
+    .argument('[topic-or-command...]', 'a topic, or a command path such as "properties list"')
+    .helpOption('-h, --help', 'show help')
+    .addHelpText(
+      'after',
+      () => `
+Topics:
+${TOPIC_LIST()}
+
+Examples:
+  pm help dates
+  pm help properties list        the same as: pm properties list --help
+  pm help filters | less
+`,
+    )
+    .action(async (words: string[], _opts: unknown, cmd: Command) => {
+      const root = cmd.parent as Command;
+      if (words.length === 0) {
+        root.outputHelp();
+        return;
+      }
+      const target = commandAt(root, words);
+      if (target) {
+        target.outputHelp();
+        return;
+      }
+      const topic = words.length === 1 ? findTopic(words[0] as string) : undefined;
+      if (topic) {
+        const text = await topic.load();
+        deps.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+        return;
+      }
+      // Name what was not found, and what is near it.
+      let parent = root;
+      let i = 0;
+      for (; i < words.length - 1; i++) {
+        const next = commandAt(parent, [words[i] as string]);
+        if (!next) break;
+        parent = next;
+      }
+      const word = words[i] as string;
+      const names = parent.commands.filter((c) => !(c as { _hidden?: boolean })._hidden).map((c) => c.name());
+      const near = similar(word, i === 0 ? [...names, ...TOPICS.map((t) => t.name)] : names);
+      const what = i === 0 ? `help topic or command "${word}"` : `command "pm ${words.slice(0, i + 1).join(' ')}"`;
+      throw new CliError(EXIT.usage, `no ${what}.`, {
+        hint: `${near.length ? `(Did you mean ${near.join(' or ')}?)\n` : ''}Topics: ${TOPICS.map((t) => t.name).join(', ')}. Commands: pm --help.`,
+      });
+    });
+}

@@ -1,0 +1,80 @@
+/**
+ * `pm help output`: the output flags every command shares, and each resource's default columns
+ * and fields, derived from the resource descriptions.
+ */
+import { RESOURCES } from '../../resources/index.js';
+import { commas, wrap } from './text.js';
+
+function columns(): string {
+  const width = Math.max(...RESOURCES.map((r) => r.path.length)) + 4;
+  return RESOURCES.map((r) => {
+    const cols = r.fields.filter((f) => f.column).map((f) => f.name);
+    const rest = [...r.fields.map((f) => f.name), ...(r.embeds ?? [])].filter((n) => !cols.includes(n));
+    return [
+      wrap(commas(cols), 96, `  ${r.path.padEnd(width)}columns:`),
+      wrap(commas(rest), 96, `  ${''.padEnd(width)}also:   `),
+    ].join('\n');
+  }).join('\n');
+}
+
+export function outputTopic(): string {
+  return `OUTPUT
+
+The same data, for people and for programs. Data goes to stdout; everything else (messages
+such as "Created property …", the page footer, warnings and errors) goes to stderr, so a
+pipe or $(...) only ever sees data.
+
+On a terminal
+  A list is a table with colour and times in your time zone, and a footer on stderr:
+  "showing 1-10 of 53, page 1 of 6". One record (get, create, update) is a list of its fields.
+  An empty list prints "No properties found." on stderr and exits 0.
+
+Piped or redirected
+  No colour, no box drawing, nothing cut short: the table's columns are separated by tabs,
+  without a header line, and times are ISO 8601 in UTC as the API sent them. Ready for cut,
+  awk and sort: pm properties list --city leeds | cut -f1
+
+Formats (every command that prints records)
+  --json                a list is one JSON array (with --all too), a record one JSON object
+  --json uuid,city      JSON with only these fields, in this order
+  -o json               the same as --json
+  -o ndjson             one JSON object a line; with --all, written as pages arrive
+  -o csv                comma-separated, with a header line (quoted where needed, RFC 4180)
+  -o tsv                tab-separated, with a header line
+  -o table              the default: a table on a terminal, tab-separated when piped
+  --fields uuid,city    only these fields, in this order, in any format
+  -q, --quiet           only the uuids, one a line: uuid=$(pm properties create … -q)
+  --jq EXPR             filter the JSON with a jq expression; strings print raw, as jq -r
+                        (jq is built in: nothing to install)
+
+  Field names are the API's, in snake_case (has_garage, due_at). An unknown name is a usage
+  error that lists the valid ones.
+
+The columns of a table, and the other fields --json and --fields accept
+${columns()}
+
+  custom_fields (and a property's contact) are fetched only when named in --json or --fields,
+  or with --embed.
+
+Pages
+  --page N --per-page N    one page (per page: 1-100; the server's default is 10)
+  --limit N                fetch pages until N records
+  --all                    every page; records are written as they arrive
+
+Colour
+  Off when piped, with NO_COLOR set (to anything), or with --no-color; FORCE_COLOR=1 forces it
+  through a pipe, FORCE_COLOR=0 turns it off.
+
+Errors
+  One sentence on stderr, and an exit code (pm help exit-codes). With --json or -o json|ndjson,
+  the error is JSON on stderr too:
+    {"error":{"message":"…","exit_code":3,"status":404}}
+
+Examples:
+  pm properties list --city leeds
+  pm properties list --all -o ndjson | jq -r .postcode | sort | uniq -c
+  pm contacts list --json name,email --jq '.[] | "\\(.name) <\\(.email)>"'
+  pm reminders list --due-at P7D -o csv > due.csv
+  pm properties list --bedrooms 3 -q | xargs -n1 pm properties get --json address
+`;
+}

@@ -1,0 +1,26 @@
+/** Small text helpers for the help pages. */
+
+/**
+ * Words wrapped to `width` columns after `first`: the lines after the first are indented to
+ * where the words start, or by `indent` when given.
+ */
+export function wrap(words: readonly string[], width: number, first = '', indent?: string): string {
+  const pad = indent ?? ' '.repeat(first.length + (first.trim() ? 1 : 0));
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const w of words) {
+    if (!empty && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = pad + w;
+    } else line = line.trim() === '' ? `${line}${w}` : `${line} ${w}`;
+    empty = false;
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
+
+/** "a, b, c": the words of a list, each but the last with its comma. */
+export function commas(words: readonly string[], end = ''): string[] {
+  return words.map((w, i) => (i < words.length - 1 ? `${w},` : `${w}${end}`));
+}
