@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import { fieldOf, filterFields, inputFields, resourceByPath } from '../resources/index.js';
 import type { FieldDef, ResourceDef } from '../resources/types.js';
-import { DatetimeParseError, parseInstant, parseRange } from '../core/datetime.js';
+import { HumanDateError, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
 import { usageError } from './errors.js';
 
 export const kebab = (name: string): string => name.replace(/_/g, '-');
@@ -35,16 +35,25 @@ function codeValue(flag: string, v: string, f: FieldDef): number {
   );
 }
 
-function checkRange(flag: string, v: string, now: number): void {
+/**
+ * The clock and zone that dates people type are read against: "tomorrow 9am" needs both. `zone`
+ * is the user's IANA zone (Deps.timeZone); absent, the system's (TZ).
+ */
+export interface DateContext {
+  readonly now: number;
+  readonly zone?: string | undefined;
+}
+
+function dateError(flag: string, e: unknown): unknown {
+  return e instanceof HumanDateError ? usageError(`--${flag}: ${e.message}`, e.hint) : e;
+}
+
+/** A datetime filter value: ISO forms as given, words ("last 7 days") as an explicit UTC interval. */
+function rangeValue(flag: string, v: string, when: DateContext): string {
   try {
-    parseRange(v, now);
+    return parseHumanRange(v, when);
   } catch (e) {
-    if (e instanceof DatetimeParseError)
-      throw usageError(
-        `--${flag}: ${e.message}.`,
-        'Give a date (2026-12-01), a datetime (2026-12-01T09:00:00Z), an interval (2026-12-01/12-08, 2026-12-01/P1W) or a duration from now (P7D ahead, -P7D behind).',
-      );
-    throw e;
+    throw dateError(flag, e);
   }
 }
 
@@ -63,7 +72,7 @@ function filterHelp(f: FieldDef): string {
     case 'code':
       return `${f.description} (repeatable: any of)`;
     case 'datetime':
-      return `${f.description} within a date, datetime, interval or duration`;
+      return `${f.description} within a range: "last 7 days", "this week", "today", 2026-12-01, 2026-12-01/P1W, -P7D`;
     default:
       return f.description;
   }
@@ -109,7 +118,14 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
 }
 
 /** Appends one filter field's flag value to the query, validating it. */
-function appendFilter(q: URLSearchParams, f: FieldDef, raw: unknown, flag: string, now: number, prefix?: string): void {
+function appendFilter(
+  q: URLSearchParams,
+  f: FieldDef,
+  raw: unknown,
+  flag: string,
+  when: DateContext,
+  prefix?: string,
+): void {
   if (raw === undefined) return;
   const key = prefix ? `${prefix}[${f.name}]` : f.name;
   const values = Array.isArray(raw) ? (raw as string[]) : [raw];
@@ -132,8 +148,7 @@ function appendFilter(q: URLSearchParams, f: FieldDef, raw: unknown, flag: strin
       return;
     }
     case 'datetime':
-      checkRange(flag, String(raw), now);
-      q.append(key, String(raw));
+      q.append(key, rangeValue(flag, String(raw), when));
       return;
     default:
       if (String(raw).trim() === '') throw usageError(`--${flag} must not be empty.`);
@@ -154,10 +169,16 @@ function splitPair(flag: string, text: string): [string, string] {
   return [text.slice(0, i).trim(), text.slice(i + 1)];
 }
 
-/** The list query for the given flag values. */
-export function filterQuery(r: ResourceDef, opts: Record<string, unknown>, now: number): URLSearchParams {
+/** The list query for the given flag values; `zone` is the user's, for dates in words. */
+export function filterQuery(
+  r: ResourceDef,
+  opts: Record<string, unknown>,
+  now: number,
+  zone?: string,
+): URLSearchParams {
   const q = new URLSearchParams();
-  for (const f of filterFields(r)) appendFilter(q, f, opts[optKey(f.name)], kebab(f.name), now);
+  const when: DateContext = { now, zone };
+  for (const f of filterFields(r)) appendFilter(q, f, opts[optKey(f.name)], kebab(f.name), when);
   for (const rel of r.relations ?? []) {
     const target = resourceByPath(rel.target);
     const uuids = opts[optKey(rel.name)] as string[] | undefined;
@@ -180,7 +201,7 @@ export function filterQuery(r: ResourceDef, opts: Record<string, unknown>, now: 
           : value;
     }
     for (const [name, v] of Object.entries(inner))
-      appendFilter(q, fieldOf(target, name) as FieldDef, v, `${rel.name}-where ${name}`, now, rel.name);
+      appendFilter(q, fieldOf(target, name) as FieldDef, v, `${rel.name}-where ${name}`, when, rel.name);
   }
   if (r.customFieldEntity) {
     const pair = opts.customField as string | undefined;
@@ -218,7 +239,7 @@ export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'up
         cmd.option(`--${flag} <code>`, `${f.description}${req}`);
         break;
       case 'date_or_datetime':
-        cmd.option(`--${flag} <date>`, `${f.description}${req}`);
+        cmd.option(`--${flag} <date>`, `${f.description}${req}: "tomorrow 9am", "next monday", "+2h", 2026-12-01`);
         break;
       default:
         cmd.option(`--${flag} <text>`, `${f.description}${req}`);
@@ -236,11 +257,15 @@ export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'up
   cmd.option('--dry-run', 'print the request that would be sent, and send nothing');
 }
 
-/** The body fields given by flags. */
+/**
+ * The body fields given by flags. `when` reads dates in words ("tomorrow 9am"); callers pass
+ * deps.now() and deps.timeZone (until they all do, the system's clock and zone stand in).
+ */
 export function bodyFromFlags(
   r: ResourceDef,
   opts: Record<string, unknown>,
   mode: 'create' | 'update',
+  when: DateContext = { now: Date.now() },
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const f of inputFields(r)) {
@@ -258,11 +283,12 @@ export function bodyFromFlags(
         body[f.name] = { code: codeValue(flag, String(v), f) };
         break;
       case 'date_or_datetime':
-        if (!parseInstant(String(v)))
-          throw usageError(
-            `--${flag} must be an ISO 8601 date (2026-12-01) or datetime (2026-12-01T14:00:00Z), not "${v}".`,
-          );
-        body[f.name] = String(v);
+        // A day without a time is sent as YYYY-MM-DD: the server makes it all day.
+        try {
+          body[f.name] = parseHumanInstant(String(v), when).iso;
+        } catch (e) {
+          throw dateError(flag, e);
+        }
         break;
       default:
         body[f.name] = String(v);
