@@ -15,6 +15,7 @@ import { globalsOf } from '../program.js';
 import { addBulkFlags, type Verb } from '../bulk/flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
 import { confirm, describeApiError, display, readAllStdin } from './shared.js';
+import { registerDue } from './due.js';
 
 async function bulk(
   r: ResourceDef,
@@ -162,6 +163,7 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
       return runDelete(r, uuids, opts, c, deps);
     });
   }
+  if (r.path === 'reminders') registerDue(group, deps);
 }
 
 // ------------------------------------------------------------------ run functions
