@@ -1,22 +1,60 @@
 /**
  * The thin HTTP wrapper: one keep-alive connection pool per run (undici), JSON in and out,
  * bearer auth, and errors typed by what went wrong. Liberal in what it accepts from a server.
+ *
+ * Around each request: pacing by the server's rate-limit headers (pacer.ts), shared by every
+ * request of the client; timeouts for connecting, for the answer's headers and between chunks of
+ * its body; retries with backoff (retry.ts says which and when); proxies from HTTPS_PROXY,
+ * HTTP_PROXY and NO_PROXY; extra CAs from NODE_EXTRA_CA_CERTS. TLS certificates are always
+ * verified. A token is never sent over plain http to a host other than this machine, nor to any
+ * origin but the base URL's. undici is loaded on the first request.
  */
-import { Agent, type Dispatcher } from 'undici';
-import { HttpStatusError, NetworkError, ProtocolError } from './errors.js';
+import type { Dispatcher } from 'undici';
+import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
+import { abortReason, Pacer, type PacerClock, parseRetryAfter, realClock } from './pacer.js';
+import {
+  BEFORE_REQUEST,
+  backoffMs,
+  classify,
+  type Failure,
+  IDEMPOTENT,
+  RETRY_STATUSES,
+  type RetryPolicy,
+  retryPolicy,
+} from './retry.js';
+import { insecureHost, isLoopbackHost, proxyConfigured, redactUrl } from './transport.js';
 
-export { HttpStatusError, NetworkError, ProtocolError } from './errors.js';
+export { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export interface HttpOptions {
   readonly baseUrl: string;
   readonly token?: string | undefined;
   readonly userAgent?: string;
-  /** Seconds for connect, headers and body each. */
+  /** Seconds for connect, for the answer's headers, and between chunks of its body, each. */
   readonly timeout?: number;
   readonly dispatcher?: Dispatcher;
-  /** Receives a trace of each exchange (Authorization redacted). */
-  readonly debug?: (line: string) => void;
+  /** Receives a trace of each exchange (Authorization redacted) and of retry and pacing decisions. */
+  readonly debug?: ((line: string) => void) | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Retries after the first attempt (default 3). */
+  readonly retries?: number;
+  /** The first retry's backoff ceiling in ms (default 500); each next one doubles. */
+  readonly retryBaseMs?: number;
+  /** A Retry-After longer than this is not waited for (ms, default 120 s). */
+  readonly maxRetryAfterMs?: number;
+  /** Pacing by rate-limit headers: a pacer to share, or false for none (default: one of its own). */
+  readonly pacer?: Pacer | false;
+  /** The environment (proxy variables, NODE_EXTRA_CA_CERTS); never process.env implicitly. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Send the token over plain http to a host that is not this machine. */
+  readonly allowInsecureHttp?: boolean;
+  /** For tests: the clock of waits, and the random source of jitter. */
+  readonly clock?: PacerClock;
+  readonly random?: () => number;
+  readonly maxResponseBytes?: number;
 }
 
 export interface HttpResponse {
@@ -27,18 +65,38 @@ export interface HttpResponse {
   /** The raw text, when the body was not JSON. */
   readonly text: string;
   readonly url: string;
+  /**
+   * Set (with `tolerateBody`) when a 2xx answer's body could not be used: cut off, or not JSON.
+   * The request was done; the caller finds out what came of it another way (the Location).
+   */
+  readonly problem?: string;
 }
 
 export interface RequestOptions {
   readonly query?: URLSearchParams | undefined;
   readonly body?: unknown;
   readonly headers?: Record<string, string>;
+  /** Return a 2xx whose body is unusable with `problem` set, instead of failing. */
+  readonly tolerateBody?: boolean;
+}
+
+/** One attempt's answer, as read off the wire. */
+interface Raw {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly text: string;
+  /** The body stopped early with this error. */
+  readonly cut: unknown;
+  readonly tooLarge: boolean;
+  readonly ms: number;
 }
 
 function excerpt(text: string): string {
   const plain = text
     .replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ')
     .replace(/<[^>]+>/g, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   return plain.length > 160 ? `${plain.slice(0, 157)}...` : plain;
@@ -47,31 +105,60 @@ function excerpt(text: string): string {
 /** One sentence for an error response, whatever its shape. */
 function errorMessage(status: number, body: unknown, text: string): string {
   if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') {
-    const m = (body as { message: string }).message.trim();
+    const m = excerpt((body as { message: string }).message);
     if (m) return m;
   }
   const bit = excerpt(text);
   return `the server answered ${status}${bit ? `: ${bit}` : ' with no message'}`;
 }
 
+function isAbort(e: unknown, signal: AbortSignal | undefined): boolean {
+  const err = e as { name?: string; code?: string };
+  return signal?.aborted === true || err?.name === 'AbortError' || err?.code === 'UND_ERR_ABORTED';
+}
+
+function parseJson(text: string, type: string): unknown {
+  if (text.trim() === '' || !(type.includes('json') || /^\s*[[{]/.test(text))) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const clip = (s: string) => (s.length > 2000 ? `${s.slice(0, 2000)}... (${s.length} characters)` : s);
+
 export class HttpClient {
   readonly baseUrl: URL;
-  private readonly dispatcher: Dispatcher;
+  /** Shared by every request of this client: concurrent requests pace as one. */
+  readonly pacer: Pacer | undefined;
+  readonly policy: RetryPolicy;
+  private dispatcher: Dispatcher | undefined;
+  private making: Promise<Dispatcher> | undefined;
   private readonly ownsDispatcher: boolean;
+  private readonly clock: PacerClock;
 
   constructor(readonly options: HttpOptions) {
     this.baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
-    const ms = (options.timeout ?? 30) * 1000;
+    const host = options.allowInsecureHttp ? undefined : insecureHost(this.baseUrl, options.token);
+    if (host !== undefined) throw new InsecureTransportError(host);
     this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({
-        connect: { timeout: ms },
-        headersTimeout: ms,
-        bodyTimeout: ms,
-        keepAliveTimeout: 10_000,
-        connections: 16,
-      });
+    this.dispatcher = options.dispatcher;
+    this.clock = options.clock ?? realClock;
+    this.policy = retryPolicy({
+      ...(options.retries !== undefined ? { retries: options.retries } : {}),
+      ...(options.retryBaseMs !== undefined ? { baseMs: options.retryBaseMs } : {}),
+      ...(options.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: options.maxRetryAfterMs } : {}),
+    });
+    this.pacer =
+      options.pacer === false
+        ? undefined
+        : (options.pacer ??
+          new Pacer({
+            clock: this.clock,
+            maxWaitMs: this.policy.maxRetryAfterMs,
+            debug: options.debug,
+          }));
   }
 
   /** The absolute URL of an API path (relative to the base URL, which may carry a prefix). */
@@ -94,89 +181,270 @@ export class HttpClient {
   }
 
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
-    const url = path.startsWith('http://') || path.startsWith('https://') ? new URL(path) : this.url(path, opts.query);
+    const absolute = /^https?:\/\//i.test(path);
+    const url = absolute ? new URL(path) : this.url(path, opts.query);
+    if (absolute && opts.query) for (const [k, v] of opts.query) url.searchParams.append(k, v);
+    if (url.origin !== this.baseUrl.origin)
+      throw new ProtocolError(
+        `refusing to follow the server to ${url.origin}: pm talks only to ${this.baseUrl.origin}`,
+      );
     const hasBody = opts.body !== undefined;
     const payload = hasBody ? JSON.stringify(opts.body) : undefined;
-    const debug = this.options.debug;
-    if (debug) {
-      debug(`> ${method} ${url}`);
-      for (const [k, v] of Object.entries(this.headers(hasBody, true, opts.headers))) debug(`> ${k}: ${v}`);
-      if (payload) debug(`> ${payload.length > 2000 ? `${payload.slice(0, 2000)}...` : payload}`);
-    }
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await this.dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: method as Dispatcher.HttpMethod,
-        headers: this.headers(hasBody, false, opts.headers),
-        ...(payload !== undefined ? { body: payload } : {}),
-        ...(this.options.signal ? { signal: this.options.signal } : {}),
-      });
-    } catch (e) {
-      throw this.networkError(e, url);
-    }
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (e) {
-      throw this.networkError(e, url);
-    }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers))
-      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    let body: unknown;
-    const type = headers['content-type'] ?? '';
-    if (text.trim() !== '' && (type.includes('json') || /^\s*[[{]/.test(text))) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
+    const idempotent = IDEMPOTENT.has(method);
+    const { debug, signal } = this.options;
+    const max = this.policy.retries + 1;
+    // Set when an earlier attempt may have been done by the server.
+    let uncertain = false;
+
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= max;
+      if (debug) {
+        debug(`> ${method} ${url}${attempt > 1 ? `  (attempt ${attempt} of ${max})` : ''}`);
+        for (const [k, v] of Object.entries(this.headers(hasBody, true, opts.headers))) debug(`> ${k}: ${v}`);
+        if (payload) debug(`> ${clip(payload)}`);
       }
+      const ticket = this.pacer ? await this.pacer.acquire(signal) : undefined;
+      let raw: Raw;
+      try {
+        raw = await this.once(method, url, payload, opts.headers);
+      } catch (e) {
+        if (ticket) this.pacer?.release(ticket);
+        if (isAbort(e, signal)) throw signal?.aborted ? abortReason(signal) : e;
+        const f = classify(e);
+        debug?.(`* ${method} ${url.pathname}: ${f.reason}${f.code ? ` (${f.code})` : ''}`);
+        const retry = !last && f.transient && (idempotent || f.sent === 'no');
+        if (!retry) {
+          if (!last && f.transient && !idempotent)
+            debug?.(`* not retried: the ${method} may have reached the server, and pm never sends one twice`);
+          throw this.networkError(f, url, method, attempt);
+        }
+        if (f.sent !== 'no') uncertain = true;
+        await this.pause(attempt, backoffMs(attempt, this.policy, this.options.random), `${f.reason}`);
+        continue;
+      }
+      if (ticket) this.pacer?.release(ticket, raw);
+      const { status, headers } = raw;
+      if (debug) {
+        debug(`< ${status} (${raw.ms} ms)`);
+        for (const [k, v] of Object.entries(headers)) debug(`< ${k}: ${v}`);
+        if (raw.text) debug(`< ${clip(raw.text)}`);
+        if (raw.cut) debug(`* the answer stopped early: ${classify(raw.cut).reason}`);
+      }
+
+      if (raw.cut && status < 400) {
+        const f = classify(raw.cut);
+        if (idempotent && !last && f.transient) {
+          uncertain = true;
+          await this.pause(
+            attempt,
+            backoffMs(attempt, this.policy, this.options.random),
+            `answer ${status} ${f.reason}`,
+          );
+          continue;
+        }
+        const problem = `its answer was cut off (${f.reason})`;
+        if (opts.tolerateBody && status >= 200 && status < 300)
+          return { status, headers, body: undefined, text: '', url: url.toString(), problem };
+        const err = new NetworkError(
+          `${url.origin} answered ${status}, but ${problem}`,
+          f.code,
+          method,
+          'yes',
+          `the answer was cut off (${f.reason})`,
+        );
+        err.attempts = attempt;
+        throw err;
+      }
+
+      const body = parseJson(raw.text, headers['content-type'] ?? '');
+      const response: HttpResponse = { status, headers, body, text: raw.text, url: url.toString() };
+      if (status >= 400) {
+        if (RETRY_STATUSES.has(status) && !last && (idempotent || status === 429)) {
+          const after = parseRetryAfter(headers['retry-after'], this.clock.now());
+          if (after !== undefined && after > this.policy.maxRetryAfterMs) {
+            debug?.(`* not retried: the server asks to wait ${Math.round(after / 1000)}s, longer than pm waits`);
+          } else {
+            if (status === 502 || status === 504) uncertain = true;
+            const wait = after ?? backoffMs(attempt, this.policy, this.options.random);
+            await this.pause(attempt, wait, `${status}${after !== undefined ? ', as Retry-After asks' : ''}`);
+            continue;
+          }
+        }
+        if (method === 'DELETE' && status === 404 && uncertain) {
+          // The attempt that got no answer deleted it.
+          debug?.('* 404 after a DELETE that may have been done: counted as deleted');
+          return { status: 204, headers, body: undefined, text: '', url: url.toString() };
+        }
+        const errors =
+          body && typeof body === 'object' && typeof (body as { errors?: unknown }).errors === 'object'
+            ? ((body as { errors: Record<string, string[]> }).errors ?? undefined)
+            : undefined;
+        const err = new HttpStatusError(status, errorMessage(status, body, raw.text), response, errors);
+        err.attempts = attempt;
+        throw err;
+      }
+      if (raw.tooLarge) {
+        const problem = `its answer is larger than ${Math.round(this.maxBytes / 1048576)} MiB`;
+        if (opts.tolerateBody) return { ...response, body: undefined, text: '', problem };
+        throw new ProtocolError(`the server answered ${status}, but ${problem}`);
+      }
+      if (raw.text.trim() !== '' && body === undefined && status !== 204) {
+        const bit = excerpt(raw.text);
+        const problem = `its answer is not JSON${bit ? `: ${bit}` : ''}`;
+        if (opts.tolerateBody && status >= 200 && status < 300) return { ...response, problem };
+        throw new ProtocolError(`the server answered ${status} with a body that is not JSON${bit ? `: ${bit}` : ''}`);
+      }
+      return response;
     }
-    if (debug) {
-      debug(`< ${res.statusCode}`);
-      for (const [k, v] of Object.entries(headers)) debug(`< ${k}: ${v}`);
-      if (text) debug(`< ${text.length > 2000 ? `${text.slice(0, 2000)}...` : text}`);
-    }
-    const response: HttpResponse = { status: res.statusCode, headers, body, text, url: url.toString() };
-    if (res.statusCode >= 400) {
-      const errors =
-        body && typeof body === 'object' && typeof (body as { errors?: unknown }).errors === 'object'
-          ? ((body as { errors: Record<string, string[]> }).errors ?? undefined)
-          : undefined;
-      throw new HttpStatusError(res.statusCode, errorMessage(res.statusCode, body, text), response, errors);
-    }
-    if (text.trim() !== '' && body === undefined && res.statusCode !== 204)
-      throw new ProtocolError(
-        `the server answered ${res.statusCode} with a body that is not JSON${excerpt(text) ? `: ${excerpt(text)}` : ''}`,
-      );
-    return response;
   }
 
-  private networkError(e: unknown, url: URL): Error {
-    const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string } };
-    if (err?.name === 'AbortError' || err?.code === 'UND_ERR_ABORTED') return e as Error;
-    const code = err?.code ?? err?.cause?.code;
-    const where = url.origin;
-    const why =
-      code === 'ECONNREFUSED'
-        ? 'connection refused'
-        : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-          ? 'host not found'
-          : code === 'UND_ERR_CONNECT_TIMEOUT'
-            ? 'timed out connecting'
-            : code === 'UND_ERR_HEADERS_TIMEOUT'
-              ? 'timed out waiting for a response'
-              : code === 'UND_ERR_BODY_TIMEOUT'
-                ? 'timed out reading the response'
-                : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
-                  ? 'the connection was closed'
-                  : (err?.message ?? String(e));
-    return new NetworkError(`could not reach ${where}: ${why}`, code);
+  private get maxBytes(): number {
+    return this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  }
+
+  /** Waits before retry number `attempt`, saying why in the trace. */
+  private async pause(attempt: number, ms: number, why: string): Promise<void> {
+    this.options.debug?.(
+      `* retrying (${attempt} of ${this.policy.retries}) after ${why}: waiting ${(ms / 1000).toFixed(2)}s`,
+    );
+    await this.clock.sleep(ms, this.options.signal);
+  }
+
+  /** One attempt: send, and read the whole answer (up to the size limit). */
+  private async once(
+    method: string,
+    url: URL,
+    payload: string | undefined,
+    extra: Record<string, string> | undefined,
+  ): Promise<Raw> {
+    const dispatcher = await this.getDispatcher();
+    const started = Date.now();
+    const res = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: method as Dispatcher.HttpMethod,
+      headers: this.headers(payload !== undefined, false, extra),
+      ...(payload !== undefined ? { body: payload } : {}),
+      ...(this.options.signal ? { signal: this.options.signal } : {}),
+    });
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let cut: unknown;
+    let tooLarge = false;
+    try {
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > this.maxBytes) {
+          tooLarge = true;
+          res.body.destroy();
+          break;
+        }
+        chunks.push(chunk);
+      }
+    } catch (e) {
+      if (isAbort(e, this.options.signal)) throw e;
+      cut = e ?? new Error('the answer was cut off');
+    }
+    return {
+      status: res.statusCode,
+      headers,
+      text: Buffer.concat(chunks).toString('utf8'),
+      cut,
+      tooLarge,
+      ms: Date.now() - started,
+    };
+  }
+
+  private getDispatcher(): Promise<Dispatcher> {
+    if (this.dispatcher) return Promise.resolve(this.dispatcher);
+    this.making ??= this.makeDispatcher().then((d) => {
+      this.dispatcher = d;
+      return d;
+    });
+    return this.making;
+  }
+
+  private async makeDispatcher(): Promise<Dispatcher> {
+    const undici = await import('undici');
+    const env = this.options.env ?? {};
+    const ms = (this.options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+    // rejectUnauthorized given, so that not even NODE_TLS_REJECT_UNAUTHORIZED=0 turns verification off.
+    const tls = this.baseUrl.protocol === 'https:' ? { ...(await extraCa(env)), rejectUnauthorized: true } : {};
+    const common = { headersTimeout: ms, bodyTimeout: ms, keepAliveTimeout: 10_000, connections: 16 };
+    // Like Go's net/http: a request to this machine never goes through a proxy.
+    if (proxyConfigured(env) && !isLoopbackHost(this.baseUrl.hostname)) {
+      const httpProxy = env.http_proxy ?? env.HTTP_PROXY ?? '';
+      const httpsProxy = env.https_proxy ?? env.HTTPS_PROXY ?? '';
+      const noProxy = env.no_proxy ?? env.NO_PROXY ?? '';
+      const via = this.baseUrl.protocol === 'https:' ? httpsProxy || httpProxy : httpProxy;
+      this.options.debug?.(
+        `* proxy: ${via ? redactUrl(via) : 'none for this scheme'}${noProxy ? ` (NO_PROXY=${noProxy})` : ''}`,
+      );
+      // '' (not undefined) so that undici never falls back to process.env.
+      return new undici.EnvHttpProxyAgent({
+        ...common,
+        httpProxy,
+        httpsProxy,
+        noProxy,
+        connect: { timeout: ms, ...tls },
+        requestTls: { timeout: ms, ...tls },
+        proxyTls: { timeout: ms },
+      });
+    }
+    const connector = undici.buildConnector({ timeout: ms, ...tls });
+    // Errors while connecting come before any byte of a request was written: say so on them.
+    const connect: typeof connector = (opts, callback) =>
+      connector(opts, (...args) => {
+        const err = args[0];
+        if (err) {
+          try {
+            (err as unknown as Record<string, unknown>)[BEFORE_REQUEST] = true;
+          } catch {
+            // A frozen error stays untagged: the request then counts as maybe sent.
+          }
+        }
+        callback(...args);
+      });
+    return new undici.Agent({ ...common, connect });
+  }
+
+  private networkError(f: Failure, url: URL, method: string, attempts: number): NetworkError {
+    const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+    const message =
+      f.sent === 'no'
+        ? `could not reach ${url.origin}: ${f.reason}${tries}`
+        : `no answer from ${url.origin}: ${f.reason}${tries}`;
+    const err = new NetworkError(message, f.code, method, f.sent, f.reason);
+    err.attempts = attempts;
+    return err;
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsDispatcher && this.dispatcher) await this.dispatcher.close();
   }
+}
+
+/**
+ * NODE_EXTRA_CA_CERTS of the environment given. Node reads the variable itself at start-up, so
+ * this matters only when the environment pm is given is not the process's (in-process runs).
+ */
+async function extraCa(env: Readonly<Record<string, string | undefined>>): Promise<{ ca?: string[] }> {
+  const file = env.NODE_EXTRA_CA_CERTS;
+  if (!file || file === process.env.NODE_EXTRA_CA_CERTS) return {};
+  const [{ readFile }, { rootCertificates }] = await Promise.all([import('node:fs/promises'), import('node:tls')]);
+  let pem: string;
+  try {
+    pem = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new NetworkError(
+      `cannot read NODE_EXTRA_CA_CERTS (${file}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      'EXTRA_CA',
+      'GET',
+      'no',
+    );
+  }
+  return { ca: [...rootCertificates, pem] };
 }

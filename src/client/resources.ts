@@ -36,6 +36,11 @@ function unwrap(r: ResourceDef, res: HttpResponse): ApiRecord | undefined {
   throw new ProtocolError(`the server's answer for a ${r.singular} has no record in it`);
 }
 
+function preview(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
 function num(v: unknown, fallback: number): number {
   return typeof v === 'number' && Number.isFinite(v)
     ? v
@@ -52,7 +57,12 @@ export class ResourceClient {
     const b = res.body;
     const data = isRecord(b) ? b.data : Array.isArray(b) ? b : undefined;
     if (!Array.isArray(data)) throw new ProtocolError(`the server's answer for a list of ${r.path} has no data array`);
-    const records = data.filter(isRecord);
+    const bad = data.findIndex((x) => !isRecord(x));
+    if (bad >= 0)
+      throw new ProtocolError(
+        `item ${bad + 1} of the server's list of ${r.path} is not a record: ${preview(data[bad])}`,
+      );
+    const records = data as ApiRecord[];
     const meta = isRecord(b) && isRecord(b.meta) && isRecord(b.meta.pagination) ? b.meta.pagination : undefined;
     const perPage = num(query.get('per_page'), records.length || 10);
     const pagination: Pagination = meta
@@ -80,6 +90,11 @@ export class ResourceClient {
       const q = new URLSearchParams(query);
       q.set('page', String(page));
       const p = await this.list(r, q);
+      // A server that ignores `page` would otherwise be asked for the same page for ever.
+      if (p.pagination.current_page < page && p.pagination.total_pages > 1)
+        throw new ProtocolError(
+          `the server answered page ${p.pagination.current_page} of ${r.path} when asked for page ${page}`,
+        );
       const room = limit - seen;
       if (p.records.length > room) p.records = p.records.slice(0, room);
       seen += p.records.length;
@@ -98,17 +113,34 @@ export class ResourceClient {
     return rec;
   }
 
-  /** The record a write answered with; an empty body falls back to the Location header. */
+  /**
+   * The record a write answered with. An empty body, or one that could not be used (cut off, not
+   * JSON), falls back to the Location header, then to the uuid: the write was done, and what came
+   * of it is read back rather than reported lost.
+   */
   private async written(r: ResourceDef, res: HttpResponse, uuid?: string): Promise<ApiRecord> {
-    const rec = unwrap(r, res);
+    const rec = res.problem ? undefined : unwrap(r, res);
     if (rec) return rec;
     const location = res.headers.location;
     if (location) {
-      const again = await this.http.request('GET', new URL(location, res.url).toString());
-      const got = unwrap(r, again);
-      if (got) return got;
+      let target: URL | undefined;
+      try {
+        target = new URL(location, res.url);
+      } catch {
+        target = undefined;
+      }
+      // Never follow a Location to another server: it would get the token.
+      if (target && target.origin === this.http.baseUrl.origin) {
+        const again = await this.http.request('GET', target.toString());
+        const got = unwrap(r, again);
+        if (got) return got;
+      }
     }
     if (uuid) return this.get(r, uuid);
+    if (res.problem)
+      throw new ProtocolError(
+        `the server answered ${res.status}, so the ${r.singular} was created, but ${res.problem} and it gave no Location to read it back from; find it with \`pm ${r.path} list\``,
+      );
     return {};
   }
 
@@ -119,12 +151,12 @@ export class ResourceClient {
   }
 
   async create(r: ResourceDef, body: ApiRecord, parent?: { resource: string; uuid: string }): Promise<ApiRecord> {
-    const res = await this.http.request('POST', this.createPath(r, parent), { body });
+    const res = await this.http.request('POST', this.createPath(r, parent), { body, tolerateBody: true });
     return this.written(r, res);
   }
 
   async update(r: ResourceDef, uuid: string, body: ApiRecord): Promise<ApiRecord> {
-    const res = await this.http.request('PUT', `${r.path}/${encodeURIComponent(uuid)}`, { body });
+    const res = await this.http.request('PUT', `${r.path}/${encodeURIComponent(uuid)}`, { body, tolerateBody: true });
     return this.written(r, res, uuid);
   }
 

@@ -1,0 +1,289 @@
+/**
+ * Pacing by the server's rate-limit headers, shared by every request of one HttpClient (so a
+ * bulk job with several requests in flight paces as one).
+ *
+ * Every response may carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (epoch
+ * seconds). The pacer lets requests go at once while the window has room for them, holds them
+ * back when it has none until the window resets, and then lets one request through ("the
+ * probe") until an answer from the new window says how much room it has. On a fixed window this
+ * is the fastest schedule the limit allows (a window's budget used at once, then the next one at
+ * its start) and it never asks for more than the server grants, so no request is refused: spreading
+ * requests evenly over the window would take twice as long for a job twice the budget.
+ *
+ * Room is counted as the lowest Remaining the window has reported, less every request in flight
+ * (some may be counted twice, which only holds the next request until their answers come: no room
+ * is ever lost, while counting fewer lets a request overtaken on another connection through).
+ * Without a Reset header (Laravel sends one only with a 429), an exhausted budget is paced at
+ * the limit's rate over an assumed one-minute window. A 429's Retry-After holds every request
+ * back until it has passed. A wait longer than `maxWaitMs` is not made: the request goes, and
+ * the server's answer (a 429 with its Retry-After) says what happened.
+ *
+ * Pure but for the clock, which is injected (tests use a fake one).
+ */
+
+export interface PacerClock {
+  now(): number;
+  /** Resolves after `ms`; rejects (with the signal's reason) when `signal` aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const realClock: PacerClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(abortReason(signal as AbortSignal));
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+export function abortReason(signal: AbortSignal): Error {
+  const r = signal.reason;
+  if (r instanceof Error) return r;
+  const e = new Error('This operation was aborted');
+  e.name = 'AbortError';
+  return e;
+}
+
+export interface PacerOptions {
+  readonly clock?: PacerClock;
+  /** Sent this long after the window's reset, against clock granularity (ms). */
+  readonly marginMs?: number;
+  /** A wait longer than this is not made (ms). */
+  readonly maxWaitMs?: number;
+  /** The window assumed when a server gives Limit and Remaining but no Reset (ms). */
+  readonly fallbackWindowMs?: number;
+  readonly debug?: ((line: string) => void) | undefined;
+}
+
+/** One request's place in the pacer, from acquire() to release(). */
+export interface Ticket {
+  readonly seq: number;
+  readonly sentAt: number;
+}
+
+/** What the pacer reads from a response. */
+export interface PacerResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+interface Window {
+  readonly limit: number | undefined;
+  /** The lowest Remaining reported for this window. */
+  readonly remaining: number;
+  /** When the window resets, on the local clock (ms). */
+  readonly resetAt: number;
+  /** The request whose answer reported `remaining` (to order answers without a Reset). */
+  readonly seq: number;
+  /** No Reset header: resetAt is assumed. */
+  readonly assumed: boolean;
+}
+
+const WAIT_FOR_ANSWER = Number.POSITIVE_INFINITY;
+
+function int(v: string | undefined): number | undefined {
+  if (v === undefined || !/^\s*\d{1,15}\s*$/.test(v)) return undefined;
+  return Number(v);
+}
+
+/** Retry-After as milliseconds from `now`: delta seconds or an HTTP date. */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
+  if (!/[a-z]/i.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+export class Pacer {
+  private readonly clock: PacerClock;
+  private readonly marginMs: number;
+  private readonly maxWaitMs: number;
+  private readonly fallbackWindowMs: number;
+  private readonly debug: ((line: string) => void) | undefined;
+  private seq = 0;
+  /** Requests sent and not answered yet: seq -> sent at. */
+  private readonly inflight = new Map<number, number>();
+  /** Has any answer come back yet? Until one has, one request at a time. */
+  private answered = false;
+  private window: Window | undefined;
+  private blockedUntil = 0;
+  /** Estimated server clock minus local clock, when they differ by more than a second or two. */
+  private skew: number | undefined;
+  private wake: (() => void)[] = [];
+  private lastSaid = '';
+
+  constructor(opts: PacerOptions = {}) {
+    this.clock = opts.clock ?? realClock;
+    this.marginMs = opts.marginMs ?? 100;
+    this.maxWaitMs = opts.maxWaitMs ?? 120_000;
+    this.fallbackWindowMs = opts.fallbackWindowMs ?? 60_000;
+    this.debug = opts.debug;
+  }
+
+  /** Requests sent and not yet answered. */
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  /** What the pacer knows of the current window, for progress displays and tests. */
+  get state(): { limit?: number; remaining?: number; resetAt?: number; blockedUntil?: number } {
+    const w = this.window;
+    return {
+      ...(w?.limit !== undefined ? { limit: w.limit } : {}),
+      ...(w ? { remaining: w.remaining, resetAt: w.resetAt } : {}),
+      ...(this.blockedUntil > this.clock.now() ? { blockedUntil: this.blockedUntil } : {}),
+    };
+  }
+
+  /**
+   * How long the next request must wait (ms): 0 to go now, a number of ms to wait (less if an
+   * answer arrives first), or Infinity to wait for an answer.
+   */
+  delay(): number {
+    const now = this.clock.now();
+    if (now < this.blockedUntil) return this.blockedUntil - now;
+    if (!this.answered) return this.inflight.size === 0 ? 0 : WAIT_FOR_ANSWER;
+    const w = this.window;
+    if (!w) return 0;
+    const opensAt = w.resetAt + this.marginMs;
+    if (now >= opensAt) {
+      // A new window: one request until its answer tells the room in it.
+      for (const sentAt of this.inflight.values()) if (sentAt >= opensAt) return WAIT_FOR_ANSWER;
+      return 0;
+    }
+    // Every request in flight may still be counted against the room: even one sent before the
+    // answer that reported it may reach the server after it, on another connection. Counting one
+    // twice only holds the next request back until its answer comes.
+    const room = w.remaining - this.inflight.size;
+    return room > 0 ? 0 : opensAt - now;
+  }
+
+  /** Waits until a request may be sent, and counts it as in flight. */
+  async acquire(signal?: AbortSignal): Promise<Ticket> {
+    for (;;) {
+      if (signal?.aborted) throw abortReason(signal);
+      let d = this.delay();
+      if (d > this.maxWaitMs && d !== WAIT_FOR_ANSWER) {
+        this.say(`* rate limit: the wait (${seconds(d)}) is longer than pm waits; sending anyway`);
+        d = 0;
+      }
+      if (d <= 0) {
+        const t: Ticket = { seq: ++this.seq, sentAt: this.clock.now() };
+        this.inflight.set(t.seq, t.sentAt);
+        return t;
+      }
+      if (d !== WAIT_FOR_ANSWER) {
+        const w = this.window;
+        const why =
+          this.clock.now() < this.blockedUntil
+            ? 'the server asked pm to wait (Retry-After)'
+            : `${w?.remaining ?? 0}${w?.limit !== undefined ? ` of ${w.limit}` : ''} requests left in this window, and those are in flight`;
+        this.say(`* rate limit: ${why}; waiting ${seconds(d)}`, Math.round((this.clock.now() + d) / 100));
+      }
+      await this.waitFor(d, signal);
+    }
+  }
+
+  /** The request is done: `res` is its answer, or undefined when it got none. */
+  release(t: Ticket, res?: PacerResponse): void {
+    this.inflight.delete(t.seq);
+    // No answer (a network error) teaches nothing; the next request may try.
+    if (res) {
+      this.answered = true;
+      this.observe(t, res);
+    }
+    this.notify();
+  }
+
+  /** Holds every request back until `until` (local ms). */
+  block(until: number): void {
+    if (until > this.blockedUntil) this.blockedUntil = until;
+    this.notify();
+  }
+
+  private observe(t: Ticket, res: PacerResponse): void {
+    const now = this.clock.now();
+    const h = res.headers;
+    if (res.status === 429) {
+      const after = parseRetryAfter(h['retry-after'], now);
+      if (after !== undefined) this.block(now + after);
+    }
+    const remaining = int(h['x-ratelimit-remaining']);
+    if (remaining === undefined) return;
+    const limit = int(h['x-ratelimit-limit']);
+    const reset = int(h['x-ratelimit-reset']);
+    const serverNow = h.date ? Date.parse(h.date) : Number.NaN;
+    if (Number.isFinite(serverNow)) {
+      // The Date header is truncated to the second: the largest estimate is the closest one.
+      const est = serverNow - now;
+      if (Math.abs(est) > 2000 || this.skew !== undefined) this.skew = Math.max(this.skew ?? est, est);
+    }
+    let resetAt: number;
+    let assumed = false;
+    if (reset === undefined) {
+      assumed = true;
+      resetAt = now + this.fallbackWindowMs / Math.max(1, limit ?? 60);
+    } else if (reset < 1_000_000_000) {
+      resetAt = now + reset * 1000; // seconds from now, as some servers send it
+    } else {
+      resetAt = reset * 1000 - (this.skew ?? 0);
+    }
+    const obs: Window = { limit, remaining, resetAt, seq: t.seq, assumed };
+    const w = this.window;
+    if (!w) this.window = obs;
+    else if (assumed || w.assumed) {
+      if (t.seq > w.seq || now >= w.resetAt + this.marginMs) this.window = obs;
+    } else if (resetAt > w.resetAt) this.window = obs;
+    else if (resetAt === w.resetAt && remaining < w.remaining) this.window = obs;
+  }
+
+  private notify(): void {
+    const waiting = this.wake;
+    this.wake = [];
+    for (const f of waiting) f();
+  }
+
+  private async waitFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    const inner = new AbortController();
+    const onAbort = () => inner.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let woken: () => void = () => {};
+    const answer = new Promise<void>((resolve) => {
+      woken = resolve;
+      this.wake.push(resolve);
+    });
+    const aborted = new Promise<void>((resolve) => inner.signal.addEventListener('abort', () => resolve()));
+    try {
+      const racers: Promise<void>[] = [answer, aborted];
+      if (ms !== WAIT_FOR_ANSWER) racers.push(this.clock.sleep(ms, inner.signal).catch(() => {}));
+      await Promise.race(racers);
+    } finally {
+      inner.abort();
+      signal?.removeEventListener('abort', onAbort);
+      this.wake = this.wake.filter((f) => f !== woken);
+    }
+    if (signal?.aborted) throw abortReason(signal);
+  }
+
+  /** A debug line, once for each distinct reason. */
+  private say(line: string, key: unknown = line): void {
+    const k = `${line.split(';')[0]}|${String(key)}`;
+    if (k === this.lastSaid) return;
+    this.lastSaid = k;
+    this.debug?.(line);
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 0)}s`;
+}

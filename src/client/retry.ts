@@ -1,0 +1,142 @@
+/**
+ * When a failed request is sent again, and after how long: the policy as pure functions.
+ *
+ * GET, PUT and DELETE are retried on connection errors, timeouts, 429, 502, 503 and 504. A POST
+ * creates something, so it is retried only when it certainly did not reach the server (the
+ * connection was refused or failed before a byte of it was written), or when the server refused
+ * it with 429 (the contract's rate limit refuses a request before doing anything). A 500 is not
+ * retried: it is the server's own failure, and the same request fails the same way.
+ *
+ * Waits are exponential backoff with full jitter (a random wait between 0 and base x 2^n, capped),
+ * or what the server's Retry-After says.
+ */
+import type { RequestSent } from './errors.js';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  readonly retries: number;
+  /** The first retry waits up to this (ms); each next one up to twice as long. */
+  readonly baseMs: number;
+  /** No backoff is longer than this (ms). */
+  readonly capMs: number;
+  /** A Retry-After longer than this is not waited for: the failure is reported (ms). */
+  readonly maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRIES = 3;
+export const DEFAULT_RETRY_BASE_MS = 500;
+export const MAX_RETRIES = 10;
+
+export function retryPolicy(over: Partial<RetryPolicy> = {}): RetryPolicy {
+  const baseMs = over.baseMs ?? DEFAULT_RETRY_BASE_MS;
+  return {
+    retries: over.retries ?? DEFAULT_RETRIES,
+    baseMs,
+    capMs: over.capMs ?? Math.max(baseMs, 20_000),
+    maxRetryAfterMs: over.maxRetryAfterMs ?? 120_000,
+  };
+}
+
+export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+export const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+/** The wait before retry number `n` (1 for the first retry): full jitter. */
+export function backoffMs(n: number, p: RetryPolicy, random: () => number = Math.random): number {
+  const ceiling = Math.min(p.capMs, p.baseMs * 2 ** Math.max(0, n - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/** Set on errors raised while connecting, before any byte of a request was written. */
+export const BEFORE_REQUEST = 'pmBeforeRequest';
+
+export interface Failure {
+  readonly code: string | undefined;
+  /** A short reason: "connection refused". */
+  readonly reason: string;
+  readonly sent: RequestSent;
+  /** Worth trying again (if the method allows). */
+  readonly transient: boolean;
+}
+
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'EADDRNOTAVAIL',
+]);
+
+const TRANSIENT = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+]);
+
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found (the name server did not answer)',
+  EAI_FAIL: 'host not found',
+  EAI_NONAME: 'host not found',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out connecting',
+  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for an answer',
+  UND_ERR_BODY_TIMEOUT: 'timed out reading the answer',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was cut off',
+  ECONNRESET: 'the connection was reset',
+  EPIPE: 'the connection was closed',
+  ECONNABORTED: 'the connection was aborted',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_SOCKET: 'the connection was closed',
+  UND_ERR_CLOSED: 'the connection was closed',
+};
+
+const TLS_CODES =
+  /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|ERR_TLS_CERT_ALTNAME_INVALID|ERR_SSL_|HOSTNAME_MISMATCH)/;
+
+/** What a thrown network error means for the request. */
+export function classify(e: unknown): Failure {
+  const err = e as {
+    code?: unknown;
+    message?: unknown;
+    cause?: { code?: unknown };
+    socket?: { bytesWritten?: unknown };
+    [BEFORE_REQUEST]?: unknown;
+  };
+  const rawCode = err?.code ?? err?.cause?.code;
+  const code = typeof rawCode === 'string' ? rawCode : undefined;
+  const before = err?.[BEFORE_REQUEST] === true;
+  if (code && TLS_CODES.test(code))
+    return { code, reason: `the server's certificate is not trusted (${code})`, sent: 'no', transient: false };
+  const nothingWritten = typeof err?.socket?.bytesWritten === 'number' && err.socket.bytesWritten === 0;
+  const sent: RequestSent = before || (code !== undefined && NOT_SENT.has(code)) || nothingWritten ? 'no' : 'maybe';
+  const reason =
+    (code && REASONS[code]) ?? (typeof err?.message === 'string' && err.message ? err.message : 'the request failed');
+  const transient = code !== undefined && TRANSIENT.has(code);
+  return {
+    code,
+    reason: before && code === 'ECONNRESET' ? 'the connection was reset while connecting' : reason,
+    sent,
+    transient,
+  };
+}
