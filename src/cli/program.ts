@@ -46,6 +46,8 @@ Environment:
   PM_PROFILE      the configuration profile to use
   PM_DATA_FILE    the embedded default's data file (default: XDG_DATA_HOME/pm/pm.db)
   PM_DEBUG        when "1", stack traces on errors (as --debug)
+  HTTPS_PROXY     proxy for https requests (also HTTP_PROXY; NO_PROXY lists hosts to reach directly)
+  NODE_EXTRA_CA_CERTS  a PEM file of extra certificate authorities to trust (TLS is always verified)
   NO_COLOR        no colour; FORCE_COLOR=1 forces it
   CI              when "true" or "1", pm never prompts (as --no-input)
   XDG_CONFIG_HOME where the user config lives (pm/config.json)
@@ -58,7 +60,7 @@ Exit codes:
   2   usage error: a flag or argument was wrong; nothing was sent
   3   not found
   4   authentication or permission
-  5   could not reach the server, or it timed out
+  5   could not reach the server, it timed out, or it is unavailable (502, 503, 504)
   130 interrupted
 `;
 
@@ -68,6 +70,9 @@ export interface GlobalOptions {
   color: boolean;
   input: boolean;
   debug?: boolean;
+  timeout?: string;
+  retries?: string;
+  allowInsecureHttp?: boolean;
 }
 
 export function buildProgram(deps: Deps): Command {
@@ -83,6 +88,9 @@ export function buildProgram(deps: Deps): Command {
     .option('--no-color', 'no colour in output (also NO_COLOR)')
     .option('--no-input', 'never prompt; fail instead where an answer is needed (also CI=true)')
     .addOption(new Option('--debug', 'show the HTTP exchange and stack traces on stderr (tokens redacted)'))
+    .option('--timeout <seconds>', 'give up on a connection or an answer that takes longer (default: config, else 30)')
+    .option('--retries <n>', 'times to retry a request that failed on the way (default 3; a create only if unsent)')
+    .option('--allow-insecure-http', 'send the token over plain http to a host that is not this machine')
     .helpOption('-h, --help', 'show help')
     .addHelpCommand('help [command]', 'show help for a command')
     .addHelpText('after', ROOT_HELP)

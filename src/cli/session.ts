@@ -4,9 +4,9 @@
  */
 import type { HttpClient } from '../client/http.js';
 import type { ResourceClient } from '../client/resources.js';
-import { type Target, resolveTarget } from './config.js';
+import { parseTimeout, type Target, resolveTarget } from './config.js';
 import type { Deps } from './context.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT, usageError } from './errors.js';
 import type { GlobalOptions } from './program.js';
 import { version } from './program.js';
 
@@ -19,6 +19,9 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/** As in client/retry.ts (not imported here, to keep start-up cheap). */
+const MAX_RETRIES = 10;
+
 export async function openSession(globals: GlobalOptions, deps: Deps): Promise<Session> {
   const target = await resolveTarget(
     {
@@ -28,9 +31,11 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     deps,
   );
   for (const w of target.warnings) deps.io.stderr.write(`warning: ${w}\n`);
-  const [{ HttpClient }, { ResourceClient }] = await Promise.all([
+  const transport = transportOptions(globals, deps, target);
+  const [{ HttpClient }, { ResourceClient }, { insecureHost }] = await Promise.all([
     import('../client/http.js'),
     import('../client/resources.js'),
+    import('../client/transport.js'),
   ]);
   let baseUrl = target.baseUrl;
   let token = target.token;
@@ -59,14 +64,26 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     });
   }
 
+  const insecure = globals.allowInsecureHttp ? undefined : insecureHost(baseUrl, token);
+  if (insecure !== undefined) {
+    await stopServer?.();
+    throw new CliError(
+      EXIT.usage,
+      `refusing to send the token over plain http to ${insecure}: use an https base URL, or pass --allow-insecure-http.`,
+      { hint: 'Anyone on the network between could read the token; --allow-insecure-http is for networks you trust.' },
+    );
+  }
+
   const debug = globals.debug ? (line: string) => deps.io.stderr.write(`${line}\n`) : undefined;
   const http = new HttpClient({
     baseUrl,
     token,
     userAgent: `pm/${version()}`,
-    ...(target.timeout ? { timeout: target.timeout } : {}),
+    ...transport,
     ...(debug ? { debug } : {}),
     signal: deps.signal,
+    env: deps.env,
+    allowInsecureHttp: globals.allowInsecureHttp === true,
   });
   return {
     target,
@@ -88,4 +105,31 @@ export async function withSession<T>(globals: GlobalOptions, deps: Deps, fn: (s:
   } finally {
     await s.close();
   }
+}
+
+/**
+ * --timeout (else the config's timeout), --retries, and PM_RETRY_BASE_MS: the first retry's
+ * backoff ceiling in milliseconds (default 500), for tests and for impatient scripts.
+ */
+function transportOptions(
+  globals: GlobalOptions,
+  deps: Deps,
+  target: Target,
+): { timeout?: number; retries?: number; retryBaseMs?: number } {
+  const out: { timeout?: number; retries?: number; retryBaseMs?: number } = {};
+  const timeout = globals.timeout !== undefined ? parseTimeout(String(globals.timeout), '--timeout') : target.timeout;
+  if (timeout !== undefined) out.timeout = timeout;
+  if (globals.retries !== undefined) {
+    const text = String(globals.retries).trim();
+    if (!/^\d{1,2}$/.test(text) || Number(text) > MAX_RETRIES)
+      throw usageError(`--retries must be a whole number from 0 to ${MAX_RETRIES}, not "${globals.retries}".`);
+    out.retries = Number(text);
+  }
+  const base = deps.env.PM_RETRY_BASE_MS;
+  if (base !== undefined && base.trim() !== '') {
+    if (!/^\d{1,6}$/.test(base.trim()))
+      throw usageError(`PM_RETRY_BASE_MS must be a whole number of milliseconds, not "${base}".`);
+    out.retryBaseMs = Number(base.trim());
+  }
+  return out;
 }

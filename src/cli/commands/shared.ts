@@ -1,6 +1,6 @@
 /** Pieces every command shares: stdin, confirmation, display settings, API errors as CLI errors. */
 import type { ResourceDef } from '../../resources/types.js';
-import { HttpStatusError, NetworkError, ProtocolError } from '../../client/errors.js';
+import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from '../../client/errors.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import type { Display } from '../output/index.js';
@@ -44,6 +44,8 @@ export async function display(deps: Deps, globals: GlobalOptions): Promise<Displ
   };
 }
 
+const tries = (n: number) => (n > 1 ? ` (${n} attempts)` : '');
+
 /** An error from the API client as a CLI error with the right exit code and a next step. */
 export function describeApiError(e: unknown, r?: ResourceDef): CliError {
   if (e instanceof CliError) return e;
@@ -63,15 +65,42 @@ export function describeApiError(e: unknown, r?: ResourceDef): CliError {
     if (s === 405 && r) return new CliError(EXIT.api, e.message, { status: s });
     if (s === 429) {
       const after = e.response.headers['retry-after'];
-      return new CliError(EXIT.api, `rate limited: ${e.message}`, {
+      return new CliError(EXIT.api, `rate limited: ${e.message}${tries(e.attempts)}`, {
         status: s,
-        ...(after ? { hint: `Try again in ${after} seconds.` } : {}),
+        ...(after
+          ? { hint: `Try again in ${/^\d+$/.test(after.trim()) ? `${after.trim()} seconds` : `a while (${after})`}.` }
+          : {}),
       });
     }
+    if (s === 502 || s === 503 || s === 504)
+      return new CliError(EXIT.network, `the server is unavailable (${s}): ${e.message}${tries(e.attempts)}`, {
+        status: s,
+        hint: 'It may be restarting or overloaded: try again later.',
+      });
+    if (s >= 500)
+      return new CliError(EXIT.api, `the server failed (${s}): ${e.message}`, {
+        status: s,
+        hint: 'This is a fault of the server, not of the request; pm did not send it again.',
+      });
     return new CliError(EXIT.api, e.message, { status: s, ...(e.fieldErrors ? { fields: e.fieldErrors } : {}) });
   }
-  if (e instanceof NetworkError)
-    return new CliError(EXIT.network, e.message, { hint: 'Check the base URL with `pm auth status`.' });
+  if (e instanceof NetworkError) {
+    let hint = 'Check the base URL with `pm auth status`.';
+    if (e.requestSent === 'maybe' && e.method === 'POST')
+      hint = `The request may have reached the server before the connection failed, so pm did not send it again: check whether it was done${r ? ` (\`pm ${r.path} list\`)` : ''} before trying again.`;
+    else if (e.requestSent === 'yes')
+      hint = `The server did the request${r && e.method === 'POST' ? ` (find the new ${r.singular} with \`pm ${r.path} list\`)` : ''}, but its answer was lost on the way.`;
+    else if (e.code?.includes('TIMEOUT')) hint = 'The server is slow or not answering; --timeout SECONDS waits longer.';
+    else if (e.code === 'EXTRA_CA') hint = 'NODE_EXTRA_CA_CERTS names a PEM file of certificate authorities.';
+    else if (/certificate/.test(e.reason))
+      hint =
+        'pm always verifies TLS certificates. If the server uses a private certificate authority, set NODE_EXTRA_CA_CERTS to its PEM file.';
+    return new CliError(EXIT.network, e.message, { hint });
+  }
+  if (e instanceof InsecureTransportError)
+    return new CliError(EXIT.usage, e.message, {
+      hint: 'Use an https base URL, or pass --allow-insecure-http if this network is trusted.',
+    });
   if (e instanceof ProtocolError) return new CliError(EXIT.api, `unexpected answer from the server: ${e.message}`);
   if (e instanceof Error && (e.name === 'AbortError' || (e as { code?: string }).code === 'UND_ERR_ABORTED'))
     return new CliError(EXIT.interrupted, 'interrupted');
