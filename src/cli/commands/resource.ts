@@ -17,6 +17,9 @@ import { examplesText, resourceExamples } from '../help/examples.js';
 import { confirm, describeApiError, display, readAllStdin } from './shared.js';
 import { registerDue } from './due.js';
 
+/** The clock and zone human dates are read in. */
+const when = (deps: Deps) => ({ now: deps.now(), ...(deps.timeZone ? { zone: deps.timeZone } : {}) });
+
 async function bulk(
   r: ResourceDef,
   verb: Verb,
@@ -25,7 +28,7 @@ async function bulk(
   deps: Deps,
   fromStdin = false,
 ): Promise<void> {
-  if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb)).length)
+  if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb, when(deps))).length)
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
   const { runBulkWrite } = await import('../bulk/commands.js');
   return runBulkWrite(r, verb, opts, cmd, deps, fromStdin);
@@ -197,7 +200,7 @@ function pageNumber(flag: string, v: unknown, max?: number): number | undefined 
 async function runList(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
   const { createListPrinter } = await import('../output/index.js');
   const spec = await outputSpec(r, opts);
-  const q = filterQuery(r, opts, deps.now());
+  const q = filterQuery(r, opts, deps.now(), deps.timeZone);
   const page = pageNumber('page', opts.page);
   const perPage = pageNumber('per-page', opts.perPage, MAX_PER_PAGE);
   const limit = pageNumber('limit', opts.limit);
@@ -329,7 +332,7 @@ async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): 
     const pr = resourceByPath(given[0] as string);
     parent = { resource: pr.path, uuid: String(opts[pr.singular]) };
   }
-  const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'create') };
+  const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'create', when(deps)) };
   if (r.createUnderParent && body.content === undefined) {
     if (opts.contentFile !== undefined) {
       const f = String(opts.contentFile);
@@ -363,7 +366,7 @@ async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): 
 async function runUpdate(r: ResourceDef, uuid: string, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
   const { printRecord } = await import('../output/index.js');
   const spec = await outputSpec(r, opts);
-  const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'update') };
+  const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'update', when(deps)) };
   if (Object.keys(body).length === 0)
     throw usageError(
       `nothing to update: give at least one field flag (e.g. --${kebab(inputFields(r)[0]?.name ?? 'uuid')}), --unset or --data.`,
