@@ -23,6 +23,9 @@ export function registerApi(program: Command, deps: Deps): void {
     .addHelpText(
       'after',
       `
+<method> is GET, POST, PUT, PATCH, DELETE or HEAD; <path> is a path of the API such as
+/properties or /properties/UUID/notes (pm help filters, docs/api.md).
+
 Examples:
   pm api GET /properties -F per_page=5 -F city=leeds
   pm api GET '/notes?property[city]=leeds'

@@ -87,6 +87,16 @@ Examples:
     .description('Show which server and profile pm uses, and where the token comes from (never the token)')
     .option('--json', 'print JSON')
     .option('--offline', 'do not check the token against the server')
+    .addHelpText(
+      'after',
+      `
+Exits 0 when the token is accepted, 4 when the server refuses it, 5 when it cannot be reached.
+
+Examples:
+  pm auth status
+  pm --profile work auth status --json
+  pm auth status --offline          # where settings come from, without asking the server`,
+    )
     .action(async (opts: { json?: boolean; offline?: boolean }, cmd: Command) => {
       const globals = globalsOf(cmd);
       const { resolveTarget } = await import('../config.js');
@@ -153,6 +163,15 @@ Examples:
   auth
     .command('logout')
     .description("Remove the active profile's stored token")
+    .addHelpText(
+      'after',
+      `
+The token is removed from the user config only: it is not revoked on the server.
+
+Examples:
+  pm auth logout
+  pm --profile work auth logout`,
+    )
     .action(async (_opts: unknown, cmd: Command) => {
       const globals = globalsOf(cmd);
       const { resolveTarget, readUserConfig, writeUserConfig } = await import('../config.js');

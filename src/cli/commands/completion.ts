@@ -65,8 +65,9 @@ Install:
 
 Examples:
   source <(pm completion bash)
-  pm properties get <TAB>            the uuids of your properties, with their addresses
-  pm properties list -o <TAB>        table  json  ndjson  csv  tsv
+  pm properties get <TAB>          # your properties' uuids (zsh and fish show their addresses)
+  pm properties list -o <TAB>      # table json ndjson csv tsv
+  pm notes list --property-where <TAB>
 `,
     )
     .action((shell: Shell) => {

@@ -118,6 +118,13 @@ Examples:
     .option('--name <name>', 'a name to recognise the token by', 'token')
     .option('--account <id>', 'account id (default: the first account)')
     .option(dataOption, dataHelp)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  pm serve tokens create --name ci --scopes reminders.read,reminders.write
+  pm serve tokens create --data /srv/pm/team.db --name alice > alice.token`,
+    )
     .action(async (opts: { scopes: string; name: string; account?: string; data?: string }, cmd: Command) => {
       const scopes = parseScopes(opts.scopes);
       const { openStore } = await import('../../server/index.js');
@@ -147,6 +154,15 @@ Examples:
     .description('List the tokens of a data file (never the tokens themselves)')
     .option(dataOption, dataHelp)
     .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      `
+One token a line: id, name, account, the last characters, active or revoked, scopes.
+
+Examples:
+  pm serve tokens list
+  pm serve tokens list --data /srv/pm/team.db --json`,
+    )
     .action(async (opts: { data?: string; json?: boolean }, cmd: Command) => {
       const { openStore } = await import('../../server/index.js');
       const store = openStore(dataFileOf(deps, dataOf(cmd)));
@@ -169,6 +185,13 @@ Examples:
     .command('revoke <id>')
     .description('Revoke a token by its id (see pm serve tokens list)')
     .option(dataOption, dataHelp)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  pm serve tokens revoke 3
+  pm serve tokens revoke 3 --data /srv/pm/team.db`,
+    )
     .action(async (id: string, _opts: { data?: string }, cmd: Command) => {
       if (!/^\d+$/.test(id)) throw usageError(`<id> must be a token id number, not "${id}".`);
       const { openStore } = await import('../../server/index.js');
@@ -188,6 +211,15 @@ Examples:
     .description('Create an account with a user and a full-scope token; print the token')
     .requiredOption('--name <name>', 'the account name')
     .option(dataOption, dataHelp)
+    .addHelpText(
+      'after',
+      `
+Each account sees only its own records.
+
+Examples:
+  pm serve accounts create --name "Acme Lettings"
+  token=$(pm serve accounts create --name team --data /srv/pm/team.db)`,
+    )
     .action(async (opts: { name: string; data?: string }, cmd: Command) => {
       const { openStore } = await import('../../server/index.js');
       const store = openStore(dataFileOf(deps, dataOf(cmd)));

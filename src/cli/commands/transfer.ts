@@ -199,8 +199,9 @@ Records are created in order (custom fields, contacts, properties, notes, remind
 what refers to another record finds it; the old-to-new uuid map is written to DIR/uuid-map.json.
 A custom field whose name already exists on the server is reused.
 
-Example:
-  pm --profile team import --dir backup`,
+Examples:
+  pm --profile team import --dir backup
+  pm --base-url https://pm.example.com import --dir move`,
     )
     .action(async (opts: { dir: string }, cmd: Command) => {
       if (!existsSync(join(opts.dir, fileOf('custom-fields'))) && !existsSync(join(opts.dir, fileOf('reminders'))))

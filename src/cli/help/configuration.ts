@@ -2,6 +2,13 @@
  * `pm help configuration`: where pm points and with which token, as src/cli/config.ts resolves
  * it; profiles; the config files; the environment.
  */
+import { ROOT_HELP } from '../program.js';
+import { section } from './text.js';
+
+/** The environment variables as `pm --help` lists them (the one place they are written). */
+function environment(): string {
+  return section(ROOT_HELP, 'Environment:').join('\n');
+}
 
 export function configurationTopic(): string {
   return `CONFIGURATION
@@ -60,16 +67,7 @@ Commands
   pm config path                   the config files pm reads
 
 Environment
-  PM_BASE_URL        the API's base URL
-  PM_TOKEN           the API token (with PM_BASE_URL: the way to give a CI job its token)
-  PM_PROFILE         the configuration profile
-  PM_DATA_FILE       the embedded default's data file, instead of $XDG_DATA_HOME/pm/pm.db
-  PM_DEBUG=1         stack traces on errors (--debug also shows the HTTP exchange)
-  CI=true            never prompt, as --no-input (deleting then needs --yes)
-  NO_COLOR           no colour; FORCE_COLOR=1 forces colour, FORCE_COLOR=0 turns it off
-  XDG_CONFIG_HOME    where the user config lives (pm/config.json)
-  XDG_DATA_HOME      where the embedded default keeps its data (pm/pm.db)
-  XDG_CACHE_HOME     where tab completion caches uuids for a few seconds (pm/completion)
+${environment()}
 
 Examples:
   echo "$TOKEN" | pm auth login --base-url https://pm.example.com --with-token

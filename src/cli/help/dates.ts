@@ -1,8 +1,10 @@
 /**
- * `pm help dates`: every form src/core/datetime.ts accepts, with examples. The forms and their
- * meanings are checked against parseRange by test/cli/help.test.ts, so this page cannot drift
- * from the parser.
+ * `pm help dates`: every ISO 8601 form src/core/datetime.ts accepts, and the forms people write
+ * that src/core/humandate.ts reads ("tomorrow 9am", "last 7 days"), from its own list of
+ * examples. test/cli/help.test.ts parses every example on this page, so it cannot drift from the
+ * parsers.
  */
+import { DATE_EXAMPLES, type DateExample } from '../../core/humandate.js';
 
 /** Filter values and what they match, for `now` = 2026-11-21T12:00:00Z. Checked by the tests. */
 export const RANGE_EXAMPLES: readonly { value: string; means: string; start: string; end: string }[] = [
@@ -25,12 +27,6 @@ export const RANGE_EXAMPLES: readonly { value: string; means: string; start: str
     means: 'that minute at UTC+1 (08:30 UTC)',
     start: '2026-11-01T08:30:00Z',
     end: '2026-11-01T08:31:00Z',
-  },
-  {
-    value: '"2026-11-01 09:30"',
-    means: 'a space (or a lower-case t) may stand for T',
-    start: '2026-11-01T09:30:00Z',
-    end: '2026-11-01T09:31:00Z',
   },
   {
     value: '2026-11-01/2026-11-08',
@@ -86,34 +82,28 @@ export const DUE_EXAMPLES: readonly { value: string; means: string }[] = [
   { value: '2026-12-01T09:30+05:30', means: 'converted to UTC: stored as 2026-12-01T04:00:00+00:00' },
 ];
 
-/** A human form and what it means, as src/core/humandate.ts may list them. */
-export interface HumanExample {
-  readonly input: string;
-  readonly meaning: string;
-}
-
 const rows = (list: readonly { value: string; means: string }[], width: number): string =>
   list.map((x) => `  ${x.value.padEnd(width)} ${x.means}`).join('\n');
 
-export function datesTopic(human: readonly HumanExample[] = []): string {
-  const humanSection = human.length
-    ? `Human forms
-  Besides the ISO forms, pm reads these words (in your time zone):
+/** The human forms, without the ISO ones the tables above already show. */
+function human(kind: DateExample['kind'], examples: readonly DateExample[]): string {
+  const list = examples.filter((x) => x.kind === kind && !/^ISO 8601/.test(x.meaning));
+  return rows(
+    list.map((x) => ({ value: `"${x.input}"`, means: x.meaning })),
+    24,
+  );
+}
 
-${rows(
-  human.map((h) => ({ value: h.input, means: h.meaning })),
-  Math.max(24, ...human.map((h) => h.input.length)),
-)}
-`
-    : `Human forms
-  Only the ISO 8601 forms above are accepted.
-`;
+export function datesTopic(examples: readonly DateExample[] = DATE_EXAMPLES): string {
   return `DATES AND TIMES
 
 pm reads dates in two places: the datetime filters of list commands (--created-at and
 --updated-at on every list, --due-at on reminders list), which take a range; and --due-at of
-pm reminders create and update, which takes one date or datetime. Times are UTC unless they
-carry an offset (Z, +01:00, -0500). Dates are ISO 8601: year-month-day, 24-hour clock.
+pm reminders create and update, which takes one date or datetime. Both take ISO 8601 (below),
+or words as people write them ("tomorrow 9am", "last 7 days": see Words, further down).
+
+ISO 8601 values are UTC unless they carry an offset (Z, +01:00, -0500). Words, and a date and
+time with a space and no offset ("2026-12-01 14:00"), are in your time zone (TZ).
 
 Filters take a range
   A filter matches the records whose time is in a range: from its start, up to but not
@@ -140,20 +130,29 @@ ${rows(DUE_EXAMPLES, 24)}
   --unset due_at clears it. A reminder due on a date is due at midnight UTC of that day for
   --due-at filters; a reminder with no due_at never matches one.
 
-${humanSection}
+Words
+  In filters, a range:
+${human('range', examples)}
+
+  In --due-at of reminders create and update, one date or time:
+${human('date', examples)}
+
+  A numeric date that reads both ways (03/04) is refused: write 2026-04-03 or "3 apr".
+
 How times are shown
   On a terminal, times are shown in your time zone (a single record adds how far away they
   are: "in 2 days"). Piped, and in --json, -o csv and the other formats, times are ISO 8601 in
   UTC as the API sent them: 2026-12-01T09:30:00+00:00 (a reminder due all day: 2026-12-01).
 
 Examples:
-  pm reminders list --due-at P7D                          due in the coming week
-  pm reminders list --due-at 2026-12-01 --json title      due on 1 December
-  pm reminders list --due-at -P30D                        due in the past 30 days
-  pm properties list --created-at -P7D -q                 created in the past week
+  pm reminders list --due-at P7D                        # due in the coming week
+  pm reminders list --due-at "this week" --json title,due_at
+  pm reminders list --due-at 2026-12-01 -q | wc -l      # how many are due on 1 December
+  pm properties list --created-at "last 30 days" -q
   pm notes list --updated-at 2026-11-01/P1M --json uuid,updated_at
-  pm notes list --property-where created_at=-P1Y          notes of properties created this past year
+  pm notes list --property-where created_at=-P1Y        # notes of properties created this past year
   pm reminders create --title "Renew gas certificate" --due-at 2026-12-01
-  pm reminders update 3f2a9c1e-… --due-at 2026-12-01T14:00Z
+  pm reminders create --title "Call the plumber" --due-at "tomorrow 9am"
+  pm reminders update 9d4e6f21-… --due-at 2026-12-01T14:00:00Z
 `;
 }

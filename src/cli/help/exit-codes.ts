@@ -3,36 +3,37 @@
  * CI job uses them. test/cli/help.test.ts checks that this page, `pm --help` and EXIT agree.
  */
 import { EXIT } from '../errors.js';
+import { ROOT_HELP } from '../program.js';
+import { section } from './text.js';
 
-/** Every exit code with its meaning, in the order of `pm --help`. */
-export const EXIT_CODES: readonly { code: number; meaning: string; when: string }[] = [
-  { code: EXIT.ok, meaning: 'success (an empty list too)', when: 'the command did what it was asked' },
-  {
-    code: EXIT.api,
-    meaning: 'the API refused the request or failed',
-    when: 'a refusal such as a 422 (its field errors one a line), a 429 (rate limited), or a 5xx',
-  },
-  {
-    code: EXIT.usage,
-    meaning: 'usage error: a flag or argument was wrong; nothing was sent',
-    when: 'an unknown flag or command, a bad value, a delete refused at its prompt or without --yes',
-  },
-  { code: EXIT.notFound, meaning: 'not found', when: 'no record with that uuid (404)' },
-  {
-    code: EXIT.auth,
-    meaning: 'authentication or permission',
-    when: 'no token, a token the server refuses (401), or one without the scope needed (403)',
-  },
-  {
-    code: EXIT.network,
-    meaning: 'could not reach the server, or it timed out',
-    when: 'a wrong base URL, the server down, the network, the timeout',
-  },
-  { code: EXIT.interrupted, meaning: 'interrupted', when: 'Ctrl-C (SIGINT)' },
-];
+/** When each code happens, beyond its meaning in `pm --help`. */
+const WHEN: Readonly<Record<number, string>> = {
+  [EXIT.ok]: 'the command did what it was asked',
+  [EXIT.api]: 'a refusal such as a 422 (its field errors one a line), a 429 (rate limited), or a 500',
+  [EXIT.usage]: 'an unknown flag or command, a bad value, a delete refused at its prompt or without --yes',
+  [EXIT.notFound]: 'no record with that uuid (404)',
+  [EXIT.auth]: 'no token, a token the server refuses (401), or one without the scope needed (403)',
+  [EXIT.network]: 'a wrong base URL, the server down or restarting, the network, the timeout',
+  [EXIT.interrupted]: 'Ctrl-C (SIGINT)',
+};
+
+/**
+ * Every exit code with its meaning, as `pm --help` lists them (the one place they are written),
+ * and when it happens.
+ */
+export function exitCodes(): { code: number; meaning: string; when: string }[] {
+  return section(ROOT_HELP, 'Exit codes:').flatMap((line) => {
+    const m = /^\s*(\d+)\s+(.*)$/.exec(line);
+    if (!m) return [];
+    const code = Number(m[1]);
+    return [{ code, meaning: (m[2] as string).trim(), when: WHEN[code] ?? '' }];
+  });
+}
 
 export function exitCodesTopic(): string {
-  const rows = EXIT_CODES.map((e) => `  ${String(e.code).padEnd(4)}${e.meaning}\n      ${e.when}`).join('\n');
+  const rows = exitCodes()
+    .map((e) => `  ${String(e.code).padEnd(4)}${e.meaning}${e.when ? `\n      ${e.when}` : ''}`)
+    .join('\n');
   return `EXIT CODES
 
 pm exits with a code a script can act on, and writes one sentence on stderr saying what went

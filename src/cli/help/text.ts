@@ -24,3 +24,12 @@ export function wrap(words: readonly string[], width: number, first = '', indent
 export function commas(words: readonly string[], end = ''): string[] {
   return words.map((w, i) => (i < words.length - 1 ? `${w},` : `${w}${end}`));
 }
+
+/** The lines of a section ("Exit codes:", "Environment:") of a help text, up to the next blank line. */
+export function section(text: string, title: string): string[] {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.trim() === title);
+  if (start < 0) return [];
+  const end = lines.findIndex((l, i) => i > start && l.trim() === '');
+  return lines.slice(start + 1, end < 0 ? undefined : end);
+}

@@ -1,0 +1,501 @@
+/**
+ * Help a new user can learn from: every command's --help (summary, usage, every flag, examples
+ * whose flags exist), usage errors with "Did you mean", `pm help <topic>` pages checked against
+ * the parsers and the commands they describe, and start-up that loads none of it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command, Option } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/cli/context.js';
+import { EXIT } from '../../src/cli/errors.js';
+import { DUE_EXAMPLES, RANGE_EXAMPLES, REFUSED_EXAMPLES } from '../../src/cli/help/dates.js';
+import { exitCodes } from '../../src/cli/help/exit-codes.js';
+import { TOPICS } from '../../src/cli/help/index.js';
+import { section } from '../../src/cli/help/text.js';
+import { buildProgram, ROOT_HELP } from '../../src/cli/program.js';
+import { parseRange } from '../../src/core/datetime.js';
+import { DATE_EXAMPLES, parseHumanInstant, parseHumanRange } from '../../src/core/humandate.js';
+import { type RunOptions, runPm, tempHome } from '../helpers/cli.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+
+function program(): Command {
+  const sink = { write: () => true };
+  const deps: Deps = {
+    io: { stdout: sink, stderr: sink, stdin: { async *[Symbol.asyncIterator]() {} } },
+    env: {},
+    cwd: tmpdir(),
+    home: tmpdir(),
+    now: () => NOW,
+  };
+  return buildProgram(deps);
+}
+
+const hidden = (c: Command) => (c as unknown as { _hidden?: boolean })._hidden === true;
+
+/** Every visible command, as the words after "pm". */
+function commandPaths(root: Command): string[][] {
+  const out: string[][] = [];
+  const walk = (c: Command, path: string[]) => {
+    for (const sub of c.commands) {
+      if (hidden(sub)) continue;
+      out.push([...path, sub.name()]);
+      walk(sub, [...path, sub.name()]);
+    }
+  };
+  walk(root, []);
+  return out;
+}
+
+function commandAt(root: Command, path: readonly string[]): Command {
+  let c = root;
+  for (const w of path) c = c.commands.find((x) => x.name() === w || x.aliases().includes(w)) as Command;
+  return c;
+}
+
+// ------------------------------------------------------------------ examples, read as a shell would
+
+/** Splits a line as sh does, enough for examples: quotes, and |, ;, $( and ) as separate words. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let cur = '';
+  let quote: string | undefined;
+  let inWord = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i] as string;
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      else cur += ch;
+      continue;
+    }
+    if (ch === '"' || ch === "'") {
+      quote = ch;
+      inWord = true;
+      continue;
+    }
+    if (ch === '#' && !inWord) break;
+    if (/\s/.test(ch)) {
+      if (inWord) words.push(cur);
+      cur = '';
+      inWord = false;
+      continue;
+    }
+    // A placeholder such as <TAB> or <command> is a word.
+    const placeholder = ch === '<' && !inWord ? /^<[A-Za-z-]+>/.exec(line.slice(i)) : null;
+    if (placeholder) {
+      words.push(placeholder[0]);
+      i += placeholder[0].length - 1;
+      continue;
+    }
+    if (ch === '&' && line[i + 1] === '&') {
+      if (inWord) words.push(cur);
+      words.push(';');
+      i++;
+      cur = '';
+      inWord = false;
+      continue;
+    }
+    if (ch === '|' || ch === ';' || ch === ')' || ch === '>' || ch === '<' || (ch === '$' && line[i + 1] === '(')) {
+      if (inWord) words.push(cur);
+      words.push(ch === '$' ? '$(' : ch);
+      if (ch === '$') i++;
+      cur = '';
+      inWord = false;
+      continue;
+    }
+    cur += ch;
+    inWord = true;
+  }
+  if (inWord) words.push(cur);
+  return words;
+}
+
+/** The pm invocations of a line: each run of words from "pm" to the next separator. */
+function pmInvocations(line: string): string[][] {
+  const words = shellWords(line);
+  const out: string[][] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    if (w !== 'pm' && !w.endsWith('=$(')) continue;
+    const args: string[] = [];
+    let j = i + 1;
+    for (; j < words.length && !['|', ';', ')', '>', '<', '$('].includes(words[j] as string); j++)
+      args.push(words[j] as string);
+    out.push(args);
+    i = j;
+  }
+  return out;
+}
+
+/** The example lines of a help text: the indented lines after "Examples:". */
+function exampleLines(text: string): string[] {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.trim() === 'Examples:');
+  if (start < 0) return [];
+  const out: string[] = [];
+  for (const l of lines.slice(start + 1)) {
+    if (l.trim() === '') {
+      if (out.length) continue;
+      break;
+    }
+    if (!l.startsWith('  ')) break;
+    out.push(l.trim());
+  }
+  return out;
+}
+
+function findOption(chain: readonly Command[], flag: string): Option | undefined {
+  for (const c of [...chain].reverse()) {
+    const o = c.options.find((x) => x.long === flag || x.short === flag);
+    if (o) return o;
+  }
+  return undefined;
+}
+
+/** What is wrong with `pm args`: unknown commands and flags. Empty when the words make sense. */
+function checkInvocation(root: Command, args: readonly string[]): string[] {
+  const problems: string[] = [];
+  const chain = [root];
+  let cmd = root;
+  let positionals = 0;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a.startsWith('<')) continue; // a placeholder such as <command>
+    if (a === '-' || !a.startsWith('-')) {
+      const sub = positionals === 0 ? cmd.commands.find((c) => c.name() === a || c.aliases().includes(a)) : undefined;
+      if (sub) {
+        cmd = sub;
+        chain.push(sub);
+      } else if (cmd.commands.length && !cmd.registeredArguments.length && cmd.name() !== 'help')
+        problems.push(`"${a}" is not a command of "${cmd.name()}"`);
+      else positionals++;
+      continue;
+    }
+    if (a === '--help' || a === '-h') continue;
+    const flag = a.startsWith('--') && a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+    const o = findOption(chain, flag);
+    if (!o) {
+      problems.push(`${chain.map((c) => c.name()).join(' ')} has no ${flag}`);
+      continue;
+    }
+    if (a.includes('=')) continue;
+    if (o.required || (o.optional && args[i + 1] !== undefined && !(args[i + 1] as string).startsWith('-'))) i++;
+  }
+  const expected = cmd.registeredArguments;
+  if (cmd.commands.length === 0 && positionals > expected.length && !expected[expected.length - 1]?.variadic)
+    problems.push(`${chain.map((c) => c.name()).join(' ')} takes ${expected.length} argument(s), not ${positionals}`);
+  return problems;
+}
+
+// ------------------------------------------------------------------ every command's --help
+
+describe('--help on every command', () => {
+  const root = program();
+  const paths = commandPaths(root);
+  const globals = root.options.filter((o) => !o.hidden && o.long !== '--version');
+
+  it('covers every command', () => {
+    expect(paths.length).toBeGreaterThan(30);
+    expect(paths).toContainEqual(['properties', 'list']);
+    expect(paths).toContainEqual(['serve', 'tokens', 'create']);
+    expect(paths).toContainEqual(['completion']);
+  });
+
+  it.each(paths.map((p) => [p.join(' '), p]))(
+    'pm %s --help: usage, a summary, every flag with its type, the global options',
+    async (_name, path) => {
+      const r = await runPm([...(path as string[]), '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      const cmd = commandAt(root, path as string[]);
+      const [usage, blank, summary] = r.stdout.split('\n');
+      expect(usage).toMatch(new RegExp(`^Usage: pm ${(path as string[]).join(' ')}\\b`));
+      expect(blank).toBe('');
+      expect(summary?.trim().length).toBeGreaterThan(10);
+      for (const o of cmd.options) {
+        if (o.hidden) continue;
+        expect(r.stdout).toContain(o.flags);
+        expect(o.description.length).toBeGreaterThan(5);
+      }
+      // Every flag that takes a value says what kind: <n>, <text>, <range>, <file>...
+      for (const o of cmd.options) if (o.required || o.optional) expect(o.flags).toMatch(/[<[][a-z|=./-]+[>\]]/);
+      const tail = r.stdout.slice(r.stdout.lastIndexOf('Global options'));
+      for (const g of globals) expect(tail).toContain(g.long as string);
+    },
+  );
+
+  const leaves = paths.filter((p) => commandAt(root, p).commands.length === 0);
+  it.each(leaves.map((p) => [p.join(' '), p]))(
+    'pm %s --help has examples, and they use only flags it has',
+    async (_name, path) => {
+      const r = await runPm([...(path as string[]), '--help']);
+      const lines = exampleLines(r.stdout);
+      expect(lines.length, 'an Examples section').toBeGreaterThan(0);
+      const invocations = lines.flatMap(pmInvocations);
+      expect(invocations.length).toBeGreaterThan(0);
+      for (const args of invocations) expect(checkInvocation(root, args), args.join(' ')).toEqual([]);
+    },
+  );
+
+  it('pm --help: examples, topics, environment and exit codes, on stdout', async () => {
+    const r = await runPm(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    for (const title of ['Examples:', 'Learn more:', 'Environment:', 'Exit codes:']) expect(r.stdout).toContain(title);
+    for (const args of exampleLines(r.stdout).flatMap(pmInvocations))
+      expect(checkInvocation(root, args), args.join(' ')).toEqual([]);
+    // The topics it names are the topics there are.
+    const line = section(ROOT_HELP, 'Learn more:').find((l) => l.includes('pm help <topic>')) ?? '';
+    expect(line.replace(/.*pm help <topic>\s+/, '').split(/,\s*/)).toEqual(TOPICS.map((t) => t.name));
+    // Every environment variable pm reads is listed.
+    const env = section(ROOT_HELP, 'Environment:').map((l) => l.trim().split(/\s+/)[0]);
+    for (const name of ['PM_BASE_URL', 'PM_TOKEN', 'PM_PROFILE', 'PM_DATA_FILE', 'PM_DEBUG', 'NO_COLOR', 'CI'])
+      expect(env).toContain(name);
+  });
+
+  it('lists exactly the exit codes pm uses, and pm help exit-codes explains each', async () => {
+    const codes = exitCodes().map((e) => e.code);
+    expect(codes.sort((a, b) => a - b)).toEqual(Object.values(EXIT).sort((a, b) => a - b));
+    const page = (await runPm(['help', 'exit-codes'])).stdout;
+    for (const e of exitCodes()) {
+      expect(page).toContain(`  ${String(e.code).padEnd(4)}${e.meaning}`);
+      expect(e.when).not.toBe('');
+    }
+  });
+});
+
+// ------------------------------------------------------------------ usage errors
+
+describe('usage errors: stderr, the usage hint, and "Did you mean"', () => {
+  it.each([
+    [['propertis', 'list'], "error: unknown command 'propertis'", '(Did you mean properties?)', "Run 'pm --help'"],
+    [['properties', 'lst'], "error: unknown command 'lst'", 'list', "Run 'pm properties --help'"],
+    [
+      ['serve', 'tokens', 'lst'],
+      "error: unknown command 'lst'",
+      '(Did you mean list?)',
+      "Run 'pm serve tokens --help'",
+    ],
+    [['auth', 'logn'], "error: unknown command 'logn'", '(Did you mean login?)', "Run 'pm auth --help'"],
+    [
+      ['properties', 'list', '--citty', 'leeds'],
+      "error: unknown option '--citty'",
+      '(Did you mean --city?)',
+      "Run 'pm properties list --help'",
+    ],
+    [
+      ['reminders', 'list', '--due-att', 'P7D'],
+      "error: unknown option '--due-att'",
+      '(Did you mean --due-at?)',
+      "Run 'pm reminders list --help'",
+    ],
+    [
+      ['notes', 'create', '--propery', 'x'],
+      "error: unknown option '--propery'",
+      '(Did you mean --property?)',
+      "Run 'pm notes create --help'",
+    ],
+    [['--profle', 'x', 'properties', 'list'], "error: unknown option '--profle'", '(Did you mean --profile?)', ''],
+    [['properties', 'get'], "error: missing required argument 'uuid'", '', "Run 'pm properties get --help'"],
+    [
+      ['completion', 'tcsh'],
+      "value 'tcsh' is invalid",
+      'Allowed choices are bash, zsh, fish',
+      "Run 'pm completion --help'",
+    ],
+  ])('pm %j', async (args, error, suggestion, hint) => {
+    const r = await runPm(args as string[]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(error);
+    expect(r.stderr).toContain(suggestion);
+    expect(r.stderr).toContain(hint);
+  });
+});
+
+// ------------------------------------------------------------------ pm help
+
+describe('pm help', () => {
+  it('with nothing, is pm --help', async () => {
+    expect((await runPm(['help'])).stdout).toBe((await runPm(['--help'])).stdout);
+  });
+
+  it.each([['properties', 'list'], ['serve', 'tokens', 'create'], ['completion'], ['help']])(
+    'pm help %s… is that command’s --help',
+    async (...path) => {
+      const viaHelp = await runPm(['help', ...path]);
+      expect(viaHelp.code).toBe(0);
+      expect(viaHelp.stdout).toBe((await runPm([...path, '--help'])).stdout);
+    },
+  );
+
+  it("keeps commander's help command under a group: pm properties help list", async () => {
+    const r = await runPm(['properties', 'help', 'list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: pm properties list/);
+  });
+
+  it.each(TOPICS.flatMap((t) => [t.name, ...t.aliases].map((w) => [w, t.name])))(
+    'pm help %s prints the %s page on stdout',
+    async (word, name) => {
+      const r = await runPm(['help', word]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe(`${await (TOPICS.find((t) => t.name === name)?.load() as Promise<string>)}`);
+      expect(r.stdout.split('\n')[0]).toMatch(/^[A-Z ]+$/);
+      expect(r.stdout).toContain('Examples:');
+    },
+  );
+
+  it('an unknown topic or command is a usage error that suggests the nearest', async () => {
+    const r = await runPm(['help', 'datse']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('no help topic or command "datse"');
+    expect(r.stderr).toContain('Did you mean dates?');
+    const sub = await runPm(['help', 'properties', 'lst']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain('no command "pm properties lst"');
+    expect(sub.stderr).toContain('Did you mean list?');
+    const far = await runPm(['help', 'zzzzzz']);
+    expect(far.stderr).not.toContain('Did you mean');
+    expect(far.stderr).toContain('Topics: dates, filters, output, configuration, exit-codes');
+  });
+
+  it.each(TOPICS.map((t) => [t.name]))('the examples of pm help %s use only flags that exist', async (name) => {
+    const root = program();
+    const page = (await runPm(['help', name])).stdout;
+    const invocations = exampleLines(page).flatMap(pmInvocations);
+    expect(invocations.length).toBeGreaterThan(0);
+    for (const args of invocations) expect(checkInvocation(root, args), args.join(' ')).toEqual([]);
+  });
+
+  it('pm help filters lists, for each list command, flags it has', async () => {
+    const root = program();
+    const page = (await runPm(['help', 'filters'])).stdout;
+    const part = page.slice(page.indexOf('The filter flags of each list command'), page.indexOf('Examples:'));
+    for (const m of part.matchAll(/pm ([a-z-]+) list((?:\s+--[^\n]*)+)/g)) {
+      const cmd = commandAt(root, [m[1] as string, 'list']);
+      const flags = (m[2] as string).split(/[,\s]+/).filter((f) => f.startsWith('--'));
+      expect(flags.length).toBeGreaterThan(3);
+      for (const f of flags) {
+        const names = f.startsWith('--[no-]') ? [`--${f.slice(7)}`, `--no-${f.slice(7)}`] : [f];
+        for (const n of names)
+          expect(
+            cmd.options.some((o) => o.long === n),
+            `${m[1]} list ${n}`,
+          ).toBe(true);
+      }
+    }
+  });
+});
+
+// ------------------------------------------------------------------ pm help dates, against the parsers
+
+describe('pm help dates', () => {
+  const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+  it.each(RANGE_EXAMPLES.map((x) => [x.value, x]))('%s means what the page says', (_v, x) => {
+    const value = x.value.replace(/^"|"$/g, '');
+    const direct = parseRange(value, NOW);
+    expect([iso(direct.start), iso(direct.end)]).toEqual([x.start, x.end]);
+    // And the same through what the CLI sends for it.
+    const sent = parseHumanRange(value, { now: NOW, zone: 'UTC' });
+    const viaCli = parseRange(sent, NOW);
+    expect([iso(viaCli.start), iso(viaCli.end)]).toEqual([x.start, x.end]);
+  });
+
+  it.each(REFUSED_EXAMPLES.map((x) => [x.value]))('%s is refused', (value) => {
+    expect(() => parseRange(value, NOW)).toThrow();
+    expect(() => parseHumanRange(value, { now: NOW, zone: 'UTC' })).toThrow();
+  });
+
+  it.each(DUE_EXAMPLES.map((x) => [x.value]))('--due-at %s is accepted', (value) => {
+    expect(parseHumanInstant(value, { now: NOW, zone: 'UTC' }).iso).toBeTruthy();
+  });
+
+  it('shows every word form humandate lists, each of which it reads', async () => {
+    const page = (await runPm(['help', 'dates'])).stdout;
+    for (const x of DATE_EXAMPLES) {
+      if (/^ISO 8601/.test(x.meaning)) continue;
+      expect(page).toContain(`"${x.input}"`);
+      const parse = x.kind === 'range' ? parseHumanRange : parseHumanInstant;
+      expect(() => parse(x.input, { now: NOW, zone: 'UTC' })).not.toThrow();
+    }
+  });
+});
+
+// ------------------------------------------------------------------ examples that read, run for real
+
+describe('the list examples of every help page run', () => {
+  let server: TestServer;
+  let opts: RunOptions;
+  beforeAll(async () => {
+    server = await startTestServer();
+    opts = { env: { PM_BASE_URL: server.url, PM_TOKEN: server.newAccount().token }, now: NOW };
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('every `pm … list` example exits 0 against the server', async () => {
+    const root = program();
+    const pages = [(await runPm(['--help'])).stdout];
+    for (const t of TOPICS) pages.push(await t.load());
+    for (const p of commandPaths(root)) pages.push((await runPm([...p, '--help'])).stdout);
+    const lists = pages
+      .flatMap(exampleLines)
+      .flatMap(pmInvocations)
+      .filter(
+        (args) => (args[1] === 'list' || args[1] === 'ls') && !args.some((a) => a.includes('$') || /^<.*>$/.test(a)),
+      );
+    expect(lists.length).toBeGreaterThan(15);
+    for (const args of lists) {
+      // -o csv and the like write to a file in the example; here they go to the buffer.
+      const r = await runPm(args, opts);
+      expect(`${args.join(' ')} -> ${r.code} ${r.stderr}`).toBe(`${args.join(' ')} -> 0 `);
+    }
+  });
+});
+
+// ------------------------------------------------------------------ start-up
+
+describe('start-up', () => {
+  it('pm --version and pm --help load no help page and nothing completion needs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-load-'));
+    const log = join(dir, 'loaded.txt');
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(process.env.PM_LOAD_LOG, url + '\\n');
+  return next(url, context);
+}`,
+    );
+    writeFileSync(
+      join(dir, 'register.mjs'),
+      `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`,
+    );
+    for (const args of [['--version'], ['--help']]) {
+      writeFileSync(log, '');
+      const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), join(ROOT, 'bin', 'pm'), ...args], {
+        env: { PATH: process.env.PATH, HOME: tempHome(), PM_LOAD_LOG: log },
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(0);
+      const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+      expect(loaded.some((u) => u.endsWith('/dist/cli/program.js'))).toBe(true);
+      const late = loaded.filter((u) =>
+        /\/dist\/cli\/help\/(dates|filters|output|configuration|exit-codes)\.js$|\/dist\/cli\/(output|session|config)\b|cosmiconfig|chalk|node:crypto/.test(
+          u,
+        ),
+      );
+      expect(late, args.join(' ')).toEqual([]);
+    }
+  });
+});
