@@ -206,7 +206,7 @@ export async function complete(root: Command, words: readonly string[], deps: De
   const subs = positionals.length === 0 && !afterDashDash ? commandCandidates(cmd) : [];
   if (subs.length) return filter({ candidates: subs }, cur);
   const args = filter(await argumentValues(ctx, cur), cur);
-  if (args.candidates.length || args.files) return args;
+  if (args.candidates.length || args.files || wantsArgument(ctx)) return args;
   // Nothing else to offer: the flags, so that a bare TAB shows what the command takes.
   return cur === '' ? { candidates: flagCandidates(ctx) } : NONE;
 }
@@ -249,6 +249,13 @@ function flagCandidates(ctx: Context): Candidate[] {
 }
 
 // ------------------------------------------------------------------ values
+
+/** Whether the command still needs a positional argument here (a uuid, a shell…). */
+function wantsArgument(ctx: Context): boolean {
+  const args = ctx.cmd.registeredArguments;
+  const next = args[ctx.positionals.length];
+  return next?.required === true;
+}
 
 /** The values of a positional argument. */
 async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
@@ -511,7 +518,7 @@ async function cached(kind: string, ctx: Context, fetch: (s: Session) => Promise
   } catch {
     // No cache yet, or an unreadable one: fetch.
   }
-  const candidates = await within(fromApi(ctx, fetch), TIMEOUT_MS);
+  const candidates = await within(fromApi(ctx, fetch), TIMEOUT_MS + 500);
   try {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
@@ -523,19 +530,35 @@ async function cached(kind: string, ctx: Context, fetch: (s: Session) => Promise
   return candidates;
 }
 
-/** Runs `fetch` on a session that prints nothing and gives up after TIMEOUT_MS. */
+/**
+ * Runs `fetch` on a session that prints nothing, sends each request once, and is torn down after
+ * TIMEOUT_MS: the shell waits for pm to exit, not only for its output.
+ */
 async function fromApi(ctx: Context, fetch: (s: Session) => Promise<Candidate[]>): Promise<Candidate[]> {
   const { deps, globals } = ctx;
-  const silent = { write: () => true };
-  const signals = [AbortSignal.timeout(TIMEOUT_MS), ...(deps.signal ? [deps.signal] : [])];
-  const quiet: Deps = { ...deps, io: { ...deps.io, stderr: silent }, signal: AbortSignal.any(signals) };
-  const options: GlobalOptions = { ...globals, color: false, input: false };
-  const [{ resolveTarget }, { existsSync }] = await Promise.all([import('../config.js'), import('node:fs')]);
-  const target = await resolveTarget(globals, quiet);
-  // Completing must not create the embedded default's data file.
-  if (target.baseUrl === undefined && (!target.embedded || !existsSync(target.embedded.dataFile))) return [];
-  const { withSession } = await import('../session.js');
-  return withSession(options, quiet, fetch);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  const timer = setTimeout(stop, TIMEOUT_MS);
+  deps.signal?.addEventListener('abort', stop, { once: true });
+  const quiet: Deps = { ...deps, io: { ...deps.io, stderr: { write: () => true } }, signal: controller.signal };
+  const options: GlobalOptions = {
+    ...globals,
+    color: false,
+    input: false,
+    timeout: String(TIMEOUT_MS / 1000),
+    retries: '0',
+  };
+  try {
+    const [{ resolveTarget }, { existsSync }] = await Promise.all([import('../config.js'), import('node:fs')]);
+    const target = await resolveTarget(globals, quiet);
+    // Completing must not create the embedded default's data file.
+    if (target.baseUrl === undefined && (!target.embedded || !existsSync(target.embedded.dataFile))) return [];
+    const { withSession } = await import('../session.js');
+    return await withSession(options, quiet, fetch);
+  } finally {
+    clearTimeout(timer);
+    deps.signal?.removeEventListener('abort', stop);
+  }
 }
 
 // ------------------------------------------------------------------ the scripts
