@@ -198,12 +198,12 @@ export class HttpClient {
 
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= max;
+      const ticket = this.pacer ? await this.pacer.acquire(signal) : undefined;
       if (debug) {
         debug(`> ${method} ${url}${attempt > 1 ? `  (attempt ${attempt} of ${max})` : ''}`);
         for (const [k, v] of Object.entries(this.headers(hasBody, true, opts.headers))) debug(`> ${k}: ${v}`);
         if (payload) debug(`> ${clip(payload)}`);
       }
-      const ticket = this.pacer ? await this.pacer.acquire(signal) : undefined;
       let raw: Raw;
       try {
         raw = await this.once(method, url, payload, opts.headers);
