@@ -2,7 +2,7 @@
  * A command's connection to an API: the configured server, or the embedded default (the
  * bundled server started in-process on loopback, on the default data file, with its token).
  */
-import type { HttpClient } from '../client/http.js';
+import type { HttpClient, HttpOptions } from '../client/http.js';
 import type { ResourceClient } from '../client/resources.js';
 import { parseTimeout, type Target, resolveTarget } from './config.js';
 import type { Deps } from './context.js';
@@ -31,7 +31,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     deps,
   );
   for (const w of target.warnings) deps.io.stderr.write(`warning: ${w}\n`);
-  const transport = transportOptions(globals, deps, target);
+  const transport = httpOptions(globals, deps, target);
   const [{ HttpClient }, { ResourceClient }, { insecureHost }] = await Promise.all([
     import('../client/http.js'),
     import('../client/resources.js'),
@@ -74,17 +74,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     );
   }
 
-  const debug = globals.debug ? (line: string) => deps.io.stderr.write(`${line}\n`) : undefined;
-  const http = new HttpClient({
-    baseUrl,
-    token,
-    userAgent: `pm/${version()}`,
-    ...transport,
-    ...(debug ? { debug } : {}),
-    signal: deps.signal,
-    env: deps.env,
-    allowInsecureHttp: globals.allowInsecureHttp === true,
-  });
+  const http = new HttpClient({ baseUrl, token, ...transport });
   return {
     target,
     http,
@@ -108,16 +98,25 @@ export async function withSession<T>(globals: GlobalOptions, deps: Deps, fn: (s:
 }
 
 /**
- * --timeout (else the config's timeout), --retries, and PM_RETRY_BASE_MS: the first retry's
- * backoff ceiling in milliseconds (default 500), for tests and for impatient scripts.
+ * What every HTTP client of a command is given besides its base URL and token: the global flags
+ * --timeout (else the config's timeout), --retries, --debug and --allow-insecure-http, the
+ * environment (proxy variables, NODE_EXTRA_CA_CERTS), the abort signal, and PM_RETRY_BASE_MS (the
+ * first retry's backoff ceiling in ms, default 500: for tests and impatient scripts). For a
+ * command that makes its own HttpClient (as `pm auth login` does) rather than open a session.
  */
-function transportOptions(
+export function httpOptions(
   globals: GlobalOptions,
   deps: Deps,
-  target: Target,
-): { timeout?: number; retries?: number; retryBaseMs?: number } {
-  const out: { timeout?: number; retries?: number; retryBaseMs?: number } = {};
-  const timeout = globals.timeout !== undefined ? parseTimeout(String(globals.timeout), '--timeout') : target.timeout;
+  target?: Pick<Target, 'timeout'>,
+): Omit<HttpOptions, 'baseUrl' | 'token'> {
+  const out: { -readonly [K in keyof HttpOptions]?: HttpOptions[K] } = {
+    userAgent: `pm/${version()}`,
+    env: deps.env,
+    signal: deps.signal,
+    allowInsecureHttp: globals.allowInsecureHttp === true,
+  };
+  if (globals.debug) out.debug = (line: string) => deps.io.stderr.write(`${line}\n`);
+  const timeout = globals.timeout !== undefined ? parseTimeout(String(globals.timeout), '--timeout') : target?.timeout;
   if (timeout !== undefined) out.timeout = timeout;
   if (globals.retries !== undefined) {
     const text = String(globals.retries).trim();
