@@ -112,9 +112,9 @@ function errorMessage(status: number, body: unknown, text: string): string {
   return `the server answered ${status}${bit ? `: ${bit}` : ' with no message'}`;
 }
 
-function isAbort(e: unknown, signal: AbortSignal | undefined): boolean {
-  const err = e as { name?: string; code?: string };
-  return signal?.aborted === true || err?.name === 'AbortError' || err?.code === 'UND_ERR_ABORTED';
+/** Only the caller's signal interrupts: undici also calls a proxy's refusal an AbortError. */
+function isAbort(_e: unknown, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }
 
 function parseJson(text: string, type: string): unknown {
@@ -209,7 +209,7 @@ export class HttpClient {
         raw = await this.once(method, url, payload, opts.headers);
       } catch (e) {
         if (ticket) this.pacer?.release(ticket);
-        if (isAbort(e, signal)) throw signal?.aborted ? abortReason(signal) : e;
+        if (isAbort(e, signal)) throw abortReason(signal as AbortSignal);
         const f = classify(e);
         debug?.(`* ${method} ${url.pathname}: ${f.reason}${f.code ? ` (${f.code})` : ''}`);
         const retry = !last && f.transient && (idempotent || f.sent === 'no');

@@ -125,6 +125,15 @@ export function classify(e: unknown): Failure {
   };
   const rawCode = err?.code ?? err?.cause?.code;
   const code = typeof rawCode === 'string' ? rawCode : undefined;
+  // undici's ProxyAgent: "Proxy response (407) !== 200 when HTTP Tunneling".
+  const proxy = /^Proxy response \((\d{3})\)/.exec(typeof err?.message === 'string' ? err.message : '')?.[1];
+  if (proxy !== undefined)
+    return {
+      code: `PROXY_${proxy}`,
+      reason: `the proxy refused to connect to it (${proxy}${proxy === '407' ? ': the proxy wants credentials' : ''})`,
+      sent: 'no',
+      transient: proxy === '502' || proxy === '503' || proxy === '504',
+    };
   const before = err?.[BEFORE_REQUEST] === true;
   if (code && TLS_CODES.test(code))
     return { code, reason: `the server's certificate is not trusted (${code})`, sent: 'no', transient: false };

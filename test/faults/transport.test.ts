@@ -136,6 +136,23 @@ describe('proxies', () => {
     expect(proxy.tunnels).toHaveLength(1);
   });
 
+  it('a proxy that refuses the tunnel (407): exit 5, saying so, not "interrupted"', async () => {
+    const strict = await startTestProxy({ refuse: 407 });
+    try {
+      const r = await pm(['reminders', 'list'], {
+        env: { PM_BASE_URL: `https://pm.test:${tls.port}`, HTTPS_PROXY: strict.url, NODE_EXTRA_CA_CERTS: TEST_CA_FILE },
+      });
+      expect(r.code).toBe(5);
+      expect(r.stderr).toBe(
+        `error: could not reach https://pm.test:${tls.port}: the proxy refused to connect to it (407: the proxy wants credentials)\n` +
+          'Put the proxy credentials in its URL: HTTPS_PROXY=http://user:password@proxy:port.\n',
+      );
+      expect(strict.tunnels).toHaveLength(1);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('NO_PROXY: a listed host is reached directly', async () => {
     // 0.0.0.0 is this machine, reached without a name lookup, and not what pm counts as loopback.
     const r = await pm(['reminders', 'list'], {

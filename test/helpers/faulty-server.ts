@@ -300,7 +300,7 @@ export interface TestProxy {
   close(): Promise<void>;
 }
 
-export async function startTestProxy(): Promise<TestProxy> {
+export async function startTestProxy(opts: { refuse?: number } = {}): Promise<TestProxy> {
   const tunnels: string[] = [];
   const sockets = new Set<Socket>();
   const server = http.createServer((_req, res) => {
@@ -314,6 +314,10 @@ export async function startTestProxy(): Promise<TestProxy> {
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const target = req.url ?? '';
     tunnels.push(target);
+    if (opts.refuse) {
+      client.end(`HTTP/1.1 ${opts.refuse} ${http.STATUS_CODES[opts.refuse]}\r\nProxy-Authenticate: Basic\r\n\r\n`);
+      return;
+    }
     const port = Number(target.split(':').pop());
     const upstream = net.connect(port, '127.0.0.1', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');

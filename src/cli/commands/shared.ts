@@ -92,6 +92,9 @@ export function describeApiError(e: unknown, r?: ResourceDef): CliError {
       hint = `The server did the request${r && e.method === 'POST' ? ` (find the new ${r.singular} with \`pm ${r.path} list\`)` : ''}, but its answer was lost on the way.`;
     else if (e.code?.includes('TIMEOUT')) hint = 'The server is slow or not answering; --timeout SECONDS waits longer.';
     else if (e.code === 'EXTRA_CA') hint = 'NODE_EXTRA_CA_CERTS names a PEM file of certificate authorities.';
+    else if (e.code === 'PROXY_407')
+      hint = 'Put the proxy credentials in its URL: HTTPS_PROXY=http://user:password@proxy:port.';
+    else if (e.code?.startsWith('PROXY_')) hint = 'Check HTTPS_PROXY, HTTP_PROXY and NO_PROXY.';
     else if (/certificate/.test(e.reason))
       hint =
         'pm always verifies TLS certificates. If the server uses a private certificate authority, set NODE_EXTRA_CA_CERTS to its PEM file.';
