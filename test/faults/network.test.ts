@@ -4,7 +4,9 @@
  * twice, and a write that was done is never reported lost. docs/faults.md lists them all.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunOptions, runPm } from '../helpers/cli.js';
+import { Readable } from 'node:stream';
+import { run } from '../../src/cli/run.js';
+import { Buffer_, type RunOptions, runPm, tempHome } from '../helpers/cli.js';
 import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -194,6 +196,27 @@ describe('reads (GET) are retried', () => {
     expect(r.stderr).toContain(`error: no answer from ${faulty.url}: timed out waiting for an answer (2 attempts)`);
     expect(r.stderr).toContain('--timeout SECONDS waits longer');
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('Ctrl-C while waiting for an answer: exit 130 at once', async () => {
+    faulty.script('GET', { kind: 'stall' });
+    const ac = new AbortController();
+    const stderr = new Buffer_();
+    const home = tempHome();
+    const started = Date.now();
+    setTimeout(() => ac.abort(), 200);
+    const code = await run(['reminders', 'list'], {
+      io: { stdout: new Buffer_(), stderr, stdin: Object.assign(Readable.from([]), { isTTY: false }) },
+      env: { HOME: home, PM_BASE_URL: faulty.url, PM_TOKEN: acct.token },
+      cwd: home,
+      home,
+      now: Date.now,
+      signal: ac.signal,
+    });
+    expect(code).toBe(130);
+    expect(stderr.text).toBe('error: interrupted\n');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(faulty.count('GET')).toBe(1);
   });
 
   it('nothing listening: exit 5, connection refused, after the retries', async () => {
