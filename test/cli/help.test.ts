@@ -4,7 +4,7 @@
  * the parsers and the commands they describe, and start-up that loads none of it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
@@ -121,7 +121,7 @@ function pmInvocations(line: string): string[][] {
   const out: string[][] = [];
   for (let i = 0; i < words.length; i++) {
     const w = words[i] as string;
-    if (w !== 'pm' && !w.endsWith('=$(')) continue;
+    if (w !== 'pm' && w !== './bin/pm') continue;
     const args: string[] = [];
     let j = i + 1;
     for (; j < words.length && !['|', ';', ')', '>', '<', '$('].includes(words[j] as string); j++)
@@ -432,7 +432,7 @@ describe('pm help dates', () => {
 
 // ------------------------------------------------------------------ examples that read, run for real
 
-describe('the list examples of every help page run', () => {
+describe('the list examples of every help page and of the README run', () => {
   let server: TestServer;
   let opts: RunOptions;
   beforeAll(async () => {
@@ -448,8 +448,7 @@ describe('the list examples of every help page run', () => {
     const pages = [(await runPm(['--help'])).stdout];
     for (const t of TOPICS) pages.push(await t.load());
     for (const p of commandPaths(root)) pages.push((await runPm([...p, '--help'])).stdout);
-    const lists = pages
-      .flatMap(exampleLines)
+    const lists = [...pages.flatMap(exampleLines), ...readmeBlocks().flatMap(commandLines)]
       .flatMap(pmInvocations)
       .filter(
         (args) => (args[1] === 'list' || args[1] === 'ls') && !args.some((a) => a.includes('$') || /^<.*>$/.test(a)),
@@ -459,6 +458,73 @@ describe('the list examples of every help page run', () => {
       // -o csv and the like write to a file in the example; here they go to the buffer.
       const r = await runPm(args, opts);
       expect(`${args.join(' ')} -> ${r.code} ${r.stderr}`).toBe(`${args.join(' ')} -> 0 `);
+    }
+  });
+});
+
+// ------------------------------------------------------------------ the README
+
+/** The README's fenced code blocks, with their language. */
+function readmeBlocks(): { lang: string; body: string }[] {
+  const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  return [...text.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+    lang: m[1] as string,
+    body: m[2] as string,
+  }));
+}
+
+/** The command lines of a block: a console block's "$ " lines, every line of sh and yaml ones. */
+function commandLines(block: { lang: string; body: string }): string[] {
+  if (!['sh', 'console', 'yaml'].includes(block.lang)) return [];
+  const lines = block.body.split('\n');
+  const joined: string[] = [];
+  for (const l of lines) {
+    const prev = joined[joined.length - 1];
+    if (prev?.endsWith('\\')) joined[joined.length - 1] = `${prev.slice(0, -1)} ${l.trim()}`;
+    else joined.push(l);
+  }
+  return block.lang === 'console'
+    ? joined.filter((l) => l.startsWith('$ ')).map((l) => l.slice(2))
+    : joined.map((l) => l.replace(/^\s*(- |run: )/, ''));
+}
+
+describe('the README', () => {
+  it('starts with the two quick-start commands, exactly', () => {
+    const first = readmeBlocks()[0];
+    expect(first).toEqual({
+      lang: 'sh',
+      body:
+        'npm ci && npm run build && ./bin/pm properties create --address "1 High St" --postcode "LS1 1AA" --city Leeds && ./bin/pm properties list\n' +
+        'npm ci && npm test\n',
+    });
+  });
+
+  it('uses only commands and flags that exist', () => {
+    const root = program();
+    const invocations = readmeBlocks().flatMap(commandLines).flatMap(pmInvocations);
+    expect(invocations.length).toBeGreaterThan(30);
+    for (const args of invocations) expect(checkInvocation(root, args), args.join(' ')).toEqual([]);
+  });
+
+  it('lists the exit codes as pm --help does', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const rows = [...text.matchAll(/^\| (\d+) \| (.*) \|$/gm)].map((m) => ({ code: Number(m[1]), meaning: m[2] }));
+    expect(rows).toEqual(exitCodes().map(({ code, meaning }) => ({ code, meaning })));
+  });
+
+  it('links to files that exist', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const links = [...text.matchAll(/\]\(([^)#][^)]*)\)/g)].map((m) => m[1] as string);
+    expect(links).toContain('docs/api.md');
+    for (const link of links) expect(existsSync(join(ROOT, link)), link).toBe(true);
+    for (const anchor of text.matchAll(/\]\(#([^)]+)\)/g)) {
+      const headings = [...text.matchAll(/^#+ (.*)$/gm)].map((m) =>
+        (m[1] as string)
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      );
+      expect(headings, anchor[1]).toContain(anchor[1]);
     }
   });
 });

@@ -1,0 +1,133 @@
+/**
+ * A person at a terminal, in a real one: tmux runs bash with pm's completion loaded, on the
+ * embedded default with an empty HOME. The person creates a property, adds a note (completing
+ * the property's uuid with TAB), lists notes with a filter, and deletes the property, answering
+ * the confirmation prompt; the screen must read as the README's session says, uuids and times
+ * aside.
+ *
+ * Needs tmux (apt-get install -y tmux); without it the test is skipped, saying so.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempHome } from '../helpers/cli.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+if (!HAS_TMUX)
+  console.warn('tmux is not installed: the terminal session test is skipped (install it: apt-get install -y tmux).');
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** The README's terminal session: the console block after its test/cli/terminal.test.ts comment. */
+function readmeSession(): string[] {
+  const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const at = text.indexOf('test/cli/terminal.test.ts');
+  const m = /```console\n([\s\S]*?)```/.exec(text.slice(at));
+  if (at < 0 || !m) throw new Error('README.md has no terminal session for this test');
+  return (m[1] as string).replace(/\n$/, '').split('\n');
+}
+
+/** Times as "<time>", and each uuid as the one in the same place of first appearance in `like`. */
+function normalise(lines: readonly string[], like: readonly string[]): string[] {
+  const theirs = [...new Set(like.join('\n').match(UUID) ?? [])];
+  const ours = [...new Set(lines.join('\n').match(UUID) ?? [])];
+  return lines.map((l) =>
+    l
+      .replace(UUID, (u) => theirs[ours.indexOf(u)] ?? u)
+      .replace(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} \([^)]*\)/g, '<time>')
+      .trimEnd(),
+  );
+}
+
+describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
+  const socket = `pm-test-${process.pid}-${Date.now()}`;
+  const tmux = (...args: string[]) => {
+    const r = spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const screen = (): string[] => {
+    const lines = tmux('capture-pane', '-p', '-J', '-t', 'pm', '-S', '-')
+      .split('\n')
+      .map((l) => l.trimEnd());
+    while (lines.length && (lines[lines.length - 1] as string).trim() === '') lines.pop();
+    return lines;
+  };
+  const type = (text: string) => tmux('send-keys', '-t', 'pm', '-l', '--', text);
+  const press = (key: string) => tmux('send-keys', '-t', 'pm', key);
+  async function waitFor(what: string, ok: (lines: string[]) => boolean, ms = 20_000): Promise<string[]> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const lines = screen();
+      if (ok(lines)) return lines;
+      if (Date.now() > until) throw new Error(`waited for ${what}; the screen:\n${lines.join('\n')}`);
+      await sleep(100);
+    }
+  }
+  /** The prompt is back, on the last line: the command has finished. */
+  const prompt = (lines: string[]) => lines[lines.length - 1] === '$';
+
+  beforeAll(async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'pm-bin-'));
+    writeFileSync(join(bin, 'pm'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'bin', 'pm')}" "$@"\n`);
+    chmodSync(join(bin, 'pm'), 0o755);
+    const env = [
+      `HOME=${tempHome()}`,
+      `PATH=${bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
+      'TERM=xterm-256color',
+      'TZ=UTC',
+      'LC_ALL=C.UTF-8',
+      "PS1='$ '",
+    ].join(' ');
+    tmux('new-session', '-d', '-s', 'pm', '-x', '120', '-y', '60', `env -i ${env} bash --norc --noprofile`);
+    await waitFor('the shell', prompt);
+    type('source <(pm completion bash) && clear');
+    press('Enter');
+    await waitFor('the completion to load', (l) => l.length === 1 && prompt(l));
+    tmux('clear-history', '-t', 'pm');
+  });
+  afterAll(() => {
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
+  });
+
+  it('creates a property, adds a note, lists with a filter, deletes at the prompt: the screen the README shows', async () => {
+    type('pm properties create --address "1 High St" --postcode "LS1 1AA" --city Leeds --bedrooms 3');
+    press('Enter');
+    const created = await waitFor('the property', (l) => prompt(l) && l.some((x) => x.startsWith('Created property')));
+    const property = (created.find((x) => x.startsWith('Created property'))?.match(UUID) ?? [])[0] as string;
+    expect(property).toBeDefined();
+
+    // The person does not type the uuid: TAB completes it (the only property there is).
+    type('pm notes create --property ');
+    press('Tab');
+    await waitFor('the uuid completed', (l) => (l[l.length - 1] as string).includes(property));
+    type('--content "Boiler serviced"');
+    press('Enter');
+    await waitFor('the note', (l) => prompt(l) && l.some((x) => x.startsWith('Created note')));
+
+    type('pm notes list --property-where city=leeds');
+    press('Enter');
+    await waitFor('the list', (l) => prompt(l) && l.some((x) => x.startsWith('showing')));
+
+    type('pm properties delete ');
+    press('Tab');
+    await waitFor('the uuid completed', (l) => (l[l.length - 1] as string).includes(property));
+    press('Enter');
+    await waitFor('the question', (l) => (l[l.length - 1] as string).endsWith('[y/N]'));
+    type('y');
+    press('Enter');
+    await waitFor('the deletion', (l) => prompt(l) && l.some((x) => x.startsWith('Deleted property')));
+
+    type('pm notes list --property-where city=leeds');
+    press('Enter');
+    const end = await waitFor('the empty list', (l) => prompt(l) && l.some((x) => x === 'No notes found.'));
+
+    const expected = readmeSession();
+    const seen = end.slice(0, -1); // the last prompt
+    expect(normalise(seen, expected).join('\n')).toBe(normalise(expected, expected).join('\n'));
+  });
+});
