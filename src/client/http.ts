@@ -284,7 +284,8 @@ export class HttpClient {
         throw err;
       }
       if (raw.tooLarge) {
-        const problem = `its answer is larger than ${Math.round(this.maxBytes / 1048576)} MiB`;
+        const mib = this.maxBytes / 1048576;
+        const problem = `its answer is larger than ${mib >= 1 ? `${Math.round(mib)} MiB` : `${this.maxBytes} bytes`}`;
         if (opts.tolerateBody) return { ...response, body: undefined, text: '', problem };
         throw new ProtocolError(`the server answered ${status}, but ${problem}`);
       }

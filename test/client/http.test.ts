@@ -140,7 +140,7 @@ describe('against a server', () => {
     const http = new HttpClient({ baseUrl: faulty.url, token: acct.token, maxResponseBytes: 1000 });
     try {
       await expect(http.request('GET', '/reminders')).rejects.toThrow(
-        new ProtocolError('the server answered 200, but its answer is larger than 0 MiB'),
+        new ProtocolError('the server answered 200, but its answer is larger than 1000 bytes'),
       );
     } finally {
       await http.close();
