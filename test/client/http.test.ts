@@ -192,10 +192,11 @@ describe('pacing concurrent requests by the server rate limit (real clock, 10 a 
     const client = new ResourceClient(http);
     let next = 0;
     const started = Date.now();
+    let failed = 0;
     const worker = async () => {
       while (next < jobs) {
         const i = next++;
-        await client.create(reminders, { title: `paced ${i}` });
+        await client.create(reminders, { title: `paced ${i}` }).catch(() => failed++);
       }
     };
     try {
@@ -203,22 +204,29 @@ describe('pacing concurrent requests by the server rate limit (real clock, 10 a 
     } finally {
       await http.close();
     }
-    return { started, elapsed: Date.now() - started, refused: lines.filter((l) => l.startsWith('< 429')).length };
+    return {
+      started,
+      elapsed: Date.now() - started,
+      failed,
+      refused: lines.filter((l) => l.startsWith('< 429')).length,
+    };
   }
 
   it('35 creates, 4 at a time: done in the least time the windows allow, with no 429', async () => {
     // Start early in a window, so that the first one's budget is the whole limit.
     while (Date.now() % 1000 > 300) await new Promise((r) => setTimeout(r, 20));
-    const { started, elapsed, refused } = await bulk(true, 35);
+    const { started, elapsed, refused, failed } = await bulk(true, 35);
     const least = (Math.floor(started / 1000) + 3) * 1000 - started; // 10 + 10 + 10 + 5
+    expect(failed).toBe(0);
     expect(refused).toBe(0);
     expect(elapsed).toBeGreaterThanOrEqual(least);
-    expect(elapsed).toBeLessThan(least + 800);
+    // Within the last window (one more would mean a window's budget went unused).
+    expect(elapsed).toBeLessThan(least + 1000);
   }, 15_000);
 
   it('the same job without pacing runs into the limit (so the test above can fail)', async () => {
     while (Date.now() % 1000 > 300) await new Promise((r) => setTimeout(r, 20));
-    const { refused } = await bulk(false, 15);
+    const { refused } = await bulk(false, 25);
     expect(refused).toBeGreaterThan(0);
   }, 15_000);
 });
