@@ -9,7 +9,17 @@ import { globalsOf } from '../program.js';
 import { describeApiError, interactive, readAllStdin } from './shared.js';
 
 export function registerAuth(program: Command, deps: Deps): void {
-  const auth = program.command('auth').description('Log in to a server, see which one pm uses, log out');
+  const auth = program
+    .command('auth')
+    .description('Log in to a server, see which one pm uses, log out')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  pm auth login --base-url https://pm.example.com
+  pm auth status
+  PM_BASE_URL=https://pm.example.com PM_TOKEN=$TOKEN pm auth status    # in CI: no login needed`,
+    );
   const { io } = deps;
 
   auth

@@ -67,8 +67,7 @@ Examples:
   source <(pm completion bash)
   pm properties get <TAB>          # your properties' uuids (zsh and fish show their addresses)
   pm properties list -o <TAB>      # table json ndjson csv tsv
-  pm notes list --property-where <TAB>
-`,
+  pm notes list --property-where <TAB>`,
     )
     .action((shell: Shell) => {
       deps.io.stdout.write(completionScript(shell));

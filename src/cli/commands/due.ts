@@ -57,8 +57,7 @@ Examples:
   pm reminders due
   pm reminders due --within "2 weeks" --overdue-since 2026-11-01
   pm reminders due --within P1D -q
-  pm reminders due --json title,due_at,agenda
-`,
+  pm reminders due --json title,due_at,agenda`,
     )
     .action((opts: Opts, c: Command) => runDue(opts, c, deps));
 }

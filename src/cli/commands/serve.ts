@@ -107,7 +107,17 @@ Examples:
       });
     });
 
-  const tokens = serve.command('tokens').description('Manage the API tokens of a data file');
+  const tokens = serve
+    .command('tokens')
+    .description('Manage the API tokens of a data file')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  pm serve tokens create --name ci --scopes reminders.read,reminders.write
+  pm serve tokens list --data /srv/pm/team.db
+  pm serve tokens revoke 3`,
+    );
   const dataOption = '--data <file>';
   const dataHelp = 'SQLite data file (default: the embedded default data file)';
 

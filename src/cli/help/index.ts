@@ -117,7 +117,7 @@ export function registerHelp(program: Command, deps: Deps): void {
   program.addHelpText('afterAll', ({ command }) => (command === program ? '' : globalOptionsLine(program)));
   program
     .command('help')
-    .description('show help for a command, or a page on a topic (dates, filters, output, ...)')
+    .description('Show help for a command, or a page on a topic (dates, filters, output, ...)')
     .argument('[topic-or-command...]', 'a topic, or a command path such as "properties list"')
     .helpOption('-h, --help', 'show help')
     .addHelpText(
@@ -128,9 +128,8 @@ ${TOPIC_LIST()}
 
 Examples:
   pm help dates
-  pm help properties list        the same as: pm properties list --help
-  pm help filters | less
-`,
+  pm help properties list        # the same as: pm properties list --help
+  pm help filters | less`,
     )
     .action(async (words: string[], _opts: unknown, cmd: Command) => {
       const root = cmd.parent as Command;
