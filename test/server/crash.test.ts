@@ -151,7 +151,7 @@ describe('kill -9 in the middle of `pm reminders create --from-file`', () => {
     // Every uuid pm reported created is there.
     const uuids = new Set(rows.map((x) => x.uuid));
     const reported = printed.filter((u) => u !== '');
-    expect(reported.length).toBeGreaterThanOrEqual(120);
+    expect(reported.length).toBeGreaterThanOrEqual(100);
     for (const u of reported) expect(uuids.has(u), u).toBe(true);
     // Every input record is on the server or in the failed file (both, for one whose answer was
     // lost with the server: at most the requests in flight).
@@ -182,7 +182,8 @@ describe('kill -9 three times during concurrent writes of related records', () =
     const dir = mkdtempSync(join(work, 'related-'));
     mkdirSync(dir, { recursive: true });
     const dataFile = join(dir, 'pm.db');
-    const acknowledged: { property: string; notes: string[] }[] = [];
+    /** What the server answered 201 for; `deleting` once a DELETE of it was sent (its outcome may be lost). */
+    const acknowledged: { property: string; notes: string[]; deleting?: boolean }[] = [];
     let field = false;
 
     for (let round = 0; round < 3; round++) {
@@ -215,7 +216,7 @@ describe('kill -9 three times during concurrent writes of related records', () =
               ],
             });
             if (p.status !== 201) throw new Error(`status ${p.status}`);
-            const entry = { property: p.body.data.uuid, notes: [] as string[] };
+            const entry: (typeof acknowledged)[number] = { property: p.body.data.uuid, notes: [] };
             acknowledged.push(entry);
             for (let n = 0; n < 2; n++) {
               const note = await api('POST', `/properties/${entry.property}/notes`, { content: `n${n}` });
@@ -224,6 +225,7 @@ describe('kill -9 three times during concurrent writes of related records', () =
             }
             // Deleting some cascades to their notes and values in one transaction.
             if (i % 4 === 3) {
+              entry.deleting = true;
               if ((await api('DELETE', `/properties/${entry.property}`)).status !== 204) throw new Error('delete');
               acknowledged.splice(acknowledged.indexOf(entry), 1);
             }
@@ -250,7 +252,7 @@ describe('kill -9 three times during concurrent writes of related records', () =
       const uuids = new Set(props.map((p) => p.uuid));
       const noteUuids = new Set((db.prepare('SELECT uuid FROM notes').all() as { uuid: string }[]).map((n) => n.uuid));
       db.close();
-      for (const a of acknowledged) {
+      for (const a of acknowledged.filter((x) => !x.deleting)) {
         expect(uuids.has(a.property), a.property).toBe(true);
         for (const n of a.notes) expect(noteUuids.has(n), n).toBe(true);
       }
