@@ -368,7 +368,8 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   const now = ctx.deps.now();
   if (o.argChoices) return { candidates: o.argChoices.map((value) => ({ value })) };
   if (long === '--profile' && ctx.root.options.includes(o)) return profiles(ctx);
-  if (placeholder === 'file' || placeholder.endsWith('-file')) return { candidates: [], files: true };
+  if (placeholder === 'file' || placeholder === 'dir' || placeholder.endsWith('-file'))
+    return { candidates: [], files: true };
   if (placeholder === 'json') {
     if (cur.startsWith('@')) return atFiles(cur, ctx.deps.cwd);
     return {
