@@ -30,10 +30,10 @@ export function parseDuration(text: string): Duration | undefined {
   s = s.toUpperCase().replace(/,/g, '.');
   // Time units written without T (P4H30M): put the T before the first hour or second unit.
   if (!s.includes('T')) s = s.replace(/^([-+]?P(?:\d+(?:[.,]\d+)?[YMWD])*)(?=\d+(?:[.,]\d+)?[HS])/, '$1T');
+  if (!/\d/.test(s)) return undefined;
   const negative = s.startsWith('-');
   const d = Duration.fromISO(negative || s.startsWith('+') ? s.slice(1) : s);
   if (!d.isValid) return undefined;
-  if (d.toMillis() === 0 && !/[1-9]/.test(s)) return undefined;
   return negative ? d.negate() : d;
 }
 

@@ -25,6 +25,9 @@ export interface ValidBody {
   readonly customValues: readonly CustomValueInput[] | undefined;
 }
 
+/** Custom field values one write may set. */
+export const MAX_CUSTOM_VALUES = 100;
+
 const label = (f: string) => f.replace(/_/g, ' ');
 
 function isBlank(v: unknown): boolean {
@@ -107,6 +110,10 @@ function checkField(
 function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | undefined {
   if (!Array.isArray(v)) {
     bag.add('custom_fields', 'The custom fields field must be a list of {name or uuid, value} objects.');
+    return undefined;
+  }
+  if (v.length > MAX_CUSTOM_VALUES) {
+    bag.add('custom_fields', `The custom fields field must not have more than ${MAX_CUSTOM_VALUES} items.`);
     return undefined;
   }
   const out: CustomValueInput[] = [];

@@ -48,8 +48,9 @@ function notesColumn(resource: ResourceDef): string | undefined {
   return notesResource.relations?.find((r) => r.target === resource.path)?.column;
 }
 
-function likePattern(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** Case folding for fuzzy filters, in SQL as pm_fold(): Unicode-aware, unlike SQLite's LIKE. */
+export function fold(value: string): string {
+  return value.toLowerCase();
 }
 
 export class Repository {
@@ -58,7 +59,9 @@ export class Repository {
   constructor(
     readonly db: DB,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    db.function('pm_fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
+  }
 
   private stmt(sql: string): Statement<unknown[]> {
     let s = this.statements.get(sql);
@@ -204,11 +207,11 @@ export class Repository {
           break;
         case 'fuzzy':
           if (c.field.filter === 'postcode') {
-            out.push(`REPLACE(${alias}."${c.field.name}", ' ', '') LIKE ? ESCAPE '\\'`);
-            params.push(likePattern(c.value.replace(/\s+/g, '')));
+            out.push(`instr(REPLACE(pm_fold(${alias}."${c.field.name}"), ' ', ''), ?) > 0`);
+            params.push(fold(c.value.replace(/\s+/g, '')));
           } else {
-            out.push(`${alias}."${c.field.name}" LIKE ? ESCAPE '\\'`);
-            params.push(likePattern(c.value));
+            out.push(`instr(pm_fold(${alias}."${c.field.name}"), ?) > 0`);
+            params.push(fold(c.value));
           }
           break;
         case 'range':
@@ -239,8 +242,8 @@ export class Repository {
             params.push(...c.uuids);
           }
           if (c.value !== undefined) {
-            parts.push("cv.value LIKE ? ESCAPE '\\'");
-            params.push(likePattern(c.value));
+            parts.push('instr(pm_fold(cv.value), ?) > 0');
+            params.push(fold(c.value));
           }
           out.push(
             `${alias}.id IN (SELECT cv.${col} FROM custom_values cv JOIN custom_fields cf ON cf.id = cv.field_id WHERE ${parts.join(' AND ')})`,
@@ -296,7 +299,8 @@ export class Repository {
 
   private embed(accountId: number, r: ResourceDef, names: readonly string[], rows: Row[], records: Record_[]): void {
     if (names.includes('custom_fields')) this.embedCustomFields(r, rows, records);
-    for (const link of r.linkOnCreate ?? []) if (names.includes(link.name)) this.embedLink(accountId, link, rows, records);
+    for (const link of r.linkOnCreate ?? [])
+      if (names.includes(link.name)) this.embedLink(accountId, link, rows, records);
   }
 
   /** A linked record (a property's contact) as {"data": {uuid, ...identifying fields} | null}. */

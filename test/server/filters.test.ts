@@ -137,6 +137,16 @@ describe('fuzzy filters', () => {
     expect(await listKeys(acct.api, `/properties?address=${encodeURIComponent('1 park')}`)).toEqual([b]);
   });
 
+  it('fold case beyond ASCII, and treat % and _ literally', async () => {
+    const acct = server.newAccount();
+    const u = await create(acct.api, '/properties', propertyBody({ city: 'Überlingen' }));
+    const pct = await create(acct.api, '/properties', propertyBody({ city: '100% Ltd_x' }));
+    expect(await listKeys(acct.api, `/properties?city=${encodeURIComponent('überl')}`)).toEqual([u.uuid]);
+    expect(await listKeys(acct.api, `/properties?city=${encodeURIComponent('ÜBERL')}`)).toEqual([u.uuid]);
+    expect(await listKeys(acct.api, `/properties?city=${encodeURIComponent('%')}`)).toEqual([pct.uuid]);
+    expect(await listKeys(acct.api, `/properties?city=${encodeURIComponent('d_x')}`)).toEqual([pct.uuid]);
+  });
+
   it('null values never match a fuzzy filter', async () => {
     const acct = server.newAccount();
     await create(acct.api, '/properties', propertyBody());
@@ -389,11 +399,17 @@ describe('embed=custom_fields', () => {
 describe('embed=contact', () => {
   it("returns a property's contact, or null, on list and get", async () => {
     const c = await create(server.api, '/contacts', { name: 'Cara', email: 'cara@embed.test' });
-    const withContact = await create(server.api, '/properties', { ...propertyBody(), contact: { email: 'cara@embed.test' } });
+    const withContact = await create(server.api, '/properties', {
+      ...propertyBody(),
+      contact: { email: 'cara@embed.test' },
+    });
     const without = await create(server.api, '/properties', propertyBody());
     const one = await server.api('GET', `/properties/${withContact.uuid}?embed=contact`);
     expect(one.body.data.contact).toEqual({ data: { uuid: c.uuid, email: 'cara@embed.test', name: 'Cara' } });
-    const list = await server.api('GET', `/properties?embed=contact,custom_fields&uuid[]=${withContact.uuid}&uuid[]=${without.uuid}`);
+    const list = await server.api(
+      'GET',
+      `/properties?embed=contact,custom_fields&uuid[]=${withContact.uuid}&uuid[]=${without.uuid}`,
+    );
     expect(list.body.data.map((p: { contact: unknown }) => p.contact)).toEqual([
       { data: { uuid: c.uuid, email: 'cara@embed.test', name: 'Cara' } },
       { data: null },

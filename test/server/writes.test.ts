@@ -141,6 +141,15 @@ describe('validation: 422 naming every bad field', () => {
   });
 });
 
+describe('custom field values: how many one write may set', () => {
+  it('is at most 100; more is 422 naming custom_fields', async () => {
+    const values = Array.from({ length: 101 }, (_, i) => ({ name: `f${i}`, value: 'x' }));
+    const res = await server.api('POST', '/properties', propertyBody({ custom_fields: values }));
+    expect(res.status).toBe(422);
+    expect(res.body.errors.custom_fields[0]).toContain('100');
+  });
+});
+
 describe('defaults and nullable fields', () => {
   it('property: rooms 0, flags false, optional strings null; null on create means the default', async () => {
     const p = await create(server.api, '/properties', propertyBody());

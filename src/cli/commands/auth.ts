@@ -67,12 +67,17 @@ Examples:
       if (/\s/.test(token)) throw usageError('the token contains white space; paste it as one word.');
 
       if (opts.verify) {
-        const { HttpClient } = await import('../../client/http.js');
-        const http = new HttpClient({ baseUrl, token, signal: deps.signal });
+        const [{ HttpClient }, { httpOptions }] = await Promise.all([
+          import('../../client/http.js'),
+          import('../session.js'),
+        ]);
+        let http: InstanceType<typeof HttpClient> | undefined;
         try {
+          http = new HttpClient({ baseUrl, token, ...httpOptions(globals, deps, target) });
           await http.request('GET', 'properties', { query: new URLSearchParams({ per_page: '1' }) });
         } catch (e) {
           const err = describeApiError(e);
+          if (err.exitCode === EXIT.usage) throw err;
           if (err.status !== 403)
             throw new CliError(err.exitCode, `the token was not stored: ${err.message}`, {
               ...(err.status === 401
@@ -80,7 +85,7 @@ Examples:
                 : { hint: 'Use --no-verify to store it anyway.' }),
             });
         } finally {
-          await http.close();
+          await http?.close();
         }
       }
       const cfg = await readUserConfig(deps);

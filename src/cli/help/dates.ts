@@ -72,7 +72,6 @@ export const REFUSED_EXAMPLES: readonly { value: string; why: string }[] = [
   { value: '2026-11-08/2026-11-01', why: 'an end before the start' },
   { value: '2026-11-01/', why: 'an empty side' },
   { value: 'P1D/P2D', why: 'a duration on both sides' },
-  { value: 'P0D', why: 'a zero duration' },
 ];
 
 /** Values of --due-at on `pm reminders create|update`. */
