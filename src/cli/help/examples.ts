@@ -69,8 +69,14 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm custom-fields create --label "Favourite colour" --type text --entity-type property',
       'pm custom-fields create --name tenant_since --label "Tenant since" --type 1 --entity-type contact -q',
     ],
-    update: ['pm custom-fields update 8c1d2e3f-… --label "Colour"'],
-    delete: ['pm custom-fields delete 8c1d2e3f-…                 # and its values everywhere'],
+    update: [
+      'pm custom-fields update 8c1d2e3f-… --label "Colour"',
+      'pm custom-fields update 8c1d2e3f-… --name colour --json name,label',
+    ],
+    delete: [
+      'pm custom-fields delete 8c1d2e3f-…                 # and its values everywhere',
+      'pm custom-fields list --label old -q | pm custom-fields delete - --yes',
+    ],
   },
   notes: {
     list: [
