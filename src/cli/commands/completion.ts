@@ -25,6 +25,11 @@ export type Shell = (typeof SHELLS)[number];
 export const CACHE_TTL_MS = 30_000;
 /** How long a completion may wait for the API before giving up silently. */
 export const TIMEOUT_MS = 1500;
+/**
+ * The same for the embedded default: no network to hang on, only the bundled server to start,
+ * which a busy machine can make slower than TIMEOUT_MS.
+ */
+export const EMBEDDED_TIMEOUT_MS = 5000;
 /** Records fetched for uuid completion: the most recent page and the first. */
 const PER_PAGE = 100;
 
@@ -518,7 +523,7 @@ async function cached(kind: string, ctx: Context, fetch: (s: Session) => Promise
   } catch {
     // No cache yet, or an unreadable one: fetch.
   }
-  const candidates = await within(fromApi(ctx, fetch), TIMEOUT_MS + 500);
+  const candidates = await fromApi(ctx, fetch);
   try {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
@@ -532,29 +537,32 @@ async function cached(kind: string, ctx: Context, fetch: (s: Session) => Promise
 
 /**
  * Runs `fetch` on a session that prints nothing, sends each request once, and is torn down after
- * TIMEOUT_MS: the shell waits for pm to exit, not only for its output.
+ * TIMEOUT_MS (EMBEDDED_TIMEOUT_MS on the embedded default): the shell waits for pm to exit, not
+ * only for its output.
  */
 async function fromApi(ctx: Context, fetch: (s: Session) => Promise<Candidate[]>): Promise<Candidate[]> {
   const { deps, globals } = ctx;
+  const quietIo = { ...deps.io, stderr: { write: () => true } };
+  const [{ resolveTarget }, { existsSync }] = await Promise.all([import('../config.js'), import('node:fs')]);
+  const target = await within(resolveTarget(globals, { ...deps, io: quietIo }), TIMEOUT_MS);
+  // Completing must not create the embedded default's data file.
+  if (target.baseUrl === undefined && (!target.embedded || !existsSync(target.embedded.dataFile))) return [];
+  const budget = target.baseUrl === undefined ? EMBEDDED_TIMEOUT_MS : TIMEOUT_MS;
   const controller = new AbortController();
   const stop = () => controller.abort();
-  const timer = setTimeout(stop, TIMEOUT_MS);
+  const timer = setTimeout(stop, budget);
   deps.signal?.addEventListener('abort', stop, { once: true });
-  const quiet: Deps = { ...deps, io: { ...deps.io, stderr: { write: () => true } }, signal: controller.signal };
+  const quiet: Deps = { ...deps, io: quietIo, signal: controller.signal };
   const options: GlobalOptions = {
     ...globals,
     color: false,
     input: false,
-    timeout: String(TIMEOUT_MS / 1000),
+    timeout: String(budget / 1000),
     retries: '0',
   };
   try {
-    const [{ resolveTarget }, { existsSync }] = await Promise.all([import('../config.js'), import('node:fs')]);
-    const target = await resolveTarget(globals, quiet);
-    // Completing must not create the embedded default's data file.
-    if (target.baseUrl === undefined && (!target.embedded || !existsSync(target.embedded.dataFile))) return [];
     const { withSession } = await import('../session.js');
-    return await withSession(options, quiet, fetch);
+    return await within(withSession(options, quiet, fetch), budget + 500);
   } finally {
     clearTimeout(timer);
     deps.signal?.removeEventListener('abort', stop);
