@@ -23,6 +23,12 @@ function prompter(): Prompter {
 }
 
 export async function main(): Promise<void> {
+  // A reader that stops early (`pm properties list | head -1`) is not an error.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
   const controller = new AbortController();
   let interrupted = false;
   const onSigint = () => {

@@ -31,8 +31,9 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
   } catch (err) {
     if (err instanceof CommanderError) {
       // Help and version are not errors; commander has already printed them.
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
-        return EXIT.ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+      // A command group without its subcommand (`pm properties`): its help went to stderr.
+      if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       if (err.exitCode === 0) return EXIT.ok;
       return EXIT.usage;
     }

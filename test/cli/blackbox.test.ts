@@ -78,6 +78,21 @@ describe('bin/pm', () => {
     expect(JSON.parse(stdout)).toEqual({ title: 'piped' });
   });
 
+  it('stops quietly when the reader goes away (| head), and exits 2 for a group without its command', async () => {
+    const child = spawn(process.execPath, [BIN, '--help'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+    expect(code).toBe(0);
+    const group = await pmBin(['properties'], env);
+    expect(group.code).toBe(2);
+    expect(group.stderr).toContain('list');
+  });
+
   it('writes no colour and no box drawing when piped', async () => {
     await pmBin(['properties', 'create', '--address', '1 Pipe St', '--postcode', 'P1 1PP'], env);
     const r = await pmBin(['properties', 'list'], { ...env, FORCE_COLOR: '' });
