@@ -9,7 +9,9 @@
  * verified. A token is never sent over plain http to a host other than this machine, nor to any
  * origin but the base URL's. undici is loaded on the first request.
  */
+import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
+import type * as Undici from 'undici';
 import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
 import { abortReason, Pacer, type PacerClock, parseRetryAfter, realClock } from './pacer.js';
 import {
@@ -369,7 +371,12 @@ export class HttpClient {
   }
 
   private async makeDispatcher(): Promise<Dispatcher> {
-    const undici = await import('undici');
+    // The parts of undici that are used, not its root module (which loads fetch, websockets and
+    // caches too, and costs more than Node's own start-up).
+    const load = createRequire(import.meta.url);
+    // What undici's root module does for every dispatcher: the request API on the prototype.
+    const Base = load('undici/lib/dispatcher/dispatcher.js') as { prototype: object };
+    if (!('request' in Base.prototype)) Object.assign(Base.prototype, load('undici/lib/api/index.js'));
     const env = this.options.env ?? {};
     const ms = (this.options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
     // rejectUnauthorized given, so that not even NODE_TLS_REJECT_UNAUTHORIZED=0 turns verification off.
@@ -385,7 +392,10 @@ export class HttpClient {
         `* proxy: ${via ? redactUrl(via) : 'none for this scheme'}${noProxy ? ` (NO_PROXY=${noProxy})` : ''}`,
       );
       // '' (not undefined) so that undici never falls back to process.env.
-      return new undici.EnvHttpProxyAgent({
+      const EnvHttpProxyAgent = load(
+        'undici/lib/dispatcher/env-http-proxy-agent.js',
+      ) as typeof Undici.EnvHttpProxyAgent;
+      return new EnvHttpProxyAgent({
         ...common,
         httpProxy,
         httpsProxy,
@@ -395,7 +405,8 @@ export class HttpClient {
         proxyTls: { timeout: ms },
       });
     }
-    const connector = undici.buildConnector({ timeout: ms, ...tls });
+    const buildConnector = load('undici/lib/core/connect.js') as typeof Undici.buildConnector;
+    const connector = buildConnector({ timeout: ms, ...tls });
     // Errors while connecting come before any byte of a request was written: say so on them.
     const connect: typeof connector = (opts, callback) =>
       connector(opts, (...args) => {
@@ -409,7 +420,8 @@ export class HttpClient {
         }
         callback(...args);
       });
-    return new undici.Agent({ ...common, connect });
+    const Agent = load('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
+    return new Agent({ ...common, connect });
   }
 
   private networkError(f: Failure, url: URL, method: string, attempts: number): NetworkError {

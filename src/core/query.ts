@@ -7,10 +7,9 @@ import type { FieldDef, RelationDef, ResourceDef } from '../resources/types.js';
 import { DatetimeParseError, parseRange, type Range } from './datetime.js';
 import { ErrorBag, QueryError } from './errors.js';
 
-export const DEFAULT_PER_PAGE = 10;
-export const MAX_PER_PAGE = 100;
-export const MAX_QUERY_PARAMS = 64;
-export const MAX_QUERY_VALUE = 1024;
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE } from './limits.js';
+
+export { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE };
 
 export type Condition =
   | { readonly kind: 'in'; readonly field: FieldDef; readonly values: readonly string[] }

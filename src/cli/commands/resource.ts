@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { MAX_PER_PAGE } from '../../core/query.js';
+import { MAX_PER_PAGE } from '../../core/limits.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import { addFilterFlags, addInputFlags, bodyFromFlags, collect, filterQuery, kebab } from '../flags.js';
+import { addFilterFlags, addInputFlags, collect, kebab } from '../flags.js';
 import { globalsOf } from '../program.js';
 import { addBulkFlags, type Verb } from '../bulk/flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
@@ -28,6 +28,7 @@ async function bulk(
   deps: Deps,
   fromStdin = false,
 ): Promise<void> {
+  const { bodyFromFlags } = await import('../flag-values.js');
   if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb, when(deps))).length)
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
   const { runBulkWrite } = await import('../bulk/commands.js');
@@ -200,6 +201,7 @@ function pageNumber(flag: string, v: unknown, max?: number): number | undefined 
 async function runList(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
   const { createListPrinter } = await import('../output/index.js');
   const spec = await outputSpec(r, opts);
+  const { filterQuery } = await import('../flag-values.js');
   const q = filterQuery(r, opts, deps.now(), deps.timeZone);
   const page = pageNumber('page', opts.page);
   const perPage = pageNumber('per-page', opts.perPage, MAX_PER_PAGE);
@@ -332,6 +334,7 @@ async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): 
     const pr = resourceByPath(given[0] as string);
     parent = { resource: pr.path, uuid: String(opts[pr.singular]) };
   }
+  const { bodyFromFlags } = await import('../flag-values.js');
   const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'create', when(deps)) };
   if (r.createUnderParent && body.content === undefined) {
     if (opts.contentFile !== undefined) {
@@ -366,6 +369,7 @@ async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): 
 async function runUpdate(r: ResourceDef, uuid: string, opts: Opts, cmd: Command, deps: Deps): Promise<void> {
   const { printRecord } = await import('../output/index.js');
   const spec = await outputSpec(r, opts);
+  const { bodyFromFlags } = await import('../flag-values.js');
   const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'update', when(deps)) };
   if (Object.keys(body).length === 0)
     throw usageError(

@@ -1,0 +1,245 @@
+/**
+ * `pm reminders due`: an agenda of the reminders that are overdue, due today and coming up.
+ * On a terminal, grouped under Overdue / Today / Upcoming in the user's zone, all-day ones
+ * "all day"; otherwise the same records, in that order, through the shared output layer
+ * (--json, -o ndjson|csv|tsv, -q, --jq), each with an `agenda` field saying its group.
+ *
+ * There is no "done" flag on a reminder: overdue means due before now. All-day reminders (a
+ * date, no time) are grouped by their date against today's date in the user's zone.
+ * This module is loaded when the command runs (due.ts declares it).
+ */
+import type { Command } from 'commander';
+import { DateTime, Duration } from 'luxon';
+import { HumanDateError, parseHumanDuration, parseHumanInstant } from '../../core/humandate.js';
+import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import type { Deps } from '../context.js';
+import { usageError } from '../errors.js';
+
+type Opts = Record<string, unknown>;
+
+export type AgendaGroup = 'overdue' | 'today' | 'upcoming';
+
+/** The reminders description plus the one field the agenda adds. */
+function agendaResource(reminders: ResourceDef): ResourceDef {
+  const agenda: FieldDef = {
+    name: 'agenda',
+    kind: 'text',
+    description: 'overdue, today or upcoming',
+    readOnly: true,
+    column: true,
+  };
+  return { ...reminders, fields: [...reminders.fields, agenda] };
+}
+
+/** The window the agenda covers, as instants and as local dates, worked out from the flags. */
+export interface AgendaWindow {
+  /** Overdue ones due at or after this instant (timed) or on or after this local date (all day). */
+  readonly since: number;
+  readonly sinceDate: string;
+  /** Upcoming ones due before this instant (timed) or on or before this local date (all day). */
+  readonly until: number;
+  readonly untilDate: string;
+  readonly now: number;
+  readonly today: string;
+  readonly zone: string;
+}
+
+/** The window from the flags, the clock and the user's zone. Usage errors for bad values. */
+export function agendaWindow(opts: Opts, deps: Pick<Deps, 'now' | 'timeZone'>): AgendaWindow {
+  const zone = deps.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const now = DateTime.fromMillis(deps.now(), { zone });
+  if (!now.isValid) throw usageError(`"${zone}" is not a time zone I know; use an IANA name such as Europe/London.`);
+  const fail = (flag: string, e: unknown) =>
+    e instanceof HumanDateError ? usageError(`--${flag}: ${e.message}`, e.hint) : e;
+
+  let within: Duration = Duration.fromObject({ days: 7 });
+  if (opts.within !== undefined) {
+    try {
+      within = parseHumanDuration(String(opts.within));
+    } catch (e) {
+      throw fail('within', e);
+    }
+    if (now.plus(within) <= now) throw usageError(`--within must be a length of time ahead, not "${opts.within}".`);
+  }
+  const until = now.plus(within);
+
+  let since: DateTime = now.minus({ days: 30 });
+  if (opts.overdueSince !== undefined) {
+    const text = String(opts.overdueSince);
+    let back: Duration | undefined;
+    try {
+      back = parseHumanDuration(text);
+    } catch {
+      back = undefined;
+    }
+    if (back) {
+      since = now.minus(back);
+      if (since > now) since = now.plus(back);
+    } else {
+      try {
+        const at = parseHumanInstant(text, { now: deps.now(), zone });
+        // A day starts at midnight here; a datetime without offset is UTC, as everywhere in pm.
+        since = at.dateOnly
+          ? DateTime.fromISO(at.iso, { zone }).startOf('day')
+          : DateTime.fromISO(at.iso, { zone: 'utc' }).setZone(zone);
+      } catch (e) {
+        throw fail('overdue-since', e);
+      }
+    }
+    if (since > now) throw usageError(`--overdue-since must be in the past, not "${text}".`);
+  }
+  return {
+    since: since.toMillis(),
+    sinceDate: since.toISODate() as string,
+    until: until.toMillis(),
+    untilDate: until.toISODate() as string,
+    now: now.toMillis(),
+    today: now.toISODate() as string,
+    zone,
+  };
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+interface Entry {
+  readonly record: Record<string, unknown>;
+  readonly group: AgendaGroup;
+  /** Sort key: the instant, or for an all-day one the start of its day in the user's zone. */
+  readonly key: number;
+  readonly allDay: boolean;
+  /** The local date (YYYY-MM-DD) it is due on. */
+  readonly date: string;
+  /** Local time HH:mm, or undefined for all day. */
+  readonly time: string | undefined;
+}
+
+const ORDER: Record<AgendaGroup, number> = { overdue: 0, today: 1, upcoming: 2 };
+
+/**
+ * The records of the window, grouped and in agenda order (overdue, today, upcoming; by due time
+ * within each, all-day ones first on their day). Records outside the window (the fetch asks for
+ * a day more on each side, for all-day dates) and without a due_at are dropped. Pure.
+ */
+export function agendaEntries(records: Record<string, unknown>[], w: AgendaWindow): Entry[] {
+  const out: Entry[] = [];
+  for (const record of records) {
+    const due = record.due_at;
+    if (typeof due !== 'string') continue;
+    if (DATE_ONLY.test(due) || record.anytime === true) {
+      const date = due.slice(0, 10);
+      if (!DATE_ONLY.test(date) || date < w.sinceDate || date > w.untilDate) continue;
+      const group: AgendaGroup = date < w.today ? 'overdue' : date === w.today ? 'today' : 'upcoming';
+      const key = DateTime.fromISO(date, { zone: w.zone }).startOf('day').toMillis();
+      out.push({ record, group, key, allDay: true, date, time: undefined });
+      continue;
+    }
+    const at = DateTime.fromISO(due, { setZone: false }).setZone(w.zone);
+    if (!at.isValid) continue;
+    const ms = at.toMillis();
+    if (ms < w.since || ms >= w.until) continue;
+    const date = at.toISODate() as string;
+    const group: AgendaGroup = ms < w.now ? 'overdue' : date === w.today ? 'today' : 'upcoming';
+    out.push({ record, group, key: ms, allDay: false, date, time: at.toFormat('HH:mm') });
+  }
+  return out.sort((a, b) => ORDER[a.group] - ORDER[b.group] || a.key - b.key);
+}
+
+export async function runDue(opts: Opts, cmd: Command, deps: Deps): Promise<void> {
+  const [{ reminders }, output, { globalsOf }, { display, describeApiError }, { withSession }] = await Promise.all([
+    import('../../resources/index.js'),
+    import('../output/index.js'),
+    import('../program.js'),
+    import('./shared.js'),
+    import('../session.js'),
+  ]);
+  const r = agendaResource(reminders);
+  const spec = output.outputSpecFrom(r, opts);
+  await output.prepareOutput(spec);
+  const w = agendaWindow(opts, deps);
+
+  // A day of slack each side: an all-day reminder's due_at is the date, which the server places
+  // at midnight UTC, while its day here is the user's.
+  const q = new URLSearchParams();
+  q.set('due_at', `${isoSeconds(w.since - 86_400_000)}/${isoSeconds(w.until + 86_400_000)}`);
+  q.set('per_page', '100');
+  const globals = globalsOf(cmd);
+  await withSession(globals, deps, async (s) => {
+    const records: Record<string, unknown>[] = [];
+    try {
+      for await (const page of s.client.pages(reminders, q)) records.push(...page.records);
+    } catch (e) {
+      throw describeApiError(e, reminders);
+    }
+    const entries = agendaEntries(records, w);
+    const d = await display(deps, globals);
+    const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
+    if (agendaView) {
+      await printAgenda(entries, w, d, within(opts));
+      return;
+    }
+    const printer = output.createListPrinter(r, spec, d);
+    printer.add(entries.map((e) => ({ ...e.record, agenda: e.group })));
+    await printer.end();
+  });
+}
+
+const within = (opts: Opts): string => (opts.within === undefined ? '7 days' : String(opts.within));
+
+const isoSeconds = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+
+type Display = import('../output/index.js').Display;
+
+/** The agenda on a terminal: a heading per group, then `date  time  title  uuid` lines. */
+async function printAgenda(entries: Entry[], w: AgendaWindow, d: Display, period: string): Promise<void> {
+  const [{ Chalk }, { oneLine }] = await Promise.all([import('chalk'), import('../output/format.js')]);
+  const c = new Chalk({ level: d.color ? 1 : 0 });
+  if (!entries.length) {
+    const since = DateTime.fromISO(w.sinceDate).toFormat('d LLLL');
+    d.stderr.write(`Nothing due in the next ${period}, and nothing overdue since ${since}.\n`);
+    return;
+  }
+  const dayLabel = (date: string): string => {
+    const day = DateTime.fromISO(date);
+    const today = DateTime.fromISO(w.today);
+    const diff = Math.round(day.diff(today, 'days').days);
+    if (diff === 0) return 'today';
+    if (diff === 1) return 'tomorrow';
+    if (diff === -1) return 'yesterday';
+    return day.toFormat(day.year === today.year ? 'ccc d LLL' : 'd LLL yyyy');
+  };
+  const columns = d.stdout.columns || 100;
+  const headings: Record<AgendaGroup, string> = {
+    overdue: c.red.bold('Overdue'),
+    today: c.bold(`Today, ${DateTime.fromISO(w.today).toFormat('cccc d LLLL')}`),
+    upcoming: c.bold('Upcoming'),
+  };
+  let text = '';
+  for (const group of ['overdue', 'today', 'upcoming'] as const) {
+    const list = entries.filter((e) => e.group === group);
+    if (!list.length) continue;
+    if (text) text += '\n';
+    text += `${headings[group]}\n`;
+    const dates = group === 'today' ? [] : list.map((e) => dayLabel(e.date));
+    const dateWidth = Math.max(0, ...dates.map((x) => x.length));
+    const whens = list.map((e, i) =>
+      [...(group === 'today' ? [] : [(dates[i] as string).padEnd(dateWidth)]), (e.time ?? 'all day').padEnd(7)].join(
+        '  ',
+      ),
+    );
+    const titles = list.map((e) => oneLine(String(e.record.title ?? '')));
+    const uuidWidth = Math.max(0, ...list.map((e) => String(e.record.uuid ?? '').length));
+    // The title column: as wide as the longest title, or what the terminal leaves for it.
+    const room = Math.max(10, columns - 2 - (whens[0] as string).length - 2 - (uuidWidth ? uuidWidth + 2 : 0));
+    const titleWidth = Math.min(room, Math.max(...titles.map((t) => [...t].length)));
+    list.forEach((e, i) => {
+      let title = titles[i] as string;
+      if ([...title].length > titleWidth) title = `${[...title].slice(0, titleWidth - 1).join('')}…`;
+      const when = whens[i] as string;
+      const uuid = String(e.record.uuid ?? '');
+      const padded = title + ' '.repeat(titleWidth - [...title].length);
+      const line = `  ${group === 'overdue' ? c.red(when) : when}  ${padded}${uuid ? `  ${c.dim(uuid)}` : ''}`;
+      text += `${line.trimEnd()}\n`;
+    });
+  }
+  d.stdout.write(text);
+}

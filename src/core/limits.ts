@@ -1,0 +1,5 @@
+/** Limits of list queries, shared by the server and the CLI (free of imports, cheap to load). */
+export const DEFAULT_PER_PAGE = 10;
+export const MAX_PER_PAGE = 100;
+export const MAX_QUERY_PARAMS = 64;
+export const MAX_QUERY_VALUE = 1024;
