@@ -1,6 +1,6 @@
 /**
- * A command's connection to an API: the configured server, or the embedded default (the
- * bundled server started in-process on loopback, on the default data file, with its token).
+ * A command's connection to an API: the configured server, or the embedded default (the bundled
+ * server's app answering in-process, on the default data file, with the token it created).
  */
 import type { HttpClient, HttpOptions } from '../client/http.js';
 import type { ResourceClient } from '../client/resources.js';
@@ -41,23 +41,26 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
   let token = target.token;
   let stopServer: (() => Promise<void>) | undefined;
   let dataFile: string | undefined;
+  let dispatcher: HttpOptions['dispatcher'];
 
   if (baseUrl === undefined) {
     if (!target.embedded) throw new CliError(EXIT.usage, 'no server is configured');
     dataFile = target.embedded.dataFile;
-    const { startServer, bootstrap, readLocalToken } = await import('../server/index.js');
-    let server: Awaited<ReturnType<typeof startServer>>;
+    const { openEmbedded } = await import('../server/embedded.js');
+    let embedded: ReturnType<typeof openEmbedded>;
     try {
-      server = await startServer({ dataFile, host: '127.0.0.1', port: 0 });
+      embedded = openEmbedded(dataFile);
     } catch (e) {
       throw new CliError(
         EXIT.api,
         `could not open the embedded default's data file ${dataFile}: ${(e as Error).message}`,
       );
     }
-    stopServer = () => server.close();
-    baseUrl = server.url;
-    token = server.createdToken ?? readLocalToken(dataFile) ?? bootstrap(server.store, { ensure: true });
+    stopServer = () => embedded.close();
+    baseUrl = embedded.url;
+    token = embedded.token;
+    // The same app answers in-process: no port, no connection pool, no round trip.
+    dispatcher = embedded.dispatcher as unknown as HttpOptions['dispatcher'];
   } else if (!token) {
     throw new CliError(EXIT.auth, `no token for ${baseUrl} (profile "${target.profile}")`, {
       hint: 'Log in with `pm auth login`, or set PM_TOKEN.',
@@ -74,7 +77,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     );
   }
 
-  const http = new HttpClient({ baseUrl, token, ...transport });
+  const http = new HttpClient({ baseUrl, token, ...transport, ...(dispatcher ? { dispatcher } : {}) });
   return {
     target,
     http,
