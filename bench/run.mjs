@@ -1,0 +1,901 @@
+#!/usr/bin/env node
+// `npm run bench`: pm's speed as ratios against baselines timed in the same run (issue 6).
+//
+//   npm run bench                     every figure (a few minutes on 2 cores)
+//   npm run bench -- --quick          fewer rounds and smaller sizes: a smoke check
+//   npm run bench -- --only 1,4       selected figures (1-6)
+//   npm run bench -- --check          exit 1 when a target is missed
+//
+// Each figure times pm and its baseline in turns (A B, B A, A B, ...: the order alternates each
+// round so that neither side always runs first), and compares medians. It uses the BUILT CLI
+// (bin/pm -> dist/): run `npm run build` first. See bench/README.md for what each figure measures.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BENCH = join(ROOT, 'bench');
+const PM = join(ROOT, 'bin', 'pm');
+const DIST = join(ROOT, 'dist');
+const NODE = process.execPath;
+const TIME = '/usr/bin/time';
+const baseline = (name) => join(BENCH, 'baselines', name);
+
+// ------------------------------------------------------------------------------------ options
+
+const USAGE = `usage: npm run bench -- [--quick] [--only N[,M...]] [--check]
+
+  --quick      fewer rounds and smaller sizes (a smoke check, not figures to quote)
+  --only LIST  run only these figures (1-6), e.g. --only 1,4
+  --check      exit 1 when a figure misses its target
+  --help       this text
+
+Figures: 1 start-up (--version, --help), 2 list against pm serve, 3 list on the embedded default,
+4 bulk create, 5 list --all (time and peak RSS), 6 server requests/second (autocannon).`;
+
+function parseArgs(argv) {
+  const o = { quick: false, check: false, only: [1, 2, 3, 4, 5, 6] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') o.quick = true;
+    else if (a === '--check') o.check = true;
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    } else if (a === '--only' || a.startsWith('--only=')) {
+      const v = a === '--only' ? argv[++i] : a.slice('--only='.length);
+      const nums = String(v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (!nums.length || nums.some((n) => !/^[1-6]$/.test(n)))
+        usage(`--only takes figure numbers 1-6, not "${v ?? ''}"`);
+      o.only = [...new Set(nums.map(Number))].sort();
+    } else usage(`unknown argument "${a}"`);
+  }
+  return o;
+}
+
+function usage(msg) {
+  process.stderr.write(`bench: ${msg}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const Q = opts.quick;
+const SIZES = {
+  startupRounds: Q ? 8 : 30,
+  listRounds: Q ? 6 : 20,
+  smallProperties: 50,
+  bulkRecords: Q ? 1_000 : 10_000,
+  bulkRounds: Q ? 2 : 5,
+  bulkConcurrency: 8,
+  pageRecords: Q ? 10_000 : 100_000,
+  pageRounds: Q ? 2 : 5,
+  perPage: 100,
+  serverProperties: 3_000,
+  cannonSeconds: Q ? 2 : 5,
+  cannonWarmupSeconds: Q ? 0.5 : 1,
+  cannonRounds: Q ? 1 : 3,
+  cannonConnections: 10,
+};
+
+// ------------------------------------------------------------------ children and temp dirs
+
+/** Every child still running and every temp dir: removed on any exit, even on failure. */
+const children = new Set();
+const tmpDirs = new Set();
+
+function killGroup(child, signal) {
+  try {
+    // Each child leads a process group of its own (detached), so that a wrapper such as
+    // /usr/bin/time takes its child with it.
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function cleanupSync() {
+  for (const c of children) killGroup(c, 'SIGKILL');
+  children.clear();
+  for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
+  tmpDirs.clear();
+}
+
+process.on('exit', cleanupSync);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    process.stderr.write(`\nbench: ${sig}: stopping every child and removing temp files\n`);
+    cleanupSync();
+    process.exit(130);
+  });
+}
+
+function tmpDir(label) {
+  const d = mkdtempSync(join(os.tmpdir(), `pm-bench-${label}-`));
+  tmpDirs.add(d);
+  return d;
+}
+
+function removeDir(d) {
+  rmSync(d, { recursive: true, force: true });
+  tmpDirs.delete(d);
+}
+
+function spawnTracked(cmd, args, options) {
+  const child = spawn(cmd, args, { ...options, detached: true });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/**
+ * The environment of every child: only PATH and HOME (an empty temp dir), plus what the figure
+ * adds. No NODE_OPTIONS, PM_* or XDG_* from the caller, so a run measures the same thing anywhere.
+ */
+function cleanEnv(home, extra = {}) {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...extra };
+}
+
+/**
+ * Runs a command to its end and times it from spawn to exit (ms). stdout: 'ignore' (/dev/null),
+ * 'capture' (kept, for checks), or 'count' (only its newlines counted). With `rss` (a temp dir
+ * for its report), /usr/bin/time wraps the command and its peak RSS (MB) is returned.
+ */
+async function runTimed(cmd, args, { env, stdout = 'ignore', rss, cwd = ROOT } = {}) {
+  let rssFile;
+  if (rss) {
+    rssFile = join(rss, `rss-${randomUUID()}`);
+    args = ['-f', '%M', '-o', rssFile, cmd, ...args];
+    cmd = TIME;
+  }
+  const started = process.hrtime.bigint();
+  const child = spawnTracked(cmd, args, {
+    cwd,
+    env,
+    stdio: ['ignore', stdout === 'ignore' ? 'ignore' : 'pipe', 'pipe'],
+  });
+  let ended;
+  child.once('exit', () => {
+    ended = process.hrtime.bigint();
+  });
+  const out = [];
+  let lines = 0;
+  if (stdout === 'capture') child.stdout.on('data', (c) => out.push(c));
+  if (stdout === 'count')
+    child.stdout.on('data', (c) => {
+      for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) lines++;
+    });
+  const err = [];
+  child.stderr.on('data', (c) => err.push(c));
+  const [code, signal] = await once(child, 'close');
+  const ms = Number((ended ?? process.hrtime.bigint()) - started) / 1e6;
+  let rssMb;
+  if (rssFile) {
+    try {
+      const text = readFileSync(rssFile, 'utf8').trim().split('\n').pop();
+      rssMb = Number(text) / 1024;
+    } catch {
+      rssMb = undefined;
+    }
+    rmSync(rssFile, { force: true });
+  }
+  return {
+    ms,
+    code,
+    signal,
+    rssMb,
+    lines,
+    stdout: Buffer.concat(out).toString('utf8'),
+    stderr: Buffer.concat(err).toString('utf8'),
+  };
+}
+
+/** Fails with the command's own words when it did not succeed. */
+function mustSucceed(what, r) {
+  if (r.code === 0) return r;
+  const tail = r.stderr.trim().split('\n').slice(-8).join('\n  ');
+  throw new Error(`${what} exited ${r.code ?? r.signal}${tail ? `:\n  ${tail}` : ''}`);
+}
+
+/**
+ * Starts a server process and waits for its "listening on URL" line on stderr. Returns its URL
+ * and a stop() that ends it (SIGTERM, then SIGKILL after 5 s).
+ */
+async function startListening(what, cmd, args, env) {
+  const child = spawnTracked(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start in 20 s:\n${log}`)), 20_000);
+    child.stderr.on('data', (c) => {
+      log = (log + c.toString('utf8')).slice(-4000);
+      const m = /listening on (https?:\/\/\S+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited ${code ?? signal} before listening:\n${log}`));
+    });
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    killGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { url, stop, log: () => log };
+}
+
+/** `pm serve --port 0 --data FILE`, with the token written beside the data file. */
+async function startPmServe(dataFile, home) {
+  const s = await startListening('pm serve', NODE, [PM, 'serve', '--port', '0', '--data', dataFile], cleanEnv(home));
+  const token = readFileSync(`${dataFile}.token`, 'utf8').trim();
+  return { ...s, token };
+}
+
+async function getJson(url, token) {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+// ---------------------------------------------------------------------------------- seeding
+
+let storeApi;
+/** openStore and friends from the built server, to write test data straight into a data file. */
+async function loadStoreApi() {
+  if (storeApi) return storeApi;
+  const load = (p) => import(pathToFileURL(join(DIST, p)).href);
+  const [server, validate, resources] = await Promise.all([
+    load('server/index.js'),
+    load('core/validate.js'),
+    load('resources/index.js'),
+  ]);
+  storeApi = {
+    openStore: server.openStore,
+    bootstrap: server.bootstrap,
+    validateBody: validate.validateBody,
+    resourceByPath: resources.resourceByPath,
+  };
+  return storeApi;
+}
+
+/** A small deterministic random source, so that every run seeds the same records. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const CITIES = [
+  'Leeds',
+  'York',
+  'Manchester',
+  'Sheffield',
+  'Bradford',
+  'Hull',
+  'Wakefield',
+  'Harrogate',
+  'Halifax',
+  'Ripon',
+];
+const TYPES = ['house', 'apartment', 'bungalow', 'commercial'];
+
+function propertyBody(i, rnd) {
+  return {
+    address: `${1 + Math.floor(rnd() * 300)} ${['High', 'Church', 'Station', 'Park', 'Mill'][i % 5]} Street`,
+    postcode: `LS${1 + (i % 28)} ${1 + Math.floor(rnd() * 9)}AA`,
+    city: CITIES[Math.floor(rnd() * CITIES.length)],
+    type: TYPES[Math.floor(rnd() * TYPES.length)],
+    bedrooms: Math.floor(rnd() * 6),
+    bathrooms: 1 + Math.floor(rnd() * 3),
+    has_garage: rnd() < 0.3,
+    has_garden: rnd() < 0.6,
+  };
+}
+
+function reminderBody(i) {
+  const day = String(1 + (i % 28)).padStart(2, '0');
+  return {
+    title: `Renew gas safety certificate ${i + 1}`,
+    description: i % 4 ? null : 'Book the engineer and send the certificate to the tenant.',
+    due_at: i % 3 ? `2027-01-${day}T09:30:00Z` : `2027-02-${day}`,
+  };
+}
+
+/**
+ * Creates a data file (and its token, as pm serve would) holding `properties` properties and
+ * `reminders` reminders. Properties and the first reminders go through the repository; past
+ * 1,000 reminders, those are copied in SQL with new uuids and later creation times (fast).
+ */
+async function seed(file, { properties = 0, reminders = 0 } = {}) {
+  const { openStore, bootstrap, validateBody, resourceByPath } = await loadStoreApi();
+  let tick = 0;
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  const store = openStore(file, () => start + tick);
+  try {
+    bootstrap(store);
+    const accountId = store.repo.firstUser().accountId;
+    const db = store.db;
+    db.transaction(() => {
+      const rp = resourceByPath('properties');
+      const rnd = prng(42);
+      for (let i = 0; i < properties; i++) {
+        tick = i * 1000;
+        store.repo.create(accountId, rp, validateBody(rp, propertyBody(i, rnd), 'create'));
+      }
+      const rr = resourceByPath('reminders');
+      const TEMPLATE = 1000;
+      const made = Math.min(reminders, TEMPLATE);
+      for (let i = 0; i < made; i++) {
+        tick = i;
+        store.repo.create(accountId, rr, validateBody(rr, reminderBody(i), 'create'));
+      }
+      if (reminders > made) {
+        // Copies of the first TEMPLATE reminders, block after block, each with a new uuid and
+        // created_at TEMPLATE ms after its original's, so that the list order is the copy order.
+        db.function('bench_uuid', () => randomUUID());
+        const skip = new Set(['id', 'uuid', 'created_at', 'updated_at']);
+        const cols = db
+          .pragma(`table_info(${rr.table})`)
+          .map((c) => c.name)
+          .filter((c) => !skip.has(c));
+        const blocks = Math.ceil(reminders / TEMPLATE) - 1;
+        db.prepare(
+          `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?)
+           INSERT INTO ${rr.table} (uuid, created_at, updated_at, ${cols.map((c) => `"${c}"`).join(', ')})
+           SELECT bench_uuid(), t.created_at + seq.n * ?, t.updated_at + seq.n * ?, ${cols.map((c) => `t."${c}"`).join(', ')}
+           FROM seq CROSS JOIN (SELECT * FROM ${rr.table} WHERE account_id = ? ORDER BY id LIMIT ?) t
+           ORDER BY seq.n, t.id LIMIT ?`,
+        ).run(blocks, TEMPLATE, TEMPLATE, accountId, TEMPLATE, reminders - made);
+      }
+    })();
+  } finally {
+    store.close();
+  }
+  return readFileSync(`${file}.token`, 'utf8').trim();
+}
+
+// ------------------------------------------------------------------------------- statistics
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * Runs each side once per round, the order rotating every round (A B, B A, ... for two sides),
+ * after `warmup` untimed rounds. Each side returns a number; returns the samples of each.
+ */
+async function interleave(rounds, sides, { warmup = 1, label = '' } = {}) {
+  const samples = sides.map(() => []);
+  for (let r = 0; r < warmup + rounds; r++) {
+    const order = sides.map((_, i) => i);
+    if (r % 2) order.reverse();
+    for (const i of order) {
+      const v = await sides[i]();
+      if (r >= warmup) samples[i].push(v);
+    }
+    if (label && r >= warmup) progress(`${label}: round ${r - warmup + 1}/${rounds}`);
+  }
+  return samples;
+}
+
+let progressShown = false;
+function progress(text) {
+  if (!process.stderr.isTTY) return;
+  process.stderr.write(`\r\x1b[K  ${text}`);
+  progressShown = true;
+}
+function say(text) {
+  if (progressShown) process.stderr.write('\r\x1b[K');
+  progressShown = false;
+  process.stderr.write(`${text}\n`);
+}
+
+// ---------------------------------------------------------------------------------- figures
+
+/** A row of the table: pm's value beside its baseline's, and the ratio against the target. */
+function row(id, figure, { pm, base, unit, ratio, target, samples, note }) {
+  let pass;
+  if (target) {
+    const v = target.of === 'pm' ? pm : ratio;
+    pass = target.op === '<=' ? v <= target.value : v >= target.value;
+  }
+  return { id, figure, unit, pm, baseline: base, ratio, target: target ?? null, pass: pass ?? null, samples, note };
+}
+
+const timeRatio = (pmMs, baseMs) => pmMs / baseMs;
+
+async function figure1() {
+  const home = tmpDir('home');
+  const env = cleanEnv(home);
+  const version = mustSucceed('pm --version', await runTimed(NODE, [PM, '--version'], { env, stdout: 'capture' }));
+  if (!/\d+\.\d+\.\d+/.test(version.stdout)) throw new Error(`pm --version printed ${JSON.stringify(version.stdout)}`);
+  mustSucceed('pm --help', await runTimed(NODE, [PM, '--help'], { env }));
+  const run = (args) => async () => (await runTimed(NODE, args, { env })).ms;
+  const [node, ver, help] = await interleave(
+    SIZES.startupRounds,
+    [run(['-e', '0']), run([PM, '--version']), run([PM, '--help'])],
+    { label: 'start-up' },
+  );
+  const n = median(node);
+  const target = { op: '<=', value: 1.2 };
+  return [
+    row('1a', 'pm --version vs node -e 0', {
+      pm: median(ver),
+      base: n,
+      unit: 'ms',
+      ratio: timeRatio(median(ver), n),
+      target,
+      samples: { pm: ver, baseline: node },
+    }),
+    row('1b', 'pm --help vs node -e 0', {
+      pm: median(help),
+      base: n,
+      unit: 'ms',
+      ratio: timeRatio(median(help), n),
+      target,
+      samples: { pm: help, baseline: node },
+    }),
+  ];
+}
+
+async function figure2() {
+  const dir = tmpDir('serve');
+  const home = tmpDir('home');
+  const data = join(dir, 'pm.db');
+  await seed(data, { properties: SIZES.smallProperties });
+  const server = await startPmServe(data, home);
+  try {
+    const env = cleanEnv(home, { PM_BASE_URL: server.url, PM_TOKEN: server.token });
+    const pmArgs = [PM, 'properties', 'list', '--json'];
+    const rawArgs = [baseline('http-get.mjs')];
+    const a = mustSucceed('pm properties list --json', await runTimed(NODE, pmArgs, { env, stdout: 'capture' }));
+    const b = mustSucceed('http-get.mjs', await runTimed(NODE, rawArgs, { env, stdout: 'capture' }));
+    const listed = JSON.parse(a.stdout);
+    const raw = JSON.parse(b.stdout);
+    if (!Array.isArray(listed) || listed.length !== raw.data.length || listed.length === 0)
+      throw new Error(`pm listed ${listed.length} properties, the raw GET got ${raw.data?.length}`);
+    const run = (args) => async () => mustSucceed(args[0], await runTimed(NODE, args, { env })).ms;
+    const [pm, base] = await interleave(SIZES.listRounds, [run(pmArgs), run(rawArgs)], { label: 'list vs serve' });
+    return [
+      row('2', 'pm properties list --json (pm serve) vs node:http GET', {
+        pm: median(pm),
+        base: median(base),
+        unit: 'ms',
+        ratio: timeRatio(median(pm), median(base)),
+        target: { op: '<=', value: 1.3 },
+        samples: { pm, baseline: base },
+        note: `${listed.length} records printed (server default page), ${SIZES.smallProperties} in the file`,
+      }),
+    ];
+  } finally {
+    await server.stop();
+  }
+}
+
+async function figure3() {
+  const home = tmpDir('home');
+  const xdg = tmpDir('xdg-data');
+  // The embedded default's data file: $XDG_DATA_HOME/pm/pm.db, seeded with its token beside it.
+  mkdirSync(join(xdg, 'pm'), { recursive: true });
+  await seed(join(xdg, 'pm', 'pm.db'), { properties: SIZES.smallProperties });
+  const env = cleanEnv(home, { XDG_DATA_HOME: xdg });
+  const pmArgs = [PM, 'properties', 'list', '--json'];
+  const first = mustSucceed(
+    'pm properties list --json (embedded)',
+    await runTimed(NODE, pmArgs, { env, stdout: 'capture' }),
+  );
+  const listed = JSON.parse(first.stdout);
+  if (!Array.isArray(listed) || listed.length === 0)
+    throw new Error(
+      `the embedded default listed ${JSON.stringify(first.stdout.slice(0, 200))}, not the seeded properties`,
+    );
+  const run = (args, what) => async () => mustSucceed(what, await runTimed(NODE, args, { env })).ms;
+  const [pm, node] = await interleave(
+    SIZES.listRounds,
+    [run(pmArgs, 'pm properties list --json (embedded)'), run(['-e', '0'], 'node -e 0')],
+    { label: 'embedded list' },
+  );
+  return [
+    row('3', 'pm properties list --json (embedded default) vs node -e 0', {
+      pm: median(pm),
+      base: median(node),
+      unit: 'ms',
+      ratio: timeRatio(median(pm), median(node)),
+      target: { op: '<=', value: 1.8 },
+      samples: { pm, baseline: node },
+      note: `${listed.length} records printed; data file pre-seeded, so no first-run bootstrap`,
+    }),
+  ];
+}
+
+async function figure4() {
+  const dir = tmpDir('bulk');
+  const home = tmpDir('home');
+  const n = SIZES.bulkRecords;
+  const c = String(SIZES.bulkConcurrency);
+  const file = join(dir, 'reminders.ndjson');
+  let text = '';
+  for (let i = 0; i < n; i++) text += `${JSON.stringify(reminderBody(i))}\n`;
+  writeFileSync(file, text);
+  let run = 0;
+  /** One side: a fresh data file and server, the client timed, the records counted after. */
+  const side = (name, argsOf) => async () => {
+    const db = `${name}-${++run}.db`;
+    const data = join(dir, db);
+    const server = await startPmServe(data, home);
+    try {
+      const env = cleanEnv(home, { PM_BASE_URL: server.url, PM_TOKEN: server.token });
+      const r = mustSucceed(`${name} bulk create`, await runTimed(NODE, argsOf(), { env }));
+      const got = await getJson(`${server.url}/reminders?per_page=1`, server.token);
+      if (got.meta.pagination.total !== n)
+        throw new Error(`${name} bulk create left ${got.meta.pagination.total} reminders, not ${n}`);
+      return n / (r.ms / 1000);
+    } finally {
+      await server.stop();
+      for (const f of readdirSync(dir)) if (f.startsWith(db)) rmSync(join(dir, f), { force: true });
+    }
+  };
+  const [pm, raw] = await interleave(
+    SIZES.bulkRounds,
+    [
+      side('pm', () => [PM, 'reminders', 'create', '--from-file', file, '--concurrency', c]),
+      side('raw', () => [baseline('bulk-undici.mjs'), file, c]),
+    ],
+    { warmup: 0, label: 'bulk create' },
+  );
+  return [
+    row('4', `bulk create ${n.toLocaleString('en')} reminders, concurrency ${c}: pm vs undici`, {
+      pm: median(pm),
+      base: median(raw),
+      unit: 'rec/s',
+      ratio: median(pm) / median(raw),
+      target: { op: '>=', value: 0.9 },
+      samples: { pm, baseline: raw },
+      note: 'throughput, each side on a fresh data file and server; process start-up included',
+    }),
+  ];
+}
+
+async function figure5() {
+  const dir = tmpDir('page');
+  const home = tmpDir('home');
+  const n = SIZES.pageRecords;
+  const data = join(dir, 'pm.db');
+  await seed(data, { reminders: n });
+  const server = await startPmServe(data, home);
+  try {
+    const env = cleanEnv(home, { PM_BASE_URL: server.url, PM_TOKEN: server.token });
+    const perPage = String(SIZES.perPage);
+    const pmArgs = [PM, 'reminders', 'list', '--all', '-o', 'ndjson', '--per-page', perPage];
+    const rawArgs = [baseline('page-undici.mjs'), perPage];
+    const hasTime = existsSync(TIME);
+    // The warm-up round checks that both sides write one line for each record.
+    let warm = true;
+    const side = (what, args) => async () => {
+      const r = mustSucceed(
+        what,
+        await runTimed(NODE, args, { env, rss: hasTime ? dir : undefined, stdout: warm ? 'count' : 'ignore' }),
+      );
+      if (warm && r.lines !== n) throw new Error(`${what} wrote ${r.lines} lines, not ${n}`);
+      return r;
+    };
+    const sides = [side('pm reminders list --all', pmArgs), side('page-undici.mjs', rawArgs)];
+    await interleave(0, sides, { warmup: 1 });
+    warm = false;
+    const [pm, raw] = await interleave(SIZES.pageRounds, sides, { warmup: 0, label: 'list --all' });
+    const pmMs = pm.map((r) => r.ms);
+    const rawMs = raw.map((r) => r.ms);
+    const rows = [
+      row('5a', `pm reminders list --all -o ndjson, ${n.toLocaleString('en')} records vs undici paging`, {
+        pm: median(pmMs),
+        base: median(rawMs),
+        unit: 'ms',
+        ratio: timeRatio(median(pmMs), median(rawMs)),
+        target: { op: '<=', value: 1.2 },
+        samples: { pm: pmMs, baseline: rawMs },
+        note: `--per-page ${perPage} on both sides; stdout to /dev/null`,
+      }),
+    ];
+    if (hasTime) {
+      const pmRss = Math.max(...pm.map((r) => r.rssMb));
+      const rawRss = Math.max(...raw.map((r) => r.rssMb));
+      rows.push(
+        row('5b', 'peak RSS of that pm process (the undici pager beside it)', {
+          pm: pmRss,
+          base: rawRss,
+          unit: 'MB',
+          ratio: pmRss / rawRss,
+          target: { op: '<=', value: 120, of: 'pm' },
+          samples: { pm: pm.map((r) => r.rssMb), baseline: raw.map((r) => r.rssMb) },
+          note: 'highest of the timed runs, from /usr/bin/time -f %M',
+        }),
+      );
+    } else say(`  ${TIME} not found: peak RSS (5b) not measured`);
+    return rows;
+  } finally {
+    await server.stop();
+  }
+}
+
+async function figure6() {
+  const { default: autocannon } = await import('autocannon');
+  const dir = tmpDir('cannon');
+  const home = tmpDir('home');
+  const data = join(dir, 'pm.db');
+  await seed(data, { properties: SIZES.serverProperties });
+  const server = await startPmServe(data, home);
+  let bare;
+  try {
+    bare = await startListening('bare hono server', NODE, [baseline('bare-hono.mjs')], cleanEnv(home));
+    const auth = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
+    const listPath = '/properties?per_page=10&city=leeds&bedrooms=3';
+    const page = await getJson(`${server.url}${listPath}`, server.token);
+    if (page.meta.pagination.total <= 10)
+      throw new Error(`the filtered list matched ${page.meta.pagination.total} properties; expected more than a page`);
+    const targets = {
+      bare: { url: `${bare.url}/`, method: 'GET' },
+      list: { url: `${server.url}${listPath}`, method: 'GET', headers: auth },
+      post: {
+        url: `${server.url}/reminders`,
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Check the smoke alarms', due_at: '2027-03-01T10:00:00Z' }),
+      },
+    };
+    const cannon = (name, duration) => async () => {
+      const t = targets[name];
+      const result = await autocannon({ ...t, connections: SIZES.cannonConnections, duration });
+      const bad = result.non2xx + result.errors + result.timeouts;
+      if (bad)
+        throw new Error(
+          `autocannon ${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
+        );
+      return result.requests.average;
+    };
+    const names = ['bare', 'list', 'post'];
+    for (const name of names) await cannon(name, SIZES.cannonWarmupSeconds)();
+    const [b, l, p] = await interleave(
+      SIZES.cannonRounds,
+      names.map((name) => cannon(name, SIZES.cannonSeconds)),
+      { warmup: 0, label: 'autocannon' },
+    );
+    const note = `${SIZES.cannonConnections} connections, ${SIZES.cannonSeconds} s a run, median of ${SIZES.cannonRounds}`;
+    return [
+      row('6a', `server GET ${listPath} vs bare hono route`, {
+        pm: median(l),
+        base: median(b),
+        unit: 'req/s',
+        ratio: median(l) / median(b),
+        target: { op: '>=', value: 0.5 },
+        samples: { pm: l, baseline: b },
+        note: `${note}; ${SIZES.serverProperties.toLocaleString('en')} properties, ${page.meta.pagination.total} match`,
+      }),
+      row('6b', 'server POST /reminders vs bare hono route', {
+        pm: median(p),
+        base: median(b),
+        unit: 'req/s',
+        ratio: median(p) / median(b),
+        samples: { pm: p, baseline: b },
+        note,
+      }),
+    ];
+  } finally {
+    await Promise.all([server.stop(), bare?.stop()]);
+  }
+}
+
+const FIGURES = {
+  1: ['start-up: pm --version, pm --help', figure1],
+  2: ['pm properties list --json against pm serve', figure2],
+  3: ['pm properties list --json on the embedded default', figure3],
+  4: ['bulk create', figure4],
+  5: ['pm reminders list --all', figure5],
+  6: ['server requests/second', figure6],
+};
+
+// ----------------------------------------------------------------------------------- output
+
+function fmt(v, unit) {
+  if (v === undefined || v === null || Number.isNaN(v)) return '-';
+  if (unit === 'ms') return `${v.toFixed(1)} ms`;
+  if (unit === 'MB') return `${v.toFixed(1)} MB`;
+  return `${Math.round(v).toLocaleString('en')} ${unit}`;
+}
+
+function targetText(t) {
+  if (!t) return '(none)';
+  const op = t.op === '<=' ? '≤' : '≥';
+  return t.of === 'pm' ? `pm ${op} ${t.value} MB` : `${op} ${t.value}x`;
+}
+
+function table(rows) {
+  const head = ['figure', 'pm', 'baseline', 'ratio', 'target', 'result'];
+  const body = rows.map((r) =>
+    r.error
+      ? [`${r.id} ${r.figure}`, '-', '-', '-', '-', 'ERROR']
+      : [
+          `${r.id} ${r.figure}`,
+          fmt(r.pm, r.unit),
+          fmt(r.baseline, r.unit),
+          `${r.ratio.toFixed(2)}x`,
+          targetText(r.target),
+          r.pass === null ? 'info' : r.pass ? 'pass' : 'FAIL',
+        ],
+  );
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+function git(args) {
+  return new Promise((resolve) => {
+    const c = spawn('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = [];
+    c.stdout.on('data', (d) => out.push(d));
+    c.on('error', () => resolve(''));
+    c.on('close', () => resolve(Buffer.concat(out).toString('utf8').trim()));
+  });
+}
+
+function newestMtime(dir, ext) {
+  let newest = { ms: 0, file: '' };
+  if (!existsSync(dir)) return newest;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || !e.name.endsWith(ext)) continue;
+    const f = join(e.parentPath ?? e.path, e.name);
+    const ms = statSync(f).mtimeMs;
+    if (ms > newest.ms) newest = { ms, file: f };
+  }
+  return newest;
+}
+
+// ------------------------------------------------------------------------------------- main
+
+async function preflight() {
+  const needed = ['server/index.js', 'core/validate.js', 'resources/index.js'];
+  const missing = needed.filter((p) => !existsSync(join(DIST, p)));
+  if (missing.length) {
+    process.stderr.write(
+      `bench: the built CLI is missing (${missing.map((m) => `dist/${m}`).join(', ')}).\n` +
+        'bench: run `npm run build` first; the benchmark times what is in dist/.\n',
+    );
+    process.exit(2);
+  }
+  const src = newestMtime(join(ROOT, 'src'), '.ts');
+  const dist = newestMtime(DIST, '.js');
+  if (src.ms > dist.ms + 1000)
+    say(`bench: warning: ${relative(ROOT, src.file)} changed after the last build: run \`npm run build\` to time it`);
+  // --version alone may take a short cut; --help loads the CLI proper.
+  const home = tmpDir('home');
+  let version = '';
+  for (const arg of ['--version', '--help']) {
+    const r = await runTimed(NODE, [PM, arg], { env: cleanEnv(home), stdout: 'capture' });
+    if (r.code !== 0) {
+      process.stderr.write(
+        `bench: bin/pm ${arg} failed (${r.code ?? r.signal}):\n${r.stderr}\nbench: run \`npm run build\`.\n`,
+      );
+      process.exit(2);
+    }
+    if (arg === '--version') version = r.stdout.trim();
+  }
+  removeDir(home);
+  return version;
+}
+
+async function main() {
+  const started = Date.now();
+  const version = await preflight();
+  const cpus = os.cpus();
+  const machine = {
+    cpus: cpus.length,
+    cpu: cpus[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+  const [commit, dirty] = await Promise.all([git(['rev-parse', '--short', 'HEAD']), git(['status', '--porcelain'])]);
+  const loadBefore = os.loadavg()[0];
+  say(
+    `pm ${version} (${commit || 'no git'}${dirty ? ', working tree has changes' : ''}) on ${machine.cpus} cores, Node ${machine.node}` +
+      `${Q ? ' -- QUICK: smoke check, not figures to quote' : ''}`,
+  );
+  if (loadBefore > machine.cpus * 0.75)
+    say(`bench: warning: load average ${loadBefore.toFixed(1)} on ${machine.cpus} cores: other work will add noise`);
+
+  const rows = [];
+  const loads = [loadBefore];
+  for (const n of opts.only) {
+    const [title, fn] = FIGURES[n];
+    say(`[${n}] ${title}`);
+    const t0 = Date.now();
+    try {
+      const got = await fn();
+      // The 1-minute load average as the figure ends: a busy machine explains a noisy figure.
+      const load = Number(os.loadavg()[0].toFixed(2));
+      loads.push(load);
+      rows.push(...got.map((r) => ({ ...r, loadAverage: load })));
+      for (const r of got)
+        say(
+          `  ${r.id}: pm ${fmt(r.pm, r.unit)}, baseline ${fmt(r.baseline, r.unit)}, ${r.ratio.toFixed(2)}x` +
+            `${r.pass === null ? '' : r.pass ? ' (pass)' : ' (FAIL)'}`,
+        );
+    } catch (e) {
+      say(`  error: ${e?.stack ?? e}`);
+      rows.push({ id: String(n), figure: title, error: String(e?.message ?? e), pass: false });
+    } finally {
+      // Each figure's temp files go as soon as it is done (the exit handler catches the rest).
+      for (const d of [...tmpDirs]) removeDir(d);
+    }
+    say(`  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+
+  const seconds = (Date.now() - started) / 1000;
+  const date = new Date(started);
+  const result = {
+    date: date.toISOString(),
+    quick: Q,
+    only: opts.only,
+    pm: version,
+    commit,
+    dirty: dirty !== '',
+    machine,
+    loadAverage: { before: loadBefore, after: os.loadavg()[0] },
+    sizes: SIZES,
+    seconds,
+    rows,
+  };
+  mkdirSync(join(BENCH, 'results'), { recursive: true });
+  const out = join(BENCH, 'results', `${date.toISOString().replace(/[:.]/g, '-')}${Q ? '-quick' : ''}.json`);
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  const failed = rows.filter((r) => r.pass === false && !r.error);
+  const errors = rows.filter((r) => r.error);
+  say(
+    `${rows.length} rows: ${rows.filter((r) => r.pass === true).length} pass, ${failed.length} miss their target` +
+      `${errors.length ? `, ${errors.length} could not be measured` : ''}; ${seconds.toFixed(0)} s. Written to ${relative(ROOT, out)}`,
+  );
+  const busiest = Math.max(...loads);
+  if (busiest > machine.cpus * 0.75)
+    say(
+      `bench: warning: the load average reached ${busiest.toFixed(1)} on ${machine.cpus} cores during the run: ` +
+        'other work competed with it; run again on a quieter machine before quoting these figures',
+    );
+  // A figure that could not be measured is a broken benchmark, not a result: always an error.
+  if (errors.length) process.exitCode = 1;
+  else if (opts.check && failed.length) process.exitCode = 1;
+}
+
+await main();
