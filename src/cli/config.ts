@@ -10,6 +10,7 @@
  * server named by another config file (a cloned repository's .pmrc must not be able to collect
  * the user's token).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { configDir, defaultDataFile } from '../core/paths.js';
@@ -331,14 +332,35 @@ export interface ProjectSearch {
  * on its own (strategy "none") so that the walk stops at the home directory and never falls back
  * to cosmiconfig's global directory, which would read the real environment, not deps.env.
  */
+/**
+ * Whether a directory holds a file the search would read (a package.json only with a "pm" key,
+ * or one that cannot be parsed): most runs find none, and never load cosmiconfig.
+ */
+function holdsCandidate(dir: string): boolean {
+  for (const name of SEARCH_PLACES) {
+    const file = join(dir, name);
+    if (!existsSync(file)) continue;
+    if (name !== 'package.json') return true;
+    try {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+      if (typeof pkg !== 'object' || pkg === null || MODULE in pkg) return true;
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
+
 export async function searchProjectConfig(
   deps: Pick<Deps, 'cwd' | 'home'>,
   warnings: string[] = [],
 ): Promise<ProjectSearch> {
+  const dirs = searchDirs(deps.cwd, deps.home);
+  if (!dirs.some(holdsCandidate)) return { path: undefined, layer: undefined, error: undefined };
   const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
   const loaders = Object.fromEntries(Object.entries(defaultLoaders).map(([ext, l]) => [ext, withoutImports(l)]));
   const explorer = cosmiconfig(MODULE, { searchPlaces: SEARCH_PLACES, searchStrategy: 'none', cache: false, loaders });
-  for (const dir of searchDirs(deps.cwd, deps.home)) {
+  for (const dir of dirs) {
     let found: Awaited<ReturnType<typeof explorer.search>>;
     try {
       found = await explorer.search(dir);

@@ -5,7 +5,8 @@
  * start), or a duration alone relative to now (P2W ahead, -P2W behind). Ranges are half-open.
  * ISO parsing is luxon's; this module adds the forms luxon leaves out.
  */
-import { DateTime, Duration } from 'luxon';
+import type { DateTime, Duration } from 'luxon';
+import { luxon } from './luxon.js';
 
 /** A half-open range of instants, in epoch milliseconds: [start, end). */
 export interface Range {
@@ -32,7 +33,7 @@ export function parseDuration(text: string): Duration | undefined {
   if (!s.includes('T')) s = s.replace(/^([-+]?P(?:\d+(?:[.,]\d+)?[YMWD])*)(?=\d+(?:[.,]\d+)?[HS])/, '$1T');
   if (!/\d/.test(s)) return undefined;
   const negative = s.startsWith('-');
-  const d = Duration.fromISO(negative || s.startsWith('+') ? s.slice(1) : s);
+  const d = luxon().Duration.fromISO(negative || s.startsWith('+') ? s.slice(1) : s);
   if (!d.isValid) return undefined;
   return negative ? d.negate() : d;
 }
@@ -41,18 +42,18 @@ export function parseDuration(text: string): Duration | undefined {
 function precisionOf(text: string): Duration {
   const time = text.split('T')[1] ?? '';
   const clock = time.replace(/(Z|[+-]\d{2}(:?\d{2})?)$/i, '');
-  if (clock.includes('.')) return Duration.fromObject({ milliseconds: 1 });
+  if (clock.includes('.')) return luxon().Duration.fromObject({ milliseconds: 1 });
   const parts = clock.split(':').filter(Boolean).length;
-  if (parts >= 3) return Duration.fromObject({ seconds: 1 });
-  if (parts === 2) return Duration.fromObject({ minutes: 1 });
-  return Duration.fromObject({ hours: 1 });
+  if (parts >= 3) return luxon().Duration.fromObject({ seconds: 1 });
+  if (parts === 2) return luxon().Duration.fromObject({ minutes: 1 });
+  return luxon().Duration.fromObject({ hours: 1 });
 }
 
 /** Parses one ISO date or datetime, in UTC unless it carries an offset. */
 export function parseInstant(text: string): DateTime | undefined {
   const s = text.trim();
   if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}(:\d{2}(:\d{2}([.,]\d+)?)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/i.test(s)) return undefined;
-  const dt = DateTime.fromISO(s.replace(' ', 'T'), UTC);
+  const dt = luxon().DateTime.fromISO(s.replace(' ', 'T'), UTC);
   return dt.isValid ? dt.toUTC() : undefined;
 }
 
@@ -90,7 +91,7 @@ export function parseRange(value: string, now: number): Range {
   if (slash.length === 1) {
     const d = parseDuration(text);
     if (d) {
-      const base = DateTime.fromMillis(now, UTC);
+      const base = luxon().DateTime.fromMillis(now, UTC);
       const other = base.plus(d).toMillis();
       return ordered(Math.min(now, other), Math.max(now, other), value);
     }

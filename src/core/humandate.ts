@@ -17,7 +17,8 @@
  *   numeric dates (`03/04`).
  */
 import { createRequire } from 'node:module';
-import { DateTime, Duration, type DurationLikeObject, type Zone } from 'luxon';
+import type { DateTime, Duration, DurationLikeObject, Zone } from 'luxon';
+import { luxon } from './luxon.js';
 import { DatetimeParseError, parseDuration, parseInstant, parseRange } from './datetime.js';
 
 export interface HumanDateOptions {
@@ -91,7 +92,7 @@ const RANGE_TRY = 'try "last 7 days", "this week", "today", "2026-12-01/P1W"';
 
 function zoneOf(name: string | undefined): Zone {
   const id = name ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const zone = DateTime.fromMillis(0, { zone: id }).zone;
+  const zone = luxon().DateTime.fromMillis(0, { zone: id }).zone;
   if (!zone.isValid)
     throw new HumanDateError(`"${id}" is not a time zone I know; use an IANA name such as Europe/London`);
   return zone;
@@ -124,7 +125,7 @@ function wallToMillis(w: Wall, zone: Zone): number {
   const at = wallText(w);
   if (fits.length === 0)
     throw new HumanDateError(`${at} does not exist in ${zone.name}: the clocks go forward then; give another time`);
-  const [a, b] = fits.sort((x, y) => x - y).map((t) => DateTime.fromMillis(t, { zone }).toFormat('ZZ'));
+  const [a, b] = fits.sort((x, y) => x - y).map((t) => luxon().DateTime.fromMillis(t, { zone }).toFormat('ZZ'));
   throw new HumanDateError(
     `${at} happens twice in ${zone.name} (the clocks go back); add the offset: ` +
       `${at.replace(' ', 'T')}${a} (the first) or ${at.replace(' ', 'T')}${b} (the second)`,
@@ -231,8 +232,8 @@ function checkNumericOrder(text: string, now: DateTime): void {
   if (a === b || a > 12 || b > 12 || a === 0 || b === 0) return;
   let year = m[4] ? Number(m[4]) : now.year;
   if (year < 100) year += 2000;
-  const dayFirst = DateTime.fromObject({ year, month: b, day: a });
-  const monthFirst = DateTime.fromObject({ year, month: a, day: b });
+  const dayFirst = luxon().DateTime.fromObject({ year, month: b, day: a });
+  const monthFirst = luxon().DateTime.fromObject({ year, month: a, day: b });
   const one = (d: DateTime) => `${d.toFormat('d LLLL')} (${d.toISODate()})`;
   throw new HumanDateError(
     `"${m[0]}" is ambiguous: ${one(dayFirst)} or ${one(monthFirst)}? Write the date as YYYY-MM-DD, or with the month's name ("${dayFirst.toFormat('d LLL').toLowerCase()}")`,
@@ -249,7 +250,7 @@ function localDatetime(text: string, zone: Zone): number | undefined {
   if (!m) return undefined;
   const [year, month, day, hour, minute, second] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
   const w = { year, month, day, hour, minute, second } as Wall;
-  const check = DateTime.fromObject(
+  const check = luxon().DateTime.fromObject(
     { year: w.year, month: w.month, day: w.day, hour: w.hour, minute: w.minute, second: w.second },
     { zone: 'utc' },
   );
@@ -282,7 +283,7 @@ const TIME_OF_DAY = /\b(morning|afternoon|evening|night|tonight|noon|midday|midn
 /** Reads one chrono component set as a point in `zone`, with the fix-ups chrono's defaults need. */
 function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set<string>): Point {
   const date = { year: c.get('year') as number, month: c.get('month') as number, day: c.get('day') as number };
-  let day = DateTime.fromObject(date, { zone });
+  let day = luxon().DateTime.fromObject(date, { zone });
   const weekdayOnly = c.isCertain('weekday') && !c.isCertain('day') && !c.isCertain('month');
   const timeOnly =
     !c.isCertain('day') &&
@@ -314,9 +315,9 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
       : Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) - fixedOffset * 60_000;
   // A time alone, or a weekday and time, already past: the next one.
   if (at < now.toMillis()) {
-    if (timeOnly) at = wallToMillis(wallOf(DateTime.fromMillis(at, { zone }).plus({ days: 1 })), zone);
+    if (timeOnly) at = wallToMillis(wallOf(luxon().DateTime.fromMillis(at, { zone }).plus({ days: 1 })), zone);
     else if (weekdayOnly && !MODIFIER.test(text))
-      at = wallToMillis(wallOf(DateTime.fromMillis(at, { zone }).plus({ weeks: 1 })), zone);
+      at = wallToMillis(wallOf(luxon().DateTime.fromMillis(at, { zone }).plus({ weeks: 1 })), zone);
   }
   const precision: DurationLikeObject = c.isCertain('second')
     ? { seconds: 1 }
@@ -331,7 +332,7 @@ function wallOf(d: DateTime): Wall {
 }
 
 function describePoint(p: Point, zone: Zone): string {
-  return 'day' in p ? sayDay(p.day) : sayTime(DateTime.fromMillis(p.at, { zone }));
+  return 'day' in p ? sayDay(p.day) : sayTime(luxon().DateTime.fromMillis(p.at, { zone }));
 }
 
 /** Reads `text` with chrono; only a reading of the whole text counts. */
@@ -373,7 +374,7 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
   const raw = text.trim();
   if (raw === '') throw new HumanDateError(`is empty; ${DATE_TRY}`);
   const zone = zoneOf(opts.zone);
-  const now = DateTime.fromMillis(Math.floor(opts.now / 1000) * 1000, { zone });
+  const now = luxon().DateTime.fromMillis(Math.floor(opts.now / 1000) * 1000, { zone });
   const local = localDatetime(raw, zone);
   if (local !== undefined) return { iso: utcText(local), dateOnly: false };
   if (parseInstant(raw)) return { iso: raw, dateOnly: /^\d{4}-\d{2}-\d{2}$/.test(raw) };
@@ -427,7 +428,7 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   const raw = text.trim();
   if (raw === '') throw new HumanDateError(`is empty; ${RANGE_TRY}`);
   const zone = zoneOf(opts.zone);
-  const now = DateTime.fromMillis(Math.floor(opts.now / 1000) * 1000, { zone });
+  const now = luxon().DateTime.fromMillis(Math.floor(opts.now / 1000) * 1000, { zone });
   const nowMs = now.toMillis();
 
   const local = localDatetime(raw, zone);
@@ -490,7 +491,7 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   const endOf = (p: Point) =>
     'day' in p
       ? dayStart(p.day).plus({ days: 1 }).toMillis()
-      : DateTime.fromMillis(p.at, { zone }).plus(p.precision).toMillis();
+      : luxon().DateTime.fromMillis(p.at, { zone }).plus(p.precision).toMillis();
   const start = startOf(reading.start);
   const end = reading.end ? ('day' in reading.end ? endOf(reading.end) : reading.end.at) : endOf(reading.start);
   if (end <= start)
@@ -509,7 +510,9 @@ export function parseHumanDuration(text: string): Duration {
   if (iso) return iso;
   const s = normalise(raw).replace(/^\+\s*/, '');
   const words = new RegExp(`^${COUNT}\\s*${UNIT}$`).exec(s);
-  if (words) return Duration.fromObject({ [UNIT_WORDS[words[2] as string] as string]: count(words[1] as string) });
-  if (/^(?:\d+\s*[a-z]+\s*)+$/.test(s) && SHORTHAND.test(`+${s}`)) return Duration.fromObject(shorthand('+', s));
+  if (words)
+    return luxon().Duration.fromObject({ [UNIT_WORDS[words[2] as string] as string]: count(words[1] as string) });
+  if (/^(?:\d+\s*[a-z]+\s*)+$/.test(s) && SHORTHAND.test(`+${s}`))
+    return luxon().Duration.fromObject(shorthand('+', s));
   throw new HumanDateError(`"${raw}" is not a length of time I understand; try "P7D", "2 weeks", "10d"`);
 }

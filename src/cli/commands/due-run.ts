@@ -9,7 +9,8 @@
  * This module is loaded when the command runs (due.ts declares it).
  */
 import type { Command } from 'commander';
-import { DateTime, Duration } from 'luxon';
+import type { DateTime, Duration } from 'luxon';
+import { luxon } from '../../core/luxon.js';
 import { HumanDateError, parseHumanDuration, parseHumanInstant } from '../../core/humandate.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
@@ -47,12 +48,12 @@ export interface AgendaWindow {
 /** The window from the flags, the clock and the user's zone. Usage errors for bad values. */
 export function agendaWindow(opts: Opts, deps: Pick<Deps, 'now' | 'timeZone'>): AgendaWindow {
   const zone = deps.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const now = DateTime.fromMillis(deps.now(), { zone });
+  const now = luxon().DateTime.fromMillis(deps.now(), { zone });
   if (!now.isValid) throw usageError(`"${zone}" is not a time zone I know; use an IANA name such as Europe/London.`);
   const fail = (flag: string, e: unknown) =>
     e instanceof HumanDateError ? usageError(`--${flag}: ${e.message}`, e.hint) : e;
 
-  let within: Duration = Duration.fromObject({ days: 7 });
+  let within: Duration = luxon().Duration.fromObject({ days: 7 });
   if (opts.within !== undefined) {
     try {
       within = parseHumanDuration(String(opts.within));
@@ -80,8 +81,8 @@ export function agendaWindow(opts: Opts, deps: Pick<Deps, 'now' | 'timeZone'>): 
         const at = parseHumanInstant(text, { now: deps.now(), zone });
         // A day starts at midnight here; a datetime without offset is UTC, as everywhere in pm.
         since = at.dateOnly
-          ? DateTime.fromISO(at.iso, { zone }).startOf('day')
-          : DateTime.fromISO(at.iso, { zone: 'utc' }).setZone(zone);
+          ? luxon().DateTime.fromISO(at.iso, { zone }).startOf('day')
+          : luxon().DateTime.fromISO(at.iso, { zone: 'utc' }).setZone(zone);
       } catch (e) {
         throw fail('overdue-since', e);
       }
@@ -129,11 +130,11 @@ export function agendaEntries(records: Record<string, unknown>[], w: AgendaWindo
       const date = due.slice(0, 10);
       if (!DATE_ONLY.test(date) || date < w.sinceDate || date > w.untilDate) continue;
       const group: AgendaGroup = date < w.today ? 'overdue' : date === w.today ? 'today' : 'upcoming';
-      const key = DateTime.fromISO(date, { zone: w.zone }).startOf('day').toMillis();
+      const key = luxon().DateTime.fromISO(date, { zone: w.zone }).startOf('day').toMillis();
       out.push({ record, group, key, allDay: true, date, time: undefined });
       continue;
     }
-    const at = DateTime.fromISO(due, { setZone: false }).setZone(w.zone);
+    const at = luxon().DateTime.fromISO(due, { setZone: false }).setZone(w.zone);
     if (!at.isValid) continue;
     const ms = at.toMillis();
     if (ms < w.since || ms >= w.until) continue;
@@ -194,13 +195,13 @@ async function printAgenda(entries: Entry[], w: AgendaWindow, d: Display, period
   const [{ Chalk }, { oneLine }] = await Promise.all([import('chalk'), import('../output/format.js')]);
   const c = new Chalk({ level: d.color ? 1 : 0 });
   if (!entries.length) {
-    const since = DateTime.fromISO(w.sinceDate).toFormat('d LLLL');
+    const since = luxon().DateTime.fromISO(w.sinceDate).toFormat('d LLLL');
     d.stderr.write(`Nothing due in the next ${period}, and nothing overdue since ${since}.\n`);
     return;
   }
   const dayLabel = (date: string): string => {
-    const day = DateTime.fromISO(date);
-    const today = DateTime.fromISO(w.today);
+    const day = luxon().DateTime.fromISO(date);
+    const today = luxon().DateTime.fromISO(w.today);
     const diff = Math.round(day.diff(today, 'days').days);
     if (diff === 0) return 'today';
     if (diff === 1) return 'tomorrow';
@@ -210,7 +211,7 @@ async function printAgenda(entries: Entry[], w: AgendaWindow, d: Display, period
   const columns = d.stdout.columns || 100;
   const headings: Record<AgendaGroup, string> = {
     overdue: c.red.bold('Overdue'),
-    today: c.bold(`Today, ${DateTime.fromISO(w.today).toFormat('cccc d LLLL')}`),
+    today: c.bold(`Today, ${luxon().DateTime.fromISO(w.today).toFormat('cccc d LLLL')}`),
     upcoming: c.bold('Upcoming'),
   };
   let text = '';
