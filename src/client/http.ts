@@ -130,6 +130,8 @@ function parseJson(text: string, type: string): unknown {
 
 const clip = (s: string) => (s.length > 2000 ? `${s.slice(0, 2000)}... (${s.length} characters)` : s);
 
+let wasmFlagSet = false;
+
 export class HttpClient {
   readonly baseUrl: URL;
   /** Shared by every request of this client: concurrent requests pace as one. */
@@ -374,6 +376,13 @@ export class HttpClient {
     // The parts of undici that are used, not its root module (which loads fetch, websockets and
     // caches too, and costs more than Node's own start-up).
     const load = createRequire(import.meta.url);
+    // undici parses HTTP with WebAssembly; V8 would optimise that module again in the background
+    // and hold the process's exit until it is done (some 60 ms for a one-request run). The
+    // baseline compiler alone is fast enough for a CLI's few answers.
+    if (!wasmFlagSet) {
+      wasmFlagSet = true;
+      (load('node:v8') as typeof import('node:v8')).setFlagsFromString('--liftoff-only');
+    }
     // What undici's root module does for every dispatcher: the request API on the prototype.
     const Base = load('undici/lib/dispatcher/dispatcher.js') as { prototype: object };
     if (!('request' in Base.prototype)) Object.assign(Base.prototype, load('undici/lib/api/index.js'));
