@@ -8,35 +8,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { tempHome } from '../helpers/cli.js';
+import { BIN, pmBin, tempHome } from '../helpers/cli.js';
 
 const exec = promisify(execFile);
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'pm');
-
-interface Out {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 function cleanEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...extra };
-}
-
-async function pmBin(args: string[], env: Record<string, string>, stdin?: string): Promise<Out> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
-  });
 }
 
 describe('bin/pm', () => {
@@ -150,23 +127,8 @@ describe('configuration, black-box', () => {
       JSON.stringify({ profiles: { default: { base_url: a.url, token: ta }, other: { base_url: b.url, token: tb } } }),
       { mode: 0o600 },
     );
-    const title = async (env: Record<string, string>, args: string[] = [], cwd = home) => {
-      const r = await new Promise<Out>((resolve) => {
-        const child = spawn(process.execPath, [BIN, ...args, 'reminders', 'create', '--title', 't', '-q'], {
-          env: cleanEnv(home, env),
-          cwd,
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d) => {
-          stdout += d;
-        });
-        child.stderr.on('data', (d) => {
-          stderr += d;
-        });
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      });
-      return r;
+    const title = (env: Record<string, string>, args: string[] = [], cwd = home) => {
+      return pmBin([...args, 'reminders', 'create', '--title', 't', '-q'], cleanEnv(home, env), { cwd });
     };
     const countA = () => a.store.db.prepare('SELECT COUNT(*) AS n FROM reminders').get() as { n: number };
     const countB = () => b.store.db.prepare('SELECT COUNT(*) AS n FROM reminders').get() as { n: number };

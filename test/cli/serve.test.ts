@@ -6,28 +6,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempHome } from '../helpers/cli.js';
+import { BIN, pmBin, tempHome } from '../helpers/cli.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'pm');
 const children: ChildProcess[] = [];
 
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
 });
 
-function pm(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: home } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function pm(args: string[], home: string) {
+  return pmBin(args, { PATH: process.env.PATH ?? '', HOME: home });
 }
 
 async function serve(

@@ -2,6 +2,7 @@
  * Runs pm in-process with string buffers for its streams, an environment of the test's own and
  * a fixed clock, against a real server.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,4 +63,50 @@ export async function runPm(args: readonly string[], opts: RunOptions = {}): Pro
   };
   const code = await run(args, deps);
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** The built CLI, as a user runs it. */
+export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'pm');
+
+export interface SpawnResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs a program without blocking this process (a test server in this process may be what it
+ * talks to), and collects its output. `stdin`, when given, is written and closed.
+ */
+export function spawnCollect(
+  cmd: string,
+  args: readonly string[],
+  opts: { env: Record<string, string>; cwd?: string; stdin?: string },
+): Promise<SpawnResult> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, {
+      env: opts.env,
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
+  });
+}
+
+/** The built bin/pm with these arguments. */
+export function pmBin(
+  args: readonly string[],
+  env: Record<string, string>,
+  opts: { cwd?: string; stdin?: string } = {},
+): Promise<SpawnResult> {
+  return spawnCollect(process.execPath, [BIN, ...args], { env, ...opts });
 }
