@@ -100,10 +100,8 @@ export function describeApiError(e: unknown, r?: ResourceDef): CliError {
         'pm always verifies TLS certificates. If the server uses a private certificate authority, set NODE_EXTRA_CA_CERTS to its PEM file.';
     return new CliError(EXIT.network, e.message, { hint });
   }
-  if (e instanceof InsecureTransportError)
-    return new CliError(EXIT.usage, e.message, {
-      hint: 'Use an https base URL, or pass --allow-insecure-http if this network is trusted.',
-    });
+  // Its message already says what to do.
+  if (e instanceof InsecureTransportError) return new CliError(EXIT.usage, e.message);
   if (e instanceof ProtocolError) return new CliError(EXIT.api, `unexpected answer from the server: ${e.message}`);
   if (e instanceof Error && (e.name === 'AbortError' || (e as { code?: string }).code === 'UND_ERR_ABORTED'))
     return new CliError(EXIT.interrupted, 'interrupted');
