@@ -85,7 +85,33 @@ export interface GlobalOptions {
   allowInsecureHttp?: boolean;
 }
 
-export function buildProgram(deps: Deps): Command {
+/** Global options that take a value: the word after them is not a command. */
+const VALUED_GLOBALS = new Set(['--base-url', '--profile', '--timeout', '--retries']);
+
+/**
+ * The command words of a run, before its first option of a command: `pm --profile x properties
+ * list` -> ["properties", "list"]. Enough to tell which command group a run uses.
+ */
+function commandWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const a = argv[i] as string;
+    if (a === '--') break;
+    if (a.startsWith('-')) {
+      if (VALUED_GLOBALS.has(a)) i++;
+      continue;
+    }
+    words.push(a);
+  }
+  return words;
+}
+
+/**
+ * The program. With `argv`, only the command group the run names is built in full (plus the one
+ * `pm help <group>` names); completion, which walks the whole tree, and a call without argv get
+ * every command.
+ */
+export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
   const { io } = deps;
   const program = new Command('pm');
   program
@@ -111,7 +137,10 @@ export function buildProgram(deps: Deps): Command {
     })
     .exitOverride();
 
-  registerResources(program, deps);
+  const words = argv ? commandWords(argv) : undefined;
+  const only =
+    words && words[0] !== '__complete' ? new Set(words[0] === 'help' ? words.slice(1) : words.slice(0, 1)) : undefined;
+  registerResources(program, deps, only);
   registerApi(program, deps);
   registerAuth(program, deps);
   registerConfig(program, deps);

@@ -20,7 +20,7 @@ function wantsDebug(argv: readonly string[], deps: Deps): boolean {
 
 export async function run(argv: readonly string[], deps: Deps): Promise<number> {
   const { io } = deps;
-  const program = buildProgram(deps);
+  const program = buildProgram(deps, argv);
   let active = program;
   program.hook('preAction', (_root, cmd) => {
     active = cmd;

@@ -62,8 +62,15 @@ function verbsSummary(r: ResourceDef): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${r.verbs.update ? '' : ` (${plural(r)} cannot be updated)`}`;
 }
 
-export function registerResources(program: Command, deps: Deps): void {
-  for (const r of RESOURCES) registerResource(program, r, deps);
+/**
+ * Registers a command group per resource. `only`, when given, names the groups a run uses: the
+ * others are declared by name and summary alone (all that `pm --help` shows of them), so a run
+ * does not build every verb and flag of every resource.
+ */
+export function registerResources(program: Command, deps: Deps, only?: ReadonlySet<string>): void {
+  for (const r of RESOURCES)
+    if (!only || only.has(r.path)) registerResource(program, r, deps);
+    else program.command(r.path).description(verbsSummary(r));
 }
 
 function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
