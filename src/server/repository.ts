@@ -11,7 +11,7 @@ import type { Condition, ListQuery } from '../core/query.js';
 import { NAME_RE, nameFromLabel, type ValidBody } from '../core/validate.js';
 import type { Statement } from 'better-sqlite3';
 import type { DB } from './db.js';
-import { columnsOf } from './schema.js';
+import { columnsOf, foldColumnOf } from './schema.js';
 
 export type Row = Record<string, unknown>;
 export type Record_ = Record<string, unknown>;
@@ -48,9 +48,23 @@ function notesColumn(resource: ResourceDef): string | undefined {
   return notesResource.relations?.find((r) => r.target === resource.path)?.column;
 }
 
-/** Case folding for fuzzy filters, in SQL as pm_fold(): Unicode-aware, unlike SQLite's LIKE. */
+/** Case folding for fuzzy filters: Unicode-aware, unlike SQLite's LIKE and lower(). */
 export function fold(value: string): string {
   return value.toLowerCase();
+}
+
+/** A value as a field's fold column keeps it: folded, and for a postcode without white space. */
+function foldFor(f: FieldDef, value: string): string {
+  return f.filter === 'postcode' ? fold(value).replace(/\s+/g, '') : fold(value);
+}
+
+/** Adds the fold columns of the text columns being written. */
+function withFolds(r: ResourceDef, cols: Record<string, unknown>): Record<string, unknown> {
+  for (const f of r.fields) {
+    const col = foldColumnOf(f);
+    if (col && f.name in cols) cols[col] = typeof cols[f.name] === 'string' ? foldFor(f, cols[f.name] as string) : null;
+  }
+  return cols;
 }
 
 export class Repository {
@@ -59,9 +73,7 @@ export class Repository {
   constructor(
     readonly db: DB,
     private readonly now: () => number = Date.now,
-  ) {
-    db.function('pm_fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
-  }
+  ) {}
 
   private stmt(sql: string): Statement<unknown[]> {
     let s = this.statements.get(sql);
@@ -207,11 +219,11 @@ export class Repository {
           break;
         case 'fuzzy':
           if (c.field.filter === 'postcode') {
-            out.push(`instr(REPLACE(pm_fold(${alias}."${c.field.name}"), ' ', ''), ?) > 0`);
-            params.push(fold(c.value.replace(/\s+/g, '')));
+            out.push(`instr(${alias}."${foldColumnOf(c.field)}", ?) > 0`);
+            params.push(foldFor(c.field, c.value));
           } else {
-            out.push(`instr(pm_fold(${alias}."${c.field.name}"), ?) > 0`);
-            params.push(fold(c.value));
+            out.push(`instr(${alias}."${foldColumnOf(c.field)}", ?) > 0`);
+            params.push(foldFor(c.field, c.value));
           }
           break;
         case 'range':
@@ -242,7 +254,7 @@ export class Repository {
             params.push(...c.uuids);
           }
           if (c.value !== undefined) {
-            parts.push('instr(pm_fold(cv.value), ?) > 0');
+            parts.push('instr(cv.value_fold, ?) > 0');
             params.push(fold(c.value));
           }
           out.push(
@@ -439,9 +451,9 @@ export class Repository {
         this.stmt(`DELETE FROM custom_values WHERE field_id = ? AND ${col} = ?`).run(fieldId, ownerId);
       else
         this.stmt(
-          `INSERT INTO custom_values (field_id, ${col}, value) VALUES (?, ?, ?)
-           ON CONFLICT (field_id, ${col}) DO UPDATE SET value = excluded.value`,
-        ).run(fieldId, ownerId, value);
+          `INSERT INTO custom_values (field_id, ${col}, value, value_fold) VALUES (?, ?, ?, ?)
+           ON CONFLICT (field_id, ${col}) DO UPDATE SET value = excluded.value, value_fold = excluded.value_fold`,
+        ).run(fieldId, ownerId, value, fold(value));
     }
   }
 
@@ -495,6 +507,7 @@ export class Repository {
       if (r.path === 'custom-fields') this.customFieldName(accountId, cols, Number(cols.entity_type));
       const t = this.now();
       const uuid = randomUUID();
+      withFolds(r, cols);
       const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];
       const id = Number(
         this.stmt(
@@ -529,6 +542,7 @@ export class Repository {
         }
         this.customFieldName(accountId, cols, entity, row._id as number);
       }
+      withFolds(r, cols);
       const names = Object.keys(cols);
       this.stmt(
         `UPDATE ${r.table} SET ${[...names.map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ')} WHERE id = ?`,

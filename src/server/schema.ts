@@ -13,12 +13,21 @@ export function columnsOf(f: FieldDef): string[] {
   return [f.name];
 }
 
+/**
+ * The column that keeps a fuzzy-filtered field case-folded (and, for a postcode, without white
+ * space), so that SQLite matches substrings with its own instr() rather than a function per row.
+ */
+export function foldColumnOf(f: FieldDef): string | undefined {
+  return f.filter === 'fuzzy' || f.filter === 'postcode' ? `${f.name}_fold` : undefined;
+}
+
 function columnSql(f: FieldDef): string[] {
   const q = `"${f.name}"`;
   switch (f.kind) {
     case 'text': {
       const check = f.max !== undefined ? ` CHECK (length(${q}) <= ${f.max})` : '';
-      return [`${q} TEXT${f.nullable ? '' : ' NOT NULL'}${check}`];
+      const fold = foldColumnOf(f);
+      return [`${q} TEXT${f.nullable ? '' : ' NOT NULL'}${check}`, ...(fold ? [`"${fold}" TEXT`] : [])];
     }
     case 'int': {
       const range = f.min !== undefined && f.max !== undefined ? ` CHECK (${q} BETWEEN ${f.min} AND ${f.max})` : '';
@@ -102,6 +111,7 @@ function initial(): string[] {
   property_id INTEGER REFERENCES properties(id) ON DELETE CASCADE,
   contact_id INTEGER REFERENCES contacts(id) ON DELETE CASCADE,
   value TEXT NOT NULL,
+  value_fold TEXT NOT NULL,
   CHECK ((property_id IS NULL) <> (contact_id IS NULL)),
   UNIQUE (field_id, property_id),
   UNIQUE (field_id, contact_id)
