@@ -10,7 +10,7 @@ import type { ResourceDef } from '../../resources/types.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import { addFilterFlags, addInputFlags, collect, kebab } from '../flags.js';
+import { addFilterFlags, addInputFlags, kebab } from '../flags.js';
 import { globalsOf } from '../program.js';
 import { addBulkFlags, type Verb } from '../bulk/flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
@@ -436,5 +436,3 @@ async function runDelete(r: ResourceDef, uuids: string[], opts: Opts, cmd: Comma
     }
   });
 }
-
-export { collect };
