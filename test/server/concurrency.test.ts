@@ -3,37 +3,24 @@
  * src/server into a temporary directory, so that the test never depends on a stale dist/ or on
  * the rest of the project compiling), each starting its own server on the SAME file.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/server/index.js';
+import { type BuiltServer, buildServer } from '../helpers/build-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-let build: string;
+const _ROOT = resolve(import.meta.dirname, '../..');
+let built: BuiltServer;
 let serverModule: string;
 
 beforeAll(() => {
-  build = mkdtempSync(join(tmpdir(), 'pm-build-'));
-  symlinkSync(join(ROOT, 'node_modules'), join(build, 'node_modules'), 'dir');
-  writeFileSync(join(build, 'package.json'), '{"type": "module"}\n');
-  execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules/typescript/bin/tsc'),
-      join(ROOT, 'src/server/index.ts'),
-      ...['--outDir', join(build, 'dist'), '--rootDir', join(ROOT, 'src')],
-      ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'],
-      ...['--skipLibCheck', '--types', 'node', '--esModuleInterop', '--strict'],
-    ],
-    { cwd: ROOT, stdio: 'pipe' },
-  );
-  serverModule = pathToFileURL(join(build, 'dist/server/index.js')).href;
+  built = buildServer();
+  serverModule = built.module;
 }, 60_000);
-afterAll(() => rmSync(build, { recursive: true, force: true }));
+afterAll(() => built.remove());
 
 /**
  * Children say "ready" on stdout, wait for stdin, do their work and print one JSON line of

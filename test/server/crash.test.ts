@@ -7,37 +7,24 @@
  * The server runs in a child process (so that it can be killed for real), built from src/server
  * into a temporary directory as in concurrency.test.ts.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BuiltServer, buildServer } from '../helpers/build-server.js';
 import { runPm } from '../helpers/cli.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-let build: string;
+const _ROOT = resolve(import.meta.dirname, '../..');
+let built: BuiltServer;
 let serverModule: string;
 let work: string;
 
 beforeAll(() => {
-  build = mkdtempSync(join(tmpdir(), 'pm-crash-build-'));
+  built = buildServer('pm-crash-build-');
+  serverModule = built.module;
   work = mkdtempSync(join(tmpdir(), 'pm-crash-'));
-  symlinkSync(join(ROOT, 'node_modules'), join(build, 'node_modules'), 'dir');
-  writeFileSync(join(build, 'package.json'), '{"type": "module"}\n');
-  execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules/typescript/bin/tsc'),
-      join(ROOT, 'src/server/index.ts'),
-      ...['--outDir', join(build, 'dist'), '--rootDir', join(ROOT, 'src')],
-      ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'],
-      ...['--skipLibCheck', '--types', 'node', '--esModuleInterop', '--strict'],
-    ],
-    { cwd: ROOT, stdio: 'pipe' },
-  );
-  serverModule = pathToFileURL(join(build, 'dist/server/index.js')).href;
   writeFileSync(
     join(work, 'serve.mjs'),
     `
@@ -49,7 +36,7 @@ process.stdout.write(JSON.stringify({ url: server.url, token: server.createdToke
   );
 }, 60_000);
 afterAll(() => {
-  rmSync(build, { recursive: true, force: true });
+  built.remove();
   rmSync(work, { recursive: true, force: true });
 });
 
