@@ -68,9 +68,12 @@ export class TimeFormatter {
   }
 }
 
-const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+// Made on first use: setting up ICU's relative-time data costs ~12 ms, which a run that prints
+// no relative time (--json, a list) should not pay.
+let relativeFormat: Intl.RelativeTimeFormat | undefined;
 
 function scaled(seconds: number, wholeDays: boolean): string {
+  const RELATIVE = (relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' }));
   const a = Math.abs(seconds);
   const days = seconds / 86_400;
   if (!wholeDays) {
