@@ -11,7 +11,6 @@
  */
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
-import type * as Undici from 'undici';
 import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
 import { abortReason, Pacer, type PacerClock, parseRetryAfter, realClock } from './pacer.js';
 import {
@@ -373,19 +372,13 @@ export class HttpClient {
   }
 
   private async makeDispatcher(): Promise<Dispatcher> {
-    // The parts of undici that are used, not its root module (which loads fetch, websockets and
-    // caches too, and costs more than Node's own start-up).
-    const load = createRequire(import.meta.url);
     // undici parses HTTP with WebAssembly; V8 would optimise that module again in the background
     // and hold the process's exit until it is done (some 60 ms for a one-request run). The
     // baseline compiler alone is fast enough for a CLI's few answers.
     if (!wasmFlagSet) {
       wasmFlagSet = true;
-      (load('node:v8') as typeof import('node:v8')).setFlagsFromString('--liftoff-only');
+      createRequire(import.meta.url)('node:v8').setFlagsFromString('--liftoff-only');
     }
-    // What undici's root module does for every dispatcher: the request API on the prototype.
-    const Base = load('undici/lib/dispatcher/dispatcher.js') as { prototype: object };
-    if (!('request' in Base.prototype)) Object.assign(Base.prototype, load('undici/lib/api/index.js'));
     const env = this.options.env ?? {};
     const ms = (this.options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
     // rejectUnauthorized given, so that not even NODE_TLS_REJECT_UNAUTHORIZED=0 turns verification off.
@@ -401,9 +394,7 @@ export class HttpClient {
         `* proxy: ${via ? redactUrl(via) : 'none for this scheme'}${noProxy ? ` (NO_PROXY=${noProxy})` : ''}`,
       );
       // '' (not undefined) so that undici never falls back to process.env.
-      const EnvHttpProxyAgent = load(
-        'undici/lib/dispatcher/env-http-proxy-agent.js',
-      ) as typeof Undici.EnvHttpProxyAgent;
+      const { EnvHttpProxyAgent } = await import('./undici-proxy.js');
       return new EnvHttpProxyAgent({
         ...common,
         httpProxy,
@@ -414,7 +405,7 @@ export class HttpClient {
         proxyTls: { timeout: ms },
       });
     }
-    const buildConnector = load('undici/lib/core/connect.js') as typeof Undici.buildConnector;
+    const { Agent, buildConnector } = await import('./undici.js');
     const connector = buildConnector({ timeout: ms, ...tls });
     // Errors while connecting come before any byte of a request was written: say so on them.
     const connect: typeof connector = (opts, callback) =>
@@ -429,7 +420,6 @@ export class HttpClient {
         }
         callback(...args);
       });
-    const Agent = load('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
     return new Agent({ ...common, connect });
   }
 
