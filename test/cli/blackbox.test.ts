@@ -11,6 +11,14 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { BIN, pmBin, tempHome } from '../helpers/cli.js';
 
 const exec = promisify(execFile);
+/** util-linux's script(1), to run pm on a terminal of a chosen width. */
+const HAS_SCRIPT = (() => {
+  try {
+    return statSync('/usr/bin/script').isFile();
+  } catch {
+    return false;
+  }
+})();
 
 function cleanEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...extra };
@@ -35,6 +43,33 @@ describe('bin/pm', () => {
     expect(h.code).toBe(0);
     expect(h.stdout).toContain('Exit codes');
     expect(h.stdout).toContain('embedded default');
+  });
+
+  it('prints into a pipe the same root help the full CLI renders, for --help, -h and help', async () => {
+    // --no-color makes bin/pm take its full path: commander renders the help there and then.
+    const full = await pmBin(['--no-color', '--help'], env);
+    expect(full.code).toBe(0);
+    expect(full.stdout).toMatch(/^Usage: pm \[options\] \[command\]\n/);
+    for (const args of [['--help'], ['-h'], ['help']]) {
+      const r = await pmBin(args, env);
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
+      expect(r.stdout).toBe(full.stdout);
+    }
+  });
+
+  it.skipIf(!HAS_SCRIPT)('wraps the root help to the width of a terminal', async () => {
+    const atWidth = async (cols: number) => {
+      const cmd = `stty cols ${cols}; "${process.execPath}" "${BIN}" --help`;
+      const { stdout } = await exec('script', ['-qec', cmd, '/dev/null'], { env });
+      return stdout.replace(/\r/g, '');
+    };
+    const wide = await atWidth(150);
+    const piped = (await pmBin(['--help'], env)).stdout;
+    // At 80 columns the --base-url description wraps onto a second line; at 150 it does not.
+    const oneLine = /--base-url <url> +the API base URL \(default: PM_BASE_URL, config, else the embedded default\)\n/;
+    expect(piped).not.toMatch(oneLine);
+    expect(wide).toMatch(oneLine);
+    expect(wide.split('\n').length).toBeLessThan(piped.split('\n').length);
   });
 
   it('exits 2 on a usage error, 3 on not found, 4 on a refused token', async () => {
