@@ -1,6 +1,8 @@
-// Bundles the CLI into a few files so that start-up reads little: dist/bundle/pm.js and the
-// chunks of what commands import lazily. Native and WebAssembly packages stay outside. Then
-// writes the root help as a pipe gets it, for bin/pm to print without loading the CLI.
+// Bundles the CLI into one CommonJS file, dist/bundle/pm.cjs: what a command imports lazily is
+// still evaluated only when imported, and Node 20 loads one CommonJS file faster than a graph of
+// ES module chunks (some 15-20 ms less for `pm properties list`, measured side by side). Native
+// and WebAssembly packages stay outside. Then writes the root help as a pipe gets it, for bin/pm
+// to print without loading the CLI.
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -26,23 +28,20 @@ const withoutHttp2 = {
 };
 
 await build({
-  entryPoints: { pm: 'src/cli/main.ts' },
-  outdir: 'dist/bundle',
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'dist/bundle/pm.cjs',
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
-  chunkNames: 'chunks/[name]-[hash]',
-  // Loaded by Node itself: native or WebAssembly code, and CommonJS packages imported lazily
-  // (an ES module bundle would give their named exports only under default).
+  // Loaded by Node itself from node_modules: native or WebAssembly code, and big packages few
+  // commands use.
   external: ['better-sqlite3', 'jq-web', 'typescript', 'cosmiconfig', 'cli-progress'],
   plugins: [withoutHttp2],
-  // CommonJS dependencies inside an ES module bundle need a require of their own.
-  banner: {
-    js: "import { createRequire as __pmCreateRequire } from 'node:module'; const require = __pmCreateRequire(import.meta.url);",
-  },
+  // The sources are ES modules: their import.meta.url is the bundle's own file URL.
+  define: { 'import.meta.url': '__pmImportMetaUrl' },
+  banner: { js: "const __pmImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });
 

@@ -17,21 +17,12 @@ import { registerTransfer } from './commands/transfer.js';
 
 let cachedVersion: string | undefined;
 
-/** pm's version, from its package.json (two folders up from dist/cli or dist/bundle/chunks, or three). */
+/** pm's version, from its package.json: two folders up from src/cli, dist/cli and dist/bundle alike. */
 export function version(): string {
-  if (cachedVersion) return cachedVersion;
-  for (const up of ['../../package.json', '../../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version: string };
-      if (pkg.name === 'pm-cli') {
-        cachedVersion = pkg.version;
-        return cachedVersion;
-      }
-    } catch {
-      // Not there: try the next folder up.
-    }
-  }
-  return '0.0.0';
+  cachedVersion ??= (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
+  return cachedVersion;
 }
 
 export const ROOT_HELP = `

@@ -532,40 +532,48 @@ describe('the README', () => {
 // ------------------------------------------------------------------ start-up
 
 describe('start-up', () => {
-  it('pm --version and pm --help load no help page and nothing completion needs', () => {
+  /** What a run of bin/pm requires (module names as asked for), logged by a preloaded hook. */
+  function required(args: string[]): { status: number | null; stdout: string; requests: string[] } {
     const dir = mkdtempSync(join(tmpdir(), 'pm-load-'));
-    const log = join(dir, 'loaded.txt');
+    const log = join(dir, 'required.txt');
+    const hook = join(dir, 'hook.cjs');
     writeFileSync(
-      join(dir, 'hooks.mjs'),
-      `import { appendFileSync } from 'node:fs';
-export async function load(url, context, next) {
-  appendFileSync(process.env.PM_LOAD_LOG, url + '\\n');
-  return next(url, context);
-}`,
+      hook,
+      `const Module = require('node:module');
+const load = Module._load;
+const seen = [];
+Module._load = function (request, ...rest) { seen.push(request); return load.call(this, request, ...rest); };
+process.on('exit', () => require('node:fs').writeFileSync(process.env.PM_LOAD_LOG, seen.join('\\n')));`,
     );
-    writeFileSync(
-      join(dir, 'register.mjs'),
-      `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`,
-    );
-    for (const args of [['--version'], ['--help']]) {
-      writeFileSync(log, '');
-      const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), join(ROOT, 'bin', 'pm'), ...args], {
-        env: { PATH: process.env.PATH, HOME: tempHome(), PM_LOAD_LOG: log },
-        encoding: 'utf8',
-      });
-      expect(r.status).toBe(0);
-      const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-      const dist = loaded.filter((u) => u.includes('/dist/'));
-      if (args[0] === '--version') expect(dist, 'pm --version reads nothing of the CLI').toEqual([]);
-      else expect(dist.some((u) => u.endsWith('/dist/bundle/pm.js'))).toBe(true);
-      // Lazily imported modules are chunks named after their module (help/dates -> dates-HASH.js);
-      // start-up loads only the entry and the shared chunks (chunk-HASH.js).
-      const late = loaded.filter(
-        (u) =>
-          (u.includes('/dist/bundle/chunks/') && !/\/chunks\/chunk-[A-Z0-9]+\.js$/.test(u)) ||
-          /cosmiconfig|chalk|undici|luxon|node:crypto/.test(u),
-      );
-      expect(late, args.join(' ')).toEqual([]);
+    const r = spawnSync(process.execPath, ['-r', hook, join(ROOT, 'bin', 'pm'), ...args], {
+      env: { PATH: process.env.PATH, HOME: tempHome(), PM_LOAD_LOG: log },
+      encoding: 'utf8',
+    });
+    return { status: r.status, stdout: r.stdout, requests: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+  }
+
+  it('pm --version and the root help into a pipe read nothing of the CLI', () => {
+    for (const args of [['--version'], ['--help'], ['-h'], ['help']]) {
+      const r = required(args);
+      expect(r.status, args.join(' ')).toBe(0);
+      expect(r.stdout.length).toBeGreaterThan(0);
+      expect(
+        r.requests.filter((m) => m.includes('dist')),
+        args.join(' '),
+      ).toEqual([]);
     }
+  });
+
+  it('the full CLI loads no HTTP client, server, config loader, date or jq library for --help', () => {
+    // --no-color: not the fast path, so the bundle runs and commander renders the help.
+    const r = required(['--no-color', '--help']);
+    expect(r.status).toBe(0);
+    expect(r.requests.some((m) => m.endsWith('dist/bundle/pm.cjs'))).toBe(true);
+    const late = r.requests.filter((m) =>
+      /^(node:)?(net|http|https|tls|crypto|zlib)$|better-sqlite3|cosmiconfig|luxon|chrono-node|jq-web|cli-progress/.test(
+        m,
+      ),
+    );
+    expect(late).toEqual([]);
   });
 });
