@@ -4,11 +4,16 @@
  * at once migrate it once.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { MIGRATIONS } from './schema.js';
 
-export type DB = Database.Database;
+// Required rather than imported: an ES import of this CommonJS module has Node scan its source for
+// export names on every run.
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+
+export type DB = BetterSqlite3.Database;
 
 export const BUSY_TIMEOUT_MS = 10_000;
 

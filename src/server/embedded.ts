@@ -1,10 +1,11 @@
 /**
- * The embedded default without a socket: the same app (routes, auth, validation, SQL) answering
- * the CLI's requests in-process, through a dispatcher the HTTP client uses like any other. It
- * saves a CLI run the cost of an HTTP server, a client connection pool and a round trip.
+ * The embedded default without a socket: the API's request handling (routes, auth, validation,
+ * SQL) answering the CLI's requests in-process, through a dispatcher the HTTP client uses like any
+ * other. It saves a CLI run the cost of an HTTP server, a client connection pool and a round trip;
+ * and, calling the handling directly, that of loading hono and Node's fetch classes.
  */
 import { Readable } from 'node:stream';
-import { createApp } from './app.js';
+import { bodyTooLarge, createApi, MAX_BODY_BYTES } from './api.js';
 import { bootstrap, openStore, readLocalToken, type Store } from './store.js';
 
 /** The origin requests to the embedded default are addressed to (never looked up, never dialled). */
@@ -37,24 +38,29 @@ export function openEmbedded(dataFile: string): Embedded {
   const store = openStore(dataFile);
   try {
     const token = bootstrap(store) ?? readLocalToken(dataFile) ?? (bootstrap(store, { ensure: true }) as string);
-    const app = createApp({ repo: store.repo });
+    const api = createApi({ repo: store.repo });
     const dispatcher: InProcessDispatcher = {
       async request(opts) {
         opts.signal?.throwIfAborted();
-        const url = `${EMBEDDED_ORIGIN}${opts.path}`;
-        const res = await app.fetch(
-          new Request(url, {
-            method: opts.method,
-            headers: opts.headers ?? {},
-            ...(opts.body !== undefined ? { body: opts.body } : {}),
-          }),
-        );
-        const headers: Record<string, string> = {};
-        res.headers.forEach((v, k) => {
-          headers[k] = v;
+        // Header names are case-insensitive, and the handling asks for them in lower case.
+        const headers = new Map<string, string>();
+        for (const [k, v] of Object.entries(opts.headers ?? {})) headers.set(k.toLowerCase(), v);
+        const res = await api({
+          method: opts.method,
+          url: `${EMBEDDED_ORIGIN}${opts.path}`,
+          header: (name) => headers.get(name),
+          readBody: async () => {
+            const bytes = Buffer.from(opts.body ?? '');
+            if (bytes.length > MAX_BODY_BYTES) throw bodyTooLarge();
+            // Decoded as a server decodes the bytes it receives (a leading BOM is dropped).
+            return new TextDecoder().decode(bytes);
+          },
         });
-        const bytes = Buffer.from(await res.arrayBuffer());
-        return { statusCode: res.status, headers, body: Readable.from(bytes.length ? [bytes] : []) };
+        // Lower case, as undici gives them.
+        const answer: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) answer[k.toLowerCase()] = v;
+        const bytes = res.body === undefined ? [] : [Buffer.from(JSON.stringify(res.body))];
+        return { statusCode: res.status, headers: answer, body: Readable.from(bytes) };
       },
       async close() {},
     };

@@ -1,6 +1,7 @@
 /**
- * The server's one public entry: open a data file, and start listening. Used by `pm serve`, by
- * the CLI's embedded default, and by the tests.
+ * The server's one public entry: open a data file, and start listening. Used by `pm serve` and by
+ * the tests. The CLI's embedded default imports embedded.ts by itself, not through here, so that a
+ * CLI run does not load hono.
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -12,6 +13,7 @@ export { parseRateLimit } from './ratelimit.js';
 export type { RateLimit } from './ratelimit.js';
 export { Repository } from './repository.js';
 export { bootstrap, openStore, readLocalToken, type Store } from './store.js';
+export { type Embedded, openEmbedded } from './embedded.js';
 
 export interface ServerOptions {
   readonly dataFile: string;

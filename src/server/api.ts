@@ -1,0 +1,315 @@
+/**
+ * The API's request handling, independent of any HTTP framework: routes derived from the resource
+ * descriptions, auth, scopes and the rate limit, body checks, pagination, and errors as the API
+ * answers them. `pm serve` reaches it through hono (app.ts); the CLI's embedded default calls it
+ * in-process (embedded.ts), which is why nothing here may load hono or the WHATWG fetch classes
+ * (Request, Response, Headers): on Node 20, loading those costs a CLI run some 25 ms.
+ */
+import { RESOURCES, resourceByPath } from '../resources/index.js';
+import type { ResourceDef } from '../resources/types.js';
+import { ApiError, QueryError } from '../core/errors.js';
+import { parseListQuery } from '../core/query.js';
+import { validateBody } from '../core/validate.js';
+import type { RateLimiter } from './ratelimit.js';
+import type { Principal, Repository } from './repository.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ApiOptions {
+  readonly repo: Repository;
+  readonly now?: () => number;
+  readonly rateLimiter?: RateLimiter;
+  /** Where unexpected errors are reported (never to the client). */
+  readonly logError?: (err: unknown) => void;
+}
+
+/** A request, as an adapter hands it over. */
+export interface ApiRequest {
+  readonly method: string;
+  /** The full URL: its path is routed; pagination links and Location headers are made from it. */
+  readonly url: string;
+  /** A request header by its lower-case name. */
+  header(name: string): string | undefined;
+  /** The body as text; throws bodyTooLarge() past MAX_BODY_BYTES. Called at most once. */
+  readBody(): Promise<string>;
+}
+
+/** The answer: status, headers, and a JSON value to send (none on 204, nor to HEAD). */
+export interface ApiResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body?: unknown;
+}
+
+export type Api = (req: ApiRequest) => Promise<ApiResponse>;
+
+export function bodyTooLarge(): ApiError {
+  return new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+}
+
+/** One request on its way through: what the handlers read, and the headers they set. */
+interface Exchange {
+  readonly req: ApiRequest;
+  readonly url: URL;
+  /** Set along the way; they stay on an error answer too (the rate limit's, for one). */
+  readonly headers: Record<string, string>;
+  /** The body, read once. */
+  body(): Promise<string>;
+}
+
+type Answer = { readonly status: number; readonly body?: unknown };
+type Handler = (x: Exchange, uuid: string) => Answer | Promise<Answer>;
+type Access = 'read' | 'write';
+
+/** One path of a resource: its handlers by method, and the Allow header for any other method. */
+interface Route {
+  readonly resource: ResourceDef;
+  readonly handlers: ReadonlyMap<string, Handler>;
+  readonly allow: string;
+}
+
+/** The three paths a resource can have: /{path}, /{path}/{uuid} and /{path}/{uuid}/notes. */
+interface Routes {
+  readonly base?: Route;
+  readonly item?: Route;
+  readonly notes?: Route;
+}
+
+export function createApi(opts: ApiOptions): Api {
+  const { repo, rateLimiter } = opts;
+  const now = opts.now ?? Date.now;
+
+  /** Authenticates, checks the scope, applies the rate limit. */
+  function authorize(x: Exchange, scopes: readonly string[]): Principal {
+    const header = x.req.header('authorization') ?? '';
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const principal = m ? repo.authenticate(m[1] as string) : undefined;
+    if (!principal) throw new ApiError(401, 'Unauthenticated.', undefined, { 'WWW-Authenticate': 'Bearer realm="pm"' });
+    if (rateLimiter) {
+      const d = rateLimiter.hit(principal.userId);
+      Object.assign(x.headers, d.headers);
+      if (!d.allowed) throw new ApiError(429, 'Too Many Attempts.', undefined, d.headers);
+    }
+    const missing = scopes.filter((s) => !principal.scopes.has(s));
+    if (missing.length)
+      throw new ApiError(403, `This action is unauthorized: the token lacks the ${missing.join(', ')} scope.`);
+    return principal;
+  }
+
+  const scope = (r: ResourceDef, a: Access) => `${r.scope}.${a}`;
+
+  function pageLink(x: Exchange, page: number): string {
+    const u = new URL(x.url);
+    u.searchParams.set('page', String(page));
+    return u.toString();
+  }
+
+  const routes = new Map<string, Routes>();
+  for (const r of RESOURCES) {
+    const base = new Map<string, Handler>();
+    const item = new Map<string, Handler>();
+    if (r.verbs.list)
+      base.set('GET', (x) => {
+        const p = authorize(x, relationScopes(x.url, r));
+        const q = parseListQuery(r, x.url.searchParams, now());
+        const { records, total } = repo.list(p.accountId, r, q);
+        const totalPages = Math.max(1, Math.ceil(total / q.perPage));
+        const links: Record<string, string> = {};
+        if (q.page < totalPages) links.next = pageLink(x, q.page + 1);
+        if (q.page > 1) links.previous = pageLink(x, Math.min(q.page - 1, totalPages));
+        const pagination = {
+          total,
+          count: records.length,
+          per_page: q.perPage,
+          current_page: q.page,
+          total_pages: totalPages,
+          links,
+        };
+        return { status: 200, body: { data: records, meta: { pagination } } };
+      });
+    if (r.verbs.create && !r.createUnderParent)
+      base.set(
+        'POST',
+        withBody(async (x) => {
+          const p = authorize(x, [scope(r, 'write')]);
+          singleQuery(x.url, r, false);
+          const body = validateBody(r, await readJson(x), 'create');
+          const rec = repo.create(p.accountId, r, body);
+          x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
+          return { status: 201, body: { data: rec } };
+        }),
+      );
+    if (r.verbs.get)
+      item.set('GET', (x, uuid) => {
+        const p = authorize(x, [scope(r, 'read')]);
+        const embed = singleQuery(x.url, r, true);
+        return { status: 200, body: { data: repo.get(p.accountId, r, uuid, embed) } };
+      });
+    if (r.verbs.update)
+      item.set(
+        'PUT',
+        withBody(async (x, uuid) => {
+          const p = authorize(x, [scope(r, 'write')]);
+          singleQuery(x.url, r, false);
+          const body = validateBody(r, await readJson(x), 'update');
+          return { status: 200, body: { data: repo.update(p.accountId, r, uuid, body) } };
+        }),
+      );
+    if (r.verbs.delete)
+      item.set('DELETE', (x, uuid) => {
+        const p = authorize(x, [scope(r, 'write')]);
+        singleQuery(x.url, r, false);
+        repo.delete(p.accountId, r, uuid);
+        return { status: 204 };
+      });
+    const notes = r.hasNotes ? resourceByPath('notes') : undefined;
+    const nested = new Map<string, Handler>();
+    if (notes)
+      nested.set(
+        'POST',
+        withBody(async (x, uuid) => {
+          const p = authorize(x, [scope(notes, 'write')]);
+          singleQuery(x.url, notes, false);
+          const body = validateBody(notes, await readJson(x), 'create');
+          const rec = repo.create(p.accountId, notes, body, { resource: r, uuid });
+          x.headers.Location = `${x.url.origin}/notes/${rec.uuid}`;
+          return { status: 201, body: { data: rec } };
+        }),
+      );
+    const route = (handlers: Map<string, Handler>): Route | undefined => {
+      if (!handlers.size) return undefined;
+      const methods = [...handlers.keys()];
+      if (handlers.has('GET')) methods.push('HEAD');
+      return { resource: r, handlers, allow: methods.join(', ') };
+    };
+    routes.set(r.path, { base: route(base), item: route(item), notes: route(nested) });
+  }
+
+  /** The route of a path (its segments decoded as hono decodes them), and the uuid in it. */
+  function match(pathname: string): { route: Route; uuid: string } | undefined {
+    const [root, name, uuid, sub, ...rest] = pathname.split('/');
+    if (root !== '' || name === undefined || rest.length) return undefined;
+    const found = routes.get(decodeSegment(name));
+    if (uuid === undefined) return found?.base && { route: found.base, uuid: '' };
+    if (uuid === '') return undefined;
+    if (sub === undefined) return found?.item && { route: found.item, uuid: decodeSegment(uuid) };
+    return decodeSegment(sub) === 'notes' && found?.notes
+      ? { route: found.notes, uuid: decodeSegment(uuid) }
+      : undefined;
+  }
+
+  return async (req) => {
+    const url = new URL(req.url);
+    let read: Promise<string> | undefined;
+    const x: Exchange = {
+      req,
+      url,
+      headers: {},
+      body: () => {
+        read ??= req.readBody();
+        return read;
+      },
+    };
+    try {
+      const found = match(url.pathname);
+      if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
+      const handler = found.route.handlers.get(req.method === 'HEAD' ? 'GET' : req.method);
+      if (!handler) {
+        const hint = found.route.resource.path === 'notes' && req.method === 'PUT' ? ' Notes cannot be updated.' : '';
+        throw new ApiError(405, `The ${req.method} method is not supported for this route.${hint}`, undefined, {
+          Allow: found.route.allow,
+        });
+      }
+      const { status, body } = await handler(x, found.uuid);
+      return respond(req, status, x.headers, body);
+    } catch (err) {
+      if (err instanceof ApiError) return respond(req, err.status, { ...x.headers, ...err.headers }, err.toBody());
+      opts.logError?.(err);
+      return respond(req, 500, x.headers, { message: 'Server Error' });
+    }
+  };
+}
+
+function respond(req: ApiRequest, status: number, headers: Record<string, string>, body: unknown): ApiResponse {
+  if (body === undefined) return { status, headers };
+  headers['Content-Type'] = 'application/json';
+  // HEAD is answered as GET, headers and all, without the body.
+  return req.method === 'HEAD' ? { status, headers } : { status, headers, body };
+}
+
+/**
+ * The body limit comes before anything else on a route that takes a body, as it did with hono's
+ * bodyLimit in front of the handlers: a declared length over the limit is refused unread, and a
+ * body of undeclared length is read first, up to the limit.
+ */
+function withBody(handler: Handler): Handler {
+  return async (x, uuid) => {
+    const length = x.req.header('transfer-encoding') === undefined ? x.req.header('content-length') : undefined;
+    if (length === undefined) await x.body();
+    else if (Number.parseInt(length, 10) > MAX_BODY_BYTES) throw bodyTooLarge();
+    return handler(x, uuid);
+  };
+}
+
+async function readJson(x: Exchange): Promise<unknown> {
+  const type = x.req.header('content-type') ?? '';
+  const [mime = '', ...params] = type.split(';').map((s) => s.trim().toLowerCase());
+  const charset = params.find((p) => p.startsWith('charset='))?.slice(8);
+  if (mime !== 'application/json' || (charset && charset !== 'utf-8' && charset !== 'utf8'))
+    throw new ApiError(
+      415,
+      `The request body must be sent as Content-Type: application/json (got "${type || 'none'}").`,
+    );
+  const text = await x.body();
+  if (text.trim() === '') throw new ApiError(400, 'The request body is empty; send a JSON object.');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ApiError(400, `The request body is not valid JSON: ${(e as Error).message}.`);
+  }
+}
+
+/** Query parameters on endpoints other than list: only embed, where the resource has embeds. */
+function singleQuery(url: URL, r: ResourceDef, allowEmbed: boolean): string[] {
+  let embed: string[] = [];
+  for (const [k, v] of url.searchParams) {
+    if (k === 'embed' && allowEmbed && r.embeds?.length) {
+      embed = v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const e of embed)
+        if (!r.embeds.includes(e))
+          throw new QueryError('embed', `Unknown embed "${e}". ${r.path} can embed: ${r.embeds.join(', ')}.`);
+    } else throw new QueryError(k, `Unknown query parameter "${k}" for this endpoint.`);
+  }
+  return embed;
+}
+
+/** A list with relational filters also reads the related resources. */
+function relationScopes(url: URL, r: ResourceDef): string[] {
+  const scopes = new Set([`${r.scope}.read`]);
+  for (const k of url.searchParams.keys()) {
+    const base = k.split('[')[0];
+    const rel = r.relations?.find((x) => x.name === base);
+    if (rel) scopes.add(`${resourceByPath(rel.target).scope}.read`);
+    if (base === 'custom_fields' && r.customFieldEntity) scopes.add('custom-fields.read');
+  }
+  return [...scopes];
+}
+
+/** A path segment decoded as hono's router decodes it: an escape that is not valid stays as it is. */
+function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
+}
