@@ -73,7 +73,8 @@ export class TimeFormatter {
 let relativeFormat: Intl.RelativeTimeFormat | undefined;
 
 function scaled(seconds: number, wholeDays: boolean): string {
-  const RELATIVE = (relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' }));
+  relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+  const RELATIVE = relativeFormat;
   const a = Math.abs(seconds);
   const days = seconds / 86_400;
   if (!wholeDays) {
