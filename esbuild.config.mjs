@@ -39,6 +39,9 @@ await build({
   // commands use.
   external: ['better-sqlite3', 'jq-web', 'typescript', 'cosmiconfig', 'cli-progress'],
   plugins: [withoutHttp2],
+  // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
+  // with V8's code cache (vm.Script), where a real import() would have no loader to call.
+  supported: { 'dynamic-import': false },
   // The sources are ES modules: their import.meta.url is the bundle's own file URL.
   define: { 'import.meta.url': '__pmImportMetaUrl' },
   banner: { js: "const __pmImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },

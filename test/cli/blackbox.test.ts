@@ -3,7 +3,8 @@
  * embedded default with an empty HOME.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { BIN, pmBin, tempHome } from '../helpers/cli.js';
 
 const exec = promisify(execFile);
+/** Node 22.1 and later keep the compile cache themselves; bin/pm keeps its own only before that. */
+const NODE_HAS_COMPILE_CACHE = 'enableCompileCache' in Module;
 /** util-linux's script(1), to run pm on a terminal of a chosen width. */
 const HAS_SCRIPT = (() => {
   try {
@@ -71,6 +74,42 @@ describe('bin/pm', () => {
     expect(wide).toMatch(oneLine);
     expect(wide.split('\n').length).toBeLessThan(piped.split('\n').length);
   });
+
+  it.skipIf(NODE_HAS_COMPILE_CACHE)(
+    'keeps a V8 code cache of the bundle, and runs alike with a bad or no cache',
+    async () => {
+      const cacheHome = join(tempHome(), 'cache');
+      const env2 = { ...env, XDG_CACHE_HOME: cacheHome };
+      const dir = join(cacheHome, 'pm', 'v8');
+      const list = async (e: Record<string, string>) => {
+        const r = await pmBin(['reminders', 'list', '--json', 'title'], e);
+        expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+        return r.stdout;
+      };
+      await pmBin(['reminders', 'create', '--title', 'cached', '--due-at', '2027-01-01'], env);
+      const first = await list(env2);
+      expect(JSON.parse(first)).toContainEqual({ title: 'cached' });
+      const files = readdirSync(dir);
+      expect(files).toHaveLength(1);
+      const cache = join(dir, files[0] as string);
+      expect(statSync(cache).mode & 0o777).toBe(0o600);
+      const made = readFileSync(cache);
+      expect(made.length).toBeGreaterThan(10_000);
+      expect(await list(env2)).toBe(first);
+      // A damaged cache is refused by V8: the run compiles afresh, answers the same, and rewrites it.
+      writeFileSync(cache, Buffer.alloc(made.length, 7));
+      expect(await list(env2)).toBe(first);
+      expect(readFileSync(cache).equals(Buffer.alloc(made.length, 7))).toBe(false);
+      expect(await list(env2)).toBe(first);
+      // No cache where it cannot be written (the cache home is a file), nor when it is turned off.
+      const blocked = join(tempHome(), 'not-a-dir');
+      writeFileSync(blocked, '');
+      expect(await list({ ...env, XDG_CACHE_HOME: blocked })).toBe(first);
+      const off = join(tempHome(), 'cache');
+      expect(await list({ ...env, XDG_CACHE_HOME: off, NODE_DISABLE_COMPILE_CACHE: '1' })).toBe(first);
+      expect(existsSync(off)).toBe(false);
+    },
+  );
 
   it('exits 2 on a usage error, 3 on not found, 4 on a refused token', async () => {
     expect((await pmBin(['properties', 'list', '--bedrooms', 'many'], env)).code).toBe(2);

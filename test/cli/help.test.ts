@@ -546,7 +546,8 @@ Module._load = function (request, ...rest) { seen.push(request); return load.cal
 process.on('exit', () => require('node:fs').writeFileSync(process.env.PM_LOAD_LOG, seen.join('\\n')));`,
     );
     const r = spawnSync(process.execPath, ['-r', hook, join(ROOT, 'bin', 'pm'), ...args], {
-      env: { PATH: process.env.PATH, HOME: tempHome(), PM_LOAD_LOG: log },
+      // Without the code cache, the bundle is loaded by require, where the hook sees it.
+      env: { PATH: process.env.PATH, HOME: tempHome(), PM_LOAD_LOG: log, NODE_DISABLE_COMPILE_CACHE: '1' },
       encoding: 'utf8',
     });
     return { status: r.status, stdout: r.stdout, requests: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
