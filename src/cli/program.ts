@@ -53,7 +53,7 @@ Environment:
   CI              when "true" or "1", pm never prompts (as --no-input)
   XDG_CONFIG_HOME where the user config lives (pm/config.json)
   XDG_DATA_HOME   where the embedded default keeps its data (pm/pm.db)
-  XDG_CACHE_HOME  where tab completion keeps uuids for a few seconds (pm/completion)
+  XDG_CACHE_HOME  caches: uuids for tab completion (pm/completion), compiled code (pm/v8)
 
 Exit codes:
   0   success (an empty list too)
