@@ -13,7 +13,6 @@ export { parseRateLimit } from './ratelimit.js';
 export type { RateLimit } from './ratelimit.js';
 export { Repository } from './repository.js';
 export { bootstrap, openStore, readLocalToken, type Store } from './store.js';
-export { type Embedded, openEmbedded } from './embedded.js';
 
 export interface ServerOptions {
   readonly dataFile: string;

@@ -16,7 +16,8 @@ export interface BuiltServer {
   remove(): void;
 }
 
-export function buildServer(prefix = 'pm-build-'): BuiltServer {
+/** Compiles src/server/index.ts and, beside it, the other entries given (paths under src/server). */
+export function buildServer(prefix = 'pm-build-', entries: readonly string[] = []): BuiltServer {
   const build = mkdtempSync(join(tmpdir(), prefix));
   symlinkSync(join(ROOT, 'node_modules'), join(build, 'node_modules'), 'dir');
   writeFileSync(join(build, 'package.json'), '{"type": "module"}\n');
@@ -25,6 +26,7 @@ export function buildServer(prefix = 'pm-build-'): BuiltServer {
     [
       join(ROOT, 'node_modules/typescript/bin/tsc'),
       join(ROOT, 'src/server/index.ts'),
+      ...entries.map((e) => join(ROOT, 'src/server', e)),
       ...['--outDir', join(build, 'dist'), '--rootDir', join(ROOT, 'src')],
       ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'],
       ...['--skipLibCheck', '--types', 'node', '--esModuleInterop', '--strict'],

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Embedded, openEmbedded } from '../../src/server/index.js';
+import { type Embedded, openEmbedded } from '../../src/server/embedded.js';
 import { type BuiltServer, buildServer } from '../helpers/build-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { propertyBody } from './fixtures.js';
@@ -63,7 +63,7 @@ describe('what the embedded default loads', () => {
   let built: BuiltServer;
   let dir: string;
   beforeAll(() => {
-    built = buildServer('pm-embedded-');
+    built = buildServer('pm-embedded-', ['embedded.ts']);
     dir = mkdtempSync(join(tmpdir(), 'pm-embedded-'));
   });
   afterAll(() => {
