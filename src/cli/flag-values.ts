@@ -114,7 +114,7 @@ export function filterQuery(
   const q = new URLSearchParams();
   const when: DateContext = { now, zone };
   for (const f of filterFields(r)) appendFilter(q, f, opts[optKey(f.name)], kebab(f.name), when);
-  for (const rel of r.relations ?? []) {
+  for (const rel of r.parents ?? []) {
     const target = resourceByPath(rel.target);
     const uuids = opts[optKey(rel.name)] as string[] | undefined;
     const wheres = (opts[optKey(`${rel.name}_where`)] as string[] | undefined) ?? [];
@@ -138,7 +138,7 @@ export function filterQuery(
     for (const [name, v] of Object.entries(inner))
       appendFilter(q, fieldOf(target, name) as FieldDef, v, `${rel.name}-where ${name}`, when, rel.name);
   }
-  if (r.customFieldEntity) {
+  if (r.customValues) {
     const pair = opts.customField as string | undefined;
     if (pair !== undefined) {
       const [name, value] = splitPair('custom-field', pair);
@@ -199,7 +199,7 @@ export function bodyFromFlags(
       const key = v.includes('@') && link.by.includes('email') ? 'email' : 'uuid';
       body[link.name] = { [key]: v };
     }
-  if (r.customValuesInput) {
+  if (r.customValues) {
     const pairs = (opts.customField as string[] | undefined) ?? [];
     if (pairs.length)
       body.custom_fields = pairs.map((p) => {

@@ -60,7 +60,7 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
         cmd.option(`--${flag} <text>`, filterHelp(f));
     }
   }
-  for (const rel of r.relations ?? []) {
+  for (const rel of r.parents ?? []) {
     const target = resourceByPath(rel.target);
     cmd.option(`--${rel.name} <uuid>`, `only those of this ${target.singular} (repeatable: any of them)`, collect);
     cmd.option(
@@ -69,7 +69,7 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
       collect,
     );
   }
-  if (r.customFieldEntity) {
+  if (r.customValues) {
     cmd.option(
       '--custom-field <name=value>',
       'only those whose custom field NAME has a value containing VALUE (NAME=: any value)',
@@ -111,7 +111,7 @@ export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'up
       const target = resourceByPath(link.target);
       cmd.option(`--${link.name} <${link.by.join('|')}>`, `the ${target.singular}, by ${link.by.join(' or ')}`);
     }
-  if (r.customValuesInput)
+  if (r.customValues)
     cmd.option(
       '--custom-field <name=value>',
       'set the value of the custom field named NAME (repeatable; NAME= clears it)',

@@ -60,8 +60,8 @@ const CUSTOM_KEYS = ['name', 'uuid', 'value'] as const;
 /** Every top-level query parameter a resource's list accepts, for messages and completion. */
 export function listParameters(resource: ResourceDef): string[] {
   const out = filterFields(resource).map((f) => f.name);
-  for (const r of resource.relations ?? []) out.push(`${r.name}[...]`);
-  if (resource.customFieldEntity) out.push('custom_fields[name|uuid|value]');
+  for (const r of resource.parents ?? []) out.push(`${r.name}[...]`);
+  if (resource.customValues) out.push('custom_fields[name|uuid|value]');
   out.push('page', 'per_page');
   if (resource.embeds?.length) out.push('embed');
   return out;
@@ -191,14 +191,14 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       conditions.push(fieldCondition(field, key, values, now));
       continue;
     }
-    const rel = resource.relations?.find((r) => r.name === key.base);
+    const rel = resource.parents?.find((r) => r.name === key.base);
     if (rel && key.path.length === 1) {
       const entry = relationKeys.get(rel.name) ?? { rel, keys: [] };
       entry.keys.push([key, values]);
       relationKeys.set(rel.name, entry);
       continue;
     }
-    if (key.base === 'custom_fields' && resource.customFieldEntity && key.path.length === 1) {
+    if (key.base === 'custom_fields' && resource.customValues && key.path.length === 1) {
       const sub = key.path[0] as (typeof CUSTOM_KEYS)[number];
       if (!CUSTOM_KEYS.includes(sub))
         throw new QueryError(raw, `Unknown filter "${raw}": custom_fields takes [name], [uuid] or [value].`);
@@ -237,7 +237,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
     }
     conditions.push({ kind: 'relation', relation: rel, target, conditions: inner });
   }
-  if (hasCustom && resource.customFieldEntity)
-    conditions.push({ kind: 'custom', entity: resource.customFieldEntity, ...custom });
+  if (hasCustom && resource.customValues)
+    conditions.push({ kind: 'custom', entity: resource.customValues.entity, ...custom });
   return { conditions, page, perPage, embed };
 }

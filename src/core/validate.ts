@@ -163,7 +163,7 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
     const f = resource.fields.find((x) => x.name === key);
     if (f?.readOnly) bag.add(key, `The ${label(key)} field is read-only.`);
     else if (f) continue;
-    else if (key === 'custom_fields' && resource.customValuesInput) customValues = checkCustomValues(input[key], bag);
+    else if (key === 'custom_fields' && resource.customValues) customValues = checkCustomValues(input[key], bag);
     else if (mode === 'create' && resource.linkOnCreate?.some((l) => l.name === key)) {
       const link = resource.linkOnCreate.find((l) => l.name === key);
       const v = input[key];

@@ -1,4 +1,4 @@
-import type { FieldDef, ResourceDef } from './types.js';
+import type { FieldDef, RelationDef, ResourceDef } from './types.js';
 
 export type * from './types.js';
 
@@ -54,8 +54,21 @@ const flag = (name: string, description: string): FieldDef => ({
 });
 
 const counts: readonly FieldDef[] = [
-  { name: 'num_attachments', kind: 'int', description: 'number of attachments', readOnly: true, computed: 'zero' },
-  { name: 'num_notes', kind: 'int', description: 'number of notes', readOnly: true, computed: 'notes', column: true },
+  {
+    name: 'num_attachments',
+    kind: 'int',
+    description: 'number of attachments',
+    readOnly: true,
+    computed: { zero: true },
+  },
+  {
+    name: 'num_notes',
+    kind: 'int',
+    description: 'number of notes',
+    readOnly: true,
+    computed: { count: 'notes' },
+    column: true,
+  },
 ];
 
 const allVerbs = { list: true, get: true, create: true, update: true, delete: true } as const;
@@ -63,6 +76,7 @@ const allVerbs = { list: true, get: true, create: true, update: true, delete: tr
 export const properties: ResourceDef = {
   path: 'properties',
   singular: 'property',
+  plural: 'properties',
   scope: 'properties',
   table: 'properties',
   verbs: allVerbs,
@@ -94,16 +108,15 @@ export const properties: ResourceDef = {
     flag('has_parking', 'has parking'),
     ...counts,
   ],
-  customFieldEntity: 2,
+  customValues: { entity: 2, column: 'property_id' },
   embeds: ['custom_fields', 'contact'],
-  hasNotes: true,
   linkOnCreate: [{ name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'] }],
-  customValuesInput: true,
 };
 
 export const contacts: ResourceDef = {
   path: 'contacts',
   singular: 'contact',
+  plural: 'contacts',
   scope: 'contacts',
   table: 'contacts',
   verbs: allVerbs,
@@ -120,18 +133,23 @@ export const contacts: ResourceDef = {
     text('postcode', 'postcode', { filter: 'postcode' }),
     ...counts,
   ],
-  customFieldEntity: 1,
+  customValues: { entity: 1, column: 'contact_id' },
   embeds: ['custom_fields'],
-  hasNotes: true,
-  customValuesInput: true,
 };
 
-export const ENTITY_TYPES: Readonly<Record<number, string>> = { 1: 'Contact', 2: 'Property' };
+/** The custom field entity types: a code per resource that custom fields attach to. */
+export const ENTITY_TYPES: Readonly<Record<number, string>> = Object.fromEntries(
+  [contacts, properties].map((r) => [
+    (r.customValues as { entity: number }).entity,
+    r.singular.charAt(0).toUpperCase() + r.singular.slice(1),
+  ]),
+);
 export const CUSTOM_FIELD_TYPES: Readonly<Record<number, string>> = { 1: 'Text' };
 
 export const customFields: ResourceDef = {
   path: 'custom-fields',
   singular: 'custom field',
+  plural: 'custom fields',
   scope: 'custom-fields',
   table: 'custom_fields',
   verbs: allVerbs,
@@ -175,12 +193,13 @@ export const customFields: ResourceDef = {
       example: '2',
     },
   ],
-  mayOmitPagination: true,
+  unique: [['entity_type', 'name']],
 };
 
 export const notes: ResourceDef = {
   path: 'notes',
   singular: 'note',
+  plural: 'notes',
   scope: 'notes',
   table: 'notes',
   verbs: { list: true, get: true, create: true, update: false, delete: true },
@@ -196,16 +215,17 @@ export const notes: ResourceDef = {
       column: true,
     },
   ],
-  relations: [
+  parents: [
     { name: 'property', target: 'properties', column: 'property_id' },
     { name: 'contact', target: 'contacts', column: 'contact_id' },
   ],
-  createUnderParent: ['properties', 'contacts'],
+  textInput: 'content',
 };
 
 export const reminders: ResourceDef = {
   path: 'reminders',
   singular: 'reminder',
+  plural: 'reminders',
   scope: 'reminders',
   table: 'reminders',
   verbs: allVerbs,
@@ -240,7 +260,7 @@ export const reminders: ResourceDef = {
       column: true,
     },
   ],
-  mayOmitDataWrapper: true,
+  agenda: { due: 'due_at' },
 };
 
 /** Every resource, in the order commands and docs list them. */
@@ -269,4 +289,43 @@ export function filterFields(resource: ResourceDef): FieldDef[] {
 }
 
 /** Every scope a token can carry. */
+/** The resource whose records are the custom fields that other resources' values refer to. */
+export const CUSTOM_FIELDS: ResourceDef = customFields;
+
+/** The resource custom fields of entity type `code` attach to. */
+export function ownerOfEntity(code: number): ResourceDef | undefined {
+  return RESOURCES.find((r) => r.customValues?.entity === code);
+}
+
+/** Resources whose records belong to a record of `r` (notes under a property): the nested routes. */
+export function childrenOf(r: ResourceDef): { child: ResourceDef; relation: RelationDef }[] {
+  const out: { child: ResourceDef; relation: RelationDef }[] = [];
+  for (const child of RESOURCES)
+    for (const relation of child.parents ?? []) if (relation.target === r.path) out.push({ child, relation });
+  return out;
+}
+
+/** The resources a record of `r` refers to: its parents, linked records, and its custom fields. */
+export function dependenciesOf(r: ResourceDef): ResourceDef[] {
+  const paths = new Set<string>();
+  for (const p of r.parents ?? []) paths.add(p.target);
+  for (const l of r.linkOnCreate ?? []) paths.add(l.target);
+  if (r.customValues) paths.add(CUSTOM_FIELDS.path);
+  return [...paths].map(resourceByPath);
+}
+
+/**
+ * Every resource, each after the resources its records refer to (a topological sort, otherwise
+ * in RESOURCES order): the order to import in, and to create tables in.
+ */
+export const DEPENDENCY_ORDER: readonly ResourceDef[] = (() => {
+  const done: ResourceDef[] = [];
+  while (done.length < RESOURCES.length) {
+    const next = RESOURCES.find((r) => !done.includes(r) && dependenciesOf(r).every((d) => done.includes(d)));
+    if (!next) throw new Error('the resource descriptions refer to each other in a cycle');
+    done.push(next);
+  }
+  return done;
+})();
+
 export const ALL_SCOPES: readonly string[] = RESOURCES.flatMap((r) => [`${r.scope}.read`, `${r.scope}.write`]);

@@ -31,8 +31,11 @@ export interface FieldDef {
   readonly description: string;
   /** Set by the server only (uuid, timestamps, counts): never accepted in a body. */
   readonly readOnly?: boolean;
-  /** Read-only value the server computes rather than stores: a live count of notes, or zero. */
-  readonly computed?: 'notes' | 'zero';
+  /**
+   * Read-only value the server computes rather than stores: a live count of the records of a child
+   * resource (`{ count: 'notes' }`: the notes whose parent is this record), or always zero.
+   */
+  readonly computed?: { readonly count: string } | { readonly zero: true };
   /** Whether null is an accepted value on input. */
   readonly nullable?: boolean;
   /** Required on create. */
@@ -57,16 +60,13 @@ export interface FieldDef {
   readonly example?: string;
 }
 
-/** A parent that notes can be created under. */
-export interface NoteParent {
-  readonly resource: string;
-}
-
 export interface ResourceDef {
   /** The URL path segment and the CLI command name: "properties", "custom-fields". */
   readonly path: string;
   /** The word for one record in messages: "property", "custom field". */
   readonly singular: string;
+  /** The word for several records in sentences: "properties", "custom fields". */
+  readonly plural: string;
   /** Scope prefix: tokens carry `<scope>.read` and `<scope>.write`. */
   readonly scope: string;
   /** SQL table name. */
@@ -80,31 +80,39 @@ export interface ResourceDef {
     readonly update: boolean;
     readonly delete: boolean;
   };
-  /** Entity type code of custom fields that attach to this resource (1 contact, 2 property). */
-  readonly customFieldEntity?: number;
+  /**
+   * Custom fields attach to this resource: create and update accept `custom_fields: [{name|uuid,
+   * value}]`, lists filter on `custom_fields[...]`, and `embed=custom_fields` shows the values.
+   */
+  readonly customValues?: CustomValuesDef;
   /** Names accepted by ?embed= on list and get. */
   readonly embeds?: readonly string[];
-  /** Notes can be created under this resource: POST /<path>/:uuid/notes. */
-  readonly hasNotes?: boolean;
   /**
-   * Relational filters on the list endpoint: `<name>[<filter of target>]=...`, matching records
-   * whose related record of resource `target` passes the inner filters.
+   * Each record belongs to exactly one record of one of these parents: it is created under it
+   * (POST /<parent>/{uuid}/<path>), listed by it (`<name>[<filter of parent>]=...`), and deleted
+   * with it.
    */
-  readonly relations?: readonly RelationDef[];
+  readonly parents?: readonly RelationDef[];
   /** Create input that is a relational filter naming exactly one record of `target`. */
   readonly linkOnCreate?: readonly LinkDef[];
-  /** Create (and update) accept `custom_fields: [{name|uuid, value}]`. */
-  readonly customValuesInput?: boolean;
-  /** Writes go through a parent (notes): POST only under /<parent>/:uuid/notes. */
-  readonly createUnderParent?: readonly string[];
-  /** Single GET may answer without the data wrapper on some servers (tolerance, client only). */
-  readonly mayOmitDataWrapper?: boolean;
-  /** The list response may have no meta.pagination on some servers (tolerance, client only). */
-  readonly mayOmitPagination?: boolean;
+  /** Sets of fields unique within an account (a clash is a 409). */
+  readonly unique?: readonly (readonly string[])[];
+  /** An input field long enough to be read from a file or piped stdin on create (a note's content). */
+  readonly textInput?: string;
+  /** The records have a date they are due by: `pm <path> due` shows them as an agenda. */
+  readonly agenda?: { readonly due: string };
+}
+
+/** Where a resource's custom field values live. */
+export interface CustomValuesDef {
+  /** The custom field's entity_type code for this resource (1 contact, 2 property). */
+  readonly entity: number;
+  /** Column of the custom values table pointing at the owning record. */
+  readonly column: string;
 }
 
 export interface RelationDef {
-  /** Query parameter name: property, contact. */
+  /** Query parameter and flag name: property, contact. */
   readonly name: string;
   /** Target resource path. */
   readonly target: string;

@@ -5,7 +5,7 @@
  * in-process (embedded.ts), which is why nothing here may load hono or the WHATWG fetch classes
  * (Request, Response, Headers): on Node 20, loading those costs a CLI run some 25 ms.
  */
-import { RESOURCES, resourceByPath } from '../resources/index.js';
+import { CUSTOM_FIELDS, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
 import { parseListQuery } from '../core/query.js';
@@ -68,11 +68,19 @@ interface Route {
   readonly allow: string;
 }
 
-/** The three paths a resource can have: /{path}, /{path}/{uuid} and /{path}/{uuid}/notes. */
+/** The paths a resource can have: /{path}, /{path}/{uuid} and /{path}/{uuid}/{child path}. */
 interface Routes {
-  readonly base?: Route;
-  readonly item?: Route;
-  readonly notes?: Route;
+  readonly base?: Route | undefined;
+  readonly item?: Route | undefined;
+  /** By the child resource's path: notes under a property. */
+  readonly nested: ReadonlyMap<string, Route | undefined>;
+}
+
+function route(handlers: Map<string, Handler>, resource: ResourceDef): Route | undefined {
+  if (!handlers.size) return undefined;
+  const methods = [...handlers.keys()];
+  if (handlers.has('GET')) methods.push('HEAD');
+  return { resource, handlers, allow: methods.join(', ') };
 }
 
 export function createApi(opts: ApiOptions): Api {
@@ -127,7 +135,7 @@ export function createApi(opts: ApiOptions): Api {
         };
         return { status: 200, body: { data: records, meta: { pagination } } };
       });
-    if (r.verbs.create && !r.createUnderParent)
+    if (r.verbs.create && !r.parents)
       base.set(
         'POST',
         withBody(async (x) => {
@@ -162,27 +170,24 @@ export function createApi(opts: ApiOptions): Api {
         repo.delete(p.accountId, r, uuid);
         return { status: 204 };
       });
-    const notes = r.hasNotes ? resourceByPath('notes') : undefined;
-    const nested = new Map<string, Handler>();
-    if (notes)
-      nested.set(
-        'POST',
-        withBody(async (x, uuid) => {
-          const p = authorize(x, [scope(notes, 'write')]);
-          singleQuery(x.url, notes, false);
-          const body = validateBody(notes, await readJson(x), 'create');
-          const rec = repo.create(p.accountId, notes, body, { resource: r, uuid });
-          x.headers.Location = `${x.url.origin}/notes/${rec.uuid}`;
-          return { status: 201, body: { data: rec } };
-        }),
-      );
-    const route = (handlers: Map<string, Handler>): Route | undefined => {
-      if (!handlers.size) return undefined;
-      const methods = [...handlers.keys()];
-      if (handlers.has('GET')) methods.push('HEAD');
-      return { resource: r, handlers, allow: methods.join(', ') };
-    };
-    routes.set(r.path, { base: route(base), item: route(item), notes: route(nested) });
+    const nested = new Map<string, Routes['base']>();
+    for (const { child } of childrenOf(r)) {
+      const handlers = new Map<string, Handler>();
+      if (child.verbs.create)
+        handlers.set(
+          'POST',
+          withBody(async (x, uuid) => {
+            const p = authorize(x, [scope(child, 'write')]);
+            singleQuery(x.url, child, false);
+            const body = validateBody(child, await readJson(x), 'create');
+            const rec = repo.create(p.accountId, child, body, { resource: r, uuid });
+            x.headers.Location = `${x.url.origin}/${child.path}/${rec.uuid}`;
+            return { status: 201, body: { data: rec } };
+          }),
+        );
+      nested.set(child.path, route(handlers, r));
+    }
+    routes.set(r.path, { base: route(base, r), item: route(item, r), nested });
   }
 
   /** The route of a path (its segments decoded as hono decodes them), and the uuid in it. */
@@ -193,9 +198,8 @@ export function createApi(opts: ApiOptions): Api {
     if (uuid === undefined) return found?.base && { route: found.base, uuid: '' };
     if (uuid === '') return undefined;
     if (sub === undefined) return found?.item && { route: found.item, uuid: decodeSegment(uuid) };
-    return decodeSegment(sub) === 'notes' && found?.notes
-      ? { route: found.notes, uuid: decodeSegment(uuid) }
-      : undefined;
+    const nested = found?.nested.get(decodeSegment(sub));
+    return nested ? { route: nested, uuid: decodeSegment(uuid) } : undefined;
   }
 
   return async (req) => {
@@ -215,7 +219,11 @@ export function createApi(opts: ApiOptions): Api {
       if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
       const handler = found.route.handlers.get(req.method === 'HEAD' ? 'GET' : req.method);
       if (!handler) {
-        const hint = found.route.resource.path === 'notes' && req.method === 'PUT' ? ' Notes cannot be updated.' : '';
+        const r = found.route.resource;
+        const hint =
+          req.method === 'PUT' && !r.verbs.update
+            ? ` ${r.plural.charAt(0).toUpperCase()}${r.plural.slice(1)} cannot be updated.`
+            : '';
         throw new ApiError(405, `The ${req.method} method is not supported for this route.${hint}`, undefined, {
           Allow: found.route.allow,
         });
@@ -291,9 +299,9 @@ function relationScopes(url: URL, r: ResourceDef): string[] {
   const scopes = new Set([`${r.scope}.read`]);
   for (const k of url.searchParams.keys()) {
     const base = k.split('[')[0];
-    const rel = r.relations?.find((x) => x.name === base);
+    const rel = r.parents?.find((x) => x.name === base);
     if (rel) scopes.add(`${resourceByPath(rel.target).scope}.read`);
-    if (base === 'custom_fields' && r.customFieldEntity) scopes.add('custom-fields.read');
+    if (base === 'custom_fields' && r.customValues) scopes.add(`${CUSTOM_FIELDS.scope}.read`);
   }
   return [...scopes];
 }

@@ -3,7 +3,7 @@
  * description, never from input; every value is bound. Statements are prepared once per SQL text.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { notes as notesResource, resourceByPath } from '../resources/index.js';
+import { childrenOf, ownerOfEntity, resourceByPath } from '../resources/index.js';
 import type { FieldDef, LinkDef, ResourceDef } from '../resources/types.js';
 import { formatDate, formatTimestamp, parseInstant } from '../core/datetime.js';
 import { ApiError, ErrorBag, ValidationError } from '../core/errors.js';
@@ -43,9 +43,12 @@ export function newToken(): string {
   return `pm_${randomBytes(32).toString('base64url')}`;
 }
 
-/** The column of notes that points at a parent of this resource, if notes hang off it. */
-function notesColumn(resource: ResourceDef): string | undefined {
-  return notesResource.relations?.find((r) => r.target === resource.path)?.column;
+/** A live count of a child resource's records, as a column expression of the parent's row. */
+function countSql(r: ResourceDef, f: FieldDef, alias: string): string | undefined {
+  const count = f.computed && 'count' in f.computed ? f.computed.count : undefined;
+  const link = count === undefined ? undefined : childrenOf(r).find(({ child }) => child.path === count);
+  if (!link) return undefined;
+  return `(SELECT COUNT(*) FROM ${link.child.table} c WHERE c.${link.relation.column} = ${alias}.id) AS "${f.name}"`;
 }
 
 /** Case folding for fuzzy filters: Unicode-aware, unlike SQLite's LIKE and lower(). */
@@ -191,9 +194,10 @@ export class Repository {
     const cols = [`${alias}.id AS _id`, `${alias}.uuid`, `${alias}.created_at`, `${alias}.updated_at`];
     for (const f of r.fields) for (const c of columnsOf(f)) cols.push(`${alias}."${c}"`);
     for (const l of r.linkOnCreate ?? []) cols.push(`${alias}.${l.column} AS _link_${l.name}`);
-    const nc = notesColumn(r);
-    if (nc && r.fields.some((f) => f.computed === 'notes'))
-      cols.push(`(SELECT COUNT(*) FROM notes n WHERE n.${nc} = ${alias}.id) AS num_notes`);
+    for (const f of r.fields) {
+      const count = countSql(r, f, alias);
+      if (count) cols.push(count);
+    }
     return cols.join(', ');
   }
 
@@ -242,7 +246,7 @@ export class Repository {
           break;
         }
         case 'custom': {
-          const col = r.customFieldEntity === 2 ? 'property_id' : 'contact_id';
+          const col = r.customValues?.column;
           const parts = ['cf.account_id = ?', 'cf.entity_type = ?'];
           params.push(this.accountParam, c.entity);
           if (c.name !== undefined) {
@@ -340,7 +344,7 @@ export class Repository {
   }
 
   private embedCustomFields(r: ResourceDef, rows: Row[], records: Record_[]): void {
-    const col = r.customFieldEntity === 2 ? 'property_id' : 'contact_id';
+    const col = r.customValues?.column;
     const ids = rows.map((row) => row._id as number);
     const byOwner = new Map<number, Record_[]>();
     if (ids.length) {
@@ -367,8 +371,7 @@ export class Repository {
   }
 
   private valueOut(f: FieldDef, row: Row): unknown {
-    if (f.computed === 'zero') return 0;
-    if (f.computed === 'notes') return row.num_notes ?? 0;
+    if (f.computed) return 'zero' in f.computed ? 0 : (row[f.name] ?? 0);
     const v = row[f.name];
     if (f.name === 'created_at' || f.name === 'updated_at') return formatTimestamp(v as number);
     switch (f.kind) {
@@ -428,20 +431,20 @@ export class Repository {
   }
 
   private setCustomValues(accountId: number, r: ResourceDef, ownerId: number, body: ValidBody, bag: ErrorBag): void {
-    if (!body.customValues || !r.customFieldEntity) return;
-    const col = r.customFieldEntity === 2 ? 'property_id' : 'contact_id';
+    if (!body.customValues || !r.customValues) return;
+    const { column: col, entity } = r.customValues;
     const resolved: [number, string | null][] = [];
     body.customValues.forEach((cv, i) => {
       const key = cv.name !== undefined ? 'name' : 'uuid';
       const row = this.stmt(`SELECT id FROM custom_fields WHERE account_id = ? AND entity_type = ? AND ${key} = ?`).get(
         accountId,
-        r.customFieldEntity,
+        entity,
         cv.name ?? cv.uuid,
       ) as { id: number } | undefined;
       if (!row)
         bag.add(
           `custom_fields.${i}.${key}`,
-          `No ${r.singular} custom field has ${key} "${cv.name ?? cv.uuid}"; create it with entity_type ${r.customFieldEntity}.`,
+          `No ${r.singular} custom field has ${key} "${cv.name ?? cv.uuid}"; create it with entity_type ${entity}.`,
         );
       else resolved.push([row.id, cv.value]);
     });
@@ -499,7 +502,7 @@ export class Repository {
       const cols = this.columnValues(r, body.values);
       Object.assign(cols, this.resolveLinks(accountId, r, body, bag));
       if (parent) {
-        const rel = r.relations?.find((x) => x.target === parent.resource.path);
+        const rel = r.parents?.find((x) => x.target === parent.resource.path);
         const p = this.mustFind(accountId, parent.resource, parent.uuid);
         if (rel) cols[rel.column] = p._id;
       }
@@ -562,5 +565,5 @@ export class Repository {
 }
 
 function entityName(code: number): string {
-  return code === 1 ? 'contacts' : 'properties';
+  return ownerOfEntity(code)?.plural ?? `entity type ${code}`;
 }

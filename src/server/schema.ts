@@ -54,10 +54,10 @@ function tableSql(r: ResourceDef): string[] {
   ];
   for (const f of r.fields) if (columnsOf(f).length) cols.push(...columnSql(f));
   for (const l of r.linkOnCreate ?? []) cols.push(`${l.column} INTEGER REFERENCES ${l.target}(id) ON DELETE SET NULL`);
-  const rels = r.relations ?? [];
+  const rels = r.parents ?? [];
   for (const rel of rels) cols.push(`${rel.column} INTEGER REFERENCES ${rel.target}(id) ON DELETE CASCADE`);
   if (rels.length) cols.push(`CHECK ((${rels.map((x) => `(${x.column} IS NOT NULL)`).join(' + ')}) = 1)`);
-  if (r.path === 'custom-fields') cols.push('UNIQUE (account_id, entity_type, name)');
+  for (const u of r.unique ?? []) cols.push(`UNIQUE (account_id, ${u.join(', ')})`);
 
   const out = [`CREATE TABLE ${r.table} (\n  ${cols.join(',\n  ')}\n)`];
   out.push(`CREATE INDEX ${r.table}_order ON ${r.table} (account_id, created_at, id)`);

@@ -38,13 +38,13 @@ async function readInput(file: string, deps: Deps): Promise<string> {
   }
 }
 
-/** The parent of a note record: its property or contact field. */
+/** The parent of a record created under one (a note): its property or contact field. */
 function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: string; uuid: string } | string {
-  const given = (r.createUnderParent ?? []).filter((p) => body[resourceByPath(p).singular] !== undefined);
-  const names = (r.createUnderParent ?? []).map((p) => resourceByPath(p).singular).join(' or ');
+  const given = (r.parents ?? []).filter((p) => body[p.name] !== undefined);
+  const names = (r.parents ?? []).map((p) => p.name).join(' or ');
   if (given.length !== 1) return given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`;
-  const pr = resourceByPath(given[0] as string);
-  return { resource: pr.path, uuid: String(body[pr.singular]) };
+  const p = given[0] as NonNullable<ResourceDef['parents']>[number];
+  return { resource: p.target, uuid: String(body[p.name]) };
 }
 
 /** Splits a record into what is sent and what addresses it (uuid, a note's parent). */
@@ -56,10 +56,10 @@ function prepare(r: ResourceDef, verb: Verb, rec: InputRecord): { body: Record<s
       problems.push('uuid: each record needs the uuid of the record to change');
     return { body, problems };
   }
-  if (r.createUnderParent) {
+  if (r.parents) {
     const p = parentOf(r, body);
     if (typeof p === 'string') problems.push(p);
-    for (const pp of r.createUnderParent) delete body[resourceByPath(pp).singular];
+    for (const pp of r.parents) delete body[pp.name];
   }
   return { body, problems };
 }
@@ -196,7 +196,7 @@ export async function runBulkWrite(
           if (existing !== undefined) return { status: 'skipped', uuid: existing };
           seen.set(k, '');
         }
-        const parent = r.createUnderParent ? (parentOf(r, rec.body) as { resource: string; uuid: string }) : undefined;
+        const parent = r.parents ? (parentOf(r, rec.body) as { resource: string; uuid: string }) : undefined;
         const got = await s.client.create(r, body, parent);
         if (keys) seen.set(keyOf(body), String(got.uuid));
         return { status: 'created', uuid: String(got.uuid) };

@@ -402,16 +402,15 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
         .filter((f) => f.nullable)
         .map((f) => ({ value: f.name, description: f.description })),
     };
-  const where = r.relations?.find((rel) => long === `--${rel.name}-where`);
+  const where = r.parents?.find((rel) => long === `--${rel.name}-where`);
   if (where) return whereValues(resourceByPath(where.target), cur, now);
   const related =
-    r.relations?.find((rel) => long === `--${rel.name}`)?.target ??
-    r.linkOnCreate?.find((l) => long === `--${l.name}`)?.target ??
-    r.createUnderParent?.find((p) => long === `--${resourceByPath(p).singular}`);
+    r.parents?.find((rel) => long === `--${rel.name}`)?.target ??
+    r.linkOnCreate?.find((l) => long === `--${l.name}`)?.target;
   if (related) return { candidates: await uuids(resourceByPath(related), ctx, cur) };
-  if (long === '--custom-field' && r.customFieldEntity !== undefined) {
+  if (long === '--custom-field' && r.customValues !== undefined) {
     if (cur.includes('=')) return NONE;
-    return { candidates: await customFieldNames(r.customFieldEntity, ctx), nospace: true };
+    return { candidates: await customFieldNames(r.customValues.entity, ctx), nospace: true };
   }
   const f = fieldOf(r, long.replace(/^--(no-)?/, '').replace(/-/g, '_'));
   if (!f) return NONE;

@@ -10,7 +10,7 @@ import type { ResourceDef } from '../../resources/types.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import { addFilterFlags, addInputFlags, kebab } from '../flags.js';
+import { addFilterFlags, addInputFlags, kebab, optKey } from '../flags.js';
 import { globalsOf } from '../program.js';
 import { addBulkFlags, type Verb } from '../bulk/flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
@@ -37,8 +37,7 @@ async function bulk(
 
 type Opts = Record<string, unknown>;
 
-/** "custom-fields" -> "custom fields", for sentences. */
-const plural = (r: ResourceDef): string => r.path.replace('-', ' ');
+const plural = (r: ResourceDef): string => r.plural;
 
 function addOutputFlags(cmd: Command): void {
   cmd
@@ -105,13 +104,10 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
   if (r.verbs.create) {
     const cmd = group.command('create').description(`Create a ${r.singular}`);
     addInputFlags(cmd, r, 'create');
-    if (r.createUnderParent) {
-      for (const parent of r.createUnderParent) {
-        const pr = resourceByPath(parent);
-        cmd.option(`--${pr.singular} <uuid>`, `the ${pr.singular} it belongs to`);
-      }
-      cmd.option('--content-file <file>', 'read the content from a file (- for stdin)');
-    }
+    for (const parent of r.parents ?? [])
+      cmd.option(`--${parent.name} <uuid>`, `the ${resourceByPath(parent.target).singular} it belongs to`);
+    if (r.textInput)
+      cmd.option(`--${kebab(r.textInput)}-file <file>`, `read the ${r.textInput} from a file (- for stdin)`);
     addBulkFlags(cmd, 'create');
     addOutputFlags(cmd);
     cmd.addHelpText('after', examples(r, 'create'));
@@ -174,7 +170,7 @@ function registerResource(program: Command, r: ResourceDef, deps: Deps): void {
       return runDelete(r, uuids, opts, c, deps);
     });
   }
-  if (r.path === 'reminders') registerDue(group, deps);
+  if (r.agenda) registerDue(group, deps);
 }
 
 // ------------------------------------------------------------------ run functions
@@ -331,30 +327,32 @@ async function runCreate(r: ResourceDef, opts: Opts, cmd: Command, deps: Deps): 
   const { printRecord } = await import('../output/index.js');
   const spec = await outputSpec(r, opts);
   let parent: { resource: string; uuid: string } | undefined;
-  if (r.createUnderParent) {
-    const given = r.createUnderParent.filter((pp) => opts[resourceByPath(pp).singular] !== undefined);
-    const flags = r.createUnderParent.map((pp) => `--${resourceByPath(pp).singular}`).join(' or ');
+  if (r.parents) {
+    const given = r.parents.filter((pp) => opts[optKey(pp.name)] !== undefined);
+    const flags = r.parents.map((pp) => `--${pp.name}`).join(' or ');
     if (given.length !== 1)
       throw usageError(
         given.length ? `give only one of ${flags}.` : `a ${r.singular} belongs to a parent: give ${flags}.`,
       );
-    const pr = resourceByPath(given[0] as string);
-    parent = { resource: pr.path, uuid: String(opts[pr.singular]) };
+    const pp = given[0] as NonNullable<ResourceDef['parents']>[number];
+    parent = { resource: pp.target, uuid: String(opts[optKey(pp.name)]) };
   }
   const { bodyFromFlags } = await import('../flag-values.js');
   const body = { ...(await dataOption(opts.data, deps)), ...bodyFromFlags(r, opts, 'create', when(deps)) };
-  if (r.createUnderParent && body.content === undefined) {
-    if (opts.contentFile !== undefined) {
-      const f = String(opts.contentFile);
+  const text = r.textInput;
+  if (text && body[text] === undefined) {
+    const fileOpt = opts[optKey(`${text}_file`)];
+    if (fileOpt !== undefined) {
+      const f = String(fileOpt);
       try {
-        body.content = f === '-' ? await readAllStdin(deps) : readFileSync(f, 'utf8');
+        body[text] = f === '-' ? await readAllStdin(deps) : readFileSync(f, 'utf8');
       } catch (e) {
         throw usageError(
-          `--content-file: cannot read ${f}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
+          `--${kebab(text)}-file: cannot read ${f}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
         );
       }
     } else if (!deps.io.stdin.isTTY && opts.data !== '-') {
-      body.content = (await readAllStdin(deps)).replace(/\n$/, '');
+      body[text] = (await readAllStdin(deps)).replace(/\n$/, '');
     }
   }
   await precheck(r, body, 'create');

@@ -114,17 +114,18 @@ async function importAccount(
       const where = `${fileOf(path)} line ${i + 1}`;
       const body = inputOf(r, rec);
       let parent: { resource: string; uuid: string } | undefined;
-      if (r.customValuesInput && Array.isArray(rec.custom_fields)) body.custom_fields = rec.custom_fields;
+      if (r.customValues && Array.isArray(rec.custom_fields)) body.custom_fields = rec.custom_fields;
       if (path === 'properties' && typeof rec.contact === 'string') {
         const to = map[rec.contact];
         if (!to) throw new CliError(EXIT.api, `${where}: its contact ${rec.contact} was not imported.`);
         body.contact = { uuid: to };
       }
-      if (r.createUnderParent) {
-        const pp = r.createUnderParent.find((p) => typeof rec[resourceByPath(p).singular] === 'string');
-        const old = pp ? String(rec[resourceByPath(pp).singular]) : undefined;
-        if (!pp || !old || !map[old]) throw new CliError(EXIT.api, `${where}: the note's parent was not imported.`);
-        parent = { resource: pp, uuid: map[old] as string };
+      if (r.parents) {
+        const pp = r.parents.find((p) => typeof rec[p.name] === 'string');
+        const old = pp ? String(rec[pp.name]) : undefined;
+        if (!pp || !old || !map[old])
+          throw new CliError(EXIT.api, `${where}: the ${r.singular}'s parent was not imported.`);
+        parent = { resource: pp.target, uuid: map[old] as string };
       }
       let created: Rec;
       try {

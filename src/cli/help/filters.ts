@@ -15,8 +15,8 @@ function flagOf(f: FieldDef): string {
 /** The filter flags of one resource's list command, in the order of its --help. */
 export function filterFlags(r: ResourceDef): string[] {
   const flags = filterFields(r).map(flagOf);
-  for (const rel of r.relations ?? []) flags.push(`--${rel.name}`, `--${rel.name}-where`);
-  if (r.customFieldEntity) flags.push('--custom-field', '--custom-value');
+  for (const rel of r.parents ?? []) flags.push(`--${rel.name}`, `--${rel.name}-where`);
+  if (r.customValues) flags.push('--custom-field', '--custom-value');
   return flags;
 }
 
@@ -29,7 +29,7 @@ function perResource(): string {
 function relationsSection(): string {
   const lines: string[] = [];
   for (const r of RESOURCES)
-    for (const rel of r.relations ?? []) {
+    for (const rel of r.parents ?? []) {
       const target = resourceByPath(rel.target);
       lines.push(
         `  ${`--${rel.name} UUID`.padEnd(30)} ${r.path} of this ${target.singular} (repeatable: any of them)`,
@@ -54,7 +54,7 @@ function relationsSection(): string {
 }
 
 export function filtersTopic(): string {
-  const custom = RESOURCES.filter((r) => r.customFieldEntity)
+  const custom = RESOURCES.filter((r) => r.customValues)
     .map((r) => r.path)
     .join(' and ');
   return `FILTERS

@@ -223,7 +223,7 @@ function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Record<stri
   return names;
 }
 
-const plural = (resource: ResourceDef): string => resource.path.replace(/-/g, ' ');
+const plural = (resource: ResourceDef): string => resource.plural;
 
 const colors = (d: Display): ChalkInstance => new Chalk({ level: d.color ? 1 : 0 });
 
