@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { fieldOf, resourceByPath } from '../../resources/index.js';
+import { fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { parseInstant } from '../../core/datetime.js';
 import { describeApiError, readAllStdin } from '../commands/shared.js';
