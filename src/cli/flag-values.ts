@@ -4,31 +4,12 @@
  * declares the flags, is loaded to build the program.
  */
 import { fieldOf, filterFields, inputFields, resourceByPath } from '../resources/index.js';
-import type { FieldDef, ResourceDef } from '../resources/types.js';
+import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 import { HumanDateError, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
+import { type ClientContext, FIELD_KINDS, FILTER_KINDS, KindError } from '../core/kinds.js';
+import { encodeListQuery } from '../core/query.js';
 import { usageError } from './errors.js';
 import { kebab, optKey } from './flags.js';
-
-function intValue(flag: string, v: string, f?: FieldDef): number {
-  if (!/^-?\d+$/.test(v.trim())) throw usageError(`--${flag} must be a whole number, not "${v}".`);
-  const n = Number(v);
-  if (f?.min !== undefined && n < f.min) throw usageError(`--${flag} must be at least ${f.min}, not ${n}.`);
-  if (f?.max !== undefined && n > f.max) throw usageError(`--${flag} must be at most ${f.max}, not ${n}.`);
-  return n;
-}
-
-/** A code flag takes the number or the name: --entity-type 2 or --entity-type property. */
-function codeValue(flag: string, v: string, f: FieldDef): number {
-  const codes = f.codes ?? {};
-  const byName = Object.entries(codes).find(([, name]) => name.toLowerCase() === v.trim().toLowerCase());
-  if (byName) return Number(byName[0]);
-  if (/^\d+$/.test(v.trim()) && v.trim() in codes) return Number(v.trim());
-  throw usageError(
-    `--${flag} must be one of ${Object.entries(codes)
-      .map(([c, n]) => `${c} (${n.toLowerCase()})`)
-      .join(', ')}, not "${v}".`,
-  );
-}
 
 /**
  * The clock and zone that dates people type are read against: "tomorrow 9am" needs both. `zone`
@@ -39,63 +20,31 @@ export interface DateContext {
   readonly zone?: string | undefined;
 }
 
-function dateError(flag: string, e: unknown): unknown {
-  return e instanceof HumanDateError ? usageError(`--${flag}: ${e.message}`, e.hint) : e;
+/** What the kinds read values a person typed with: the clock, the zone, and dates in words. */
+function clientContext(when: DateContext): ClientContext {
+  return {
+    ...when,
+    range: (text) => parseHumanRange(text, when),
+    instant: (text) => parseHumanInstant(text, when).iso,
+  };
 }
 
-/** A datetime filter value: ISO forms as given, words ("last 7 days") as an explicit UTC interval. */
-function rangeValue(flag: string, v: string, when: DateContext): string {
+/** A value typed for --flag, read by `read`; a value that does not fit is a usage error naming the flag. */
+function typed<T>(flag: string, read: () => T): T {
   try {
-    return parseHumanRange(v, when);
+    return read();
   } catch (e) {
-    throw dateError(flag, e);
+    if (e instanceof KindError) throw usageError(`--${flag} ${e.message}`, e.hint);
+    if (e instanceof HumanDateError) throw usageError(`--${flag}: ${e.message}`, e.hint);
+    throw e;
   }
 }
 
-/** Appends one filter field's flag value to the query, validating it. */
-function appendFilter(
-  q: URLSearchParams,
-  f: FieldDef,
-  raw: unknown,
-  flag: string,
-  when: DateContext,
-  prefix?: string,
-): void {
-  if (raw === undefined) return;
-  const key = prefix ? `${prefix}[${f.name}]` : f.name;
-  const values = Array.isArray(raw) ? (raw as string[]) : [raw];
-  switch (f.filter) {
-    case 'bool':
-      q.append(key, typeof raw === 'boolean' ? String(raw) : String(boolValue(flag, String(raw))));
-      return;
-    case 'exact':
-    case 'int':
-    case 'code': {
-      const vals = values.map((v) =>
-        f.filter === 'int'
-          ? String(intValue(flag, String(v)))
-          : f.filter === 'code'
-            ? String(codeValue(flag, String(v), f))
-            : String(v),
-      );
-      if (vals.length === 1) q.append(key, vals[0] as string);
-      else for (const v of vals) q.append(`${key}[]`, v);
-      return;
-    }
-    case 'datetime':
-      q.append(key, rangeValue(flag, String(raw), when));
-      return;
-    default:
-      if (String(raw).trim() === '') throw usageError(`--${flag} must not be empty.`);
-      q.append(key, String(raw));
-  }
-}
-
-function boolValue(flag: string, v: string): boolean {
-  const s = v.trim().toLowerCase();
-  if (['true', '1', 'yes'].includes(s)) return true;
-  if (['false', '0', 'no'].includes(s)) return false;
-  throw usageError(`--${flag} must be true or false, not "${v}".`);
+/** One filter flag's values as the query carries them (a switch gives true or false). */
+function filterValues(f: FieldDef, raw: unknown, flag: string, ctx: ClientContext): string[] {
+  const kind = FILTER_KINDS[f.filter as FilterKind];
+  const values = Array.isArray(raw) ? raw : [raw];
+  return values.map((v) => typed(flag, () => kind.encode(f, String(v), ctx)));
 }
 
 function splitPair(flag: string, text: string): [string, string] {
@@ -111,14 +60,18 @@ export function filterQuery(
   now: number,
   zone?: string,
 ): URLSearchParams {
-  const q = new URLSearchParams();
-  const when: DateContext = { now, zone };
-  for (const f of filterFields(r)) appendFilter(q, f, opts[optKey(f.name)], kebab(f.name), when);
+  const ctx = clientContext({ now, zone });
+  const fields: Record<string, string[]> = {};
+  for (const f of filterFields(r)) {
+    const raw = opts[optKey(f.name)];
+    if (raw !== undefined) fields[f.name] = filterValues(f, raw, kebab(f.name), ctx);
+  }
+  const relations: Record<string, Record<string, string[]>> = {};
   for (const rel of r.parents ?? []) {
     const target = resourceByPath(rel.target);
     const uuids = opts[optKey(rel.name)] as string[] | undefined;
     const wheres = (opts[optKey(`${rel.name}_where`)] as string[] | undefined) ?? [];
-    const inner: Record<string, unknown> = {};
+    const inner: Record<string, string[]> = {};
     if (uuids?.length) inner.uuid = uuids;
     for (const w of wheres) {
       const [name, value] = splitPair(`${rel.name}-where`, w);
@@ -130,29 +83,29 @@ export function filterQuery(
             .map((x) => x.name)
             .join(', ')}.`,
         );
-      inner[f.name] =
-        f.filter === 'exact' || f.filter === 'int' || f.filter === 'code'
-          ? [...((inner[f.name] as string[]) ?? []), value]
-          : value;
+      // Several values of a kind that takes several: any of them; of any other kind, the last.
+      inner[f.name] = FILTER_KINDS[f.filter].arrayable ? [...(inner[f.name] ?? []), value] : [value];
     }
-    for (const [name, v] of Object.entries(inner))
-      appendFilter(q, fieldOf(target, name) as FieldDef, v, `${rel.name}-where ${name}`, when, rel.name);
+    const encoded: Record<string, string[]> = {};
+    for (const [name, values] of Object.entries(inner))
+      encoded[name] = filterValues(fieldOf(target, name) as FieldDef, values, `${rel.name}-where ${name}`, ctx);
+    if (Object.keys(encoded).length) relations[rel.name] = encoded;
   }
+  let custom: { name?: string; value?: string } | undefined;
   if (r.customValues) {
     const pair = opts.customField as string | undefined;
     if (pair !== undefined) {
       const [name, value] = splitPair('custom-field', pair);
-      q.append('custom_fields[name]', name);
-      if (value !== '') q.append('custom_fields[value]', value);
+      custom = { name, ...(value !== '' ? { value } : {}) };
     }
     const any = opts.customValue as string | undefined;
     if (any !== undefined) {
-      if (pair !== undefined && splitPair('custom-field', pair)[1] !== '')
+      if (custom?.value !== undefined)
         throw usageError('--custom-value cannot be combined with --custom-field NAME=VALUE; use one of them.');
-      q.append('custom_fields[value]', any);
+      custom = { ...custom, value: any };
     }
   }
-  return q;
+  return encodeListQuery(r, { fields, relations, ...(custom ? { custom } : {}) });
 }
 
 /**
@@ -166,31 +119,13 @@ export function bodyFromFlags(
   when: DateContext = { now: Date.now() },
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
+  const ctx = clientContext(when);
   for (const f of inputFields(r)) {
     const v = opts[optKey(f.name)];
     if (v === undefined) continue;
-    const flag = kebab(f.name);
-    switch (f.kind) {
-      case 'bool':
-        body[f.name] = v === true;
-        break;
-      case 'int':
-        body[f.name] = intValue(flag, String(v), f);
-        break;
-      case 'code':
-        body[f.name] = { code: codeValue(flag, String(v), f) };
-        break;
-      case 'date_or_datetime':
-        // A day without a time is sent as YYYY-MM-DD: the server makes it all day.
-        try {
-          body[f.name] = parseHumanInstant(String(v), when).iso;
-        } catch (e) {
-          throw dateError(flag, e);
-        }
-        break;
-      default:
-        body[f.name] = String(v);
-    }
+    const kind = FIELD_KINDS[f.kind];
+    // A switch (--has-garage, --no-has-garage) gives true or false itself.
+    body[f.name] = typeof v === 'boolean' ? v : typed(kebab(f.name), () => kind.fromText(f, String(v), ctx));
   }
   if (mode === 'create')
     for (const link of r.linkOnCreate ?? []) {

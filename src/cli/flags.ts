@@ -5,7 +5,8 @@
  */
 import { Option, type Command } from 'commander';
 import { filterFields, inputFields, resourceByPath } from '../resources/index.js';
-import type { FieldDef, ResourceDef } from '../resources/types.js';
+import type { FilterKind, ResourceDef } from '../resources/types.js';
+import { FIELD_KINDS, FILTER_KINDS } from '../core/kinds.js';
 
 export const kebab = (name: string): string => name.replace(/_/g, '-');
 /** The key commander stores a flag's value under: has_garage -> hasGarage. */
@@ -15,50 +16,15 @@ export const collect = (value: string, previous: string[] = []): string[] => [..
 
 // ------------------------------------------------------------------ list filters
 
-function filterHelp(f: FieldDef): string {
-  switch (f.filter) {
-    case 'exact':
-      return f.name === 'uuid'
-        ? 'only this record (repeatable: any of them)'
-        : `${f.description} is VALUE (repeatable)`;
-    case 'fuzzy':
-      return `${f.description} contains TEXT, ignoring case`;
-    case 'postcode':
-      return `${f.description} contains TEXT, ignoring case and spaces`;
-    case 'int':
-      return `${f.description} is N (repeatable: any of them)`;
-    case 'code':
-      return `${f.description}, by code or name (repeatable: any of them)`;
-    case 'datetime':
-      return `${f.description} within a range: "last 7 days", "this week", "today", 2026-12-01, 2026-12-01/P1W, -P7D`;
-    default:
-      return f.description;
-  }
-}
-
 export function addFilterFlags(cmd: Command, r: ResourceDef): void {
   for (const f of filterFields(r)) {
     const flag = kebab(f.name);
-    switch (f.filter) {
-      case 'bool':
-        cmd.option(`--${flag}`, `only those where "${f.description}" is true`);
-        cmd.option(`--no-${flag}`, `only those where "${f.description}" is false`);
-        break;
-      case 'exact':
-      case 'int':
-      case 'code':
-        cmd.option(
-          `--${flag} <${f.kind === 'code' ? 'code' : f.kind === 'int' ? 'n' : f.name === 'uuid' ? 'uuid' : 'value'}>`,
-          filterHelp(f),
-          collect,
-        );
-        break;
-      case 'datetime':
-        cmd.option(`--${flag} <range>`, filterHelp(f));
-        break;
-      default:
-        cmd.option(`--${flag} <text>`, filterHelp(f));
-    }
+    const kind = FILTER_KINDS[f.filter as FilterKind];
+    if (!kind.placeholder) {
+      cmd.option(`--${flag}`, kind.help(f));
+      cmd.option(`--no-${flag}`, `only those where "${f.description}" is false`);
+    } else if (kind.arrayable) cmd.option(`--${flag} <${kind.placeholder(f)}>`, kind.help(f), collect);
+    else cmd.option(`--${flag} <${kind.placeholder(f)}>`, kind.help(f));
   }
   for (const rel of r.parents ?? []) {
     const target = resourceByPath(rel.target);
@@ -88,23 +54,11 @@ export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'up
       mode === 'create' && f.default !== undefined
         ? ` (default: ${f.default === false ? 'no' : f.default === true ? 'yes' : f.default})`
         : '';
-    switch (f.kind) {
-      case 'bool':
-        cmd.option(`--${flag}`, `${f.description}${req}${def}`);
-        cmd.option(`--no-${flag}`, `not: ${f.description}`);
-        break;
-      case 'int':
-        cmd.option(`--${flag} <n>`, `${f.description}, a whole number ${f.min ?? 0}-${f.max ?? '…'}${req}${def}`);
-        break;
-      case 'code':
-        cmd.option(`--${flag} <code>`, `${f.description}, by code or name${req}`);
-        break;
-      case 'date_or_datetime':
-        cmd.option(`--${flag} <date>`, `${f.description}${req}: "tomorrow 9am", "next monday", "+2h", 2026-12-01`);
-        break;
-      default:
-        cmd.option(`--${flag} <text>`, `${f.description}${f.max ? `, up to ${f.max} characters` : ''}${req}`);
-    }
+    const kind = FIELD_KINDS[f.kind];
+    if (!kind.placeholder) {
+      cmd.option(`--${flag}`, kind.help(f, `${req}${def}`));
+      cmd.option(`--no-${flag}`, `not: ${f.description}`);
+    } else cmd.option(`--${flag} <${kind.placeholder}>`, kind.help(f, `${req}${def}`));
   }
   if (mode === 'create')
     for (const link of r.linkOnCreate ?? []) {

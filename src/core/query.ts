@@ -1,35 +1,18 @@
 /**
- * The list query of a resource, both ways: query string -> filter model (server), and flag values
- * -> query string (client). Every accepted parameter comes from the resource's description.
+ * The list query of a resource, both ways: a filter model -> query string (encodeListQuery, the
+ * client), and query string -> conditions (parseListQuery, the server). Every accepted parameter
+ * comes from the resource's description; what each filter kind accepts is kinds.ts.
  */
 import { fieldOf, filterFields, resourceByPath } from '../resources/index.js';
 import type { FieldDef, RelationDef, ResourceDef } from '../resources/types.js';
-import { DatetimeParseError, parseRange, type Range } from './datetime.js';
 import { ErrorBag, QueryError } from './errors.js';
+import { type Condition, filterKind, KindError } from './kinds.js';
+
+export type { Condition };
 
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE } from './limits.js';
 
 export { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE };
-
-export type Condition =
-  | { readonly kind: 'in'; readonly field: FieldDef; readonly values: readonly string[] }
-  | { readonly kind: 'int'; readonly field: FieldDef; readonly values: readonly number[] }
-  | { readonly kind: 'bool'; readonly field: FieldDef; readonly value: boolean }
-  | { readonly kind: 'fuzzy'; readonly field: FieldDef; readonly value: string }
-  | { readonly kind: 'range'; readonly field: FieldDef; readonly range: Range }
-  | {
-      readonly kind: 'relation';
-      readonly relation: RelationDef;
-      readonly target: ResourceDef;
-      readonly conditions: readonly Condition[];
-    }
-  | {
-      readonly kind: 'custom';
-      readonly entity: number;
-      readonly name?: string;
-      readonly uuids?: readonly string[];
-      readonly value?: string;
-    };
 
 export interface ListQuery {
   readonly conditions: readonly Condition[];
@@ -74,48 +57,21 @@ function unknown(resource: ResourceDef, raw: string, hint?: string): QueryError 
   );
 }
 
-/** Parses one filter value of a field into a condition; `values` has several for a `[]` key. */
+/** Parses one filter parameter of a field into a condition; `values` has several for a `[]` key. */
 function fieldCondition(field: FieldDef, key: Key, values: string[], now: number): Condition {
-  const kind = field.filter;
-  const arrayable = kind === 'exact' || kind === 'int' || kind === 'code';
-  if (key.array && !arrayable) throw new QueryError(key.raw, `${field.name} does not take several values.`);
+  const kind = filterKind(field);
+  if (!kind) throw new QueryError(key.raw, `${key.raw} cannot be filtered on.`);
+  if (key.array && !kind.arrayable) throw new QueryError(key.raw, `${field.name} does not take several values.`);
   if (!key.array && values.length > 1)
     throw new QueryError(
       key.raw,
-      `${key.raw} is given more than once${arrayable ? `; use ${field.name}[] for several values` : ''}.`,
+      `${key.raw} is given more than once${kind.arrayable ? `; use ${field.name}[] for several values` : ''}.`,
     );
-  const one = values[0] ?? '';
-  switch (kind) {
-    case 'exact':
-      return { kind: 'in', field, values };
-    case 'int':
-    case 'code': {
-      const nums = values.map((v) => {
-        if (!/^-?\d{1,9}$/.test(v.trim())) throw new QueryError(key.raw, `${key.raw} must be an integer, not "${v}".`);
-        return Number(v);
-      });
-      return { kind: 'int', field, values: nums };
-    }
-    case 'bool': {
-      const v = one.trim().toLowerCase();
-      if (v === 'true' || v === '1') return { kind: 'bool', field, value: true };
-      if (v === 'false' || v === '0') return { kind: 'bool', field, value: false };
-      throw new QueryError(key.raw, `${key.raw} must be true, false, 1 or 0, not "${one}".`);
-    }
-    case 'fuzzy':
-    case 'postcode': {
-      if (one.trim() === '') throw new QueryError(key.raw, `${key.raw} must not be empty.`);
-      return { kind: 'fuzzy', field, value: one };
-    }
-    case 'datetime':
-      try {
-        return { kind: 'range', field, range: parseRange(one, now) };
-      } catch (e) {
-        if (e instanceof DatetimeParseError) throw new QueryError(key.raw, `Invalid ${key.raw}: ${e.message}.`);
-        throw e;
-      }
-    default:
-      throw new QueryError(key.raw, `${key.raw} cannot be filtered on.`);
+  try {
+    return kind.decode(field, values, now);
+  } catch (e) {
+    if (e instanceof KindError) throw new QueryError(key.raw, `${key.raw} ${e.message}`);
+    throw e;
   }
 }
 
@@ -240,4 +196,52 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
   if (hasCustom && resource.customValues)
     conditions.push({ kind: 'custom', entity: resource.customValues.entity, ...custom });
   return { conditions, page, perPage, embed };
+}
+
+/** A list query as a model: what encodeListQuery writes and parseListQuery reads back. */
+export interface ListFilter {
+  /** Filter values by field name, as the query carries them (several where the kind takes several). */
+  readonly fields?: Readonly<Record<string, readonly string[]>>;
+  /** Relational filters: relation name -> the target's field filters. */
+  readonly relations?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+  /** Custom field values: the field by name or uuids, and text the value contains. */
+  readonly custom?: { readonly name?: string; readonly uuids?: readonly string[]; readonly value?: string };
+  readonly embed?: readonly string[];
+  readonly page?: number;
+  readonly perPage?: number;
+}
+
+/**
+ * The query string of a list filter, in the model's order: one value as `name=v`, several as
+ * `name[]=v` each. Throws (a programming error) on a field that cannot be filtered on, or several
+ * values where the kind takes one: values a person typed are checked before they get here.
+ */
+export function encodeListQuery(resource: ResourceDef, filter: ListFilter): URLSearchParams {
+  const q = new URLSearchParams();
+  const put = (r: ResourceDef, key: string, name: string, values: readonly string[]) => {
+    const f = fieldOf(r, name);
+    const kind = f && filterKind(f);
+    if (!kind) throw new Error(`${r.path} cannot be filtered on ${name}`);
+    if (values.length === 1) q.append(key, values[0] as string);
+    else if (kind.arrayable) for (const v of values) q.append(`${key}[]`, v);
+    else if (values.length > 1) throw new Error(`${name} takes one value`);
+  };
+  for (const [name, values] of Object.entries(filter.fields ?? {})) put(resource, name, name, values);
+  for (const [name, inner] of Object.entries(filter.relations ?? {})) {
+    const rel = resource.parents?.find((p) => p.name === name);
+    if (!rel) throw new Error(`${resource.path} has no relation ${name}`);
+    const target = resourceByPath(rel.target);
+    for (const [field, values] of Object.entries(inner)) put(target, `${name}[${field}]`, field, values);
+  }
+  const c = filter.custom;
+  if (c) {
+    if (c.name !== undefined) q.append('custom_fields[name]', c.name);
+    if (c.uuids?.length === 1) q.append('custom_fields[uuid]', c.uuids[0] as string);
+    else for (const u of c.uuids ?? []) q.append('custom_fields[uuid][]', u);
+    if (c.value !== undefined) q.append('custom_fields[value]', c.value);
+  }
+  if (filter.page !== undefined) q.set('page', String(filter.page));
+  if (filter.perPage !== undefined) q.set('per_page', String(filter.perPage));
+  if (filter.embed?.length) q.set('embed', filter.embed.join(','));
+  return q;
 }

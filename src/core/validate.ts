@@ -4,8 +4,9 @@
  */
 import { inputFields } from '../resources/index.js';
 import type { FieldDef, ResourceDef } from '../resources/types.js';
-import { formatTimestamp, isDateOnly, parseInstant } from './datetime.js';
+import { isDateOnly } from './datetime.js';
 import { ErrorBag } from './errors.js';
+import { fieldKind, INVALID } from './kinds.js';
 
 export type Mode = 'create' | 'update';
 
@@ -47,64 +48,11 @@ function checkField(
     else bag.add(n, `The ${label(n)} field must not be null.`);
     return;
   }
-  switch (f.kind) {
-    case 'text': {
-      if (typeof v !== 'string') return bag.add(n, `The ${label(n)} field must be a string.`);
-      if (f.max !== undefined && [...v].length > f.max)
-        return bag.add(n, `The ${label(n)} field must not be greater than ${f.max} characters.`);
-      if (v.includes('\u0000')) return bag.add(n, `The ${label(n)} field must not contain NUL characters.`);
-      out[n] = v;
-      return;
-    }
-    case 'int': {
-      if (typeof v !== 'number' || !Number.isInteger(v)) return bag.add(n, `The ${label(n)} field must be an integer.`);
-      if (f.min !== undefined && v < f.min) return bag.add(n, `The ${label(n)} field must be at least ${f.min}.`);
-      if (f.max !== undefined && v > f.max)
-        return bag.add(n, `The ${label(n)} field must not be greater than ${f.max}.`);
-      out[n] = v;
-      return;
-    }
-    case 'bool':
-      if (typeof v !== 'boolean') return bag.add(n, `The ${label(n)} field must be true or false.`);
-      out[n] = v;
-      return;
-    case 'date_or_datetime': {
-      if (typeof v !== 'string') return bag.add(n, `The ${label(n)} field must be an ISO 8601 date or datetime.`);
-      const at = parseInstant(v);
-      if (!at) return bag.add(n, `The ${label(n)} field must be an ISO 8601 date or datetime, not "${v}".`);
-      out[n] = isDateOnly(v) ? v.trim() : formatTimestamp(at.toMillis());
-      return;
-    }
-    case 'datetime': {
-      const at = typeof v === 'string' ? parseInstant(v) : undefined;
-      if (!at) return bag.add(n, `The ${label(n)} field must be an ISO 8601 datetime.`);
-      out[n] = formatTimestamp(at.toMillis());
-      return;
-    }
-    case 'code': {
-      if (typeof v !== 'object' || Array.isArray(v))
-        return bag.add(n, `The ${label(n)} field must be an object with a code.`);
-      const obj = v as Record<string, unknown>;
-      for (const k of Object.keys(obj))
-        if (k !== 'code' && k !== 'name') bag.add(`${n}.${k}`, `The ${n}.${k} field is not allowed.`);
-      const code = obj.code;
-      const codes = f.codes ?? {};
-      if (code === undefined || code === null) return bag.add(`${n}.code`, `The ${n}.code field is required.`);
-      if (typeof code !== 'number' || !Number.isInteger(code))
-        return bag.add(`${n}.code`, `The ${n}.code field must be an integer.`);
-      if (!(code in codes))
-        return bag.add(
-          `${n}.code`,
-          `The selected ${n}.code is invalid: use ${Object.entries(codes)
-            .map(([c, name]) => `${c} (${name})`)
-            .join(' or ')}.`,
-        );
-      if (obj.name !== undefined && obj.name !== codes[code])
-        return bag.add(`${n}.name`, `The ${n}.name field must be "${codes[code]}" for code ${code}.`);
-      out[n] = code;
-      return;
-    }
-  }
+  const value = fieldKind(f).check(f, v, (field, message) => {
+    bag.add(field, message);
+    return INVALID;
+  });
+  if (value !== INVALID) out[n] = value;
 }
 
 function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | undefined {

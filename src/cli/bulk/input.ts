@@ -7,6 +7,7 @@
 import { extname } from 'node:path';
 import { fieldOf, inputFields } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import { type ClientContext, FIELD_KINDS, KindError } from '../../core/kinds.js';
 import { usageError } from '../errors.js';
 
 export type Format = 'ndjson' | 'json' | 'csv';
@@ -75,29 +76,18 @@ function parseJsonArray(text: string, where: string): InputRecord[] {
   });
 }
 
-/** A CSV cell typed by the description: "3" -> 3, "yes" -> true, "" -> left out. */
-function typedCell(f: FieldDef, cell: string, where: string): unknown {
-  const v = cell.trim();
-  switch (f.kind) {
-    case 'int':
-      if (!/^-?\d+$/.test(v)) throw usageError(`${where}: ${f.name} must be a whole number, not "${cell}".`);
-      return Number(v);
-    case 'bool': {
-      const s = v.toLowerCase();
-      if (['true', 'yes', '1', 'y'].includes(s)) return true;
-      if (['false', 'no', '0', 'n'].includes(s)) return false;
-      throw usageError(`${where}: ${f.name} must be true or false, not "${cell}".`);
-    }
-    case 'code': {
-      const byName = Object.entries(f.codes ?? {}).find(([, n]) => n.toLowerCase() === v.toLowerCase());
-      if (byName) return { code: Number(byName[0]) };
-      if (/^\d+$/.test(v)) return { code: Number(v) };
-      throw usageError(`${where}: ${f.name} must be a code (${Object.keys(f.codes ?? {}).join(', ')}), not "${cell}".`);
-    }
-    default:
-      return cell;
+/** A CSV cell typed by the description: "3" -> 3, "yes" -> true, "property" -> {code: 2}. */
+function typedCell(f: FieldDef, cell: string, where: string, ctx: ClientContext): unknown {
+  try {
+    return FIELD_KINDS[f.kind].fromText(f, f.kind === 'text' ? cell : cell.trim(), ctx);
+  } catch (e) {
+    if (e instanceof KindError) throw usageError(`${where}: ${f.name} ${e.message}`, e.hint);
+    throw e;
   }
 }
+
+/** Dates in a file are read as written: ISO dates and datetimes, which the server checks. */
+const ISO_ONLY: ClientContext = { now: 0, range: (text) => text, instant: (text) => text };
 
 async function parseCsv(r: ResourceDef, text: string, where: string): Promise<InputRecord[]> {
   const { parse } = await import('csv-parse/sync');
@@ -125,7 +115,7 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
         return;
       }
       const f = fieldOf(r, name);
-      body[name] = f ? typedCell(f, cell, `${where} line ${line}`) : cell;
+      body[name] = f ? typedCell(f, cell, `${where} line ${line}`, ISO_ONLY) : cell;
     });
     if (custom.length) body.custom_fields = custom;
     out.push({ line, original, body });

@@ -4,12 +4,14 @@
  */
 import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import { filterKind } from '../../core/kinds.js';
 import { commas, wrap } from './text.js';
 
 const kebab = (name: string): string => name.replace(/_/g, '-');
 
+/** A switch (no value) reads both ways: --[no-]has-garage. */
 function flagOf(f: FieldDef): string {
-  return f.filter === 'bool' ? `--[no-]${kebab(f.name)}` : `--${kebab(f.name)}`;
+  return filterKind(f)?.placeholder ? `--${kebab(f.name)}` : `--[no-]${kebab(f.name)}`;
 }
 
 /** The filter flags of one resource's list command, in the order of its --help. */

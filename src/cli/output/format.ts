@@ -4,6 +4,7 @@
  * cell (values as the API sent them).
  */
 import type { FieldDef } from '../../resources/types.js';
+import { FIELD_KINDS } from '../../core/kinds.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -97,7 +98,7 @@ export function relative(iso: string, now: number, times: TimeFormatter): string
 }
 
 export function isTimeField(f: FieldDef | undefined, v: unknown): v is string {
-  return typeof v === 'string' && (f?.kind === 'datetime' || (f?.kind === 'date_or_datetime' && !DATE_ONLY.test(v)));
+  return typeof v === 'string' && f !== undefined && FIELD_KINDS[f.kind].isTime(v);
 }
 
 /**
@@ -112,8 +113,7 @@ export function humanValue(
 ): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
-  if (f?.kind === 'code' || isCode(v)) {
-    if (!isCode(v)) return oneLine(String(v));
+  if (isCode(v)) {
     const name = typeof v.name === 'string' ? v.name : f?.codes?.[Number(v.code)];
     return oneLine(name ?? String(v.code));
   }
@@ -139,11 +139,11 @@ export function humanValue(
 }
 
 /** A value for a CSV/TSV cell: ISO strings as sent, true/false, codes as numbers, JSON otherwise. */
-export function cellValue(f: FieldDef | undefined, v: unknown): string {
+export function cellValue(_f: FieldDef | undefined, v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean' || typeof v === 'number' || typeof v === 'bigint') return String(v);
-  if ((f?.kind === 'code' || f === undefined) && isCode(v)) return String(v.code);
+  if (isCode(v)) return String(v.code);
   return JSON.stringify(v);
 }
 

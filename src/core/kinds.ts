@@ -1,0 +1,453 @@
+/**
+ * Field kinds and filter kinds, each defined once. A resource description says of each field
+ * which kind it is (text, int, bool, ...) and how lists filter on it (exact, fuzzy, ...); this
+ * module says what that means everywhere it matters:
+ *
+ * - a field kind: its input flag, how a value a person types becomes a body value (flags and CSV
+ *   cells), how the server checks a body value, the columns it is stored in and how a value goes
+ *   in and comes out of them, and whether output shows it as a time;
+ * - a filter kind: its list flag, how a value a person types becomes a query value (encode), how
+ *   the server reads the query values into a condition (decode), whether it takes several
+ *   values, how text is folded for a substring match, and the values completion offers.
+ *
+ * A value a person types is read the same way wherever it is typed (a flag, FIELD=VALUE, a CSV
+ * cell). Pure: dates in words ("tomorrow 9am") come in through the client's context, so that the
+ * date libraries load only when they are used.
+ */
+import type { FieldDef, FieldKind, FilterKind, RelationDef, ResourceDef } from '../resources/types.js';
+import {
+  DatetimeParseError,
+  formatDate,
+  formatTimestamp,
+  isDateOnly,
+  parseInstant,
+  parseRange,
+  type Range,
+} from './datetime.js';
+
+/** A value that does not fit its kind; the message has no subject ("must be a whole number..."). */
+export class KindError extends Error {
+  readonly hint: string | undefined;
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.name = 'KindError';
+    this.hint = hint;
+  }
+}
+
+/** What the client reads values a person typed with: the clock and zone, and dates in words. */
+export interface ClientContext {
+  readonly now: number;
+  readonly zone?: string | undefined;
+  /** "last 7 days", "this week", an ISO range: the ISO interval to send. Throws with a message. */
+  readonly range: (text: string) => string;
+  /** "tomorrow 9am", "2026-12-01": the ISO datetime (or date, all day) to send. */
+  readonly instant: (text: string) => string;
+}
+
+/** A value completion offers, with what it means. */
+export interface Candidate {
+  readonly value: string;
+  readonly description?: string;
+}
+
+/** A stored column a field needs. */
+export interface ColumnDef {
+  readonly name: string;
+  readonly type: 'TEXT' | 'INTEGER';
+  readonly notNull: boolean;
+}
+
+// ------------------------------------------------------------------ the shared parsers
+
+/**
+ * Words for a boolean, in any case. A query string takes the contract's four (true, false, 1, 0:
+ * anything else is a 400); a person may also write yes/no or y/n (a flag value, a CSV cell), which
+ * the client sends as true or false.
+ */
+const BOOL_WORDS = {
+  query: { true: ['true', '1'], false: ['false', '0'], expected: 'must be true, false, 1 or 0' },
+  person: {
+    true: ['true', 'yes', 'y', '1'],
+    false: ['false', 'no', 'n', '0'],
+    expected: 'must be true or false (or yes/no, 1/0)',
+  },
+} as const;
+
+/** A boolean in the words of a query or of a person; undefined when it is not one. */
+export function parseBool(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolean | undefined {
+  const s = text.trim().toLowerCase();
+  if ((BOOL_WORDS[words].true as readonly string[]).includes(s)) return true;
+  if ((BOOL_WORDS[words].false as readonly string[]).includes(s)) return false;
+  return undefined;
+}
+
+function boolOf(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolean {
+  const b = parseBool(text, words);
+  if (b === undefined) throw new KindError(`${BOOL_WORDS[words].expected}, not "${text}".`);
+  return b;
+}
+
+/** A whole number as the API takes one in a query: optional minus, at most nine digits. */
+export function parseWhole(text: string): number | undefined {
+  const s = text.trim();
+  return /^-?\d{1,9}$/.test(s) ? Number(s) : undefined;
+}
+
+function wholeOf(f: FieldDef, text: string): number {
+  const n = parseWhole(text);
+  if (n === undefined) throw new KindError(`must be a whole number, not "${text}".`);
+  if (f.min !== undefined && n < f.min) throw new KindError(`must be at least ${f.min}, not ${n}.`);
+  if (f.max !== undefined && n > f.max) throw new KindError(`must be at most ${f.max}, not ${n}.`);
+  return n;
+}
+
+/** A code of a `code` field, by its number or its name ("2" or "property"), any case. */
+export function parseCode(f: FieldDef, text: string): number | undefined {
+  const s = text.trim();
+  const codes = f.codes ?? {};
+  const byName = Object.entries(codes).find(([, name]) => name.toLowerCase() === s.toLowerCase());
+  if (byName) return Number(byName[0]);
+  return /^\d{1,9}$/.test(s) && s in codes ? Number(s) : undefined;
+}
+
+function codeOf(f: FieldDef, text: string): number {
+  const c = parseCode(f, text);
+  if (c === undefined)
+    throw new KindError(
+      `must be one of ${Object.entries(f.codes ?? {})
+        .map(([code, name]) => `${code} (${name.toLowerCase()})`)
+        .join(', ')}, not "${text}".`,
+    );
+  return c;
+}
+
+/** The codes as completion offers them: names first, then numbers. */
+function codeCandidates(f: FieldDef): Candidate[] {
+  const codes = Object.entries(f.codes ?? {});
+  return [
+    ...codes.map(([, name]) => ({ value: name.toLowerCase(), description: f.description })),
+    ...codes.map(([code, name]) => ({ value: code, description: name })),
+  ];
+}
+
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** Ranges to offer for a datetime filter. */
+export function rangeCandidates(now: number): Candidate[] {
+  return [
+    { value: utcDay(now), description: 'today (UTC)' },
+    { value: '-P7D', description: 'the past 7 days' },
+    { value: 'P7D', description: 'the next 7 days' },
+    { value: '-P30D', description: 'the past 30 days' },
+    { value: 'P30D', description: 'the next 30 days' },
+  ];
+}
+
+function dateCandidates(now: number): Candidate[] {
+  const tomorrow = utcDay(now + 86_400_000);
+  return [
+    { value: utcDay(now), description: 'today, all day' },
+    { value: tomorrow, description: 'tomorrow, all day' },
+    { value: `${tomorrow}T09:00:00Z`, description: 'tomorrow at 09:00 UTC' },
+  ];
+}
+
+/** Case folding for substring matches: every letter, not only ASCII (unlike SQL's lower()). */
+export function foldText(value: string): string {
+  return value.toLowerCase();
+}
+
+// ------------------------------------------------------------------ filter kinds
+
+/**
+ * What a filter asks of the store, once decoded: the few shapes every store compiles (to SQL, or
+ * anything else). Each filter kind decodes to one of the first five.
+ */
+export type Condition =
+  | { readonly kind: 'in'; readonly field: FieldDef; readonly values: readonly string[] }
+  | { readonly kind: 'int'; readonly field: FieldDef; readonly values: readonly number[] }
+  | { readonly kind: 'bool'; readonly field: FieldDef; readonly value: boolean }
+  | { readonly kind: 'fuzzy'; readonly field: FieldDef; readonly value: string }
+  | { readonly kind: 'range'; readonly field: FieldDef; readonly range: Range }
+  | {
+      readonly kind: 'relation';
+      readonly relation: RelationDef;
+      readonly target: ResourceDef;
+      readonly conditions: readonly Condition[];
+    }
+  | {
+      readonly kind: 'custom';
+      readonly entity: number;
+      readonly name?: string;
+      readonly uuids?: readonly string[];
+      readonly value?: string;
+    };
+
+export interface FilterKindDef {
+  /** Takes several values (`name[]=a&name[]=b`, any of them matches); the flag is repeatable. */
+  readonly arrayable: boolean;
+  /** The list flag's value placeholder; none for a switch (--has-garage / --no-has-garage). */
+  readonly placeholder?: (f: FieldDef) => string;
+  /** The list flag's help. */
+  readonly help: (f: FieldDef) => string;
+  /** How `pm help filters` says the kind matches: a word or two, and an example. */
+  readonly matches: string;
+  /** A value a person typed (a flag, FIELD=VALUE) -> the query parameter's value. */
+  readonly encode: (f: FieldDef, value: string, ctx: ClientContext) => string;
+  /** The query parameter's values (several only if arrayable) -> the condition the store applies. */
+  readonly decode: (f: FieldDef, values: readonly string[], now: number) => Condition;
+  /** How stored text and the searched text are both folded before a substring match. */
+  readonly fold?: (value: string) => string;
+  /** Values completion offers for the flag. */
+  readonly complete?: (f: FieldDef, now: number) => Candidate[];
+}
+
+function nonEmpty(value: string): string {
+  if (value.trim() === '') throw new KindError('must not be empty.');
+  return value;
+}
+
+const fuzzy = (fold: (v: string) => string, spaces: string): FilterKindDef => ({
+  arrayable: false,
+  placeholder: () => 'text',
+  help: (f) => `${f.description} contains TEXT, ignoring case${spaces}`,
+  matches: `contains, ignoring case${spaces}`,
+  encode: (_f, v) => nonEmpty(v),
+  decode: (f, values) => ({ kind: 'fuzzy', field: f, value: nonEmpty(values[0] ?? '') }),
+  fold,
+});
+
+const integers = (f: FieldDef, values: readonly string[], read: (v: string) => number | undefined): Condition => ({
+  kind: 'int',
+  field: f,
+  values: values.map((v) => {
+    const n = read(v);
+    if (n === undefined) throw new KindError(`must be an integer, not "${v}".`);
+    return n;
+  }),
+});
+
+export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
+  exact: {
+    arrayable: true,
+    placeholder: (f) => (f.name === 'uuid' ? 'uuid' : 'value'),
+    help: (f) =>
+      f.name === 'uuid' ? 'only this record (repeatable: any of them)' : `${f.description} is VALUE (repeatable)`,
+    matches: 'is exactly',
+    encode: (_f, v) => v,
+    decode: (f, values) => ({ kind: 'in', field: f, values }),
+  },
+  fuzzy: fuzzy(foldText, ''),
+  postcode: fuzzy((v) => foldText(v).replace(/\s+/g, ''), ' and spaces'),
+  int: {
+    arrayable: true,
+    placeholder: () => 'n',
+    help: (f) => `${f.description} is N (repeatable: any of them)`,
+    matches: 'is the number',
+    encode: (f, v) => String(wholeOf(f, v)),
+    decode: (f, values) => integers(f, values, parseWhole),
+  },
+  code: {
+    arrayable: true,
+    placeholder: () => 'code',
+    help: (f) => `${f.description}, by code or name (repeatable: any of them)`,
+    matches: 'is the code (or its name)',
+    encode: (f, v) => String(codeOf(f, v)),
+    // The query takes the number alone (any integer: an unknown code matches nothing).
+    decode: (f, values) => integers(f, values, parseWhole),
+    complete: codeCandidates,
+  },
+  bool: {
+    arrayable: false,
+    help: (f) => `only those where "${f.description}" is true`,
+    matches: 'is true or false',
+    encode: (_f, v) => String(boolOf(v)),
+    decode: (f, values) => ({ kind: 'bool', field: f, value: boolOf(values[0] ?? '', 'query') }),
+    complete: () => [{ value: 'true' }, { value: 'false' }],
+  },
+  datetime: {
+    arrayable: false,
+    placeholder: () => 'range',
+    help: (f) =>
+      `${f.description} within a range: "last 7 days", "this week", "today", 2026-12-01, 2026-12-01/P1W, -P7D`,
+    matches: 'is within the range',
+    encode: (_f, v, ctx) => ctx.range(v),
+    decode: (f, values, now) => {
+      try {
+        return { kind: 'range', field: f, range: parseRange(values[0] ?? '', now) };
+      } catch (e) {
+        if (e instanceof DatetimeParseError) throw new KindError(`is invalid: ${e.message}.`);
+        throw e;
+      }
+    },
+    complete: (_f, now) => rangeCandidates(now),
+  },
+};
+
+// ------------------------------------------------------------------ field kinds
+
+/** A value that did not pass: the field errors are already reported. */
+export const INVALID: unique symbol = Symbol('invalid');
+
+/** Reports a field error (`field`: the name or a path in it, entity_type.code); gives INVALID. */
+export type Report = (field: string, message: string) => typeof INVALID;
+
+export type WireValue = string | number | boolean | null;
+
+export interface FieldKindDef {
+  /** The input flag's value placeholder; none for a switch (--has-garage / --no-has-garage). */
+  readonly placeholder?: string;
+  /** The input flag's help; `note` says "(required)" or the default, where the flag has one. */
+  readonly help: (f: FieldDef, note: string) => string;
+  /** A value a person typed (a flag, a CSV cell) -> the body value. Throws KindError. */
+  readonly fromText: (f: FieldDef, text: string, ctx: ClientContext) => unknown;
+  /** The server's check of a body value (not null) -> the normalized value, or INVALID. */
+  readonly check: (f: FieldDef, v: unknown, report: Report) => WireValue | typeof INVALID;
+  /** The stored columns: the value's own, and any the kind keeps beside it. */
+  readonly columns: (f: FieldDef) => ColumnDef[];
+  /** A checked value -> its stored columns. */
+  readonly store: (f: FieldDef, v: WireValue) => Record<string, unknown>;
+  /** Stored columns -> the value the API answers with. */
+  readonly load: (f: FieldDef, row: Readonly<Record<string, unknown>>) => unknown;
+  /** Whether a value of the field is an instant, which a terminal shows in local, relative time. */
+  readonly isTime: (v: string) => boolean;
+  /** Values completion offers for the input flag. */
+  readonly complete?: (f: FieldDef, now: number) => Candidate[];
+}
+
+const label = (name: string) => name.replace(/_/g, ' ');
+const notTime = () => false;
+const integerColumn = (f: FieldDef): ColumnDef[] => [{ name: f.name, type: 'INTEGER', notNull: true }];
+const asIs = (f: FieldDef, v: WireValue) => ({ [f.name]: v });
+
+export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
+  text: {
+    placeholder: 'text',
+    help: (f, note) => `${f.description}${f.max ? `, up to ${f.max} characters` : ''}${note}`,
+    fromText: (_f, text) => text,
+    check: (f, v, report) => {
+      const n = f.name;
+      if (typeof v !== 'string') return report(n, `The ${label(n)} field must be a string.`);
+      if (f.max !== undefined && [...v].length > f.max)
+        return report(n, `The ${label(n)} field must not be greater than ${f.max} characters.`);
+      if (v.includes('\u0000')) return report(n, `The ${label(n)} field must not contain NUL characters.`);
+      return v;
+    },
+    columns: (f) => [{ name: f.name, type: 'TEXT', notNull: !f.nullable }],
+    store: asIs,
+    load: (f, row) => row[f.name] ?? null,
+    isTime: notTime,
+  },
+  int: {
+    placeholder: 'n',
+    help: (f, note) => `${f.description}, a whole number ${f.min ?? 0}-${f.max ?? '…'}${note}`,
+    fromText: (f, text) => wholeOf(f, text),
+    check: (f, v, report) => {
+      const n = f.name;
+      if (typeof v !== 'number' || !Number.isInteger(v)) return report(n, `The ${label(n)} field must be an integer.`);
+      if (f.min !== undefined && v < f.min) return report(n, `The ${label(n)} field must be at least ${f.min}.`);
+      if (f.max !== undefined && v > f.max)
+        return report(n, `The ${label(n)} field must not be greater than ${f.max}.`);
+      return v;
+    },
+    columns: integerColumn,
+    store: asIs,
+    load: (f, row) => row[f.name] ?? null,
+    isTime: notTime,
+  },
+  bool: {
+    help: (f, note) => `${f.description}${note}`,
+    fromText: (_f, text) => boolOf(text),
+    check: (f, v, report) =>
+      typeof v === 'boolean' ? v : report(f.name, `The ${label(f.name)} field must be true or false.`),
+    columns: integerColumn,
+    store: (f, v) => ({ [f.name]: v ? 1 : 0 }),
+    load: (f, row) => row[f.name] === 1,
+    isTime: notTime,
+    complete: () => [{ value: 'true' }, { value: 'false' }],
+  },
+  code: {
+    placeholder: 'code',
+    help: (f, note) => `${f.description}, by code or name${note}`,
+    fromText: (f, text) => ({ code: codeOf(f, text) }),
+    check: (f, v, report) => {
+      const n = f.name;
+      if (typeof v !== 'object' || v === null || Array.isArray(v))
+        return report(n, `The ${label(n)} field must be an object with a code.`);
+      const obj = v as Record<string, unknown>;
+      for (const k of Object.keys(obj))
+        if (k !== 'code' && k !== 'name') report(`${n}.${k}`, `The ${n}.${k} field is not allowed.`);
+      const code = obj.code;
+      const codes = f.codes ?? {};
+      if (code === undefined || code === null) return report(`${n}.code`, `The ${n}.code field is required.`);
+      if (typeof code !== 'number' || !Number.isInteger(code))
+        return report(`${n}.code`, `The ${n}.code field must be an integer.`);
+      if (!(code in codes))
+        return report(
+          `${n}.code`,
+          `The selected ${n}.code is invalid: use ${Object.entries(codes)
+            .map(([c, name]) => `${c} (${name})`)
+            .join(' or ')}.`,
+        );
+      if (obj.name !== undefined && obj.name !== codes[code])
+        return report(`${n}.name`, `The ${n}.name field must be "${codes[code]}" for code ${code}.`);
+      return code;
+    },
+    columns: integerColumn,
+    store: asIs,
+    load: (f, row) => ({ code: row[f.name], name: f.codes?.[row[f.name] as number] ?? null }),
+    isTime: notTime,
+    complete: codeCandidates,
+  },
+  datetime: {
+    placeholder: 'datetime',
+    help: (f, note) => `${f.description}${note}`,
+    fromText: (_f, text, ctx) => ctx.instant(text),
+    check: (f, v, report) => {
+      const at = typeof v === 'string' ? parseInstant(v) : undefined;
+      if (!at) return report(f.name, `The ${label(f.name)} field must be an ISO 8601 datetime.`);
+      return formatTimestamp(at.toMillis());
+    },
+    columns: integerColumn,
+    store: (f, v) => ({ [f.name]: v === null ? null : (parseInstant(String(v))?.toMillis() ?? null) }),
+    load: (f, row) => (typeof row[f.name] === 'number' ? formatTimestamp(row[f.name] as number) : null),
+    isTime: () => true,
+  },
+  date_or_datetime: {
+    placeholder: 'date',
+    help: (f, note) => `${f.description}${note}: "tomorrow 9am", "next monday", "+2h", 2026-12-01`,
+    // A day without a time is sent as YYYY-MM-DD: the server makes it all day.
+    fromText: (_f, text, ctx) => ctx.instant(text),
+    check: (f, v, report) => {
+      const n = f.name;
+      if (typeof v !== 'string') return report(n, `The ${label(n)} field must be an ISO 8601 date or datetime.`);
+      const at = parseInstant(v);
+      if (!at) return report(n, `The ${label(n)} field must be an ISO 8601 date or datetime, not "${v}".`);
+      return isDateOnly(v) ? v.trim() : formatTimestamp(at.toMillis());
+    },
+    // The instant, and whether it was given as a date (all day).
+    columns: (f) => [
+      { name: f.name, type: 'INTEGER', notNull: false },
+      { name: `${f.name}_is_date`, type: 'INTEGER', notNull: true },
+    ],
+    store: (f, v) =>
+      v === null
+        ? { [f.name]: null, [`${f.name}_is_date`]: 0 }
+        : {
+            [f.name]: parseInstant(String(v))?.toMillis() ?? null,
+            [`${f.name}_is_date`]: isDateOnly(String(v)) ? 1 : 0,
+          },
+    load: (f, row) => {
+      const v = row[f.name];
+      if (typeof v !== 'number') return null;
+      return row[`${f.name}_is_date`] === 1 ? formatDate(v) : formatTimestamp(v);
+    },
+    isTime: (v) => !isDateOnly(v),
+    complete: (_f, now) => dateCandidates(now),
+  },
+};
+
+/** The kind of a field, and of its filter when it has one. */
+export const fieldKind = (f: FieldDef): FieldKindDef => FIELD_KINDS[f.kind];
+export const filterKind = (f: FieldDef): FilterKindDef | undefined => (f.filter ? FILTER_KINDS[f.filter] : undefined);
