@@ -34,34 +34,51 @@ export class QueryError extends ApiError {
   }
 }
 
-/** Laravel's summary line: the first error, and how many more there are. */
-export function validationMessage(errors: FieldErrors): string {
+/** Field errors one 422 lists at the most; the message counts the rest. */
+export const MAX_FIELD_ERRORS = 100;
+
+/** Laravel's summary line: the first error, and how many more there are (`left` not listed). */
+export function validationMessage(errors: FieldErrors, left = 0): string {
   const all = Object.values(errors).flat();
   const first = all[0] ?? 'The given data was invalid.';
-  const more = all.length - 1;
+  const more = all.length - 1 + left;
   return more > 0 ? `${first} (and ${more} more error${more === 1 ? '' : 's'})` : first;
 }
 
 export class ValidationError extends ApiError {
-  constructor(errors: FieldErrors) {
-    super(422, validationMessage(errors), errors);
+  /** Errors found beyond the ones listed. */
+  readonly left: number;
+  constructor(errors: FieldErrors, left = 0) {
+    super(422, validationMessage(errors, left), errors);
     this.name = 'ValidationError';
+    this.left = left;
   }
 }
 
-/** Collects field errors in the order they are found. */
+/**
+ * Collects field errors in the order they are found: the first MAX_FIELD_ERRORS of them, and a
+ * count of the rest (a body of 50,000 unknown keys gets a short answer, quickly).
+ */
 export class ErrorBag {
   /** No prototype: a body key such as "__proto__" or "constructor" is just another field name. */
   readonly errors: FieldErrors = Object.create(null);
+  private listed = 0;
+  /** Errors found beyond the ones listed. */
+  left = 0;
   add(field: string, message: string): void {
+    if (this.listed >= MAX_FIELD_ERRORS) {
+      this.left++;
+      return;
+    }
+    this.listed++;
     const list = this.errors[field] ?? [];
     list.push(message);
     this.errors[field] = list;
   }
   get empty(): boolean {
-    return Object.keys(this.errors).length === 0;
+    return this.listed === 0;
   }
   throwIfAny(): void {
-    if (!this.empty) throw new ValidationError(this.errors);
+    if (!this.empty) throw new ValidationError(this.errors, this.left);
   }
 }

@@ -159,7 +159,7 @@ function listFilter(r: ResourceDef): fc.Arbitrary<ListFilter> {
   return fc.record(
     {
       fields: fieldFilters(r),
-      relations: fc.record(relations, { requiredKeys: [] }),
+      relations: fc.record(relations, { requiredKeys: [] }) as fc.Arbitrary<Record<string, Record<string, string[]>>>,
       ...(r.customValues
         ? {
             custom: fc.record(

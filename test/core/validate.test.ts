@@ -194,3 +194,20 @@ describe('validateBody refuses, naming each field', () => {
       expect(errorsOf(properties, body, 'create')).toEqual({ body: ['The request body must be a JSON object.'] });
   });
 });
+
+describe('a body with very many errors', () => {
+  it('lists the first 100 field errors and counts the rest in the message', () => {
+    const body: Record<string, unknown> = { ...base };
+    for (let i = 0; i < 50_000; i++) body[`k${i}`] = 1;
+    let caught: ValidationError | undefined;
+    try {
+      validateBody(properties, body, 'create');
+    } catch (e) {
+      caught = e as ValidationError;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    expect(Object.keys(caught?.errors ?? {})).toHaveLength(100);
+    expect(caught?.errors?.k99).toEqual(['The k99 field is not allowed.']);
+    expect(caught?.message).toBe('The k0 field is not allowed. (and 49999 more errors)');
+  });
+});
