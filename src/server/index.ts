@@ -1,11 +1,11 @@
 /**
  * The server's one public entry: open a data file, and start listening. Used by `pm serve` and by
  * the tests. The CLI's embedded default imports embedded.ts by itself, not through here, so that a
- * CLI run does not load hono.
+ * CLI run does not load node:http's server.
  */
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { createApp } from './app.js';
+import { createApi } from './api.js';
+import { createHttpServer } from './http.js';
 import { type RateLimit, RateLimiter } from './ratelimit.js';
 import { bootstrap, openStore, type Store } from './store.js';
 
@@ -38,16 +38,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const now = opts.now ?? Date.now;
   const store = opts.store ?? openStore(opts.dataFile, now);
   const createdToken = bootstrap(store);
-  const app = createApp({
+  const api = createApi({
     repo: store.repo,
     now,
     ...(opts.rateLimit ? { rateLimiter: new RateLimiter(opts.rateLimit, now) } : {}),
     ...(opts.logError ? { logError: opts.logError } : {}),
   });
   const host = opts.host ?? '127.0.0.1';
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 0 }, () => resolve(s));
-    s.once('error', reject);
+  const server = createHttpServer(api, opts.logError);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
@@ -61,12 +65,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       new Promise<void>((resolve) => {
         if (closed) return resolve();
         closed = true;
-        if ('closeIdleConnections' in server) server.closeIdleConnections();
+        server.closeIdleConnections();
         server.close(() => {
           if (!opts.store) store.close();
           resolve();
         });
-        if ('closeAllConnections' in server) setTimeout(() => server.closeAllConnections(), 2000).unref();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
       }),
   };
 }
