@@ -6,11 +6,11 @@
 import type { AddressInfo } from 'node:net';
 import { createApi } from './api.js';
 import { createHttpServer } from './http.js';
-import { type RateLimit, RateLimiter } from './ratelimit.js';
+import { FixedWindowRateLimiter, type RateLimit } from './ratelimit.js';
 import { bootstrap, openStore, type Store } from './store.js';
 
 export { parseRateLimit } from './ratelimit.js';
-export type { RateLimit } from './ratelimit.js';
+export type { RateLimit, RateLimiter } from './ratelimit.js';
 export { Repository } from './repository.js';
 export { bootstrap, openStore, readLocalToken, type Store } from './store.js';
 
@@ -41,7 +41,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const api = createApi({
     repo: store.repo,
     now,
-    ...(opts.rateLimit ? { rateLimiter: new RateLimiter(opts.rateLimit, now) } : {}),
+    ...(opts.rateLimit ? { rateLimiter: new FixedWindowRateLimiter(opts.rateLimit, now) } : {}),
     ...(opts.logError ? { logError: opts.logError } : {}),
   });
   const host = opts.host ?? '127.0.0.1';
