@@ -343,21 +343,21 @@ async function seed(file, { properties = 0, reminders = 0 } = {}) {
   const store = openStore(file, () => start + tick);
   try {
     bootstrap(store);
-    const accountId = store.repo.firstUser().accountId;
+    const accountId = store.firstUser().accountId;
     const db = store.db;
     db.transaction(() => {
       const rp = resourceByPath('properties');
       const rnd = prng(42);
       for (let i = 0; i < properties; i++) {
         tick = i * 1000;
-        store.repo.create(accountId, rp, validateBody(rp, propertyBody(i, rnd), 'create'));
+        store.create(accountId, rp, validateBody(rp, propertyBody(i, rnd), 'create'));
       }
       const rr = resourceByPath('reminders');
       const TEMPLATE = 1000;
       const made = Math.min(reminders, TEMPLATE);
       for (let i = 0; i < made; i++) {
         tick = i;
-        store.repo.create(accountId, rr, validateBody(rr, reminderBody(i), 'create'));
+        store.create(accountId, rr, validateBody(rr, reminderBody(i), 'create'));
       }
       if (reminders > made) {
         // Copies of the first TEMPLATE reminders, block after block, each with a new uuid and

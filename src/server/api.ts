@@ -6,17 +6,17 @@
  * WHATWG fetch classes (Request, Response, Headers): on Node 20, loading those costs a CLI run
  * some 25 ms.
  */
-import { CUSTOM_FIELDS, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
+import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
 import { parseListQuery } from '../core/query.js';
 import { validateBody } from '../core/validate.js';
 import type { RequestBody } from './body.js';
 import type { RateLimiter } from './ratelimit.js';
-import type { Principal, Repository } from './repository.js';
+import type { Principal, Store } from './store.js';
 
 export interface ApiOptions {
-  readonly repo: Repository;
+  readonly store: Store;
   readonly now?: () => number;
   readonly rateLimiter?: RateLimiter;
   /** Where unexpected errors are reported (never to the client). */
@@ -81,14 +81,14 @@ function route(handlers: Map<string, Handler>, resource: ResourceDef): Route | u
 }
 
 export function createApi(opts: ApiOptions): Api {
-  const { repo, rateLimiter } = opts;
+  const { store, rateLimiter } = opts;
   const now = opts.now ?? Date.now;
 
   /** Authenticates, checks the scope, applies the rate limit. */
   function authorize(x: Exchange, scopes: readonly string[]): Principal {
     const header = x.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const principal = m ? repo.authenticate(m[1] as string) : undefined;
+    const principal = m ? store.authenticate(m[1] as string) : undefined;
     if (!principal) throw new ApiError(401, 'Unauthenticated.', undefined, { 'WWW-Authenticate': 'Bearer realm="pm"' });
     if (rateLimiter) {
       const d = rateLimiter.hit(principal.userId);
@@ -117,7 +117,7 @@ export function createApi(opts: ApiOptions): Api {
       base.set('GET', (x) => {
         const p = authorize(x, relationScopes(x.url, r));
         const q = parseListQuery(r, x.url.searchParams, now());
-        const { records, total } = repo.list(p.accountId, r, q);
+        const { records, total } = store.list(p.accountId, r, q);
         const totalPages = Math.max(1, Math.ceil(total / q.perPage));
         const links: Record<string, string> = {};
         if (q.page < totalPages) links.next = pageLink(x, q.page + 1);
@@ -139,7 +139,7 @@ export function createApi(opts: ApiOptions): Api {
           const p = authorize(x, [scope(r, 'write')]);
           singleQuery(x.url, r, false);
           const body = validateBody(r, await readJson(x), 'create');
-          const rec = repo.create(p.accountId, r, body);
+          const rec = store.create(p.accountId, r, body);
           x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
           return { status: 201, body: { data: rec } };
         }),
@@ -148,7 +148,7 @@ export function createApi(opts: ApiOptions): Api {
       item.set('GET', (x, uuid) => {
         const p = authorize(x, [scope(r, 'read')]);
         const embed = singleQuery(x.url, r, true);
-        return { status: 200, body: { data: repo.get(p.accountId, r, uuid, embed) } };
+        return { status: 200, body: { data: store.get(p.accountId, r, uuid, embed) } };
       });
     if (r.verbs.update)
       item.set(
@@ -157,14 +157,14 @@ export function createApi(opts: ApiOptions): Api {
           const p = authorize(x, [scope(r, 'write')]);
           singleQuery(x.url, r, false);
           const body = validateBody(r, await readJson(x), 'update');
-          return { status: 200, body: { data: repo.update(p.accountId, r, uuid, body) } };
+          return { status: 200, body: { data: store.update(p.accountId, r, uuid, body) } };
         }),
       );
     if (r.verbs.delete)
       item.set('DELETE', (x, uuid) => {
         const p = authorize(x, [scope(r, 'write')]);
         singleQuery(x.url, r, false);
-        repo.delete(p.accountId, r, uuid);
+        store.delete(p.accountId, r, uuid);
         return { status: 204 };
       });
     const nested = new Map<string, Routes['base']>();
@@ -177,7 +177,7 @@ export function createApi(opts: ApiOptions): Api {
             const p = authorize(x, [scope(child, 'write')]);
             singleQuery(x.url, child, false);
             const body = validateBody(child, await readJson(x), 'create');
-            const rec = repo.create(p.accountId, child, body, { resource: r, uuid });
+            const rec = store.create(p.accountId, child, body, { resource: r, uuid });
             x.headers.Location = `${x.url.origin}/${child.path}/${rec.uuid}`;
             return { status: 201, body: { data: rec } };
           }),
@@ -285,7 +285,7 @@ function relationScopes(url: URL, r: ResourceDef): string[] {
     const base = k.split('[')[0];
     const rel = r.parents?.find((x) => x.name === base);
     if (rel) scopes.add(`${resourceByPath(rel.target).scope}.read`);
-    if (base === 'custom_fields' && r.customValues) scopes.add(`${CUSTOM_FIELDS.scope}.read`);
+    if (base === CUSTOM_VALUES_KEY && r.customValues) scopes.add(`${CUSTOM_FIELDS.scope}.read`);
   }
   return [...scopes];
 }

@@ -7,7 +7,8 @@
 import { Readable } from 'node:stream';
 import { createApi } from './api.js';
 import { RequestBody } from './body.js';
-import { bootstrap, openStore, readLocalToken, type Store } from './store.js';
+import { bootstrap, openStore, readLocalToken } from './datafile.js';
+import type { Store } from './store.js';
 
 /** The origin requests to the embedded default are addressed to (never looked up, never dialled). */
 export const EMBEDDED_ORIGIN = 'http://localhost';
@@ -39,7 +40,7 @@ export function openEmbedded(dataFile: string): Embedded {
   const store = openStore(dataFile);
   try {
     const token = bootstrap(store) ?? readLocalToken(dataFile) ?? (bootstrap(store, { ensure: true }) as string);
-    const api = createApi({ repo: store.repo });
+    const api = createApi({ store });
     const dispatcher: InProcessDispatcher = {
       async request(opts) {
         opts.signal?.throwIfAborted();

@@ -7,12 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { createApi } from './api.js';
 import { createHttpServer } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit } from './ratelimit.js';
-import { bootstrap, openStore, type Store } from './store.js';
+import { bootstrap, type DataFileStore, openStore } from './datafile.js';
+import type { Store } from './store.js';
 
 export { parseRateLimit } from './ratelimit.js';
 export type { RateLimit, RateLimiter } from './ratelimit.js';
-export { Repository } from './repository.js';
-export { bootstrap, openStore, readLocalToken, type Store } from './store.js';
+export { bootstrap, type DataFileStore, openStore, readLocalToken } from './datafile.js';
+export type { SqliteStore } from './sqlite/index.js';
+export type { ApiRecord, Principal, Store, TokenInfo } from './store.js';
 
 export interface ServerOptions {
   readonly dataFile: string;
@@ -22,7 +24,7 @@ export interface ServerOptions {
   readonly now?: () => number;
   readonly logError?: (err: unknown) => void;
   /** An already open store to serve (tests); the server then does not close it. */
-  readonly store?: Store;
+  readonly store?: DataFileStore;
 }
 
 export interface RunningServer {
@@ -39,7 +41,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const store = opts.store ?? openStore(opts.dataFile, now);
   const createdToken = bootstrap(store);
   const api = createApi({
-    repo: store.repo,
+    store,
     now,
     ...(opts.rateLimit ? { rateLimiter: new FixedWindowRateLimiter(opts.rateLimit, now) } : {}),
     ...(opts.logError ? { logError: opts.logError } : {}),

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ALL_SCOPES } from '../../src/resources/index.js';
-import { type RateLimit, type Store, startServer } from '../../src/server/index.js';
+import { openStore, type RateLimit, type SqliteStore, startServer } from '../../src/server/index.js';
 
 /** A clock the test sets: every timestamp the server writes comes from it. */
 export class Clock {
@@ -82,7 +82,8 @@ export interface TestServer {
   readonly url: string;
   /** The full-scope token of the data file's first account (the one written beside the file). */
   readonly token: string;
-  readonly store: Store;
+  /** The server's store, on its data file (tests may look at the file through `store.db`). */
+  readonly store: SqliteStore;
   readonly clock: Clock;
   readonly dataFile: string;
   /** `api` with the first account's token. */
@@ -107,8 +108,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dataFile = join(dir, 'pm.db');
   const clock = opts.clock ?? new Clock();
   const errors: unknown[] = [];
+  const store = openStore(dataFile, clock.now);
   const server = await startServer({
     dataFile,
+    store,
     port: 0,
     now: clock.now,
     ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
@@ -116,7 +119,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   });
   const token = server.createdToken;
   if (!token) throw new Error('startServer did not create a token for a new data file');
-  const { url, store } = server;
+  const { url } = server;
   let n = 0;
   const account = (accountId: number, userId: number, tok: string): Account => ({
     accountId,
@@ -124,7 +127,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     token: tok,
     api: makeApi(url, tok),
     token2(scopes, name = 'limited') {
-      const t = store.repo.createToken(userId, name, scopes);
+      const t = store.createToken(userId, name, scopes);
       return { ...t, api: makeApi(url, t.token) };
     },
   });
@@ -137,11 +140,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     api: makeApi(url, token),
     loggedErrors: errors,
     newAccount(name = `account ${++n}`) {
-      const { accountId, userId } = store.repo.createAccount(name);
-      return account(accountId, userId, store.repo.createToken(userId, 'test', ALL_SCOPES).token);
+      const { accountId, userId } = store.createAccount(name);
+      return account(accountId, userId, store.createToken(userId, 'test', ALL_SCOPES).token);
     },
     async close() {
       await server.close();
+      store.close();
       rmSync(dir, { recursive: true, force: true });
       if (errors.length) throw new Error(`the server logged unexpected errors: ${errors.map(String).join('; ')}`);
     },
