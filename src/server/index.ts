@@ -49,9 +49,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const server = createHttpServer(api, opts.logError);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const fail = (err: Error) => {
+      if (!opts.store) store.close();
+      reject(err);
+    };
+    server.once('error', fail);
     server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
+      server.off('error', fail);
       resolve();
     });
   });
