@@ -343,21 +343,21 @@ async function seed(file, { properties = 0, reminders = 0 } = {}) {
   const store = openStore(file, () => start + tick);
   try {
     bootstrap(store);
-    const accountId = store.repo.firstUser().accountId;
+    const accountId = store.firstUser().accountId;
     const db = store.db;
     db.transaction(() => {
       const rp = resourceByPath('properties');
       const rnd = prng(42);
       for (let i = 0; i < properties; i++) {
         tick = i * 1000;
-        store.repo.create(accountId, rp, validateBody(rp, propertyBody(i, rnd), 'create'));
+        store.create(accountId, rp, validateBody(rp, propertyBody(i, rnd), 'create'));
       }
       const rr = resourceByPath('reminders');
       const TEMPLATE = 1000;
       const made = Math.min(reminders, TEMPLATE);
       for (let i = 0; i < made; i++) {
         tick = i;
-        store.repo.create(accountId, rr, validateBody(rr, reminderBody(i), 'create'));
+        store.create(accountId, rr, validateBody(rr, reminderBody(i), 'create'));
       }
       if (reminders > made) {
         // Copies of the first TEMPLATE reminders, block after block, each with a new uuid and
@@ -658,7 +658,7 @@ async function figure6() {
   const server = await startPmServe(data, home);
   let bare;
   try {
-    bare = await startListening('bare hono server', NODE, [baseline('bare-hono.mjs')], cleanEnv(home));
+    bare = await startListening('bare node:http server', NODE, [baseline('bare-http.mjs')], cleanEnv(home));
     const auth = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
     const listPath = '/properties?per_page=10&city=leeds&bedrooms=3';
     const page = await getJson(`${server.url}${listPath}`, server.token);
@@ -693,7 +693,7 @@ async function figure6() {
     );
     const note = `${SIZES.cannonConnections} connections, ${SIZES.cannonSeconds} s a run, median of ${SIZES.cannonRounds}`;
     return [
-      row('6a', `server GET ${listPath} vs bare hono route`, {
+      row('6a', `server GET ${listPath} vs bare node:http route`, {
         pm: median(l),
         base: median(b),
         unit: 'req/s',
@@ -702,7 +702,7 @@ async function figure6() {
         samples: { pm: l, baseline: b },
         note: `${note}; ${SIZES.serverProperties.toLocaleString('en')} properties, ${page.meta.pagination.total} match`,
       }),
-      row('6b', 'server POST /reminders vs bare hono route', {
+      row('6b', 'server POST /reminders vs bare node:http route', {
         pm: median(p),
         base: median(b),
         unit: 'req/s',

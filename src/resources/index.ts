@@ -292,6 +292,12 @@ export function filterFields(resource: ResourceDef): FieldDef[] {
 /** The resource whose records are the custom fields that other resources' values refer to. */
 export const CUSTOM_FIELDS: ResourceDef = customFields;
 
+/**
+ * The wire name of a record's custom field values, on resources with `customValues`: the body key
+ * of a write, the list filter (`custom_fields[name]=...`), the embed and the key it fills.
+ */
+export const CUSTOM_VALUES_KEY = 'custom_fields';
+
 /** The resource custom fields of entity type `code` attach to. */
 export function ownerOfEntity(code: number): ResourceDef | undefined {
   return RESOURCES.find((r) => r.customValues?.entity === code);

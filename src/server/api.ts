@@ -1,22 +1,22 @@
 /**
- * The API's request handling, independent of any HTTP framework: routes derived from the resource
+ * The API's request handling, independent of any HTTP server: routes derived from the resource
  * descriptions, auth, scopes and the rate limit, body checks, pagination, and errors as the API
- * answers them. `pm serve` reaches it through hono (app.ts); the CLI's embedded default calls it
- * in-process (embedded.ts), which is why nothing here may load hono or the WHATWG fetch classes
- * (Request, Response, Headers): on Node 20, loading those costs a CLI run some 25 ms.
+ * answers them. `pm serve` reaches it through node:http (http.ts); the CLI's embedded default
+ * calls it in-process (embedded.ts), which is why nothing here may load node:http's server or the
+ * WHATWG fetch classes (Request, Response, Headers): on Node 20, loading those costs a CLI run
+ * some 25 ms.
  */
-import { CUSTOM_FIELDS, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
+import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
 import { parseListQuery } from '../core/query.js';
 import { validateBody } from '../core/validate.js';
+import type { RequestBody } from './body.js';
 import type { RateLimiter } from './ratelimit.js';
-import type { Principal, Repository } from './repository.js';
-
-export const MAX_BODY_BYTES = 1024 * 1024;
+import type { Principal, Store } from './store.js';
 
 export interface ApiOptions {
-  readonly repo: Repository;
+  readonly store: Store;
   readonly now?: () => number;
   readonly rateLimiter?: RateLimiter;
   /** Where unexpected errors are reported (never to the client). */
@@ -30,22 +30,21 @@ export interface ApiRequest {
   readonly url: string;
   /** A request header by its lower-case name. */
   header(name: string): string | undefined;
-  /** The body as text; throws bodyTooLarge() past MAX_BODY_BYTES. Called at most once. */
-  readBody(): Promise<string>;
+  /** The body, read only by routes that take one, and within its size limit (body.ts). */
+  readonly body: RequestBody;
 }
 
-/** The answer: status, headers, and a JSON value to send (none on 204, nor to HEAD). */
+/**
+ * The answer: status, headers, and the JSON text to send (none on 204, nor to HEAD, which gets the
+ * headers of GET, Content-Length included).
+ */
 export interface ApiResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
-  readonly body?: unknown;
+  readonly body?: string;
 }
 
 export type Api = (req: ApiRequest) => Promise<ApiResponse>;
-
-export function bodyTooLarge(): ApiError {
-  return new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-}
 
 /** One request on its way through: what the handlers read, and the headers they set. */
 interface Exchange {
@@ -53,8 +52,6 @@ interface Exchange {
   readonly url: URL;
   /** Set along the way; they stay on an error answer too (the rate limit's, for one). */
   readonly headers: Record<string, string>;
-  /** The body, read once. */
-  body(): Promise<string>;
 }
 
 type Answer = { readonly status: number; readonly body?: unknown };
@@ -84,14 +81,14 @@ function route(handlers: Map<string, Handler>, resource: ResourceDef): Route | u
 }
 
 export function createApi(opts: ApiOptions): Api {
-  const { repo, rateLimiter } = opts;
+  const { store, rateLimiter } = opts;
   const now = opts.now ?? Date.now;
 
   /** Authenticates, checks the scope, applies the rate limit. */
   function authorize(x: Exchange, scopes: readonly string[]): Principal {
     const header = x.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const principal = m ? repo.authenticate(m[1] as string) : undefined;
+    const principal = m ? store.authenticate(m[1] as string) : undefined;
     if (!principal) throw new ApiError(401, 'Unauthenticated.', undefined, { 'WWW-Authenticate': 'Bearer realm="pm"' });
     if (rateLimiter) {
       const d = rateLimiter.hit(principal.userId);
@@ -120,7 +117,7 @@ export function createApi(opts: ApiOptions): Api {
       base.set('GET', (x) => {
         const p = authorize(x, relationScopes(x.url, r));
         const q = parseListQuery(r, x.url.searchParams, now());
-        const { records, total } = repo.list(p.accountId, r, q);
+        const { records, total } = store.list(p.accountId, r, q);
         const totalPages = Math.max(1, Math.ceil(total / q.perPage));
         const links: Record<string, string> = {};
         if (q.page < totalPages) links.next = pageLink(x, q.page + 1);
@@ -142,7 +139,7 @@ export function createApi(opts: ApiOptions): Api {
           const p = authorize(x, [scope(r, 'write')]);
           singleQuery(x.url, r, false);
           const body = validateBody(r, await readJson(x), 'create');
-          const rec = repo.create(p.accountId, r, body);
+          const rec = store.create(p.accountId, r, body);
           x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
           return { status: 201, body: { data: rec } };
         }),
@@ -151,7 +148,7 @@ export function createApi(opts: ApiOptions): Api {
       item.set('GET', (x, uuid) => {
         const p = authorize(x, [scope(r, 'read')]);
         const embed = singleQuery(x.url, r, true);
-        return { status: 200, body: { data: repo.get(p.accountId, r, uuid, embed) } };
+        return { status: 200, body: { data: store.get(p.accountId, r, uuid, embed) } };
       });
     if (r.verbs.update)
       item.set(
@@ -160,14 +157,14 @@ export function createApi(opts: ApiOptions): Api {
           const p = authorize(x, [scope(r, 'write')]);
           singleQuery(x.url, r, false);
           const body = validateBody(r, await readJson(x), 'update');
-          return { status: 200, body: { data: repo.update(p.accountId, r, uuid, body) } };
+          return { status: 200, body: { data: store.update(p.accountId, r, uuid, body) } };
         }),
       );
     if (r.verbs.delete)
       item.set('DELETE', (x, uuid) => {
         const p = authorize(x, [scope(r, 'write')]);
         singleQuery(x.url, r, false);
-        repo.delete(p.accountId, r, uuid);
+        store.delete(p.accountId, r, uuid);
         return { status: 204 };
       });
     const nested = new Map<string, Routes['base']>();
@@ -180,7 +177,7 @@ export function createApi(opts: ApiOptions): Api {
             const p = authorize(x, [scope(child, 'write')]);
             singleQuery(x.url, child, false);
             const body = validateBody(child, await readJson(x), 'create');
-            const rec = repo.create(p.accountId, child, body, { resource: r, uuid });
+            const rec = store.create(p.accountId, child, body, { resource: r, uuid });
             x.headers.Location = `${x.url.origin}/${child.path}/${rec.uuid}`;
             return { status: 201, body: { data: rec } };
           }),
@@ -190,7 +187,7 @@ export function createApi(opts: ApiOptions): Api {
     routes.set(r.path, { base: route(base, r), item: route(item, r), nested });
   }
 
-  /** The route of a path (its segments decoded as hono decodes them), and the uuid in it. */
+  /** The route of a path (its segments decoded), and the uuid in it. */
   function match(pathname: string): { route: Route; uuid: string } | undefined {
     const [root, name, uuid, sub, ...rest] = pathname.split('/');
     if (root !== '' || name === undefined || rest.length) return undefined;
@@ -204,16 +201,7 @@ export function createApi(opts: ApiOptions): Api {
 
   return async (req) => {
     const url = new URL(req.url);
-    let read: Promise<string> | undefined;
-    const x: Exchange = {
-      req,
-      url,
-      headers: {},
-      body: () => {
-        read ??= req.readBody();
-        return read;
-      },
-    };
+    const x: Exchange = { req, url, headers: {} };
     try {
       const found = match(url.pathname);
       if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
@@ -240,21 +228,17 @@ export function createApi(opts: ApiOptions): Api {
 
 function respond(req: ApiRequest, status: number, headers: Record<string, string>, body: unknown): ApiResponse {
   if (body === undefined) return { status, headers };
+  const text = JSON.stringify(body);
   headers['Content-Type'] = 'application/json';
+  headers['Content-Length'] = String(Buffer.byteLength(text));
   // HEAD is answered as GET, headers and all, without the body.
-  return req.method === 'HEAD' ? { status, headers } : { status, headers, body };
+  return req.method === 'HEAD' ? { status, headers } : { status, headers, body: text };
 }
 
-/**
- * The body limit comes before anything else on a route that takes a body, as it did with hono's
- * bodyLimit in front of the handlers: a declared length over the limit is refused unread, and a
- * body of undeclared length is read first, up to the limit.
- */
+/** On a route that takes a body, its size is settled before anything else (see RequestBody.settle). */
 function withBody(handler: Handler): Handler {
   return async (x, uuid) => {
-    const length = x.req.header('transfer-encoding') === undefined ? x.req.header('content-length') : undefined;
-    if (length === undefined) await x.body();
-    else if (Number.parseInt(length, 10) > MAX_BODY_BYTES) throw bodyTooLarge();
+    await x.req.body.settle();
     return handler(x, uuid);
   };
 }
@@ -268,7 +252,7 @@ async function readJson(x: Exchange): Promise<unknown> {
       415,
       `The request body must be sent as Content-Type: application/json (got "${type || 'none'}").`,
     );
-  const text = await x.body();
+  const text = await x.req.body.text();
   if (text.trim() === '') throw new ApiError(400, 'The request body is empty; send a JSON object.');
   try {
     return JSON.parse(text);
@@ -301,12 +285,12 @@ function relationScopes(url: URL, r: ResourceDef): string[] {
     const base = k.split('[')[0];
     const rel = r.parents?.find((x) => x.name === base);
     if (rel) scopes.add(`${resourceByPath(rel.target).scope}.read`);
-    if (base === 'custom_fields' && r.customValues) scopes.add(`${CUSTOM_FIELDS.scope}.read`);
+    if (base === CUSTOM_VALUES_KEY && r.customValues) scopes.add(`${CUSTOM_FIELDS.scope}.read`);
   }
   return [...scopes];
 }
 
-/** A path segment decoded as hono's router decodes it: an escape that is not valid stays as it is. */
+/** A path segment, percent-decoded: an escape that is not valid UTF-8 stays as it is. */
 function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment;
   try {

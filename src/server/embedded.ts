@@ -2,11 +2,13 @@
  * The embedded default without a socket: the API's request handling (routes, auth, validation,
  * SQL) answering the CLI's requests in-process, through a dispatcher the HTTP client uses like any
  * other. It saves a CLI run the cost of an HTTP server, a client connection pool and a round trip;
- * and, calling the handling directly, that of loading hono and Node's fetch classes.
+ * and, calling the handling directly, that of loading node:http's server and Node's fetch classes.
  */
 import { Readable } from 'node:stream';
-import { bodyTooLarge, createApi, MAX_BODY_BYTES } from './api.js';
-import { bootstrap, openStore, readLocalToken, type Store } from './store.js';
+import { createApi } from './api.js';
+import { RequestBody } from './body.js';
+import { bootstrap, openStore, readLocalToken } from './datafile.js';
+import type { Store } from './store.js';
 
 /** The origin requests to the embedded default are addressed to (never looked up, never dialled). */
 export const EMBEDDED_ORIGIN = 'http://localhost';
@@ -38,7 +40,7 @@ export function openEmbedded(dataFile: string): Embedded {
   const store = openStore(dataFile);
   try {
     const token = bootstrap(store) ?? readLocalToken(dataFile) ?? (bootstrap(store, { ensure: true }) as string);
-    const api = createApi({ repo: store.repo });
+    const api = createApi({ store });
     const dispatcher: InProcessDispatcher = {
       async request(opts) {
         opts.signal?.throwIfAborted();
@@ -49,17 +51,12 @@ export function openEmbedded(dataFile: string): Embedded {
           method: opts.method,
           url: `${EMBEDDED_ORIGIN}${opts.path}`,
           header: (name) => headers.get(name),
-          readBody: async () => {
-            const bytes = Buffer.from(opts.body ?? '');
-            if (bytes.length > MAX_BODY_BYTES) throw bodyTooLarge();
-            // Decoded as a server decodes the bytes it receives (a leading BOM is dropped).
-            return new TextDecoder().decode(bytes);
-          },
+          body: RequestBody.of(Buffer.from(opts.body ?? '')),
         });
         // Lower case, as undici gives them.
         const answer: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headers)) answer[k.toLowerCase()] = v;
-        const bytes = res.body === undefined ? [] : [Buffer.from(JSON.stringify(res.body))];
+        const bytes = res.body === undefined ? [] : [Buffer.from(res.body)];
         return { statusCode: res.status, headers: answer, body: Readable.from(bytes) };
       },
       async close() {},

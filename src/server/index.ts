@@ -1,18 +1,20 @@
 /**
  * The server's one public entry: open a data file, and start listening. Used by `pm serve` and by
  * the tests. The CLI's embedded default imports embedded.ts by itself, not through here, so that a
- * CLI run does not load hono.
+ * CLI run does not load node:http's server.
  */
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { createApp } from './app.js';
-import { type RateLimit, RateLimiter } from './ratelimit.js';
-import { bootstrap, openStore, type Store } from './store.js';
+import { createApi } from './api.js';
+import { createHttpServer } from './http.js';
+import { FixedWindowRateLimiter, type RateLimit } from './ratelimit.js';
+import { bootstrap, type DataFileStore, openStore } from './datafile.js';
+import type { Store } from './store.js';
 
 export { parseRateLimit } from './ratelimit.js';
-export type { RateLimit } from './ratelimit.js';
-export { Repository } from './repository.js';
-export { bootstrap, openStore, readLocalToken, type Store } from './store.js';
+export type { RateLimit, RateLimiter } from './ratelimit.js';
+export { bootstrap, type DataFileStore, openStore, readLocalToken } from './datafile.js';
+export type { SqliteStore } from './sqlite/index.js';
+export type { ApiRecord, Principal, Store, TokenInfo } from './store.js';
 
 export interface ServerOptions {
   readonly dataFile: string;
@@ -22,7 +24,7 @@ export interface ServerOptions {
   readonly now?: () => number;
   readonly logError?: (err: unknown) => void;
   /** An already open store to serve (tests); the server then does not close it. */
-  readonly store?: Store;
+  readonly store?: DataFileStore;
 }
 
 export interface RunningServer {
@@ -38,16 +40,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const now = opts.now ?? Date.now;
   const store = opts.store ?? openStore(opts.dataFile, now);
   const createdToken = bootstrap(store);
-  const app = createApp({
-    repo: store.repo,
+  const api = createApi({
+    store,
     now,
-    ...(opts.rateLimit ? { rateLimiter: new RateLimiter(opts.rateLimit, now) } : {}),
+    ...(opts.rateLimit ? { rateLimiter: new FixedWindowRateLimiter(opts.rateLimit, now) } : {}),
     ...(opts.logError ? { logError: opts.logError } : {}),
   });
   const host = opts.host ?? '127.0.0.1';
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 0 }, () => resolve(s));
-    s.once('error', reject);
+  const server = createHttpServer(api, opts.logError);
+  await new Promise<void>((resolve, reject) => {
+    const fail = (err: Error) => {
+      if (!opts.store) store.close();
+      reject(err);
+    };
+    server.once('error', fail);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', fail);
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
@@ -61,12 +71,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       new Promise<void>((resolve) => {
         if (closed) return resolve();
         closed = true;
-        if ('closeIdleConnections' in server) server.closeIdleConnections();
+        server.closeIdleConnections();
         server.close(() => {
           if (!opts.store) store.close();
           resolve();
         });
-        if ('closeAllConnections' in server) setTimeout(() => server.closeAllConnections(), 2000).unref();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
       }),
   };
 }

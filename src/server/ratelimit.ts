@@ -1,7 +1,8 @@
 /**
- * Per-user rate limiting in fixed windows, with the hosted service's headers:
- * X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (epoch seconds), and Retry-After
- * (seconds) on a refused request.
+ * Per-user rate limiting, with the hosted service's headers: X-RateLimit-Limit,
+ * X-RateLimit-Remaining, X-RateLimit-Reset (epoch seconds), and Retry-After (seconds) on a refused
+ * request. The API takes any RateLimiter; `pm serve` counts in fixed windows in its own memory
+ * (FixedWindowRateLimiter), which a limiter sharing its counts through a database can replace.
  */
 
 export interface RateLimit {
@@ -14,6 +15,11 @@ export interface RateDecision {
   readonly headers: Record<string, string>;
 }
 
+/** What the API asks of a rate limiter: count one request of a user, and say whether it may pass. */
+export interface RateLimiter {
+  hit(userId: number): RateDecision;
+}
+
 /** Reads `60/min`, `100/m`, `10/s`, `3600/h`, or a bare number (per minute). */
 export function parseRateLimit(text: string): RateLimit {
   const m = /^\s*(\d+)\s*(?:\/\s*(s|sec|second|m|min|minute|h|hour))?\s*$/i.exec(text);
@@ -24,7 +30,8 @@ export function parseRateLimit(text: string): RateLimit {
   return { limit: Number(m[1]), windowMs };
 }
 
-export class RateLimiter {
+/** Fixed windows aligned to the clock, counted in memory: a restart starts afresh. */
+export class FixedWindowRateLimiter implements RateLimiter {
   private readonly windows = new Map<number, { start: number; count: number }>();
 
   constructor(

@@ -1,56 +1,84 @@
-/** A data file opened for serving: the database, its repository, and its first-use bootstrap. */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { ALL_SCOPES } from '../resources/index.js';
-import { tokenFileFor } from '../core/paths.js';
-import { type DB, openDatabase } from './db.js';
-import { Repository } from './repository.js';
+/**
+ * The store: everything the server keeps, behind one narrow interface. The API core (api.ts), the
+ * embedded default and startServer use nothing else; every SQL statement is in an implementation
+ * of it (sqlite/). Each record operation takes the account it acts for: a record of another
+ * account is a missing one. The interface is synchronous, as better-sqlite3 is.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { ListQuery } from '../core/query.js';
+import type { ValidBody } from '../core/validate.js';
+import type { ResourceDef } from '../resources/types.js';
+
+/** A record as the API shows it: its fields by wire name (and embeds, when asked for). */
+export type ApiRecord = Record<string, unknown>;
+
+/** The record a new one is created under (a note's property). */
+export interface ParentRef {
+  readonly resource: ResourceDef;
+  readonly uuid: string;
+}
+
+export interface AccountUser {
+  readonly accountId: number;
+  readonly userId: number;
+}
+
+/** Who a token speaks for, and what it may do. */
+export interface Principal {
+  readonly tokenId: number;
+  readonly userId: number;
+  readonly accountId: number;
+  readonly scopes: ReadonlySet<string>;
+}
+
+/** A token as `pm serve tokens list` shows it: never the token itself. */
+export interface TokenInfo {
+  readonly id: number;
+  readonly name: string;
+  readonly hint: string;
+  readonly scopes: string[];
+  readonly account_id: number;
+  readonly user_id: number;
+  readonly created_at: string;
+  readonly last_used_at: string | null;
+  readonly revoked_at: string | null;
+}
 
 export interface Store {
-  readonly db: DB;
-  readonly repo: Repository;
-  readonly file: string;
+  // Records. A missing record is an ApiError 404; an invalid write a ValidationError (422) or a
+  // clash with a unique key an ApiError 409; nothing is written then.
+  list(accountId: number, r: ResourceDef, q: ListQuery): { records: ApiRecord[]; total: number };
+  get(accountId: number, r: ResourceDef, uuid: string, embed?: readonly string[]): ApiRecord;
+  create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef): ApiRecord;
+  update(accountId: number, r: ResourceDef, uuid: string, body: ValidBody): ApiRecord;
+  delete(accountId: number, r: ResourceDef, uuid: string): void;
+
+  // Accounts and their users.
+  /** A new account with its first user. */
+  createAccount(name: string, userName?: string): AccountUser;
+  /** The first user ever created, and its account. */
+  firstUser(): AccountUser | undefined;
+  /** The first user of an account. */
+  userOfAccount(accountId: number): number | undefined;
+
+  // Tokens.
+  /** A new token of a user: the token itself is returned once, and only its hash kept. */
+  createToken(userId: number, name: string, scopes: readonly string[]): { token: string; id: number };
+  /** Who an unrevoked token speaks for (and its last use recorded, at most once a minute). */
+  authenticate(token: string): Principal | undefined;
+  listTokens(): TokenInfo[];
+  /** Whether an active token was revoked. */
+  revokeToken(id: number): boolean;
+
+  /** Runs `fn` (which calls this store) in one write transaction; nested calls join it. */
+  write<T>(fn: () => T): T;
   close(): void;
 }
 
-export function openStore(file: string, now: () => number = Date.now): Store {
-  const db = openDatabase(file);
-  const repo = new Repository(db, now);
-  return { db, repo, file, close: () => db.close() };
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
 
-/** Writes a secret to a new file readable by its owner only. */
-function writeSecretFile(path: string, content: string): void {
-  const fd = openSync(path, 'w', 0o600);
-  try {
-    writeSync(fd, `${content}\n`);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * On first use of a data file, creates an account, its first user and a full-scope token, and
- * writes the token beside the data file (mode 0600). Returns the token when one was written.
- * With `ensure`, also writes a fresh token when the file beside the data is missing.
- */
-export function bootstrap(store: Store, opts: { ensure?: boolean } = {}): string | undefined {
-  const tokenFile = tokenFileFor(store.file);
-  const made = store.repo.write(() => {
-    const first = store.repo.firstUser();
-    if (first && (!opts.ensure || existsSync(tokenFile))) return undefined;
-    const owner = first ?? store.repo.createAccount('default');
-    return store.repo.createToken(owner.userId, first ? 'local (renewed)' : 'local', ALL_SCOPES).token;
-  });
-  if (made && store.file !== ':memory:') writeSecretFile(tokenFile, made);
-  return made;
-}
-
-/** Reads the token written beside a data file, if any. */
-export function readLocalToken(dataFile: string): string | undefined {
-  try {
-    const t = readFileSync(tokenFileFor(dataFile), 'utf8').trim();
-    return t || undefined;
-  } catch {
-    return undefined;
-  }
+export function newToken(): string {
+  return `pm_${randomBytes(32).toString('base64url')}`;
 }

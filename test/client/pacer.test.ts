@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Pacer, type PacerResponse, parseRetryAfter, type Ticket } from '../../src/client/pacer.js';
-import { RateLimiter } from '../../src/server/ratelimit.js';
+import { FixedWindowRateLimiter } from '../../src/server/ratelimit.js';
 import { FakeClock } from './fake-clock.js';
 
 const headers = (remaining: number, resetSec: number, limit = 10): PacerResponse => ({
@@ -267,7 +267,7 @@ describe('Retry-After', () => {
 
 /**
  * A bulk job on the fake clock: `jobs` requests by `workers` workers, each request taking
- * `latency` ms each way, against the server's own fixed-window RateLimiter. A 429 is retried
+ * `latency` ms each way, against the server's own FixedWindowRateLimiter. A 429 is retried
  * after its Retry-After, as the HTTP client does.
  */
 async function simulate(o: {
@@ -281,7 +281,7 @@ async function simulate(o: {
   others?: number;
 }) {
   const clock = new FakeClock(o.start);
-  const limiter = new RateLimiter({ limit: o.limit, windowMs: o.windowMs }, clock.now);
+  const limiter = new FixedWindowRateLimiter({ limit: o.limit, windowMs: o.windowMs }, clock.now);
   for (let i = 0; i < (o.others ?? 0); i++) limiter.hit(1);
   const p = new Pacer({ clock });
   let next = 0;
@@ -352,7 +352,7 @@ describe('a simulated bulk job against a fixed-window limit', () => {
 
   it('without the pacer the same job is refused again and again (the test can fail)', async () => {
     const clock = new FakeClock(1_000_000_020_000);
-    const limiter = new RateLimiter({ limit: 60, windowMs: 60_000 }, clock.now);
+    const limiter = new FixedWindowRateLimiter({ limit: 60, windowMs: 60_000 }, clock.now);
     let refused = 0;
     for (let i = 0; i < 120; i++) if (!limiter.hit(1).allowed) refused++;
     expect(refused).toBe(60);

@@ -1,6 +1,8 @@
 /**
  * Starts the real server (through its one public entry, startServer) on an ephemeral loopback
- * port, over a fresh data file in a temporary directory, with a clock the test controls.
+ * port, over a fresh data file in a temporary directory, with a clock the test controls; or, with
+ * `inProcess`, the same API core (createApi) on the same kind of store, called in-process with
+ * the same requests and answers: for tests about what the API answers rather than about HTTP.
  * One server per test file; tests that count records take an account of their own
  * (`newAccount`), so that no test depends on another's records.
  */
@@ -8,7 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ALL_SCOPES } from '../../src/resources/index.js';
-import { type RateLimit, type Store, startServer } from '../../src/server/index.js';
+import { type Api as CoreApi, createApi } from '../../src/server/api.js';
+import { RequestBody } from '../../src/server/body.js';
+import { bootstrap, openStore, type RateLimit, type SqliteStore, startServer } from '../../src/server/index.js';
+import { FixedWindowRateLimiter } from '../../src/server/ratelimit.js';
 
 /** A clock the test sets: every timestamp the server writes comes from it. */
 export class Clock {
@@ -69,6 +74,48 @@ export function makeApi(url: string, defaultToken: string | null): Api {
   };
 }
 
+/** The origin of a server called in-process (never dialled). */
+export const IN_PROCESS_ORIGIN = 'http://pm.test';
+
+/**
+ * The API core called in-process with what `makeApi` would send: the URL as fetch makes it
+ * (parsed, percent-encoded where it must be, without its fragment), the headers by lower-case
+ * name, a string body without a Content-Type labelled text/plain as fetch labels it; and its
+ * answer read as fetch reads one.
+ */
+export function makeInProcessApi(core: CoreApi, origin: string, defaultToken: string | null): Api {
+  return async (method, path, body, opts = {}) => {
+    const headers = new Map<string, string>();
+    const token = opts.token === undefined ? defaultToken : opts.token;
+    if (token !== null) headers.set('authorization', `Bearer ${token}`);
+    let payload: string | Uint8Array | undefined;
+    if (opts.raw !== undefined) payload = opts.raw;
+    else if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers.set('content-type', 'application/json');
+    }
+    for (const [k, v] of Object.entries(opts.headers ?? {})) headers.set(k.toLowerCase(), v);
+    if (typeof payload === 'string' && !headers.has('content-type'))
+      headers.set('content-type', 'text/plain;charset=UTF-8');
+    const url = new URL(origin + path);
+    url.hash = '';
+    const res = await core({
+      method,
+      url: url.href,
+      header: (name) => headers.get(name),
+      body: RequestBody.of(typeof payload === 'string' ? Buffer.from(payload) : (payload ?? new Uint8Array())),
+    });
+    const text = res.body ?? '';
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: new Headers(res.headers), body: parsed, text };
+  };
+}
+
 export interface Account {
   readonly accountId: number;
   readonly userId: number;
@@ -82,7 +129,8 @@ export interface TestServer {
   readonly url: string;
   /** The full-scope token of the data file's first account (the one written beside the file). */
   readonly token: string;
-  readonly store: Store;
+  /** The server's store, on its data file (tests may look at the file through `store.db`). */
+  readonly store: SqliteStore;
   readonly clock: Clock;
   readonly dataFile: string;
   /** `api` with the first account's token. */
@@ -100,6 +148,11 @@ export interface TestServer {
 export interface TestServerOptions {
   readonly clock?: Clock;
   readonly rateLimit?: RateLimit;
+  /**
+   * Call the API core in-process rather than over HTTP: `url` is then IN_PROCESS_ORIGIN, which
+   * only `api` and the accounts' `api` can reach.
+   */
+  readonly inProcess?: boolean;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -107,25 +160,47 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dataFile = join(dir, 'pm.db');
   const clock = opts.clock ?? new Clock();
   const errors: unknown[] = [];
-  const server = await startServer({
-    dataFile,
-    port: 0,
-    now: clock.now,
-    ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
-    logError: (e) => errors.push(e),
-  });
-  const token = server.createdToken;
-  if (!token) throw new Error('startServer did not create a token for a new data file');
-  const { url, store } = server;
+  const store = openStore(dataFile, clock.now);
+  const logError = (e: unknown) => errors.push(e);
+  let url: string;
+  let token: string | undefined;
+  let apiFor: (token: string) => Api;
+  let stop: () => Promise<void>;
+  if (opts.inProcess) {
+    token = bootstrap(store);
+    const core = createApi({
+      store,
+      now: clock.now,
+      ...(opts.rateLimit ? { rateLimiter: new FixedWindowRateLimiter(opts.rateLimit, clock.now) } : {}),
+      logError,
+    });
+    url = IN_PROCESS_ORIGIN;
+    apiFor = (tok) => makeInProcessApi(core, url, tok);
+    stop = async () => {};
+  } else {
+    const server = await startServer({
+      dataFile,
+      store,
+      port: 0,
+      now: clock.now,
+      ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
+      logError,
+    });
+    token = server.createdToken;
+    url = server.url;
+    apiFor = (tok) => makeApi(url, tok);
+    stop = () => server.close();
+  }
+  if (!token) throw new Error('bootstrap did not create a token for a new data file');
   let n = 0;
   const account = (accountId: number, userId: number, tok: string): Account => ({
     accountId,
     userId,
     token: tok,
-    api: makeApi(url, tok),
+    api: apiFor(tok),
     token2(scopes, name = 'limited') {
-      const t = store.repo.createToken(userId, name, scopes);
-      return { ...t, api: makeApi(url, t.token) };
+      const t = store.createToken(userId, name, scopes);
+      return { ...t, api: apiFor(t.token) };
     },
   });
   return {
@@ -134,14 +209,15 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     store,
     clock,
     dataFile,
-    api: makeApi(url, token),
+    api: apiFor(token),
     loggedErrors: errors,
     newAccount(name = `account ${++n}`) {
-      const { accountId, userId } = store.repo.createAccount(name);
-      return account(accountId, userId, store.repo.createToken(userId, 'test', ALL_SCOPES).token);
+      const { accountId, userId } = store.createAccount(name);
+      return account(accountId, userId, store.createToken(userId, 'test', ALL_SCOPES).token);
     },
     async close() {
-      await server.close();
+      await stop();
+      store.close();
       rmSync(dir, { recursive: true, force: true });
       if (errors.length) throw new Error(`the server logged unexpected errors: ${errors.map(String).join('; ')}`);
     },

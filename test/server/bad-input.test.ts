@@ -32,7 +32,7 @@ async function snapshot(): Promise<unknown> {
 let before: unknown;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   acct = server.newAccount();
   await create(acct.api, '/custom-fields', customFieldBody({ label: 'Note' }));
   for (const [key, address] of Object.entries(ADDRESSES)) {

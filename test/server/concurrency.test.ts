@@ -153,9 +153,9 @@ describe('two processes opening a new data file at once', () => {
       const store = openStore(dataFile);
       try {
         expect(store.db.prepare('SELECT COUNT(*) AS n FROM accounts').get()).toEqual({ n: 1 });
-        expect(store.repo.listTokens()).toHaveLength(1);
+        expect(store.listTokens()).toHaveLength(1);
         expect(store.db.pragma('user_version', { simple: true })).toBe(1);
-        expect(store.repo.authenticate(tokens.find((t) => t !== null) as string)).toBeDefined();
+        expect(store.authenticate(tokens.find((t) => t !== null) as string)).toBeDefined();
       } finally {
         store.close();
       }

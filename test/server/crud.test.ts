@@ -5,7 +5,7 @@ import { contactBody, create, customFieldBody, propertyBody, reminderBody, TIMES
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
 });
 afterAll(() => server.close());
 

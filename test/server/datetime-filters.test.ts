@@ -9,7 +9,7 @@ import { create, listKeys, propertyBody, reminderBody } from './fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
 });
 afterAll(() => server.close());
 

@@ -1,6 +1,6 @@
 /**
- * The embedded default: the answers of `pm serve`, given in-process, without loading hono or
- * Node's fetch classes (whose start-up every CLI run would pay).
+ * The embedded default: the answers of `pm serve`, given in-process, without loading node:http's
+ * server or Node's fetch classes (whose start-up every CLI run would pay).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,9 +13,9 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { propertyBody } from './fixtures.js';
 
 /**
- * Run in a child on the compiled server: a list through the dispatcher, then which of hono and
- * undici (Node's fetch classes) were loaded; then both loaded on purpose, to show the checks see
- * them.
+ * Run in a child on the compiled server: a list through the dispatcher, then which of node:http's
+ * server and undici (Node's fetch classes) were loaded; then both loaded on purpose, to show the
+ * checks see them.
  */
 const CHILD = `
 import { createRequire, register } from 'node:module';
@@ -38,7 +38,8 @@ const loaded = async () => {
   await flush();
   const files = [...resolved, ...Object.keys(createRequire(import.meta.url).cache)];
   return {
-    hono: files.some((f) => /\\/node_modules\\/(@hono\\/|hono\\/)/.test(f)),
+    httpServer:
+      process.moduleLoadList.includes('NativeModule _http_server') || files.some((f) => /^(node:)?https?$/.test(f)),
     undici: process.moduleLoadList.some((m) => m.includes('internal/deps/undici')),
   };
 };
@@ -54,7 +55,7 @@ let text = '';
 for await (const chunk of res.body) text += chunk;
 await e.close();
 const before = await loaded();
-await import('hono');
+(await import('node:http')).createServer();
 new Response('x');
 console.log(JSON.stringify({ status: res.statusCode, body: JSON.parse(text), before, after: await loaded() }));
 `;
@@ -71,19 +72,18 @@ describe('what the embedded default loads', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers a list with neither hono nor undici loaded', () => {
+  it("answers a list with neither node:http's server nor undici loaded", () => {
     const embedded = new URL('embedded.js', built.module).href;
-    const out = execFileSync(
-      process.execPath,
-      ['--input-type=module', '-e', CHILD, embedded, join(dir, 'pm.db')],
-      // The child's own import('hono') resolves from the compiled server's directory.
-      { cwd: new URL('.', built.module), encoding: 'utf8', timeout: 15_000 },
-    );
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', CHILD, embedded, join(dir, 'pm.db')], {
+      cwd: new URL('.', built.module),
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
     const result = JSON.parse(out);
     expect(result.status).toBe(200);
     expect(result.body.meta.pagination.total).toBe(0);
-    expect(result.before).toEqual({ hono: false, undici: false });
-    expect(result.after).toEqual({ hono: true, undici: true });
+    expect(result.before).toEqual({ httpServer: false, undici: false });
+    expect(result.after).toEqual({ httpServer: true, undici: true });
   });
 });
 
@@ -164,7 +164,7 @@ describe('the embedded default answers as the server does', () => {
           if (!uuids.has(u)) uuids.set(u, `uuid${uuids.size}`);
           return uuids.get(u) as string;
         });
-    // Not content-type on a 204: the server's node adapter labels any empty answer text/plain.
+    // Not content-type on a 204, which has none.
     const names = (a: Answer) => [
       ...(a.status === 204 ? [] : ['content-type']),
       'location',

@@ -148,7 +148,7 @@ describe('authentication: 401 with WWW-Authenticate: Bearer', () => {
     const acct = server.newAccount();
     const extra = acct.token2(ALL_SCOPES, 'to revoke');
     expect((await extra.api('GET', '/properties')).status).toBe(200);
-    expect(server.store.repo.revokeToken(extra.id)).toBe(true);
+    expect(server.store.revokeToken(extra.id)).toBe(true);
     await expect401(await extra.api('GET', '/properties'));
     expect((await acct.api('GET', '/properties')).status).toBe(200);
   });
@@ -158,7 +158,7 @@ describe('authentication: 401 with WWW-Authenticate: Bearer', () => {
     const t = acct.token2(['reminders.read'], 'watch');
     const rows = server.store.db.prepare('SELECT hash, hint FROM tokens').all() as { hash: string; hint: string }[];
     expect(rows.some((r) => r.hash.includes(t.token) || t.token.includes(r.hash))).toBe(false);
-    const info = () => server.store.repo.listTokens().find((x) => x.id === t.id);
+    const info = () => server.store.listTokens().find((x) => x.id === t.id);
     expect(info()).toMatchObject({
       name: 'watch',
       scopes: ['reminders.read'],
@@ -316,7 +316,7 @@ describe('accounts: a record of another account is a missing one', () => {
         .prepare("INSERT INTO users (account_id, name, created_at) VALUES (?, 'second', 0)")
         .run(a.accountId).lastInsertRowid,
     );
-    const second = makeApi(server.url, server.store.repo.createToken(userId2, 't', ALL_SCOPES).token);
+    const second = makeApi(server.url, server.store.createToken(userId2, 't', ALL_SCOPES).token);
     const r = await create(a.api, '/reminders', reminderBody());
     expect(await listKeys(second, '/reminders')).toEqual([r.uuid]);
   });

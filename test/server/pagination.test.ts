@@ -5,7 +5,7 @@ import { create, reminderBody } from './fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
 });
 afterAll(() => server.close());
 

@@ -268,7 +268,7 @@ const notes: { uuid: string; property: string }[] = [];
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
   acct = server.newAccount();
   other = server.newAccount();
   const seed = fc.sample(

@@ -9,8 +9,8 @@ let server: TestServer;
 let plain: TestServer;
 const clock = new Clock('2026-03-01T10:00:10Z');
 beforeAll(async () => {
-  server = await startTestServer({ clock, rateLimit: { limit: 3, windowMs: 60_000 } });
-  plain = await startTestServer();
+  server = await startTestServer({ clock, rateLimit: { limit: 3, windowMs: 60_000 }, inProcess: true });
+  plain = await startTestServer({ inProcess: true });
 });
 afterAll(async () => {
   await server.close();

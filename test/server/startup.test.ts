@@ -27,7 +27,7 @@ describe('first start on a new data file', () => {
       expect(readFileSync(tokenFile, 'utf8')).toBe(`${server.createdToken}\n`);
       expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
       expect(readLocalToken(dataFile)).toBe(server.createdToken);
-      const tokens = server.store.repo.listTokens();
+      const tokens = server.store.listTokens();
       expect(tokens).toHaveLength(1);
       expect(tokens[0]?.scopes.sort()).toEqual([...ALL_SCOPES].sort());
       const res = await makeApi(server.url, server.createdToken as string)('GET', '/properties');
@@ -48,7 +48,7 @@ describe('first start on a new data file', () => {
       expect(second.createdToken).toBeUndefined();
       const res = await makeApi(second.url, token)('GET', '/reminders');
       expect(res.body.data.map((r: { title: string }) => r.title)).toEqual(['Renew insurance']);
-      expect(second.store.repo.listTokens()).toHaveLength(1);
+      expect(second.store.listTokens()).toHaveLength(1);
     } finally {
       await second.close();
     }
@@ -65,8 +65,8 @@ describe('first start on a new data file', () => {
       expect(renewed).toMatch(/^pm_/);
       expect(renewed).not.toBe(first);
       expect(readLocalToken(dataFile)).toBe(renewed);
-      expect(store.repo.listTokens().map((t) => t.name)).toEqual(['local', 'local (renewed)']);
-      expect(store.repo.authenticate(first)).toBeDefined();
+      expect(store.listTokens().map((t) => t.name)).toEqual(['local', 'local (renewed)']);
+      expect(store.authenticate(first)).toBeDefined();
       expect(store.db.prepare('SELECT COUNT(*) AS n FROM accounts').get()).toEqual({ n: 1 });
     } finally {
       store.close();

@@ -5,7 +5,7 @@ import { contactBody, create, customFieldBody, listKeys, propertyBody, reminderB
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ inProcess: true });
 });
 afterAll(() => server.close());
 
@@ -285,6 +285,24 @@ describe('custom fields', () => {
     expect((await acct.api('PUT', `/custom-fields/${other.uuid}`, { name: 'walls' })).status).toBe(200);
     // Another account may use the same name.
     await create(server.newAccount().api, '/custom-fields', customFieldBody({ name: 'roof', label: 'Roof' }));
+  });
+
+  it('moving a field to the other entity type where its name is taken is 409 too', async () => {
+    const acct = server.newAccount();
+    await create(
+      acct.api,
+      '/custom-fields',
+      customFieldBody({ name: 'roof', label: 'Roof', entity_type: { code: 1 } }),
+    );
+    const mine = await create(acct.api, '/custom-fields', customFieldBody({ name: 'roof', label: 'Roof' }));
+    const res = await acct.api('PUT', `/custom-fields/${mine.uuid}`, { entity_type: { code: 1 } });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      message: 'A custom field named "roof" already exists for contacts.',
+      errors: { name: ['The name "roof" is already taken.'] },
+    });
+    const moved = await acct.api('PUT', `/custom-fields/${mine.uuid}`, { entity_type: { code: 1 }, name: 'roof_2' });
+    expect(moved.status).toBe(200);
   });
 
   it('an explicit name must be a lower-case identifier', async () => {

@@ -144,12 +144,12 @@ Examples:
         if (opts.account !== undefined) {
           if (!/^\d+$/.test(opts.account))
             throw usageError(`--account must be an account id number, not "${opts.account}".`);
-          userId = store.repo.userOfAccount(Number(opts.account));
+          userId = store.userOfAccount(Number(opts.account));
           if (userId === undefined) throw usageError(`--account: no account ${opts.account} in this data file.`);
         } else {
-          userId = store.repo.firstUser()?.userId ?? store.repo.createAccount('default').userId;
+          userId = store.firstUser()?.userId ?? store.createAccount('default').userId;
         }
-        const { token, id } = store.repo.createToken(userId, opts.name, scopes);
+        const { token, id } = store.createToken(userId, opts.name, scopes);
         io.stdout.write(`${token}\n`);
         io.stderr.write(
           `Created token ${id} "${opts.name}" with scopes ${scopes.join(' ')}. Store it now: it is not shown again.\n`,
@@ -177,7 +177,7 @@ Examples:
       const { openStore } = await import('../../server/index.js');
       const store = openStore(dataFileOf(deps, dataOf(cmd)));
       try {
-        const list = store.repo.listTokens();
+        const list = store.listTokens();
         if (opts.json) {
           io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
           return;
@@ -207,7 +207,7 @@ Examples:
       const { openStore } = await import('../../server/index.js');
       const store = openStore(dataFileOf(deps, dataOf(cmd)));
       try {
-        if (!store.repo.revokeToken(Number(id))) throw usageError(`No active token ${id} in this data file.`);
+        if (!store.revokeToken(Number(id))) throw usageError(`No active token ${id} in this data file.`);
         io.stderr.write(`Revoked token ${id}.\n`);
       } finally {
         store.close();
@@ -234,8 +234,8 @@ Examples:
       const { openStore } = await import('../../server/index.js');
       const store = openStore(dataFileOf(deps, dataOf(cmd)));
       try {
-        const { accountId, userId } = store.repo.createAccount(opts.name);
-        const { token } = store.repo.createToken(userId, 'owner', ALL_SCOPES);
+        const { accountId, userId } = store.createAccount(opts.name);
+        const { token } = store.createToken(userId, 'owner', ALL_SCOPES);
         io.stdout.write(`${token}\n`);
         io.stderr.write(
           `Created account ${accountId} "${opts.name}" and a full-scope token. Store it now: it is not shown again.\n`,

@@ -1,0 +1,81 @@
+/**
+ * A request's body, and the one place its size limit is kept: a body declared longer than
+ * MAX_BODY_BYTES is refused unread, one of undeclared length (chunked) is read up to the limit
+ * and refused past it, and what is read is decoded as UTF-8 (a leading BOM dropped, as
+ * TextDecoder does). Both the HTTP adapter (http.ts) and the in-process dispatcher (embedded.ts)
+ * hand their bodies to the API core as a RequestBody.
+ */
+import { ApiError } from '../core/errors.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function bodyTooLarge(): ApiError {
+  return new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+}
+
+/** Where a body's bytes come from: a request stream, or the bytes already at hand. */
+export type BodySource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+export class RequestBody {
+  #text: Promise<string> | undefined;
+  #complete = false;
+
+  /**
+   * @param declaredLength the Content-Length, when the request declares one; undefined for a
+   *   body of undeclared length (chunked). A request with neither has a body of length 0.
+   * @param source the bytes, read at most once, and only when the body is asked for.
+   */
+  constructor(
+    readonly declaredLength: number | undefined,
+    private readonly source: () => BodySource,
+  ) {}
+
+  /** A body of bytes already at hand (the in-process callers): its length is known. */
+  static of(bytes: Uint8Array): RequestBody {
+    return new RequestBody(bytes.byteLength, () => [bytes]);
+  }
+
+  /** Whether the request has a body at all (an empty one does not count). */
+  get present(): boolean {
+    return this.declaredLength !== 0;
+  }
+
+  /** Whether the whole body has been read: an answer sent before it was closes an HTTP connection. */
+  get complete(): boolean {
+    return this.#complete || !this.present;
+  }
+
+  /**
+   * What a route that takes a body does before anything else (authentication included): refuse a
+   * declared length over the limit unread, and read a body of undeclared length now, up to it.
+   */
+  async settle(): Promise<void> {
+    if (this.declaredLength === undefined) await this.text();
+    else if (this.declaredLength > MAX_BODY_BYTES) throw bodyTooLarge();
+  }
+
+  /** The body as text, read once; 413 past the limit. */
+  text(): Promise<string> {
+    this.#text ??= this.read();
+    return this.#text;
+  }
+
+  private async read(): Promise<string> {
+    if (this.declaredLength !== undefined && this.declaredLength > MAX_BODY_BYTES) throw bodyTooLarge();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of this.source()) {
+        size += chunk.byteLength;
+        if (size > MAX_BODY_BYTES) throw bodyTooLarge();
+        chunks.push(chunk);
+      }
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      // The client went away, or sent a broken chunked body: nobody is left to tell but the client.
+      throw new ApiError(400, 'The request body could not be read.');
+    }
+    this.#complete = true;
+    return new TextDecoder().decode(Buffer.concat(chunks, size));
+  }
+}

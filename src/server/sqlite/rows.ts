@@ -1,0 +1,95 @@
+/**
+ * A resource's rows and its records as the API shows them: the columns a record is read with, a
+ * row made a record, and a body's values made column assignments (with their fold columns). Every
+ * column comes from the description, through schema.ts.
+ */
+import { formatDate, formatTimestamp, parseInstant } from '../../core/datetime.js';
+import type { ValidBody } from '../../core/validate.js';
+import { childrenOf } from '../../resources/index.js';
+import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import { columnsOf, foldColumnOf } from '../schema.js';
+import type { ApiRecord } from '../store.js';
+import { fold } from './fold.js';
+
+export type Row = Record<string, unknown>;
+
+/** The column beside a date_or_datetime field's instant that says it is a date (all day). */
+export function dateFlagColumn(f: FieldDef): string {
+  return columnsOf(f)[1] as string;
+}
+
+/** A live count of a child resource's records, as a column expression of the parent's row. */
+function countSql(r: ResourceDef, f: FieldDef, alias: string): string | undefined {
+  const count = f.computed && 'count' in f.computed ? f.computed.count : undefined;
+  const link = count === undefined ? undefined : childrenOf(r).find(({ child }) => child.path === count);
+  if (!link) return undefined;
+  return `(SELECT COUNT(*) FROM ${link.child.table} c WHERE c.${link.relation.column} = ${alias}.id) AS "${f.name}"`;
+}
+
+/**
+ * The columns a record of `r` is read with, from the table aliased `alias`: its fields, its
+ * internal id as `_id`, the ids of its linked records as `_link_<name>`, and its live counts.
+ */
+export function selectList(r: ResourceDef, alias: string): string {
+  const cols = [`${alias}.id AS _id`, `${alias}.uuid`, `${alias}.created_at`, `${alias}.updated_at`];
+  for (const f of r.fields) for (const c of columnsOf(f)) cols.push(`${alias}."${c}"`);
+  for (const l of r.linkOnCreate ?? []) cols.push(`${alias}.${l.column} AS _link_${l.name}`);
+  for (const f of r.fields) {
+    const count = countSql(r, f, alias);
+    if (count) cols.push(count);
+  }
+  return cols.join(', ');
+}
+
+export function toRecord(r: ResourceDef, row: Row): ApiRecord {
+  const rec: ApiRecord = {};
+  for (const f of r.fields) rec[f.name] = valueOut(f, row);
+  return rec;
+}
+
+function valueOut(f: FieldDef, row: Row): unknown {
+  if (f.computed) return 'zero' in f.computed ? 0 : (row[f.name] ?? 0);
+  const v = row[f.name];
+  switch (f.kind) {
+    case 'datetime':
+      return formatTimestamp(v as number);
+    case 'bool':
+      return v === 1;
+    case 'code':
+      return { code: v, name: f.codes?.[v as number] ?? null };
+    case 'date_or_datetime':
+      if (v === null || v === undefined) return null;
+      return row[dateFlagColumn(f)] === 1 ? formatDate(v as number) : formatTimestamp(v as number);
+    default:
+      return v ?? null;
+  }
+}
+
+/** Column assignments for a body's values (fold columns are added last, by withFolds). */
+export function columnValues(r: ResourceDef, values: ValidBody['values']): Row {
+  const out: Row = {};
+  for (const [name, v] of Object.entries(values)) {
+    const f = r.fields.find((x) => x.name === name) as FieldDef;
+    if (f.kind === 'bool') out[name] = v ? 1 : 0;
+    else if (f.kind === 'date_or_datetime') {
+      if (v === null) {
+        out[name] = null;
+        out[dateFlagColumn(f)] = 0;
+      } else {
+        out[name] = parseInstant(v as string)?.toMillis() ?? null;
+        out[dateFlagColumn(f)] = /^\d{4}-\d{2}-\d{2}$/.test(v as string) ? 1 : 0;
+      }
+    } else out[name] = v;
+  }
+  return out;
+}
+
+/** Adds the fold columns of the text columns being written. */
+export function withFolds(r: ResourceDef, cols: Row): Row {
+  for (const f of r.fields) {
+    const col = foldColumnOf(f);
+    if (col && f.name in cols)
+      cols[col] = typeof cols[f.name] === 'string' ? fold(cols[f.name] as string, f.filter) : null;
+  }
+  return cols;
+}

@@ -1,0 +1,46 @@
+/**
+ * Prepared statements, kept by SQL text in a bounded cache: the least recently used is dropped
+ * (and finalised by better-sqlite3 once unreferenced) when a new one would exceed the bound. The
+ * SQL of a list depends on the shape of its filters (which fields, how many values), so an
+ * unbounded cache would keep every shape a client ever sent.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { DB } from '../db.js';
+
+export const STATEMENT_CACHE_SIZE = 200;
+
+/** What the SQLite modules are handed: the database, its statements and the clock. */
+export interface Sql {
+  readonly db: DB;
+  readonly now: () => number;
+  /** The prepared statement for a SQL text. */
+  stmt(sql: string): Statement<unknown[]>;
+  /** Runs `fn` in a write transaction taken up front, so that concurrent writers queue cleanly. */
+  write<T>(fn: () => T): T;
+}
+
+export class StatementCache {
+  private readonly statements = new Map<string, Statement<unknown[]>>();
+
+  constructor(
+    private readonly db: DB,
+    readonly max: number = STATEMENT_CACHE_SIZE,
+  ) {}
+
+  /** How many statements are kept. */
+  get size(): number {
+    return this.statements.size;
+  }
+
+  /** The statement for `sql`, prepared on first use. A Map keeps insertion order: the first key is the least recently used. */
+  get(sql: string): Statement<unknown[]> {
+    let s = this.statements.get(sql);
+    if (s) this.statements.delete(sql);
+    else {
+      s = this.db.prepare<unknown[]>(sql);
+      if (this.statements.size >= this.max) this.statements.delete(this.statements.keys().next().value as string);
+    }
+    this.statements.set(sql, s);
+    return s;
+  }
+}

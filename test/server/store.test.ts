@@ -1,0 +1,71 @@
+/** The SQLite store below the API: its statement cache stays bounded whatever filters clients send. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListQuery } from '../../src/core/query.js';
+import { validateBody } from '../../src/core/validate.js';
+import { fieldOf, properties } from '../../src/resources/index.js';
+import type { FieldDef } from '../../src/resources/types.js';
+import { openStore, type SqliteStore } from '../../src/server/index.js';
+import { StatementCache } from '../../src/server/sqlite/statements.js';
+import { propertyBody } from './fixtures.js';
+
+describe('the statement cache', () => {
+  it('keeps at most its bound, dropping the least recently used', () => {
+    const store = openStore(':memory:');
+    try {
+      const cache = new StatementCache(store.db, 3);
+      const a = cache.get('SELECT 1');
+      cache.get('SELECT 2');
+      cache.get('SELECT 3');
+      expect(cache.get('SELECT 1')).toBe(a); // now the most recently used
+      cache.get('SELECT 4'); // drops SELECT 2
+      expect(cache.size).toBe(3);
+      expect(cache.get('SELECT 1')).toBe(a);
+      const b = cache.get('SELECT 2'); // prepared again, dropping SELECT 3
+      expect(b.get()).toEqual({ 2: 2 });
+      expect(cache.size).toBe(3);
+    } finally {
+      store.close();
+    }
+  });
+
+  describe('under 10,000 distinct filter shapes', () => {
+    let store: SqliteStore;
+    let accountId: number;
+    /** An account without records: a list of it runs only its COUNT. */
+    let empty: number;
+    beforeAll(() => {
+      store = openStore(':memory:');
+      accountId = store.createAccount('a').accountId;
+      empty = store.createAccount('b').accountId;
+      for (const bedrooms of [1, 2, 3])
+        store.create(
+          accountId,
+          properties,
+          validateBody(properties, propertyBody({ bedrooms, bathrooms: 1 }), 'create'),
+        );
+    });
+    afterAll(() => store?.close());
+
+    const bedrooms = fieldOf(properties, 'bedrooms') as FieldDef;
+    const bathrooms = fieldOf(properties, 'bathrooms') as FieldDef;
+    /** bedrooms IN (1..k) AND bathrooms IN (1..m): a SQL text of its own for every k and m. */
+    const query = (k: number, m: number): ListQuery => ({
+      conditions: [
+        { kind: 'int', field: bedrooms, values: Array.from({ length: k }, (_, i) => i + 1) },
+        { kind: 'int', field: bathrooms, values: Array.from({ length: m }, (_, i) => i + 1) },
+      ],
+      page: 1,
+      perPage: 10,
+      embed: [],
+    });
+
+    it('stays at its bound, and answers alike before and after its statements were dropped', () => {
+      const first = store.list(accountId, properties, query(2, 1));
+      expect(first.total).toBe(2);
+      for (let k = 1; k <= 100; k++) for (let m = 1; m <= 100; m++) store.list(empty, properties, query(k, m));
+      expect(store.statements.size).toBe(store.statements.max);
+      expect(store.statements.max).toBe(200);
+      expect(store.list(accountId, properties, query(2, 1))).toEqual(first);
+    });
+  });
+});
