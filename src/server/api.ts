@@ -85,13 +85,13 @@ export function createApi(opts: ApiOptions): Api {
   const now = opts.now ?? Date.now;
 
   /** Authenticates, checks the scope, applies the rate limit. */
-  function authorize(x: Exchange, scopes: readonly string[]): Principal {
+  async function authorize(x: Exchange, scopes: readonly string[]): Promise<Principal> {
     const header = x.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const principal = m ? store.authenticate(m[1] as string) : undefined;
+    const principal = m ? await store.authenticate(m[1] as string) : undefined;
     if (!principal) throw new ApiError(401, 'Unauthenticated.', undefined, { 'WWW-Authenticate': 'Bearer realm="pm"' });
     if (rateLimiter) {
-      const d = rateLimiter.hit(principal.userId);
+      const d = await rateLimiter.hit(principal.userId);
       Object.assign(x.headers, d.headers);
       if (!d.allowed) throw new ApiError(429, 'Too Many Attempts.', undefined, d.headers);
     }
@@ -114,10 +114,10 @@ export function createApi(opts: ApiOptions): Api {
     const base = new Map<string, Handler>();
     const item = new Map<string, Handler>();
     if (r.verbs.list)
-      base.set('GET', (x) => {
-        const p = authorize(x, relationScopes(x.url, r));
+      base.set('GET', async (x) => {
+        const p = await authorize(x, relationScopes(x.url, r));
         const q = parseListQuery(r, x.url.searchParams, now());
-        const { records, total } = store.list(p.accountId, r, q);
+        const { records, total } = await store.list(p.accountId, r, q);
         const totalPages = Math.max(1, Math.ceil(total / q.perPage));
         const links: Record<string, string> = {};
         if (q.page < totalPages) links.next = pageLink(x, q.page + 1);
@@ -136,35 +136,35 @@ export function createApi(opts: ApiOptions): Api {
       base.set(
         'POST',
         withBody(async (x) => {
-          const p = authorize(x, [scope(r, 'write')]);
+          const p = await authorize(x, [scope(r, 'write')]);
           singleQuery(x.url, r, false);
           const body = validateBody(r, await readJson(x), 'create');
-          const rec = store.create(p.accountId, r, body);
+          const rec = await store.create(p.accountId, r, body);
           x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
           return { status: 201, body: { data: rec } };
         }),
       );
     if (r.verbs.get)
-      item.set('GET', (x, uuid) => {
-        const p = authorize(x, [scope(r, 'read')]);
+      item.set('GET', async (x, uuid) => {
+        const p = await authorize(x, [scope(r, 'read')]);
         const embed = singleQuery(x.url, r, true);
-        return { status: 200, body: { data: store.get(p.accountId, r, uuid, embed) } };
+        return { status: 200, body: { data: await store.get(p.accountId, r, uuid, embed) } };
       });
     if (r.verbs.update)
       item.set(
         'PUT',
         withBody(async (x, uuid) => {
-          const p = authorize(x, [scope(r, 'write')]);
+          const p = await authorize(x, [scope(r, 'write')]);
           singleQuery(x.url, r, false);
           const body = validateBody(r, await readJson(x), 'update');
-          return { status: 200, body: { data: store.update(p.accountId, r, uuid, body) } };
+          return { status: 200, body: { data: await store.update(p.accountId, r, uuid, body) } };
         }),
       );
     if (r.verbs.delete)
-      item.set('DELETE', (x, uuid) => {
-        const p = authorize(x, [scope(r, 'write')]);
+      item.set('DELETE', async (x, uuid) => {
+        const p = await authorize(x, [scope(r, 'write')]);
         singleQuery(x.url, r, false);
-        store.delete(p.accountId, r, uuid);
+        await store.delete(p.accountId, r, uuid);
         return { status: 204 };
       });
     const nested = new Map<string, Routes['base']>();
@@ -174,10 +174,10 @@ export function createApi(opts: ApiOptions): Api {
         handlers.set(
           'POST',
           withBody(async (x, uuid) => {
-            const p = authorize(x, [scope(child, 'write')]);
+            const p = await authorize(x, [scope(child, 'write')]);
             singleQuery(x.url, child, false);
             const body = validateBody(child, await readJson(x), 'create');
-            const rec = store.create(p.accountId, child, body, { resource: r, uuid });
+            const rec = await store.create(p.accountId, child, body, { resource: r, uuid });
             x.headers.Location = `${x.url.origin}/${child.path}/${rec.uuid}`;
             return { status: 201, body: { data: rec } };
           }),

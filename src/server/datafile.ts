@@ -6,10 +6,10 @@ import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:f
 import { tokenFileFor } from '../core/paths.js';
 import { ALL_SCOPES } from '../resources/index.js';
 import { openSqliteStore, type SqliteStore } from './sqlite/index.js';
-import type { Store } from './store.js';
+import type { SyncStore } from './store.js';
 
 /** A store kept in a local data file, beside which its local token is written. */
-export interface DataFileStore extends Store {
+export interface DataFileStore extends SyncStore {
   /** The data file, or ":memory:" (then no token file is written). */
   readonly file: string;
 }

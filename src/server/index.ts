@@ -8,7 +8,6 @@ import { createApi } from './api.js';
 import { createHttpServer } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit } from './ratelimit.js';
 import { bootstrap, type DataFileStore, openStore } from './datafile.js';
-import type { Store } from './store.js';
 
 export { parseRateLimit } from './ratelimit.js';
 export type { RateLimit, RateLimiter } from './ratelimit.js';
@@ -30,7 +29,7 @@ export interface ServerOptions {
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
-  readonly store: Store;
+  readonly store: DataFileStore;
   /** The token created on this start, when the data file was new. */
   readonly createdToken: string | undefined;
   close(): Promise<void>;

@@ -17,7 +17,7 @@ export interface RateDecision {
 
 /** What the API asks of a rate limiter: count one request of a user, and say whether it may pass. */
 export interface RateLimiter {
-  hit(userId: number): RateDecision;
+  hit(userId: number): RateDecision | Promise<RateDecision>;
 }
 
 /** Reads `60/min`, `100/m`, `10/s`, `3600/h`, or a bare number (per minute). */

@@ -2,7 +2,8 @@
  * The store: everything the server keeps, behind one narrow interface. The API core (api.ts), the
  * embedded default and startServer use nothing else; every SQL statement is in an implementation
  * of it (sqlite/). Each record operation takes the account it acts for: a record of another
- * account is a missing one. The interface is synchronous, as better-sqlite3 is.
+ * account is a missing one. A store may answer at once (SQLite: better-sqlite3 is synchronous) or
+ * with a promise (a database over the network): its callers await every answer.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { ListQuery } from '../core/query.js';
@@ -44,35 +45,46 @@ export interface TokenInfo {
   readonly revoked_at: string | null;
 }
 
-export interface Store {
+/** How a store answers: at once ('sync'), or at once or with a promise ('any'). */
+export type Answering = 'sync' | 'any';
+type Answer<T, M extends Answering> = M extends 'sync' ? T : T | Promise<T>;
+
+export interface StoreOf<M extends Answering> {
   // Records. A missing record is an ApiError 404; an invalid write a ValidationError (422) or a
   // clash with a unique key an ApiError 409; nothing is written then.
-  list(accountId: number, r: ResourceDef, q: ListQuery): { records: ApiRecord[]; total: number };
-  get(accountId: number, r: ResourceDef, uuid: string, embed?: readonly string[]): ApiRecord;
-  create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef): ApiRecord;
-  update(accountId: number, r: ResourceDef, uuid: string, body: ValidBody): ApiRecord;
-  delete(accountId: number, r: ResourceDef, uuid: string): void;
+  list(accountId: number, r: ResourceDef, q: ListQuery): Answer<{ records: ApiRecord[]; total: number }, M>;
+  get(accountId: number, r: ResourceDef, uuid: string, embed?: readonly string[]): Answer<ApiRecord, M>;
+  create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef): Answer<ApiRecord, M>;
+  update(accountId: number, r: ResourceDef, uuid: string, body: ValidBody): Answer<ApiRecord, M>;
+  delete(accountId: number, r: ResourceDef, uuid: string): Answer<void, M>;
 
   // Accounts and their users.
   /** A new account with its first user. */
-  createAccount(name: string, userName?: string): AccountUser;
+  createAccount(name: string, userName?: string): Answer<AccountUser, M>;
   /** The first user ever created, and its account. */
-  firstUser(): AccountUser | undefined;
+  firstUser(): Answer<AccountUser | undefined, M>;
   /** The first user of an account. */
-  userOfAccount(accountId: number): number | undefined;
+  userOfAccount(accountId: number): Answer<number | undefined, M>;
 
   // Tokens.
   /** A new token of a user: the token itself is returned once, and only its hash kept. */
-  createToken(userId: number, name: string, scopes: readonly string[]): { token: string; id: number };
+  createToken(userId: number, name: string, scopes: readonly string[]): Answer<{ token: string; id: number }, M>;
   /** Who an unrevoked token speaks for (and its last use recorded, at most once a minute). */
-  authenticate(token: string): Principal | undefined;
-  listTokens(): TokenInfo[];
+  authenticate(token: string): Answer<Principal | undefined, M>;
+  listTokens(): Answer<TokenInfo[], M>;
   /** Whether an active token was revoked. */
-  revokeToken(id: number): boolean;
+  revokeToken(id: number): Answer<boolean, M>;
 
+  close(): Answer<void, M>;
+}
+
+/** What the API core uses: any store, answering at once or later; callers await every answer. */
+export type Store = StoreOf<'any'>;
+
+/** A store that answers at once (SQLite), and runs several calls in one write transaction. */
+export interface SyncStore extends StoreOf<'sync'> {
   /** Runs `fn` (which calls this store) in one write transaction; nested calls join it. */
   write<T>(fn: () => T): T;
-  close(): void;
 }
 
 export function hashToken(token: string): string {

@@ -124,7 +124,7 @@ describe('parseListQuery: what each form of each filter kind becomes', () => {
 // ------------------------------------------------------------------ round trip
 
 /** Valid query values of a filter kind. */
-function valueOf(f: FieldDef): fc.Arbitrary<string> {
+function queryValue(f: FieldDef): fc.Arbitrary<string> {
   switch (f.filter) {
     case 'int':
       return fc.integer({ min: f.min ?? -1000, max: f.max ?? 1000 }).map(String);
@@ -147,8 +147,8 @@ function fieldFilters(r: ResourceDef): fc.Arbitrary<Record<string, string[]>> {
     filterFields(r).map((f) => [
       f.name,
       FILTER_KINDS[f.filter as NonNullable<FieldDef['filter']>].arrayable
-        ? fc.array(valueOf(f), { minLength: 1, maxLength: 3 })
-        : valueOf(f).map((v) => [v]),
+        ? fc.array(queryValue(f), { minLength: 1, maxLength: 3 })
+        : queryValue(f).map((v) => [v]),
     ]),
   );
   return fc.record(entries, { requiredKeys: [] }) as fc.Arbitrary<Record<string, string[]>>;

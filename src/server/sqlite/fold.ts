@@ -1,11 +1,13 @@
 /**
- * Case folding for fuzzy filters, in one function: what a fold column keeps, what a custom value's
- * value_fold keeps, and what a filter value is compared as. Unicode-aware, unlike SQLite's LIKE
- * and lower(); for a postcode, white space is dropped too, so that `sw1a1aa` finds `SW1A 1AA`.
+ * Case folding for fuzzy filters: what a fold column keeps, what a custom value's value_fold
+ * keeps, and what a filter value is compared as; each filter kind says how it folds (kinds.ts:
+ * Unicode-aware, unlike SQLite's LIKE and lower(); for a postcode, white space dropped too).
  */
+import { FILTER_KINDS, foldText } from '../../core/kinds.js';
 import type { FilterKind } from '../../resources/types.js';
 
 export function fold(value: string, filter?: FilterKind): string {
-  const folded = value.toLowerCase();
-  return filter === 'postcode' ? folded.replace(/\s+/g, '') : folded;
+  return filter && FILTER_KINDS[filter].fold
+    ? (FILTER_KINDS[filter].fold as (v: string) => string)(value)
+    : foldText(value);
 }

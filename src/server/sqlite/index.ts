@@ -4,12 +4,12 @@
  * where.ts, custom-values.ts, fold.ts) and tokens.ts. Opening the file and migrating it is db.ts's.
  */
 import { type DB, openDatabase } from '../db.js';
-import type { Store } from '../store.js';
+import type { SyncStore } from '../store.js';
 import * as records from './records.js';
 import { type Sql, StatementCache } from './statements.js';
 import * as tokens from './tokens.js';
 
-export interface SqliteStore extends Store {
+export interface SqliteStore extends SyncStore {
   /** The data file (or ":memory:"). */
   readonly file: string;
   /** The connection, for tests and tools that look at the file itself. */

@@ -3,7 +3,7 @@
  * row made a record, and a body's values made column assignments (with their fold columns). Every
  * column comes from the description, through schema.ts.
  */
-import { formatDate, formatTimestamp, parseInstant } from '../../core/datetime.js';
+import { fieldKind } from '../../core/kinds.js';
 import type { ValidBody } from '../../core/validate.js';
 import { childrenOf } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
@@ -49,20 +49,7 @@ export function toRecord(r: ResourceDef, row: Row): ApiRecord {
 
 function valueOut(f: FieldDef, row: Row): unknown {
   if (f.computed) return 'zero' in f.computed ? 0 : (row[f.name] ?? 0);
-  const v = row[f.name];
-  switch (f.kind) {
-    case 'datetime':
-      return formatTimestamp(v as number);
-    case 'bool':
-      return v === 1;
-    case 'code':
-      return { code: v, name: f.codes?.[v as number] ?? null };
-    case 'date_or_datetime':
-      if (v === null || v === undefined) return null;
-      return row[dateFlagColumn(f)] === 1 ? formatDate(v as number) : formatTimestamp(v as number);
-    default:
-      return v ?? null;
-  }
+  return fieldKind(f).load(f, row);
 }
 
 /** Column assignments for a body's values (fold columns are added last, by withFolds). */
@@ -70,16 +57,7 @@ export function columnValues(r: ResourceDef, values: ValidBody['values']): Row {
   const out: Row = {};
   for (const [name, v] of Object.entries(values)) {
     const f = r.fields.find((x) => x.name === name) as FieldDef;
-    if (f.kind === 'bool') out[name] = v ? 1 : 0;
-    else if (f.kind === 'date_or_datetime') {
-      if (v === null) {
-        out[name] = null;
-        out[dateFlagColumn(f)] = 0;
-      } else {
-        out[name] = parseInstant(v as string)?.toMillis() ?? null;
-        out[dateFlagColumn(f)] = /^\d{4}-\d{2}-\d{2}$/.test(v as string) ? 1 : 0;
-      }
-    } else out[name] = v;
+    Object.assign(out, fieldKind(f).store(f, v));
   }
   return out;
 }
