@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { MIGRATIONS } from './schema.js';
+import { MIGRATIONS, type Migration } from './schema.js';
 
 // Required rather than imported: an ES import of this CommonJS module has Node scan its source for
 // export names on every run.
@@ -36,7 +36,9 @@ export function migrate(db: DB): void {
         `the data file is at schema version ${current}, newer than this pm knows (${MIGRATIONS.length}); upgrade pm`,
       );
     for (let v = current; v < MIGRATIONS.length; v++) {
-      for (const sql of (MIGRATIONS[v] as () => string[])()) db.exec(sql);
+      const migration = MIGRATIONS[v] as Migration;
+      if (typeof migration === 'function') migration(db);
+      else for (const sql of migration) db.exec(sql);
       db.pragma(`user_version = ${v + 1}`);
     }
   });

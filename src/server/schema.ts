@@ -1,99 +1,28 @@
 /**
- * The database schema: versioned migrations, applied in order, recorded in PRAGMA user_version.
- * Migration 1 derives each resource table from its description; later migrations are written
- * out as explicit statements so that a database's history never changes under it.
+ * The database schema's history: migrations applied in order, the version recorded in PRAGMA
+ * user_version. Migrations are history: once released, a migration is never edited (a test
+ * pins each one's text); a change to the schema is a new migration at the end of the list, and
+ * test/server/migrations.test.ts checks that the schema they make matches the descriptions.
  */
-import { RESOURCES } from '../resources/index.js';
-import type { FieldDef, ResourceDef } from '../resources/types.js';
+import type BetterSqlite3 from 'better-sqlite3';
 
-/** The SQL column name(s) for a field; date_or_datetime keeps a flag beside the instant. */
-export function columnsOf(f: FieldDef): string[] {
-  if (f.computed || f.name === 'uuid' || f.name === 'created_at' || f.name === 'updated_at') return [];
-  if (f.kind === 'date_or_datetime') return [f.name, `${f.name}_is_date`];
-  return [f.name];
-}
+/** A migration: statements run in order, or a function given the connection (in the same transaction). */
+export type Migration = readonly string[] | ((db: BetterSqlite3.Database) => void);
 
-/**
- * The column that keeps a fuzzy-filtered field case-folded (and, for a postcode, without white
- * space), so that SQLite matches substrings with its own instr() rather than a function per row.
- */
-export function foldColumnOf(f: FieldDef): string | undefined {
-  return f.filter === 'fuzzy' || f.filter === 'postcode' ? `${f.name}_fold` : undefined;
-}
-
-function columnSql(f: FieldDef): string[] {
-  const q = `"${f.name}"`;
-  switch (f.kind) {
-    case 'text': {
-      const check = f.max !== undefined ? ` CHECK (length(${q}) <= ${f.max})` : '';
-      const fold = foldColumnOf(f);
-      return [`${q} TEXT${f.nullable ? '' : ' NOT NULL'}${check}`, ...(fold ? [`"${fold}" TEXT`] : [])];
-    }
-    case 'int': {
-      const range = f.min !== undefined && f.max !== undefined ? ` CHECK (${q} BETWEEN ${f.min} AND ${f.max})` : '';
-      return [`${q} INTEGER NOT NULL DEFAULT ${Number(f.default ?? 0)}${range}`];
-    }
-    case 'bool':
-      return [`${q} INTEGER NOT NULL DEFAULT ${f.default ? 1 : 0} CHECK (${q} IN (0, 1))`];
-    case 'code':
-      return [`${q} INTEGER NOT NULL CHECK (${q} IN (${Object.keys(f.codes ?? {}).join(', ')}))`];
-    case 'date_or_datetime':
-      return [`${q} INTEGER`, `"${f.name}_is_date" INTEGER NOT NULL DEFAULT 0 CHECK ("${f.name}_is_date" IN (0, 1))`];
-    case 'datetime':
-      return [`${q} INTEGER NOT NULL`];
-  }
-}
-
-function tableSql(r: ResourceDef): string[] {
-  const cols = [
-    'id INTEGER PRIMARY KEY',
-    'account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE',
-    'uuid TEXT NOT NULL UNIQUE',
-    'created_at INTEGER NOT NULL',
-    'updated_at INTEGER NOT NULL',
-  ];
-  for (const f of r.fields) if (columnsOf(f).length) cols.push(...columnSql(f));
-  for (const l of r.linkOnCreate ?? []) cols.push(`${l.column} INTEGER REFERENCES ${l.target}(id) ON DELETE SET NULL`);
-  const rels = r.parents ?? [];
-  for (const rel of rels) cols.push(`${rel.column} INTEGER REFERENCES ${rel.target}(id) ON DELETE CASCADE`);
-  if (rels.length) cols.push(`CHECK ((${rels.map((x) => `(${x.column} IS NOT NULL)`).join(' + ')}) = 1)`);
-  for (const u of r.unique ?? []) cols.push(`UNIQUE (account_id, ${u.join(', ')})`);
-
-  const out = [`CREATE TABLE ${r.table} (\n  ${cols.join(',\n  ')}\n)`];
-  out.push(`CREATE INDEX ${r.table}_order ON ${r.table} (account_id, created_at, id)`);
-  out.push(`CREATE INDEX ${r.table}_updated ON ${r.table} (account_id, updated_at)`);
-  for (const f of r.fields) {
-    if (!columnsOf(f).length) continue;
-    if (
-      f.filter === 'int' ||
-      f.filter === 'bool' ||
-      f.filter === 'code' ||
-      f.filter === 'datetime' ||
-      f.filter === 'exact'
-    )
-      out.push(`CREATE INDEX ${r.table}_${f.name} ON ${r.table} (account_id, "${f.name}")`);
-  }
-  for (const rel of rels) out.push(`CREATE INDEX ${r.table}_${rel.column} ON ${r.table} (${rel.column})`);
-  for (const l of r.linkOnCreate ?? []) out.push(`CREATE INDEX ${r.table}_${l.column} ON ${r.table} (${l.column})`);
-  return out;
-}
-
-function initial(): string[] {
-  const order = ['contacts', 'properties', 'custom-fields', 'notes', 'reminders'];
-  const tables = order.map((p) => RESOURCES.find((r) => r.path === p) as ResourceDef);
-  return [
-    `CREATE TABLE accounts (
+/** Migration 1 (pm 0.1.0): accounts, users, tokens, the five resources, custom values. */
+const initial: readonly string[] = [
+  `CREATE TABLE accounts (
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL,
   created_at INTEGER NOT NULL
 )`,
-    `CREATE TABLE users (
+  `CREATE TABLE users (
   id INTEGER PRIMARY KEY,
   account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   created_at INTEGER NOT NULL
 )`,
-    `CREATE TABLE tokens (
+  `CREATE TABLE tokens (
   id INTEGER PRIMARY KEY,
   user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
@@ -104,22 +33,159 @@ function initial(): string[] {
   last_used_at INTEGER,
   revoked_at INTEGER
 )`,
-    ...tables.flatMap(tableSql),
-    `CREATE TABLE custom_values (
+  `CREATE TABLE contacts (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  uuid TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  "name" TEXT NOT NULL CHECK (length("name") <= 255),
+  "email" TEXT NOT NULL CHECK (length("email") <= 255),
+  "contact_number" TEXT CHECK (length("contact_number") <= 255),
+  "company" TEXT CHECK (length("company") <= 255),
+  "address" TEXT CHECK (length("address") <= 255),
+  "address2" TEXT CHECK (length("address2") <= 255),
+  "city" TEXT CHECK (length("city") <= 255),
+  "county" TEXT CHECK (length("county") <= 255),
+  "postcode" TEXT CHECK (length("postcode") <= 255)
+)`,
+  `CREATE INDEX contacts_order ON contacts (account_id, created_at, id)`,
+  `CREATE INDEX contacts_updated ON contacts (account_id, updated_at)`,
+  `CREATE TABLE properties (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  uuid TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  "address" TEXT NOT NULL CHECK (length("address") <= 255),
+  "address2" TEXT CHECK (length("address2") <= 255),
+  "city" TEXT CHECK (length("city") <= 255),
+  "county" TEXT CHECK (length("county") <= 255),
+  "postcode" TEXT NOT NULL CHECK (length("postcode") <= 255),
+  "type" TEXT CHECK (length("type") <= 255),
+  "bedrooms" INTEGER NOT NULL DEFAULT 0 CHECK ("bedrooms" BETWEEN 0 AND 1000),
+  "bathrooms" INTEGER NOT NULL DEFAULT 0 CHECK ("bathrooms" BETWEEN 0 AND 1000),
+  "has_garage" INTEGER NOT NULL DEFAULT 0 CHECK ("has_garage" IN (0, 1)),
+  "has_garden" INTEGER NOT NULL DEFAULT 0 CHECK ("has_garden" IN (0, 1)),
+  "has_parking" INTEGER NOT NULL DEFAULT 0 CHECK ("has_parking" IN (0, 1)),
+  contact_id INTEGER REFERENCES contacts(id) ON DELETE SET NULL
+)`,
+  `CREATE INDEX properties_order ON properties (account_id, created_at, id)`,
+  `CREATE INDEX properties_updated ON properties (account_id, updated_at)`,
+  `CREATE INDEX properties_bedrooms ON properties (account_id, "bedrooms")`,
+  `CREATE INDEX properties_bathrooms ON properties (account_id, "bathrooms")`,
+  `CREATE INDEX properties_has_garage ON properties (account_id, "has_garage")`,
+  `CREATE INDEX properties_has_garden ON properties (account_id, "has_garden")`,
+  `CREATE INDEX properties_has_parking ON properties (account_id, "has_parking")`,
+  `CREATE INDEX properties_contact_id ON properties (contact_id)`,
+  `CREATE TABLE custom_fields (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  uuid TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  "name" TEXT CHECK (length("name") <= 255),
+  "label" TEXT NOT NULL CHECK (length("label") <= 255),
+  "type" INTEGER NOT NULL CHECK ("type" IN (1)),
+  "entity_type" INTEGER NOT NULL CHECK ("entity_type" IN (1, 2)),
+  UNIQUE (account_id, entity_type, name)
+)`,
+  `CREATE INDEX custom_fields_order ON custom_fields (account_id, created_at, id)`,
+  `CREATE INDEX custom_fields_updated ON custom_fields (account_id, updated_at)`,
+  `CREATE INDEX custom_fields_type ON custom_fields (account_id, "type")`,
+  `CREATE INDEX custom_fields_entity_type ON custom_fields (account_id, "entity_type")`,
+  `CREATE TABLE notes (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  uuid TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  "content" TEXT NOT NULL CHECK (length("content") <= 65535),
+  property_id INTEGER REFERENCES properties(id) ON DELETE CASCADE,
+  contact_id INTEGER REFERENCES contacts(id) ON DELETE CASCADE,
+  CHECK (((property_id IS NOT NULL) + (contact_id IS NOT NULL)) = 1)
+)`,
+  `CREATE INDEX notes_order ON notes (account_id, created_at, id)`,
+  `CREATE INDEX notes_updated ON notes (account_id, updated_at)`,
+  `CREATE INDEX notes_property_id ON notes (property_id)`,
+  `CREATE INDEX notes_contact_id ON notes (contact_id)`,
+  `CREATE TABLE reminders (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  uuid TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  "title" TEXT NOT NULL CHECK (length("title") <= 255),
+  "description" TEXT CHECK (length("description") <= 65535),
+  "due_at" INTEGER,
+  "due_at_is_date" INTEGER NOT NULL DEFAULT 0 CHECK ("due_at_is_date" IN (0, 1)),
+  "anytime" INTEGER NOT NULL DEFAULT 0 CHECK ("anytime" IN (0, 1))
+)`,
+  `CREATE INDEX reminders_order ON reminders (account_id, created_at, id)`,
+  `CREATE INDEX reminders_updated ON reminders (account_id, updated_at)`,
+  `CREATE INDEX reminders_due_at ON reminders (account_id, "due_at")`,
+  `CREATE INDEX reminders_anytime ON reminders (account_id, "anytime")`,
+  `CREATE TABLE custom_values (
   id INTEGER PRIMARY KEY,
   field_id INTEGER NOT NULL REFERENCES custom_fields(id) ON DELETE CASCADE,
   property_id INTEGER REFERENCES properties(id) ON DELETE CASCADE,
   contact_id INTEGER REFERENCES contacts(id) ON DELETE CASCADE,
   value TEXT NOT NULL,
-  value_fold TEXT NOT NULL,
   CHECK ((property_id IS NULL) <> (contact_id IS NULL)),
   UNIQUE (field_id, property_id),
   UNIQUE (field_id, contact_id)
 )`,
-    'CREATE INDEX custom_values_property ON custom_values (property_id)',
-    'CREATE INDEX custom_values_contact ON custom_values (contact_id)',
-  ];
+  `CREATE INDEX custom_values_property ON custom_values (property_id)`,
+  `CREATE INDEX custom_values_contact ON custom_values (contact_id)`,
+];
+
+/**
+ * The fold columns of migration 2: table, column, and whether it is a postcode (white space
+ * dropped). A fuzzy filter matches a folded copy of its column with instr() rather than running
+ * a function on every row.
+ */
+const FOLDED: readonly (readonly [string, string, boolean])[] = [
+  ['contacts', 'name', false],
+  ['contacts', 'email', false],
+  ['contacts', 'contact_number', false],
+  ['contacts', 'company', false],
+  ['contacts', 'address', false],
+  ['contacts', 'address2', false],
+  ['contacts', 'city', false],
+  ['contacts', 'county', false],
+  ['contacts', 'postcode', true],
+  ['properties', 'address', false],
+  ['properties', 'address2', false],
+  ['properties', 'city', false],
+  ['properties', 'county', false],
+  ['properties', 'postcode', true],
+  ['properties', 'type', false],
+  ['custom_fields', 'name', false],
+  ['custom_fields', 'label', false],
+  ['notes', 'content', false],
+  ['reminders', 'title', false],
+];
+
+/**
+ * Migration 2: a folded copy of every fuzzy-filtered text column, and of each custom value,
+ * filled from the rows already there. The fold is JavaScript's toLowerCase (every letter, unlike
+ * SQLite's lower()); for a postcode, white space is dropped too. Builds of pm made between 0.1.0
+ * and this migration created these columns within migration 1: they are kept, and filled again.
+ */
+function foldColumns(db: BetterSqlite3.Database): void {
+  const has = (table: string, column: string) =>
+    (db.pragma(`table_info(${table})`) as { name: string }[]).some((c) => c.name === column);
+  db.function('pm_migration_fold', { deterministic: true }, (value: unknown, postcode: unknown) =>
+    typeof value === 'string' ? (postcode ? value.toLowerCase().replace(/\s+/g, '') : value.toLowerCase()) : null,
+  );
+  for (const [table, column, postcode] of FOLDED) {
+    if (!has(table, `${column}_fold`)) db.exec(`ALTER TABLE ${table} ADD COLUMN "${column}_fold" TEXT`);
+    db.exec(`UPDATE ${table} SET "${column}_fold" = pm_migration_fold("${column}", ${postcode ? 1 : 0})`);
+  }
+  if (!has('custom_values', 'value_fold'))
+    db.exec(`ALTER TABLE custom_values ADD COLUMN value_fold TEXT NOT NULL DEFAULT ''`);
+  db.exec('UPDATE custom_values SET value_fold = pm_migration_fold(value, 0)');
 }
 
-/** Migrations in order; index + 1 is the user_version after applying one. */
-export const MIGRATIONS: readonly (() => string[])[] = [initial];
+/** Every migration, in order; index + 1 is the user_version after applying one. */
+export const MIGRATIONS: readonly Migration[] = [initial, foldColumns];

@@ -7,7 +7,7 @@ import { fieldKind } from '../../core/kinds.js';
 import type { ValidBody } from '../../core/validate.js';
 import { childrenOf } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
-import { columnsOf, foldColumnOf } from '../schema.js';
+import { columnsOf, foldColumnOf } from '../columns.js';
 import type { ApiRecord } from '../store.js';
 import { fold } from './fold.js';
 

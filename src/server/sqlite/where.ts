@@ -5,7 +5,7 @@
  */
 import type { Condition } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { foldColumnOf } from '../schema.js';
+import { foldColumnOf } from '../columns.js';
 import { customValuesCondition } from './custom-values.js';
 import { fold } from './fold.js';
 

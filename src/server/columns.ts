@@ -1,0 +1,52 @@
+/**
+ * The stored columns a description implies, for any store: a field's own columns (its kind says
+ * which: a date_or_datetime keeps a flag beside its instant), the folded copy a fuzzy filter
+ * matches against, and every column of a resource's table. The migrations must make exactly these
+ * (test/server/migrations.test.ts); the SQL that reads and writes them uses these names.
+ */
+import { FILTER_KINDS, fieldKind } from '../core/kinds.js';
+import type { FieldDef, ResourceDef } from '../resources/types.js';
+
+/** Columns every resource table has besides its fields'. */
+const COMMON = ['id', 'account_id', 'uuid', 'created_at', 'updated_at'] as const;
+
+const isCommon = (f: FieldDef) => (COMMON as readonly string[]).includes(f.name);
+
+/** The column name(s) of a field; none for the common ones and for computed values. */
+export function columnsOf(f: FieldDef): string[] {
+  if (f.computed || isCommon(f)) return [];
+  return fieldKind(f)
+    .columns(f)
+    .map((c) => c.name);
+}
+
+/** The column keeping a fuzzy-filtered field folded (case, and spaces for a postcode). */
+export function foldColumnOf(f: FieldDef): string | undefined {
+  return f.filter && FILTER_KINDS[f.filter].fold ? `${f.name}_fold` : undefined;
+}
+
+export interface DescribedColumn {
+  readonly name: string;
+  readonly type: 'TEXT' | 'INTEGER';
+  readonly notNull: boolean;
+}
+
+/** Every column of a resource's table, as its description implies them. */
+export function describedColumns(r: ResourceDef): DescribedColumn[] {
+  const out: DescribedColumn[] = [
+    { name: 'id', type: 'INTEGER', notNull: false },
+    { name: 'account_id', type: 'INTEGER', notNull: true },
+    { name: 'uuid', type: 'TEXT', notNull: true },
+    { name: 'created_at', type: 'INTEGER', notNull: true },
+    { name: 'updated_at', type: 'INTEGER', notNull: true },
+  ];
+  for (const f of r.fields) {
+    if (f.computed || isCommon(f)) continue;
+    out.push(...fieldKind(f).columns(f));
+    const fold = foldColumnOf(f);
+    if (fold) out.push({ name: fold, type: 'TEXT', notNull: false });
+  }
+  for (const l of r.linkOnCreate ?? []) out.push({ name: l.column, type: 'INTEGER', notNull: false });
+  for (const p of r.parents ?? []) out.push({ name: p.column, type: 'INTEGER', notNull: false });
+  return out;
+}

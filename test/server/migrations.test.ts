@@ -1,0 +1,198 @@
+/**
+ * The schema's history: a data file made by pm 0.1.0 opens, upgrades and keeps every record; the
+ * schema the migrations make matches the descriptions (a field added without a migration fails
+ * here); and each released migration is pinned, so that history never changes under a data file.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES, RESOURCES } from '../../src/resources/index.js';
+import { describedColumns } from '../../src/server/columns.js';
+import { openDatabase } from '../../src/server/db.js';
+import { openStore, startServer } from '../../src/server/index.js';
+import { MIGRATIONS } from '../../src/server/schema.js';
+import { makeApi } from '../helpers/server.js';
+
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'pm-0.1.0.db');
+const dir = mkdtempSync(join(tmpdir(), 'pm-migrations-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+function copyOfFixture(): string {
+  const file = join(dir, `old-${++n}.db`);
+  copyFileSync(FIXTURE, file);
+  return file;
+}
+
+/** The schema a database holds: every table and index statement, in a stable order. */
+function schemaOf(db: BetterSqlite3.Database): string {
+  return (
+    db.prepare('SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name').all() as {
+      sql: string;
+    }[]
+  )
+    .map((r) => r.sql)
+    .join(';\n');
+}
+
+/** A database with the first `count` migrations applied, as pm would apply them. */
+function migratedTo(count: number): BetterSqlite3.Database {
+  const db = new Database(':memory:');
+  for (const m of MIGRATIONS.slice(0, count)) {
+    if (typeof m === 'function') m(db);
+    else for (const sql of m) db.exec(sql);
+  }
+  return db;
+}
+
+const counts = (db: BetterSqlite3.Database) =>
+  Object.fromEntries(
+    ['accounts', 'tokens', 'contacts', 'properties', 'custom_fields', 'custom_values', 'notes', 'reminders'].map(
+      (t) => [t, (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n],
+    ),
+  );
+
+describe('a data file made by pm 0.1.0', () => {
+  it('opens, is upgraded to the latest schema, and keeps every record', () => {
+    const file = copyOfFixture();
+    const before = new Database(file, { readonly: true });
+    expect(before.pragma('user_version', { simple: true })).toBe(1);
+    const had = counts(before);
+    before.close();
+    expect(had).toEqual({
+      accounts: 1,
+      tokens: 1,
+      contacts: 2,
+      properties: 2,
+      custom_fields: 2,
+      custom_values: 2,
+      notes: 2,
+      reminders: 3,
+    });
+
+    const db = openDatabase(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(counts(db)).toEqual(had);
+    db.close();
+    // Opening it again changes nothing.
+    const again = openDatabase(file);
+    expect(counts(again)).toEqual(had);
+    again.close();
+  });
+
+  it('answers the API over its old records, fuzzy filters and custom values included', async () => {
+    const file = copyOfFixture();
+    const store = openStore(file);
+    const owner = store.firstUser();
+    const { token } = store.createToken(owner?.userId as number, 'test', ALL_SCOPES);
+    const server = await startServer({ dataFile: file, store });
+    try {
+      const api = makeApi(server.url, token);
+      const list = async (path: string) => (await api('GET', path)).body;
+      expect((await list('/properties')).meta.pagination.total).toBe(2);
+      const alesund = await list('/properties?city=%C3%A5lesund&embed=custom_fields,contact');
+      expect(alesund.data).toHaveLength(1);
+      expect(alesund.data[0]).toMatchObject({
+        address: '1 High St',
+        bedrooms: 3,
+        has_garage: true,
+        num_notes: 1,
+        custom_fields: { data: [{ name: 'colour', value: 'Dark Red' }] },
+        contact: { data: { email: 'ann@example.com' } },
+      });
+      expect((await list('/properties?postcode=ls11aa')).data).toHaveLength(1);
+      expect((await list('/properties?custom_fields[value]=dark%20red')).data).toHaveLength(1);
+      expect((await list('/contacts?company=%C3%A5lesund')).data.map((c: { name: string }) => c.name)).toEqual([
+        'Ann Ångström',
+      ]);
+      expect((await list('/contacts?custom_fields[value]=%C3%A9t%C3%A9')).data).toHaveLength(1);
+      expect((await list('/contacts?postcode=sw1a1aa')).data).toHaveLength(1);
+      expect((await list('/custom-fields?label=r%C3%A9f')).data[0].name).toBe('reference');
+      expect((await list('/notes?property[city]=%C3%85LESUND')).data[0].content).toMatch(/^Boiler/);
+      const reminders = (await list('/reminders')).data;
+      expect(reminders.map((r: { due_at: string | null; anytime: boolean }) => [r.due_at, r.anytime])).toEqual([
+        ['2026-12-01', true],
+        ['2027-01-15T10:30:00+00:00', false],
+        [null, false],
+      ]);
+      expect((await list('/reminders?title=gas')).data).toHaveLength(1);
+      // And it takes new records as any data file does.
+      const created = await api('POST', '/properties', {
+        address: '3 Mill Lane',
+        postcode: 'LS2 7EW',
+        city: 'Ålesund',
+      });
+      expect(created.status).toBe(201);
+      expect((await list('/properties?city=%C3%85LESUND')).data).toHaveLength(2);
+    } finally {
+      await server.close();
+      store.close();
+    }
+  });
+
+  it('a file of a build that made the fold columns within migration 1 is upgraded too', () => {
+    // Builds between 0.1.0 and migration 2 created the fold columns in migration 1.
+    const file = join(dir, 'between.db');
+    const made = openDatabase(file);
+    made.exec(`INSERT INTO accounts (name, created_at) VALUES ('a', 0)`);
+    made.exec(
+      `INSERT INTO properties (account_id, uuid, created_at, updated_at, address, postcode, city, city_fold)
+       VALUES (1, 'u', 0, 0, 'x', 'LS1 1AA', 'ÅLESUND', NULL)`,
+    );
+    made.pragma('user_version = 1');
+    made.close();
+    const db = openDatabase(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(db.prepare('SELECT city_fold, postcode_fold FROM properties').get()).toEqual({
+      city_fold: 'ålesund',
+      postcode_fold: 'ls11aa',
+    });
+    db.close();
+  });
+
+  it('a file newer than this pm is refused', () => {
+    const file = copyOfFixture();
+    const db = new Database(file);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => openDatabase(file)).toThrow(/newer than this pm knows/);
+  });
+});
+
+describe('the schema the migrations make', () => {
+  const db = migratedTo(MIGRATIONS.length);
+  for (const r of RESOURCES)
+    it(`has exactly the columns the ${r.path} description implies`, () => {
+      const actual = (
+        db.pragma(`table_info(${r.table})`) as { name: string; type: string; notnull: number; pk: number }[]
+      ).map((c) => ({ name: c.name, type: c.type, notNull: c.notnull === 1 }));
+      const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+      expect(actual.sort(byName)).toEqual(describedColumns(r).sort(byName));
+    });
+});
+
+describe('released migrations are history', () => {
+  // A released migration must never change: these are the schemas that migrations 1 and 1-2
+  // make. A change to the schema is a new migration at the end of MIGRATIONS.
+  const pinned = [
+    ['1 (pm 0.1.0)', 1, 'c5625a8a907b753616d9288d0eca70217fa1eda1a683dc47a666db1e417d252c'],
+    ['2 (folded columns)', 2, 'df74db74e4f8f32419741a0a4d998cf5c604568446ae409aa4d1bc8c27835795'],
+  ] as const;
+  it('migration 1 makes the schema pm 0.1.0 made', () => {
+    const old = new Database(FIXTURE, { readonly: true });
+    expect(schemaOf(migratedTo(1))).toBe(schemaOf(old));
+    old.close();
+  });
+  for (const [name, count, hash] of pinned)
+    it(`migration ${name} makes the schema it always made`, () => {
+      const digest = createHash('sha256')
+        .update(schemaOf(migratedTo(count)))
+        .digest('hex');
+      expect(digest).toBe(hash);
+    });
+});
