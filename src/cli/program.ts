@@ -3,9 +3,10 @@
  * descriptions, plus api, auth, config and serve. Building it loads no command's logic: each
  * action imports what it needs when it runs.
  */
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { Deps } from './context.js';
+import { ROOT_HELP } from './help/root.js';
+import { version } from './version.js';
 import { registerApi } from './commands/api.js';
 import { registerAuth } from './commands/auth.js';
 import { registerCompletion } from './commands/completion.js';
@@ -14,67 +15,6 @@ import { registerResources } from './commands/resource.js';
 import { registerServe } from './commands/serve.js';
 import { registerHelp } from './help/index.js';
 import { registerTransfer } from './commands/transfer.js';
-
-let cachedVersion: string | undefined;
-
-/** pm's version, from its package.json: two folders up from src/cli, dist/cli and dist/bundle alike. */
-export function version(): string {
-  cachedVersion ??= (
-    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-  ).version;
-  return cachedVersion;
-}
-
-export const ROOT_HELP = `
-Nothing configured? pm runs on its embedded default: the bundled server on a local SQLite file
-($XDG_DATA_HOME/pm/pm.db, else ~/.local/share/pm/pm.db), with the token it created. See
-"pm auth status" for where the data lives and which server pm talks to.
-
-Examples:
-  pm properties create --address "1 High St" --postcode "LS1 1AA" --city Leeds
-  pm properties list --city leeds --bedrooms 3
-  pm reminders list --due-at P7D --json title,due_at
-  uuid=$(pm reminders create --title "Gas check" --due-at 2026-12-01 -q)
-
-Learn more:
-  pm <command> --help   a command's flags and examples (or: pm help <command>)
-  pm help <topic>       dates, filters, output, configuration, exit-codes
-  pm completion bash    tab completion for bash (also zsh, fish)
-
-Environment:
-  PM_BASE_URL     the API's base URL (default: the embedded default)
-  PM_TOKEN        the API token (never pass a token as a flag)
-  PM_PROFILE      the configuration profile to use
-  PM_DATA_FILE    the embedded default's data file (default: XDG_DATA_HOME/pm/pm.db)
-  PM_DEBUG        when "1", stack traces on errors (as --debug)
-  HTTPS_PROXY     proxy for https requests (also HTTP_PROXY; NO_PROXY lists hosts to reach directly)
-  NODE_EXTRA_CA_CERTS  a PEM file of extra certificate authorities to trust (TLS is always verified)
-  NO_COLOR        no colour; FORCE_COLOR=1 forces it
-  CI              when "true" or "1", pm never prompts (as --no-input)
-  XDG_CONFIG_HOME where the user config lives (pm/config.json)
-  XDG_DATA_HOME   where the embedded default keeps its data (pm/pm.db)
-  XDG_CACHE_HOME  caches: uuids for tab completion (pm/completion), compiled code (pm/v8)
-
-Exit codes:
-  0   success (an empty list too)
-  1   the API refused the request or failed
-  2   usage error: a flag or argument was wrong; nothing was sent
-  3   not found
-  4   authentication or permission
-  5   could not reach the server, it timed out, or it is unavailable (502, 503, 504)
-  130 interrupted
-`;
-
-export interface GlobalOptions {
-  baseUrl?: string;
-  profile?: string;
-  color: boolean;
-  input: boolean;
-  debug?: boolean;
-  timeout?: string;
-  retries?: string;
-  allowInsecureHttp?: boolean;
-}
 
 /** Global options that take a value: the word after them is not a command. */
 const VALUED_GLOBALS = new Set(['--base-url', '--profile', '--timeout', '--retries']);
@@ -150,9 +90,4 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
   };
   visit(program, 'pm');
   return program;
-}
-
-/** The global options as seen from a command. */
-export function globalsOf(cmd: Command): GlobalOptions {
-  return cmd.optsWithGlobals() as GlobalOptions;
 }

@@ -7,8 +7,8 @@ import type { ResourceClient } from '../client/resources.js';
 import { parseTimeout, type Target, resolveTarget } from './config.js';
 import type { Deps } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
-import type { GlobalOptions } from './program.js';
-import { version } from './program.js';
+import type { GlobalOptions } from './globals.js';
+import { version } from './version.js';
 
 export interface Session {
   readonly target: Target;

@@ -15,7 +15,8 @@ import { DUE_EXAMPLES, RANGE_EXAMPLES, REFUSED_EXAMPLES } from '../../src/cli/he
 import { exitCodes } from '../../src/cli/help/exit-codes.js';
 import { TOPICS } from '../../src/cli/help/index.js';
 import { section } from '../../src/cli/help/text.js';
-import { buildProgram, ROOT_HELP } from '../../src/cli/program.js';
+import { ROOT_HELP } from '../../src/cli/help/root.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { parseRange } from '../../src/core/datetime.js';
 import { DATE_EXAMPLES, parseHumanInstant, parseHumanRange } from '../../src/core/humandate.js';
 import { type RunOptions, runPm, tempHome } from '../helpers/cli.js';

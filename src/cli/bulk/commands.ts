@@ -10,7 +10,7 @@ import { parseInstant } from '../../core/datetime.js';
 import { describeApiError, readAllStdin } from '../commands/shared.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import { globalsOf } from '../program.js';
+import { globalsOf } from '../globals.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import { type Format, formatOf, type InputRecord, parseRecords } from './input.js';
 import { type Outcome, resultWriter, runBulk } from './run.js';

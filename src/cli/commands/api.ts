@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { Deps } from '../context.js';
 import { usageError } from '../errors.js';
 import { collect } from '../flags.js';
-import { globalsOf } from '../program.js';
+import { globalsOf } from '../globals.js';
 import { describeApiError, display, readAllStdin } from './shared.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];

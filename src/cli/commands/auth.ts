@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import { globalsOf } from '../program.js';
+import { globalsOf } from '../globals.js';
 import { describeApiError, interactive, readAllStdin } from './shared.js';
 
 export function registerAuth(program: Command, deps: Deps): void {

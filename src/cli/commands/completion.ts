@@ -16,7 +16,7 @@ import { Argument, type Command, type Option } from 'commander';
 import type { Deps } from '../context.js';
 import { fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
-import type { GlobalOptions } from '../program.js';
+import type { GlobalOptions } from '../globals.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];

@@ -149,7 +149,7 @@ export async function runDue(opts: Opts, cmd: Command, deps: Deps): Promise<void
   const [{ reminders }, output, { globalsOf }, { display, describeApiError }, { withSession }] = await Promise.all([
     import('../../resources/index.js'),
     import('../output/index.js'),
-    import('../program.js'),
+    import('../globals.js'),
     import('./shared.js'),
     import('../session.js'),
   ]);

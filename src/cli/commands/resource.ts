@@ -11,7 +11,7 @@ import { MAX_PER_PAGE } from '../../core/limits.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { addFilterFlags, addInputFlags, kebab, optKey } from '../flags.js';
-import { globalsOf } from '../program.js';
+import { globalsOf } from '../globals.js';
 import { addBulkFlags, type Verb } from '../bulk/flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
 import { confirm, describeApiError, display, readAllStdin } from './shared.js';

@@ -4,7 +4,7 @@ import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } 
 import type { Deps } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import type { Display } from '../output/index.js';
-import type { GlobalOptions } from '../program.js';
+import type { GlobalOptions } from '../globals.js';
 
 export async function readAllStdin(deps: Deps): Promise<string> {
   const chunks: string[] = [];

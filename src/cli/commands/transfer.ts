@@ -9,7 +9,7 @@ import { inputFields, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import { globalsOf } from '../program.js';
+import { globalsOf } from '../globals.js';
 import type { Session } from '../session.js';
 import { describeApiError } from './shared.js';
 

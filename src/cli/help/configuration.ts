@@ -2,7 +2,7 @@
  * `pm help configuration`: where pm points and with which token, as src/cli/config.ts resolves
  * it; profiles; the config files; the environment.
  */
-import { ROOT_HELP } from '../program.js';
+import { ROOT_HELP } from './root.js';
 import { section } from './text.js';
 
 /** The environment variables as `pm --help` lists them (the one place they are written). */

@@ -3,7 +3,7 @@
  * CI job uses them. test/cli/help.test.ts checks that this page, `pm --help` and EXIT agree.
  */
 import { EXIT } from '../errors.js';
-import { ROOT_HELP } from '../program.js';
+import { ROOT_HELP } from './root.js';
 import { section } from './text.js';
 
 /** When each code happens, beyond its meaning in `pm --help`. */
