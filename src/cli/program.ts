@@ -4,7 +4,7 @@
  * action imports what it needs when it runs.
  */
 import { Command, Option } from 'commander';
-import type { Deps } from './context.js';
+import type { Factory } from './factory.js';
 import { ROOT_HELP } from './help/root.js';
 import { version } from './version.js';
 import { registerApi } from './commands/api.js';
@@ -42,8 +42,8 @@ function commandWords(argv: readonly string[]): string[] {
  * `pm help <group>` names); completion, which walks the whole tree, and a call without argv get
  * every command.
  */
-export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
-  const { io } = deps;
+export function buildProgram(f: Factory, argv?: readonly string[]): Command {
+  const { io } = f;
   const program = new Command('pm');
   program
     .description(
@@ -71,14 +71,14 @@ export function buildProgram(deps: Deps, argv?: readonly string[]): Command {
   const words = argv ? commandWords(argv) : undefined;
   const only =
     words && words[0] !== '__complete' ? new Set(words[0] === 'help' ? words.slice(1) : words.slice(0, 1)) : undefined;
-  registerResources(program, deps, only);
-  registerApi(program, deps);
-  registerAuth(program, deps);
-  registerConfig(program, deps);
-  registerTransfer(program, deps);
-  registerServe(program, deps);
-  registerCompletion(program, deps);
-  registerHelp(program, deps);
+  registerResources(program, f, only);
+  registerApi(program, f);
+  registerAuth(program, f);
+  registerConfig(program, f);
+  registerTransfer(program, f);
+  registerServe(program, f);
+  registerCompletion(program, f);
+  registerHelp(program, f);
 
   // Every command reports usage errors the same way, and never exits by itself.
   const visit = (cmd: Command, path: string): void => {

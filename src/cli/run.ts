@@ -5,6 +5,8 @@
 import { CommanderError } from 'commander';
 import type { Deps } from './context.js';
 import { CliError, EXIT } from './errors.js';
+import { createFactory } from './factory.js';
+import type { GlobalOptions } from './globals.js';
 import { buildProgram } from './program.js';
 
 function wantsJson(argv: readonly string[]): boolean {
@@ -20,10 +22,13 @@ function wantsDebug(argv: readonly string[], deps: Deps): boolean {
 
 export async function run(argv: readonly string[], deps: Deps): Promise<number> {
   const { io } = deps;
-  const program = buildProgram(deps, argv);
+  const f = createFactory(deps);
+  const program = buildProgram(f, argv);
   let active = program;
   program.hook('preAction', (_root, cmd) => {
     active = cmd;
+    // The global flags, wherever they were given, resolved once for the whole run.
+    f.resolveGlobals(cmd.optsWithGlobals() as GlobalOptions);
   });
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -55,6 +60,8 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
     }
     if (wantsDebug(argv, deps) && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
     return e.exitCode;
+  } finally {
+    await f.close();
   }
 }
 

@@ -16,6 +16,7 @@ import { exitCodes } from '../../src/cli/help/exit-codes.js';
 import { TOPICS } from '../../src/cli/help/index.js';
 import { section } from '../../src/cli/help/text.js';
 import { ROOT_HELP } from '../../src/cli/help/root.js';
+import { createFactory } from '../../src/cli/factory.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { parseRange } from '../../src/core/datetime.js';
 import { DATE_EXAMPLES, parseHumanInstant, parseHumanRange } from '../../src/core/humandate.js';
@@ -34,7 +35,7 @@ function program(): Command {
     home: tmpdir(),
     now: () => NOW,
   };
-  return buildProgram(deps);
+  return buildProgram(createFactory(deps));
 }
 
 const hidden = (c: Command) => (c as unknown as { _hidden?: boolean })._hidden === true;

@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/cli/context.js';
+import { createFactory } from '../../src/cli/factory.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { Buffer_ } from '../helpers/cli.js';
 
@@ -17,7 +18,7 @@ const deps = (): Deps => {
   };
 };
 const group = (argv: string[] | undefined, name: string) =>
-  buildProgram(deps(), argv).commands.find((c) => c.name() === name);
+  buildProgram(createFactory(deps()), argv).commands.find((c) => c.name() === name);
 
 describe('buildProgram', () => {
   it('builds the named group in full and declares the others by name and summary', () => {
@@ -32,6 +33,8 @@ describe('buildProgram', () => {
   });
 
   it('shows the same root help either way', () => {
-    expect(buildProgram(deps(), ['--help']).helpInformation()).toBe(buildProgram(deps()).helpInformation());
+    expect(buildProgram(createFactory(deps()), ['--help']).helpInformation()).toBe(
+      buildProgram(createFactory(deps())).helpInformation(),
+    );
   });
 });
