@@ -240,8 +240,8 @@ export function encodeListQuery(resource: ResourceDef, filter: ListFilter): URLS
     else for (const u of c.uuids ?? []) q.append('custom_fields[uuid][]', u);
     if (c.value !== undefined) q.append('custom_fields[value]', c.value);
   }
+  if (filter.embed?.length) q.set('embed', filter.embed.join(','));
   if (filter.page !== undefined) q.set('page', String(filter.page));
   if (filter.perPage !== undefined) q.set('per_page', String(filter.perPage));
-  if (filter.embed?.length) q.set('embed', filter.embed.join(','));
   return q;
 }

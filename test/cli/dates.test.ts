@@ -247,8 +247,8 @@ describe('chrono-node is loaded only for values that need it', () => {
 
   it('not for pm --version, nor for ISO values; yes for words', async () => {
     expect(await loadsChrono(['--version'])).toEqual({ code: 0, chrono: false });
-    // --page 0 is refused after the filters are read, so nothing is sent anywhere.
-    const list = (value: string) => loadsChrono(['reminders', 'list', '--due-at', value, '--page', '0']);
+    // A bad --timeout is refused when the session opens, after the filters are read: nothing is sent.
+    const list = (value: string) => loadsChrono(['reminders', 'list', '--due-at', value, '--timeout', 'soon']);
     expect(await list('2026-12-01/P1W')).toEqual({ code: 2, chrono: false });
     expect(await list('last 7 days')).toEqual({ code: 2, chrono: false });
     expect(await list('next monday')).toEqual({ code: 2, chrono: true });

@@ -2,20 +2,19 @@
  * `pm <resource> create|update|delete --from-file FILE` (and uuids on stdin for delete): the bulk
  * form of each write, for scripts and CI jobs.
  */
-import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
 import { fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { parseInstant } from '../../core/datetime.js';
-import { describeApiError, readAllStdin } from '../commands/shared.js';
+import { describeApiError } from '../commands/shared.js';
+import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import { globalsOf } from '../globals.js';
+import type { Factory } from '../factory.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import { type Format, formatOf, type InputRecord, parseRecords } from './input.js';
 import { type Outcome, resultWriter, runBulk } from './run.js';
 
-type Opts = Record<string, unknown>;
+type Opts = Readonly<Record<string, unknown>>;
 
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
 
@@ -27,15 +26,6 @@ function concurrencyOf(v: unknown): number {
   if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_CONCURRENCY)
     throw usageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${s}".`);
   return Number(s);
-}
-
-async function readInput(file: string, deps: Deps): Promise<string> {
-  if (file === '-') return readAllStdin(deps);
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    throw usageError(`--from-file: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
-  }
 }
 
 /** The parent of a record created under one (a note): its property or contact field. */
@@ -117,8 +107,7 @@ export async function runBulkWrite(
   r: ResourceDef,
   verb: Verb,
   opts: Opts,
-  cmd: Command,
-  deps: Deps,
+  deps: Factory,
   uuidsFromStdin = false,
 ): Promise<void> {
   const concurrency = concurrencyOf(opts.concurrency);
@@ -126,7 +115,7 @@ export async function runBulkWrite(
   let format: Format;
   let where: string;
   if (uuidsFromStdin) {
-    const text = await readAllStdin(deps);
+    const text = await readStdin(deps);
     format = 'ndjson';
     where = 'standard input';
     records = text
@@ -136,7 +125,7 @@ export async function runBulkWrite(
       .map(({ line, text: uuid }) => ({ line, original: { uuid }, body: { uuid } }));
   } else {
     const file = String(opts.fromFile);
-    const text = await readInput(file, deps);
+    const text = await readFileOrStdin(file, deps, '--from-file');
     format = formatOf(file, opts.format as string | undefined, text);
     where = file === '-' ? 'standard input' : file;
     records = await parseRecords(r, text, format, where);
@@ -161,7 +150,7 @@ export async function runBulkWrite(
         ? 'ndjson'
         : undefined;
 
-  const globals = globalsOf(cmd);
+  const globals = deps.globals();
   const { withSession } = await import('../session.js');
   // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
   const sessionDeps: Deps = { ...deps, signal: undefined };

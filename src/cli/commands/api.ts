@@ -2,13 +2,13 @@
  * `pm api METHOD PATH`: the raw escape hatch, with the base URL and token applied (like `gh api`),
  * for endpoints pm has no command for.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Deps } from '../context.js';
 import { usageError } from '../errors.js';
 import { collect } from '../flags.js';
 import { globalsOf } from '../globals.js';
-import { describeApiError, display, readAllStdin } from './shared.js';
+import { readInline } from '../input.js';
+import { describeApiError, display } from './shared.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 
@@ -41,16 +41,7 @@ Examples:
       const query = new URLSearchParams();
       let body: Record<string, unknown> | undefined;
       if (opts.data !== undefined) {
-        const text = String(opts.data);
-        let json: string;
-        try {
-          json =
-            text === '-' ? await readAllStdin(deps) : text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text;
-        } catch (e) {
-          throw usageError(
-            `--data: cannot read ${text.slice(1)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
-          );
-        }
+        const { text: json } = await readInline(String(opts.data), deps, '--data');
         try {
           body = JSON.parse(json) as Record<string, unknown>;
         } catch (e) {

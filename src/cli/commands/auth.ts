@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { globalsOf } from '../globals.js';
-import { describeApiError, interactive, readAllStdin } from './shared.js';
+import { readStdin } from '../input.js';
+import { describeApiError, interactive } from './shared.js';
 
 export function registerAuth(program: Command, deps: Deps): void {
   const auth = program
@@ -55,7 +56,7 @@ Examples:
           'Example: pm auth login --base-url https://pm.example.com',
         );
       let token: string;
-      if (opts.withToken) token = (await readAllStdin(deps)).trim().split(/\r?\n/)[0] ?? '';
+      if (opts.withToken) token = (await readStdin(deps)).trim().split(/\r?\n/)[0] ?? '';
       else if (interactive(deps, globals) && deps.prompter)
         token = (await deps.prompter.secret(`Token for ${baseUrl}: `)).trim();
       else

@@ -4,23 +4,20 @@
  */
 import type { Command } from 'commander';
 import type { Deps } from '../context.js';
+import { addOutputFlags } from '../output/flags.js';
 
 type Opts = Record<string, unknown>;
 
 export function registerDue(remindersCommand: Command, deps: Deps): void {
-  remindersCommand
+  const cmd = remindersCommand
     .command('due')
     .description('Reminders overdue, due today and coming up: an agenda in your time zone')
     .option('--within <period>', 'how far ahead to look: P7D, "2 weeks", 10d (default 7 days)')
     .option(
       '--overdue-since <when>',
       'how far back overdue ones go: a length (P30D, "2 weeks") or a date (2026-11-01, "last monday"); default 30 days',
-    )
-    .option('--json [fields]', 'print JSON; optionally only these comma-separated fields')
-    .option('--fields <list>', 'comma-separated fields to show (a table, not the agenda)')
-    .option('-o, --output <format>', 'table, json, ndjson, csv or tsv')
-    .option('-q, --quiet', 'print only uuids, one a line')
-    .option('--jq <expr>', 'filter JSON output with a jq expression')
+    );
+  addOutputFlags(cmd)
     .addHelpText(
       'after',
       `

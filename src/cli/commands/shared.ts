@@ -6,12 +6,6 @@ import { CliError, EXIT } from '../errors.js';
 import type { Display } from '../output/index.js';
 import type { GlobalOptions } from '../globals.js';
 
-export async function readAllStdin(deps: Deps): Promise<string> {
-  const chunks: string[] = [];
-  for await (const c of deps.io.stdin) chunks.push(typeof c === 'string' ? c : c.toString('utf8'));
-  return chunks.join('');
-}
-
 /** Whether a person can be asked: a terminal on both ends, and neither --no-input nor CI=true. */
 export function interactive(deps: Deps, globals: GlobalOptions): boolean {
   return (

@@ -1,0 +1,229 @@
+/**
+ * The run functions of `pm <resource> list|get|create|update|delete`: options in (resource.ts
+ * declares and checks them), the work done through the factory's session, data out.
+ */
+import type { ResourceDef } from '../../resources/types.js';
+import { inputFields, resourceByPath } from '../../resources/index.js';
+import { MAX_PER_PAGE } from '../../core/limits.js';
+import { encodeListQuery } from '../../core/query.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { bodyFromFlags, filterQuery } from '../flag-values.js';
+import { kebab } from '../flags.js';
+import { readFileOrStdin, readInline, readStdin } from '../input.js';
+import {
+  createListPrinter,
+  type OutputFlags,
+  type OutputSpec,
+  outputSpecFrom,
+  prepareOutput,
+  printRecord,
+} from '../output/index.js';
+import type { Session } from '../session.js';
+import { fieldErrors, fillForUpdate } from '../writes.js';
+import type { BulkOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions } from './resource.js';
+import { confirm, describeApiError } from './shared.js';
+
+/** The clock and zone human dates are read in. */
+const when = (f: Factory) => ({ now: f.now(), ...(f.timeZone ? { zone: f.timeZone } : {}) });
+
+/** The output flags, checked (a bad --jq is a usage error before any request). */
+async function outputSpec(r: ResourceDef, flags: OutputFlags): Promise<OutputSpec> {
+  const spec = outputSpecFrom(r, flags);
+  await prepareOutput(spec);
+  return spec;
+}
+
+/** --embed, plus what the selected fields need (--json custom_fields embeds them). */
+function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec): string[] {
+  const names = new Set<string>();
+  if (embed !== undefined) for (const e of embed.split(',')) if (e.trim()) names.add(e.trim());
+  for (const e of r.embeds ?? []) if (spec.fields?.includes(e)) names.add(e);
+  return [...names];
+}
+
+export async function listRun(o: ListOptions): Promise<void> {
+  const { f, resource: r } = o;
+  const spec = await outputSpec(r, o.output);
+  const q = filterQuery(r, o.flags, f.now(), f.timeZone);
+  const size =
+    o.perPage ?? (o.all ? MAX_PER_PAGE : o.limit !== undefined ? Math.min(o.limit, MAX_PER_PAGE) : undefined);
+  for (const [k, v] of encodeListQuery(r, {
+    embed: embedList(r, o.embed, spec),
+    ...(o.page !== undefined ? { page: o.page } : {}),
+    ...(size !== undefined ? { perPage: size } : {}),
+  }))
+    q.set(k, v);
+
+  const s = await f.session();
+  const printer = createListPrinter(r, spec, await f.display());
+  let first: { total: number; page: number; perPage: number; totalPages: number } | undefined;
+  let fetched = 0;
+  try {
+    const pages = s.client.pages(r, q, o.all ? Number.POSITIVE_INFINITY : (o.limit ?? Number.POSITIVE_INFINITY));
+    for await (const pg of pages) {
+      fetched++;
+      first ??= {
+        total: pg.pagination.total,
+        page: pg.pagination.current_page,
+        perPage: pg.pagination.per_page,
+        totalPages: pg.pagination.total_pages,
+      };
+      printer.add(pg.records);
+      if (!o.all && o.limit === undefined) break;
+    }
+  } catch (e) {
+    throw describeApiError(e, r);
+  }
+  await printer.end(first ? { ...first, fetchedPages: fetched } : undefined);
+}
+
+export async function getRun(o: GetOptions): Promise<void> {
+  const { f, resource: r } = o;
+  const spec = await outputSpec(r, o.output);
+  const s = await f.session();
+  let rec: Record<string, unknown>;
+  try {
+    const embed = embedList(r, o.embed, spec);
+    rec = await s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
+  } catch (e) {
+    throw describeApiError(e, r);
+  }
+  await printRecord(r, rec, spec, await f.display());
+}
+
+/** --data: inline JSON, @file, or - for stdin; a JSON object. */
+async function dataOption(value: string | undefined, f: Factory): Promise<Record<string, unknown>> {
+  if (value === undefined) return {};
+  const { text, where } = await readInline(value, f, '--data');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw usageError(`${where} is not valid JSON: ${(e as Error).message}.`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw usageError(`${where} must be a JSON object.`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Client-side check of a body, so mistakes fail before any request; unknown keys go to the server. */
+function precheck(r: ResourceDef, body: Record<string, unknown>, mode: 'create' | 'update'): void {
+  const errors = fieldErrors(r, body, mode);
+  if (!errors) return;
+  const fields: Record<string, string[]> = {};
+  for (const [k, msgs] of Object.entries(errors)) fields[`--${kebab(k.split('.')[0] as string)}`] = msgs;
+  throw new CliError(EXIT.usage, `the ${r.singular} is not valid.`, {
+    fields,
+    hint: `Run 'pm ${r.path} ${mode} --help' for the flags.`,
+  });
+}
+
+/** --dry-run: the request that would be sent, token redacted. */
+function dryRun(s: Session, f: Factory, method: string, path: string, body: unknown, output: OutputFlags): void {
+  const url = s.http.url(path).toString();
+  const headers = s.http.headers(body !== undefined, true);
+  if (output.json !== undefined || output.output === 'json') {
+    f.io.stdout.write(
+      `${JSON.stringify({ method, url, headers, ...(body !== undefined ? { body } : {}) }, null, 2)}\n`,
+    );
+    return;
+  }
+  let text = `${method} ${url}\n`;
+  for (const [k, v] of Object.entries(headers)) text += `${k}: ${v}\n`;
+  if (body !== undefined) text += `\n${JSON.stringify(body, null, 2)}\n`;
+  f.io.stdout.write(text);
+}
+
+export async function createRun(o: CreateOptions): Promise<void> {
+  const { f, resource: r, parent } = o;
+  const spec = await outputSpec(r, o.output);
+  const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'create', when(f)) };
+  const text = r.textInput;
+  if (text && body[text] === undefined) {
+    if (o.textFile !== undefined) body[text] = await readFileOrStdin(o.textFile, f, `--${kebab(text)}-file`);
+    else if (!f.io.stdin.isTTY && o.data !== '-') body[text] = (await readStdin(f)).replace(/\n$/, '');
+  }
+  precheck(r, body, 'create');
+  const s = await f.session();
+  if (o.dryRun) return dryRun(s, f, 'POST', s.client.createPath(r, parent), body, o.output);
+  let rec: Record<string, unknown>;
+  try {
+    rec = await s.client.create(r, body, parent);
+  } catch (e) {
+    // A parent that is not there is the parent's 404: its list is what to look at.
+    throw describeApiError(e, parent ? resourceByPath(parent.resource) : r);
+  }
+  await printRecord(r, rec, spec, await f.display());
+  if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
+}
+
+export async function updateRun(o: UpdateOptions): Promise<void> {
+  const { f, resource: r, uuid } = o;
+  const spec = await outputSpec(r, o.output);
+  const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'update', when(f)) };
+  if (Object.keys(body).length === 0)
+    throw usageError(
+      `nothing to update: give at least one field flag (e.g. --${kebab(inputFields(r)[0]?.name ?? 'uuid')}), --unset or --data.`,
+    );
+  const s = await f.session();
+  try {
+    await fillForUpdate(s.client, r, uuid, body);
+    precheck(r, body, 'update');
+    if (o.dryRun) return dryRun(s, f, 'PUT', `${r.path}/${encodeURIComponent(uuid)}`, body, o.output);
+    const rec = await s.client.update(r, uuid, body);
+    await printRecord(r, rec, spec, await f.display());
+    if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Updated ${r.singular} ${uuid}.\n`);
+  } catch (e) {
+    throw describeApiError(e, r);
+  }
+}
+
+export async function deleteRun(o: DeleteOptions): Promise<void> {
+  const { f, resource: r } = o;
+  const unique = [...new Set(o.uuids)];
+  if (!o.yes && !o.dryRun) {
+    const what = unique.length === 1 ? `${r.singular} ${unique[0]}` : `${unique.length} ${r.plural}`;
+    const ok = await confirm(f, f.globals(), `Delete ${what}? This cannot be undone.`);
+    if (!ok) throw new CliError(EXIT.usage, 'nothing deleted.');
+  }
+  const s = await f.session();
+  if (o.dryRun) {
+    for (const u of unique) dryRun(s, f, 'DELETE', `${r.path}/${encodeURIComponent(u)}`, undefined, {});
+    return;
+  }
+  const results: { uuid: string; deleted: boolean; error?: string }[] = [];
+  let worst: CliError | undefined;
+  for (const u of unique) {
+    try {
+      await s.client.delete(r, u);
+      results.push({ uuid: u, deleted: true });
+      if (!o.quiet && !o.json) f.io.stderr.write(`Deleted ${r.singular} ${u}.\n`);
+    } catch (e) {
+      const err = describeApiError(e, r);
+      if (err.exitCode === EXIT.interrupted || err.exitCode === EXIT.network || err.exitCode === EXIT.auth) throw err;
+      results.push({ uuid: u, deleted: false, error: err.message });
+      if (unique.length > 1) f.io.stderr.write(`error: ${err.message}\n`);
+      worst ??= err;
+    }
+  }
+  if (o.json) f.io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  if (worst) {
+    if (unique.length === 1) throw worst;
+    const failed = results.filter((x) => !x.deleted).length;
+    throw new CliError(worst.exitCode, `${failed} of ${unique.length} ${r.plural} not deleted.`);
+  }
+}
+
+export async function bulkRun(o: BulkOptions): Promise<void> {
+  const { f, resource: r, verb } = o;
+  if (verb !== 'delete' && Object.keys(bodyFromFlags(r, o.flags, verb, when(f))).length)
+    throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
+  if (verb === 'delete' && !o.flags.yes) {
+    const what = o.fromFile === undefined ? 'standard input' : o.fromFile;
+    if (!(await confirm(f, f.globals(), `Delete every ${r.singular} listed in ${what}?`)))
+      throw new CliError(EXIT.usage, 'nothing deleted.');
+  }
+  const { runBulkWrite } = await import('../bulk/commands.js');
+  return runBulkWrite(r, verb, o.flags, f, o.fromFile === undefined);
+}

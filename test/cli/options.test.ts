@@ -1,0 +1,140 @@
+/**
+ * What the flags of a command become, with no server and no request: each constructor is given a
+ * run function that records the options it is called with (as gh's tests pass runF).
+ */
+import { Readable } from 'node:stream';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import {
+  type CreateOptions,
+  type DeleteOptions,
+  type ListOptions,
+  newCmdCreate,
+  newCmdDelete,
+  newCmdList,
+} from '../../src/cli/commands/resource.js';
+import type { Deps } from '../../src/cli/context.js';
+import { createFactory } from '../../src/cli/factory.js';
+import { filterQuery } from '../../src/cli/flag-values.js';
+import { resourceByPath } from '../../src/resources/index.js';
+import { Buffer_ } from '../helpers/cli.js';
+
+const deps: Deps = {
+  io: { stdout: new Buffer_(), stderr: new Buffer_(), stdin: Readable.from([]) },
+  env: {},
+  cwd: '/nowhere',
+  home: '/nowhere',
+  now: () => Date.parse('2026-11-21T12:00:00Z'),
+  timeZone: 'UTC',
+};
+const f = createFactory(deps);
+const properties = resourceByPath('properties');
+const notes = resourceByPath('notes');
+
+/** Parses argv with the command; the run function's options, or the error thrown. */
+async function parse<T>(make: (run: (o: T) => Promise<void>) => Command, argv: string[]): Promise<T> {
+  let got: T | undefined;
+  const cmd = make(async (o) => {
+    got = o;
+  });
+  cmd.exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  await cmd.parseAsync(argv, { from: 'user' });
+  if (got === undefined) throw new Error('the run function was not called');
+  return got;
+}
+
+const noop = async () => {};
+
+describe('list', () => {
+  const list = (argv: string[]) => parse<ListOptions>((run) => newCmdList(f, properties, run), argv);
+
+  it('filters, paging and output flags', async () => {
+    const o = await list([
+      '--city',
+      'leeds',
+      '--bedrooms',
+      '2',
+      '--bedrooms',
+      '3',
+      '--no-has-garage',
+      '--limit',
+      '30',
+      '--json',
+      'uuid,city',
+    ]);
+    expect(o).toMatchObject({ resource: properties, limit: 30, all: false, output: { json: 'uuid,city' } });
+    expect(o.page).toBeUndefined();
+    expect(filterQuery(properties, o.flags, deps.now()).toString()).toBe(
+      'city=leeds&bedrooms%5B%5D=2&bedrooms%5B%5D=3&has_garage=false',
+    );
+  });
+
+  it('how flags combine is checked before any run', async () => {
+    await expect(list(['--all', '--limit', '3'])).rejects.toThrow('--all and --limit cannot be used together.');
+    await expect(list(['--per-page', '101'])).rejects.toThrow('--per-page must be at most 100, not 101.');
+    await expect(list(['--page', '0'])).rejects.toThrow('--page must be a whole number from 1, not "0".');
+  });
+});
+
+describe('create', () => {
+  const create = (r = properties, argv: string[] = []) =>
+    parse<CreateOptions>((run) => newCmdCreate(f, r, { create: run, bulk: noop }), argv);
+
+  it('field flags, --data and --dry-run', async () => {
+    const o = await create(properties, [
+      '--address',
+      '1 High St',
+      '--postcode',
+      'LS1 1AA',
+      '--data',
+      '{"city":"Leeds"}',
+      '--dry-run',
+    ]);
+    expect(o).toMatchObject({ data: '{"city":"Leeds"}', dryRun: true, parent: undefined });
+    expect(o.flags).toMatchObject({ address: '1 High St', postcode: 'LS1 1AA' });
+  });
+
+  it('a record created under a parent names exactly one', async () => {
+    const o = await create(notes, ['--property', 'p-1', '--content-file', 'note.txt']);
+    expect(o.parent).toEqual({ resource: 'properties', uuid: 'p-1' });
+    expect(o.textFile).toBe('note.txt');
+    await expect(create(notes, ['--content', 'x'])).rejects.toThrow(
+      'a note belongs to a parent: give --property or --contact.',
+    );
+    await expect(create(notes, ['--property', 'a', '--contact', 'b'])).rejects.toThrow(
+      'give only one of --property or --contact.',
+    );
+  });
+
+  it('--from-file goes to the bulk run', async () => {
+    let bulk: unknown;
+    const cmd = newCmdCreate(f, properties, {
+      create: noop,
+      bulk: async (o) => {
+        bulk = o;
+      },
+    }).exitOverride();
+    await cmd.parseAsync(['--from-file', 'rows.csv', '--concurrency', '8'], { from: 'user' });
+    expect(bulk).toMatchObject({ verb: 'create', fromFile: 'rows.csv', flags: { concurrency: '8' } });
+  });
+});
+
+describe('delete', () => {
+  const del = (argv: string[]) =>
+    parse<DeleteOptions>((run) => newCmdDelete(f, properties, { delete: run, bulk: noop }), argv);
+
+  it('uuids and switches', async () => {
+    expect(await del(['a', 'b', '--yes', '--json'])).toMatchObject({
+      uuids: ['a', 'b'],
+      yes: true,
+      json: true,
+      dryRun: false,
+      quiet: false,
+    });
+  });
+
+  it('uuids and --from-file together are refused', async () => {
+    await expect(del(['a', '--from-file', 'x.ndjson'])).rejects.toThrow('give either uuids or --from-file, not both.');
+    await expect(del([])).rejects.toThrow('missing <uuid...>');
+  });
+});
