@@ -3,6 +3,7 @@
  * server's app answering in-process, on the default data file, with the token it created).
  */
 import type { HttpClient, HttpOptions } from '../client/http.js';
+import { MAX_RETRIES } from '../client/retry.js';
 import type { ResourceClient } from '../client/resources.js';
 import { parseTimeout, type Target, resolveTarget } from './config.js';
 import type { Deps } from './context.js';
@@ -18,9 +19,6 @@ export interface Session {
   readonly dataFile: string | undefined;
   close(): Promise<void>;
 }
-
-/** As in client/retry.ts (not imported here, to keep start-up cheap). */
-const MAX_RETRIES = 10;
 
 export async function openSession(globals: GlobalOptions, deps: Deps): Promise<Session> {
   const target = await resolveTarget(

@@ -3,6 +3,8 @@
  * from argv, and stored 0600 in the user config; status never prints it.
  */
 import type { Command } from 'commander';
+import { RESOURCES } from '../../resources/index.js';
+import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { globalsOf } from '../globals.js';
@@ -75,7 +77,9 @@ Examples:
         let http: InstanceType<typeof HttpClient> | undefined;
         try {
           http = new HttpClient({ baseUrl, token, ...httpOptions(globals, deps, target) });
-          await http.request('GET', 'properties', { query: new URLSearchParams({ per_page: '1' }) });
+          // Any list the token may read proves it; the first resource's is as good as any.
+          const probe = RESOURCES.find((r) => r.verbs.list) as ResourceDef;
+          await http.request('GET', probe.path, { query: new URLSearchParams({ per_page: '1' }) });
         } catch (e) {
           const err = describeApiError(e);
           if (err.exitCode === EXIT.usage) throw err;

@@ -14,8 +14,9 @@
  */
 import { Argument, type Command, type Option } from 'commander';
 import type { Deps } from '../context.js';
+import { fieldKind, filterKind } from '../../core/kinds.js';
 import { fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
-import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import type { ResourceDef } from '../../resources/types.js';
 import type { GlobalOptions } from '../globals.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -289,37 +290,6 @@ async function helpValues(ctx: Context): Promise<Completions> {
   return { candidates: [...TOPICS.map((t) => ({ value: t.name, description: t.summary })), ...commands] };
 }
 
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-function rangeValues(now: number): Candidate[] {
-  return [
-    { value: utcDay(now), description: 'today (UTC)' },
-    { value: '-P7D', description: 'the past 7 days' },
-    { value: 'P7D', description: 'the next 7 days' },
-    { value: '-P30D', description: 'the past 30 days' },
-    { value: 'P30D', description: 'the next 30 days' },
-  ];
-}
-
-function dateValues(now: number): Candidate[] {
-  const tomorrow = utcDay(now + 86_400_000);
-  return [
-    { value: utcDay(now), description: 'today, all day' },
-    { value: tomorrow, description: 'tomorrow, all day' },
-    { value: `${tomorrow}T09:00:00Z`, description: 'tomorrow at 09:00 UTC' },
-  ];
-}
-
-function codeValues(f: FieldDef): Candidate[] {
-  const codes = Object.entries(f.codes ?? {});
-  return [
-    ...codes.map(([, name]) => ({ value: name.toLowerCase(), description: f.description })),
-    ...codes.map(([code, name]) => ({ value: code, description: name })),
-  ];
-}
-
 /** `a,b,` + one more name: for --json and --fields. */
 function commaList(names: readonly string[], cur: string): Completions {
   const cut = cur.lastIndexOf(',') + 1;
@@ -339,14 +309,7 @@ function whereValues(target: ResourceDef, cur: string, now: number): Completions
   const f = fieldOf(target, cur.slice(0, eq).replace(/-/g, '_'));
   const prefix = cur.slice(0, eq + 1);
   if (!f) return NONE;
-  const values =
-    f.filter === 'code'
-      ? codeValues(f)
-      : f.filter === 'bool'
-        ? [{ value: 'true' }, { value: 'false' }]
-        : f.filter === 'datetime'
-          ? rangeValues(now)
-          : [];
+  const values = filterKind(f)?.complete?.(f, now) ?? [];
   return { candidates: values.map((c) => ({ ...c, value: prefix + c.value })) };
 }
 
@@ -414,11 +377,10 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   }
   const f = fieldOf(r, long.replace(/^--(no-)?/, '').replace(/-/g, '_'));
   if (!f) return NONE;
-  if (f.kind === 'code') return { candidates: codeValues(f) };
-  if (placeholder === 'range' || (f.filter === 'datetime' && ctx.cmd.name() === 'list'))
-    return { candidates: rangeValues(now) };
-  if (f.kind === 'date_or_datetime') return { candidates: dateValues(now) };
-  return NONE;
+  // A list's flag filters on the field; a write's sets it: each kind says what to offer.
+  const kind = ctx.cmd.name() === 'list' ? filterKind(f) : fieldKind(f);
+  const candidates = kind?.complete?.(f, now);
+  return candidates ? { candidates } : NONE;
 }
 
 async function profiles(ctx: Context): Promise<Completions> {

@@ -11,6 +11,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { OutStream } from '../context.js';
 import { usageError } from '../errors.js';
+import { editDistance } from '../suggest.js';
 import { TimeFormatter, cellValue, csvCell, humanValue, isTimeField, relative, tsvCell } from './format.js';
 import { checkJq, runJq } from './jq.js';
 import { type Column, renderTable, width } from './table.js';
@@ -91,20 +92,6 @@ export function embedsFor(resource: ResourceDef, spec: OutputSpec): string[] {
   return (resource.embeds ?? []).filter((e) => spec.fields?.includes(e));
 }
 
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j] as number;
-      row[j] = Math.min(up + 1, (row[j - 1] as number) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return row[b.length] as number;
-}
-
 function parseFields(resource: ResourceDef, text: string, flag: string): string[] {
   const valid = fieldNames(resource);
   const list = `Valid fields for ${resource.path}: ${valid.join(', ')}.`;
@@ -120,7 +107,7 @@ function parseFields(resource: ResourceDef, text: string, flag: string): string[
   for (const name of names) {
     if (valid.includes(name)) continue;
     const near = valid
-      .map((v) => ({ v, d: distance(name, v) }))
+      .map((v) => ({ v, d: editDistance(name, v) }))
       .filter((x) => x.d <= 2)
       .sort((a, b) => a.d - b.d)[0];
     throw usageError(`${flag}: unknown field "${name}". ${list}`, near ? `Did you mean "${near.v}"?` : undefined);
