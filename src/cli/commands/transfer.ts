@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { inputFields, resourceByPath } from '../../resources/index.js';
+import { DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -15,10 +15,11 @@ import { describeApiError } from './shared.js';
 
 type Rec = Record<string, unknown>;
 
-/** Files in the order they must be imported: what a record refers to comes before it. */
-const ORDER = ['custom-fields', 'contacts', 'properties', 'notes', 'reminders'] as const;
+const fileOf = (r: ResourceDef) => `${r.path}.ndjson`;
 
-const fileOf = (path: string) => `${path}.ndjson`;
+/** "a, b and c". */
+const inWords = (words: readonly string[]) =>
+  words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}` : (words[0] ?? '');
 
 /** Custom field values as a write takes them: [{name, value}]. */
 function customValues(rec: Rec): { name: string; value: string }[] | undefined {
@@ -33,48 +34,58 @@ async function* all(s: Session, r: ResourceDef, query: Rec = {}): AsyncGenerator
   for await (const page of s.client.pages(r, q)) yield* page.records;
 }
 
+/** The field of a parent that counts a child's records (a property's num_notes), if any. */
+const countOf = (parent: ResourceDef, child: ResourceDef) =>
+  parent.fields.find((f) => f.computed && 'count' in f.computed && f.computed.count === child.path);
+
+/**
+ * Every record of the account, resource by resource in dependency order. A record as exported:
+ * its fields, its custom values as [{name, value}], each linked record by uuid, and for a record
+ * that belongs to a parent (a note), the parent's uuid under the relation's name: records created
+ * under a parent do not carry it, so they are listed parent by parent.
+ */
 async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  const write = (path: string, records: Rec[]) => {
-    writeFileSync(join(dir, fileOf(path)), records.map((x) => `${JSON.stringify(x)}\n`).join(''));
-    counts[path] = records.length;
-  };
-  const cfs: Rec[] = [];
-  for await (const cf of all(s, resourceByPath('custom-fields'))) cfs.push(cf);
-  write('custom-fields', cfs);
-
-  const parents: { path: string; uuid: string; notes: number }[] = [];
-  for (const path of ['contacts', 'properties'] as const) {
-    const r = resourceByPath(path);
-    const out: Rec[] = [];
-    for await (const rec of all(s, r, { embed: r.embeds?.join(',') ?? '' })) {
-      const { custom_fields: _cf, contact, ...rest } = rec;
-      const values = customValues(rec);
-      const row: Rec = { ...rest, ...(values ? { custom_fields: values } : {}) };
-      if (contact !== undefined) row.contact = (contact as { data: Rec | null }).data?.uuid ?? null;
-      out.push(row);
-      if (Number(rec.num_notes) > 0) parents.push({ path, uuid: String(rec.uuid), notes: Number(rec.num_notes) });
+  /** Exported uuids by path, with each record's counts of its children. */
+  const exported = new Map<string, Rec[]>();
+  for (const r of DEPENDENCY_ORDER) {
+    const rows: Rec[] = [];
+    if (r.parents) {
+      for (const rel of r.parents) {
+        const parent = resourceByPath(rel.target);
+        const count = countOf(parent, r);
+        for (const p of exported.get(parent.path) ?? []) {
+          if (count && !(Number(p[count.name]) > 0)) continue;
+          for await (const rec of all(s, r, { [`${rel.name}[uuid]`]: String(p.uuid) }))
+            rows.push({ ...rec, [rel.name]: p.uuid });
+        }
+      }
+      const total = (await s.client.list(r, new URLSearchParams({ per_page: '1' }))).pagination.total;
+      if (total !== rows.length)
+        deps.io.stderr.write(
+          `warning: the account has ${total} ${r.plural} but ${rows.length} were found under their parents.\n`,
+        );
+    } else {
+      const embed = r.embeds?.length ? { embed: r.embeds.join(',') } : {};
+      for await (const rec of all(s, r, embed)) {
+        const row: Rec = { ...rec };
+        if (r.customValues) {
+          delete row.custom_fields;
+          const values = customValues(rec);
+          if (values) row.custom_fields = values;
+        }
+        for (const link of r.linkOnCreate ?? [])
+          if (rec[link.name] !== undefined) {
+            delete row[link.name];
+            row[link.name] = (rec[link.name] as { data: Rec | null }).data?.uuid ?? null;
+          }
+        rows.push(row);
+      }
     }
-    write(path, out);
+    exported.set(r.path, rows);
+    writeFileSync(join(dir, fileOf(r)), rows.map((x) => `${JSON.stringify(x)}\n`).join(''));
+    counts[r.path] = rows.length;
   }
-
-  const notes = resourceByPath('notes');
-  const noteRows: Rec[] = [];
-  for (const p of parents) {
-    const parent = resourceByPath(p.path);
-    for await (const n of all(s, notes, { [`${parent.singular}[uuid]`]: p.uuid }))
-      noteRows.push({ ...n, [parent.singular]: p.uuid });
-  }
-  const total = (await s.client.list(notes, new URLSearchParams({ per_page: '1' }))).pagination.total;
-  if (total !== noteRows.length)
-    deps.io.stderr.write(
-      `warning: the account has ${total} notes but ${noteRows.length} were found under their parents.\n`,
-    );
-  write('notes', noteRows);
-
-  const reminders: Rec[] = [];
-  for await (const rec of all(s, resourceByPath('reminders'))) reminders.push(rec);
-  write('reminders', reminders);
   return counts;
 }
 
@@ -99,6 +110,22 @@ function inputOf(r: ResourceDef, rec: Rec): Rec {
   return body;
 }
 
+/**
+ * The record already on the server that a create clashed with (409) on one of the description's
+ * unique keys (a custom field's entity type and name): it is used instead.
+ */
+async function existing(s: Session, r: ResourceDef, rec: Rec): Promise<Rec | undefined> {
+  const plain = (v: unknown) => (typeof v === 'object' && v !== null && 'code' in v ? (v as Rec).code : v);
+  for (const key of r.unique ?? []) {
+    if (key.some((k) => rec[k] === undefined || rec[k] === null)) continue;
+    const q = new URLSearchParams({ per_page: '100' });
+    for (const k of key) q.set(k, String(plain(rec[k])));
+    const same = (await s.client.list(r, q)).records.find((x) => key.every((k) => plain(x[k]) === plain(rec[k])));
+    if (same) return same;
+  }
+  return undefined;
+}
+
 async function importAccount(
   s: Session,
   dir: string,
@@ -106,19 +133,20 @@ async function importAccount(
 ): Promise<{ counts: Record<string, number>; map: Record<string, string> }> {
   const map: Record<string, string> = {};
   const counts: Record<string, number> = {};
-  for (const path of ORDER) {
-    const r = resourceByPath(path);
-    const records = readNdjson(join(dir, fileOf(path)));
+  for (const r of DEPENDENCY_ORDER) {
+    const records = readNdjson(join(dir, fileOf(r)));
     let n = 0;
     for (const [i, rec] of records.entries()) {
-      const where = `${fileOf(path)} line ${i + 1}`;
+      const where = `${fileOf(r)} line ${i + 1}`;
       const body = inputOf(r, rec);
       let parent: { resource: string; uuid: string } | undefined;
       if (r.customValues && Array.isArray(rec.custom_fields)) body.custom_fields = rec.custom_fields;
-      if (path === 'properties' && typeof rec.contact === 'string') {
-        const to = map[rec.contact];
-        if (!to) throw new CliError(EXIT.api, `${where}: its contact ${rec.contact} was not imported.`);
-        body.contact = { uuid: to };
+      for (const link of r.linkOnCreate ?? []) {
+        const old = rec[link.name];
+        if (typeof old !== 'string') continue;
+        const to = map[old];
+        if (!to) throw new CliError(EXIT.api, `${where}: its ${link.name} ${old} was not imported.`);
+        body[link.name] = { uuid: to };
       }
       if (r.parents) {
         const pp = r.parents.find((p) => typeof rec[p.name] === 'string');
@@ -132,15 +160,11 @@ async function importAccount(
         created = await s.client.create(r, body, parent);
       } catch (e) {
         const err = describeApiError(e, r);
-        // A custom field of the same name is already there: use it.
-        if (path === 'custom-fields' && err.status === 409) {
-          const q = new URLSearchParams({ name: String(rec.name), per_page: '100' });
-          const same = (await s.client.list(r, q)).records.find(
-            (x) => x.name === rec.name && (x.entity_type as Rec)?.code === (rec.entity_type as Rec)?.code,
-          );
-          if (!same) throw err;
-          created = same;
-        } else
+        // Already there under the same unique key (a custom field's name): use it.
+        const same = err.status === 409 ? await existing(s, r, rec) : undefined;
+        if (same) created = same;
+        else if (err.status === 409 && r.unique) throw err;
+        else
           throw new CliError(err.exitCode, `${where}: ${err.message}`, {
             ...(err.fields ? { fields: err.fields } : {}),
           });
@@ -148,16 +172,16 @@ async function importAccount(
       if (typeof rec.uuid === 'string') map[rec.uuid] = String(created.uuid);
       n++;
       if (deps.signal?.aborted)
-        throw new CliError(EXIT.interrupted, `interrupted after ${n} ${path}; see ${join(dir, 'uuid-map.json')}.`);
+        throw new CliError(EXIT.interrupted, `interrupted after ${n} ${r.plural}; see ${join(dir, 'uuid-map.json')}.`);
     }
-    counts[path] = n;
+    counts[r.path] = n;
     writeFileSync(join(dir, 'uuid-map.json'), `${JSON.stringify(map, null, 2)}\n`);
   }
   return { counts, map };
 }
 
 const summary = (counts: Record<string, number>) =>
-  ORDER.map((p) => `${counts[p] ?? 0} ${p.replace('-', ' ')}`).join(', ');
+  DEPENDENCY_ORDER.map((r) => `${counts[r.path] ?? 0} ${r.plural}`).join(', ');
 
 export function registerTransfer(program: Command, deps: Deps): void {
   program
@@ -168,7 +192,7 @@ export function registerTransfer(program: Command, deps: Deps): void {
     .addHelpText(
       'after',
       `
-Writes custom-fields.ndjson, contacts.ndjson, properties.ndjson, notes.ndjson and reminders.ndjson.
+Writes ${inWords(DEPENDENCY_ORDER.map(fileOf))}.
 
 Examples:
   pm export --dir backup
@@ -196,7 +220,7 @@ Examples:
     .addHelpText(
       'after',
       `
-Records are created in order (custom fields, contacts, properties, notes, reminders), so that
+Records are created in order (${DEPENDENCY_ORDER.map((r) => r.plural).join(', ')}), so that
 what refers to another record finds it; the old-to-new uuid map is written to DIR/uuid-map.json.
 A custom field whose name already exists on the server is reused.
 
@@ -205,8 +229,8 @@ Examples:
   pm --base-url https://pm.example.com import --dir move`,
     )
     .action(async (opts: { dir: string }, cmd: Command) => {
-      if (!existsSync(join(opts.dir, fileOf('custom-fields'))) && !existsSync(join(opts.dir, fileOf('reminders'))))
-        throw usageError(`--dir ${opts.dir} holds no pm export (no custom-fields.ndjson or reminders.ndjson).`);
+      if (!DEPENDENCY_ORDER.some((r) => existsSync(join(opts.dir, fileOf(r)))))
+        throw usageError(`--dir ${opts.dir} holds no pm export (no ${DEPENDENCY_ORDER.map(fileOf).join(', ')}).`);
       const { withSession } = await import('../session.js');
       await withSession(globalsOf(cmd), { ...deps, signal: undefined }, async (s) => {
         try {
