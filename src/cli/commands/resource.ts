@@ -5,11 +5,12 @@
  * that does the work. A constructor takes the run function as a parameter, so that a test can
  * check what flags become with no server and no request.
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { addBulkFlags, type Verb } from '../bulk/flags.js';
+import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { addFilterFlags, addInputFlags, optKey } from '../flags.js';
@@ -133,13 +134,6 @@ function pageNumber(flag: string, v: unknown, max?: number): number | undefined 
   return Number(s);
 }
 
-/** A command from "name <args>", as `.command()` takes it. */
-function CommandOf(nameAndArgs: string): Command {
-  const [name, ...args] = nameAndArgs.split(' ');
-  const cmd = new Command(name);
-  return args.length ? cmd.arguments(args.join(' ')) : cmd;
-}
-
 const str = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
 
 function addEmbedFlag(cmd: Command, r: ResourceDef): void {
@@ -147,7 +141,7 @@ function addEmbedFlag(cmd: Command, r: ResourceDef): void {
 }
 
 export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.list): Command {
-  const cmd = CommandOf('list').alias('ls').description(`List ${r.plural}, filtered by any of their fields`);
+  const cmd = commandOf('list').alias('ls').description(`List ${r.plural}, filtered by any of their fields`);
   addFilterFlags(cmd, r);
   cmd
     .option('--page <n>', 'page number, from 1 (default: 1)')
@@ -177,7 +171,7 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
 }
 
 export function newCmdGet(f: Factory, r: ResourceDef, run: Runs['get'] = RUNS.get): Command {
-  const cmd = CommandOf('get <uuid>').description(`Show one ${r.singular}`);
+  const cmd = commandOf('get <uuid>').description(`Show one ${r.singular}`);
   addEmbedFlag(cmd, r);
   addOutputFlags(cmd);
   cmd.addHelpText('after', examples(r, 'get'));
@@ -187,7 +181,7 @@ export function newCmdGet(f: Factory, r: ResourceDef, run: Runs['get'] = RUNS.ge
 }
 
 export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'create' | 'bulk'> = RUNS): Command {
-  const cmd = CommandOf('create').description(`Create a ${r.singular}`);
+  const cmd = commandOf('create').description(`Create a ${r.singular}`);
   addInputFlags(cmd, r, 'create');
   for (const parent of r.parents ?? [])
     cmd.option(`--${parent.name} <uuid>`, `the ${resourceByPath(parent.target).singular} it belongs to`);
@@ -224,7 +218,7 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
 }
 
 export function newCmdUpdate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'update' | 'bulk'> = RUNS): Command {
-  const cmd = CommandOf('update [uuid]').description(
+  const cmd = commandOf('update [uuid]').description(
     `Change fields of a ${r.singular}; fields not given keep their values`,
   );
   addInputFlags(cmd, r, 'update');
@@ -250,7 +244,7 @@ export function newCmdUpdate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'updat
 }
 
 export function newCmdDelete(f: Factory, r: ResourceDef, runs: Pick<Runs, 'delete' | 'bulk'> = RUNS): Command {
-  const cmd = CommandOf('delete [uuid...]')
+  const cmd = commandOf('delete [uuid...]')
     .alias('rm')
     .description(`Delete ${r.plural} by uuid`)
     .option('-y, --yes', 'do not ask for confirmation (needed in scripts and CI, where pm cannot ask)')
@@ -280,7 +274,7 @@ export function newCmdDelete(f: Factory, r: ResourceDef, runs: Pick<Runs, 'delet
 
 /** `update` on a resource that has none: a clear refusal instead of "unknown command". */
 function newCmdNoUpdate(r: ResourceDef): Command {
-  return CommandOf('update')
+  return commandOf('update')
     .description(`Not possible: ${r.plural} cannot be updated (delete and create again)`)
     .allowUnknownOption()
     .argument('[args...]')
@@ -301,8 +295,7 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     const group = program.command(r.path).description(verbsSummary(r));
     if (only && !only.has(r.path)) continue;
     group.addHelpText('after', examples(r, 'group'));
-    // As group.command() would make them: with the settings the program gives every command.
-    const add = (cmd: Command, hidden = false) => group.addCommand(cmd.copyInheritedSettings(group), { hidden });
+    const add = (cmd: Command, hidden = false) => adopt(group, cmd, { hidden });
     if (r.verbs.list) add(newCmdList(f, r));
     if (r.verbs.get) add(newCmdGet(f, r));
     if (r.verbs.create) add(newCmdCreate(f, r));

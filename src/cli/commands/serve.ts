@@ -1,27 +1,70 @@
 /**
  * `pm serve`: the project's own implementation of the API on an SQLite file, and the management
- * of its accounts and tokens.
+ * of its accounts and tokens. Each command: typed options, a constructor that declares its flags
+ * and checks them, and a run function (serve-run.ts, loaded when the command runs).
  */
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import { ALL_SCOPES } from '../../resources/index.js';
-import { defaultDataFile, tokenFileFor } from '../../core/paths.js';
-import type { Deps } from '../context.js';
+import { defaultDataFile } from '../../core/paths.js';
+import { adopt } from '../command.js';
 import { usageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import type { RateLimit } from '../../server/ratelimit.js';
 
-interface ServeOptions {
-  host: string;
-  port: string;
-  data?: string;
-  rateLimit?: string;
+export interface ServeOptions {
+  readonly f: Factory;
+  readonly host: string;
+  readonly port: number;
+  readonly dataFile: string;
+  readonly rateLimit?: RateLimit | undefined;
 }
 
-function dataFileOf(deps: Deps, given: string | undefined): string {
-  return given ?? defaultDataFile(deps.env, deps.home);
+/** What every command on a data file is given: the factory and the file. */
+interface OnDataFile {
+  readonly f: Factory;
+  readonly dataFile: string;
 }
+
+export interface TokensCreateOptions extends OnDataFile {
+  readonly scopes: readonly string[];
+  readonly name: string;
+  readonly account?: number | undefined;
+}
+
+export interface TokensListOptions extends OnDataFile {
+  readonly json: boolean;
+}
+
+export interface TokensRevokeOptions extends OnDataFile {
+  readonly id: number;
+}
+
+export interface AccountsCreateOptions extends OnDataFile {
+  readonly name: string;
+  readonly scopes: readonly string[];
+}
+
+export interface ServeRuns {
+  serve(o: ServeOptions): Promise<void>;
+  tokensCreate(o: TokensCreateOptions): Promise<void>;
+  tokensList(o: TokensListOptions): Promise<void>;
+  tokensRevoke(o: TokensRevokeOptions): Promise<void>;
+  accountsCreate(o: AccountsCreateOptions): Promise<void>;
+}
+
+const run = () => import('./serve-run.js');
+const RUNS: ServeRuns = {
+  serve: async (o) => (await run()).serveRun(o),
+  tokensCreate: async (o) => (await run()).tokensCreateRun(o),
+  tokensList: async (o) => (await run()).tokensListRun(o),
+  tokensRevoke: async (o) => (await run()).tokensRevokeRun(o),
+  accountsCreate: async (o) => (await run()).accountsCreateRun(o),
+};
 
 /** --data given before or after the subcommand (`pm serve --data F tokens list` or `pm serve tokens list --data F`). */
-function dataOf(cmd: Command): string | undefined {
-  return (cmd.optsWithGlobals() as { data?: string }).data;
+function dataFileOf(f: Factory, cmd: Command): string {
+  const given = (cmd.optsWithGlobals() as { data?: string }).data;
+  return given ?? defaultDataFile(f.env, f.home);
 }
 
 function parsePort(text: string): number {
@@ -45,10 +88,22 @@ function parseScopes(text: string | undefined): string[] {
   return scopes;
 }
 
-export function registerServe(program: Command, deps: Deps): void {
-  const { io } = deps;
-  const serve = program
-    .command('serve')
+/** The rate limit flag, read by the server's own parser (loaded only when it is given). */
+async function parseRateLimitFlag(text: string | undefined): Promise<RateLimit | undefined> {
+  if (text === undefined) return undefined;
+  const { parseRateLimit } = await import('../../server/ratelimit.js');
+  try {
+    return parseRateLimit(text);
+  } catch (e) {
+    throw usageError(`--rate-limit: ${(e as Error).message}.`);
+  }
+}
+
+const DATA_OPTION = '--data <file>';
+const DATA_HELP = 'SQLite data file (default: the embedded default data file)';
+
+export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
+  const serve = new Command('serve')
     .description('Run the Property Management Service API on an SQLite file (the embedded default, for a team)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8080')
@@ -68,44 +123,15 @@ Examples:
   pm serve --port 9000 --data ./team.db --rate-limit 60/min
   curl -H "Authorization: Bearer $(cat ~/.local/share/pm/pm.db.token)" http://127.0.0.1:8080/properties`,
     )
-    .action(async (opts: ServeOptions) => {
-      const { startServer, parseRateLimit } = await import('../../server/index.js');
-      const port = parsePort(opts.port);
-      let rateLimit: import('../../server/index.js').RateLimit | undefined;
-      if (opts.rateLimit !== undefined) {
-        try {
-          rateLimit = parseRateLimit(opts.rateLimit);
-        } catch (e) {
-          throw usageError(`--rate-limit: ${(e as Error).message}.`);
-        }
-      }
-      const dataFile = dataFileOf(deps, opts.data);
-      const server = await startServer({
-        dataFile,
+    .action(async (opts: { host: string; port: string; data?: string; rateLimit?: string }, cmd: Command) =>
+      runs.serve({
+        f,
         host: opts.host,
-        port,
-        ...(rateLimit ? { rateLimit } : {}),
-        logError: (err) => io.stderr.write(`pm serve: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
-      });
-      if (server.createdToken)
-        io.stderr.write(
-          `pm serve: new data file: created an account and a token, written to ${tokenFileFor(dataFile)}\n`,
-        );
-      io.stderr.write(
-        `pm serve: listening on ${server.url} (data: ${dataFile}${rateLimit ? `, rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000}s` : ''})\n`,
-      );
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          io.stderr.write('pm serve: shutting down\n');
-          void server.close().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-        deps.signal?.addEventListener('abort', stop, { once: true });
-      });
-    });
+        port: parsePort(opts.port),
+        dataFile: dataFileOf(f, cmd),
+        rateLimit: await parseRateLimitFlag(opts.rateLimit),
+      }),
+    );
 
   const tokens = serve
     .command('tokens')
@@ -118,8 +144,6 @@ Examples:
   pm serve tokens list --data /srv/pm/team.db
   pm serve tokens revoke 3`,
     );
-  const dataOption = '--data <file>';
-  const dataHelp = 'SQLite data file (default: the embedded default data file)';
 
   tokens
     .command('create')
@@ -127,7 +151,7 @@ Examples:
     .option('--scopes <list>', `comma-separated scopes, or "all" (${ALL_SCOPES.join(', ')})`, 'all')
     .option('--name <name>', 'a name to recognise the token by', 'token')
     .option('--account <id>', 'account id (default: the first account)')
-    .option(dataOption, dataHelp)
+    .option(DATA_OPTION, DATA_HELP)
     .addHelpText(
       'after',
       `
@@ -135,34 +159,23 @@ Examples:
   pm serve tokens create --name ci --scopes reminders.read,reminders.write
   pm serve tokens create --data /srv/pm/team.db --name alice > alice.token`,
     )
-    .action(async (opts: { scopes: string; name: string; account?: string; data?: string }, cmd: Command) => {
+    .action((opts: { scopes: string; name: string; account?: string }, cmd: Command) => {
       const scopes = parseScopes(opts.scopes);
-      const { openStore } = await import('../../server/index.js');
-      const store = openStore(dataFileOf(deps, dataOf(cmd)));
-      try {
-        let userId: number | undefined;
-        if (opts.account !== undefined) {
-          if (!/^\d+$/.test(opts.account))
-            throw usageError(`--account must be an account id number, not "${opts.account}".`);
-          userId = store.userOfAccount(Number(opts.account));
-          if (userId === undefined) throw usageError(`--account: no account ${opts.account} in this data file.`);
-        } else {
-          userId = store.firstUser()?.userId ?? store.createAccount('default').userId;
-        }
-        const { token, id } = store.createToken(userId, opts.name, scopes);
-        io.stdout.write(`${token}\n`);
-        io.stderr.write(
-          `Created token ${id} "${opts.name}" with scopes ${scopes.join(' ')}. Store it now: it is not shown again.\n`,
-        );
-      } finally {
-        store.close();
-      }
+      if (opts.account !== undefined && !/^\d+$/.test(opts.account))
+        throw usageError(`--account must be an account id number, not "${opts.account}".`);
+      return runs.tokensCreate({
+        f,
+        dataFile: dataFileOf(f, cmd),
+        scopes,
+        name: opts.name,
+        account: opts.account === undefined ? undefined : Number(opts.account),
+      });
     });
 
   tokens
     .command('list')
     .description('List the tokens of a data file (never the tokens themselves)')
-    .option(dataOption, dataHelp)
+    .option(DATA_OPTION, DATA_HELP)
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
@@ -173,28 +186,14 @@ Examples:
   pm serve tokens list
   pm serve tokens list --data /srv/pm/team.db --json`,
     )
-    .action(async (opts: { data?: string; json?: boolean }, cmd: Command) => {
-      const { openStore } = await import('../../server/index.js');
-      const store = openStore(dataFileOf(deps, dataOf(cmd)));
-      try {
-        const list = store.listTokens();
-        if (opts.json) {
-          io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-          return;
-        }
-        for (const t of list)
-          io.stdout.write(
-            `${t.id}\t${t.name}\taccount ${t.account_id}\t…${t.hint}\t${t.revoked_at ? `revoked ${t.revoked_at}` : 'active'}\t${t.scopes.join(' ')}\n`,
-          );
-      } finally {
-        store.close();
-      }
-    });
+    .action((opts: { json?: boolean }, cmd: Command) =>
+      runs.tokensList({ f, dataFile: dataFileOf(f, cmd), json: opts.json === true }),
+    );
 
   tokens
     .command('revoke <id>')
     .description('Revoke a token by its id (see pm serve tokens list)')
-    .option(dataOption, dataHelp)
+    .option(DATA_OPTION, DATA_HELP)
     .addHelpText(
       'after',
       `
@@ -202,16 +201,9 @@ Examples:
   pm serve tokens revoke 3
   pm serve tokens revoke 3 --data /srv/pm/team.db`,
     )
-    .action(async (id: string, _opts: { data?: string }, cmd: Command) => {
+    .action((id: string, _opts: unknown, cmd: Command) => {
       if (!/^\d+$/.test(id)) throw usageError(`<id> must be a token id number, not "${id}".`);
-      const { openStore } = await import('../../server/index.js');
-      const store = openStore(dataFileOf(deps, dataOf(cmd)));
-      try {
-        if (!store.revokeToken(Number(id))) throw usageError(`No active token ${id} in this data file.`);
-        io.stderr.write(`Revoked token ${id}.\n`);
-      } finally {
-        store.close();
-      }
+      return runs.tokensRevoke({ f, dataFile: dataFileOf(f, cmd), id: Number(id) });
     });
 
   serve
@@ -220,7 +212,7 @@ Examples:
     .command('create')
     .description('Create an account with a user and a full-scope token; print the token')
     .requiredOption('--name <name>', 'the account name')
-    .option(dataOption, dataHelp)
+    .option(DATA_OPTION, DATA_HELP)
     .addHelpText(
       'after',
       `
@@ -230,18 +222,12 @@ Examples:
   pm serve accounts create --name "Acme Lettings"
   token=$(pm serve accounts create --name team --data /srv/pm/team.db)`,
     )
-    .action(async (opts: { name: string; data?: string }, cmd: Command) => {
-      const { openStore } = await import('../../server/index.js');
-      const store = openStore(dataFileOf(deps, dataOf(cmd)));
-      try {
-        const { accountId, userId } = store.createAccount(opts.name);
-        const { token } = store.createToken(userId, 'owner', ALL_SCOPES);
-        io.stdout.write(`${token}\n`);
-        io.stderr.write(
-          `Created account ${accountId} "${opts.name}" and a full-scope token. Store it now: it is not shown again.\n`,
-        );
-      } finally {
-        store.close();
-      }
-    });
+    .action((opts: { name: string }, cmd: Command) =>
+      runs.accountsCreate({ f, dataFile: dataFileOf(f, cmd), name: opts.name, scopes: ALL_SCOPES }),
+    );
+  return serve;
+}
+
+export function registerServe(program: Command, f: Factory): void {
+  adopt(program, newCmdServe(f));
 }

@@ -1,0 +1,108 @@
+/**
+ * The run functions of `pm serve` and its token and account commands: options in (serve.ts
+ * declares and checks them), the server or the data file's store, output out.
+ */
+import { tokenFileFor } from '../../core/paths.js';
+import { openStore, type RateLimit, startServer } from '../../server/index.js';
+import { usageError } from '../errors.js';
+import type {
+  AccountsCreateOptions,
+  ServeOptions,
+  TokensCreateOptions,
+  TokensListOptions,
+  TokensRevokeOptions,
+} from './serve.js';
+
+export async function serveRun(o: ServeOptions): Promise<void> {
+  const { f, dataFile } = o;
+  const { io } = f;
+  const rateLimit: RateLimit | undefined = o.rateLimit;
+  const server = await startServer({
+    dataFile,
+    host: o.host,
+    port: o.port,
+    ...(rateLimit ? { rateLimit } : {}),
+    logError: (err) => io.stderr.write(`pm serve: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
+  });
+  if (server.createdToken)
+    io.stderr.write(`pm serve: new data file: created an account and a token, written to ${tokenFileFor(dataFile)}\n`);
+  io.stderr.write(
+    `pm serve: listening on ${server.url} (data: ${dataFile}${rateLimit ? `, rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000}s` : ''})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      io.stderr.write('pm serve: shutting down\n');
+      void server.close().then(resolve);
+    };
+    // SIGTERM too: a service manager stops pm serve with it.
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    f.signal?.addEventListener('abort', stop, { once: true });
+  });
+}
+
+export async function tokensCreateRun(o: TokensCreateOptions): Promise<void> {
+  const { io } = o.f;
+  const store = openStore(o.dataFile);
+  try {
+    let userId: number | undefined;
+    if (o.account !== undefined) {
+      userId = store.userOfAccount(o.account);
+      if (userId === undefined) throw usageError(`--account: no account ${o.account} in this data file.`);
+    } else {
+      userId = store.firstUser()?.userId ?? store.createAccount('default').userId;
+    }
+    const { token, id } = store.createToken(userId, o.name, o.scopes);
+    io.stdout.write(`${token}\n`);
+    io.stderr.write(
+      `Created token ${id} "${o.name}" with scopes ${o.scopes.join(' ')}. Store it now: it is not shown again.\n`,
+    );
+  } finally {
+    store.close();
+  }
+}
+
+export async function tokensListRun(o: TokensListOptions): Promise<void> {
+  const { io } = o.f;
+  const store = openStore(o.dataFile);
+  try {
+    const list = store.listTokens();
+    if (o.json) {
+      io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+      return;
+    }
+    for (const t of list)
+      io.stdout.write(
+        `${t.id}\t${t.name}\taccount ${t.account_id}\t…${t.hint}\t${t.revoked_at ? `revoked ${t.revoked_at}` : 'active'}\t${t.scopes.join(' ')}\n`,
+      );
+  } finally {
+    store.close();
+  }
+}
+
+export async function tokensRevokeRun(o: TokensRevokeOptions): Promise<void> {
+  const store = openStore(o.dataFile);
+  try {
+    if (!store.revokeToken(o.id)) throw usageError(`No active token ${o.id} in this data file.`);
+    o.f.io.stderr.write(`Revoked token ${o.id}.\n`);
+  } finally {
+    store.close();
+  }
+}
+
+export async function accountsCreateRun(o: AccountsCreateOptions): Promise<void> {
+  const { io } = o.f;
+  const store = openStore(o.dataFile);
+  try {
+    const { accountId, userId } = store.createAccount(o.name);
+    const { token } = store.createToken(userId, 'owner', o.scopes);
+    io.stdout.write(`${token}\n`);
+    io.stderr.write(
+      `Created account ${accountId} "${o.name}" and a full-scope token. Store it now: it is not shown again.\n`,
+    );
+  } finally {
+    store.close();
+  }
+}
