@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFactory } from '../../src/cli/factory.js';
+import type { GlobalOptions } from '../../src/cli/globals.js';
 import { registerConfig } from '../../src/cli/commands/config.js';
 import type { Deps, Env } from '../../src/cli/context.js';
 import { CliError } from '../../src/cli/errors.js';
@@ -78,7 +80,10 @@ async function pm(args: string[], env: Env = {}): Promise<Result> {
       stderr += s;
     },
   });
-  registerConfig(program, deps);
+  const f = createFactory(deps);
+  // As run() does: the global flags resolved once, when the action begins.
+  program.hook('preAction', (_root, cmd) => f.resolveGlobals(cmd.optsWithGlobals() as GlobalOptions));
+  registerConfig(program, f);
   const visit = (c: Command): void => {
     c.exitOverride();
     c.configureOutput({

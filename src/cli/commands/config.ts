@@ -1,153 +1,71 @@
 /**
  * `pm config`: what pm is configured to talk to, and where each setting comes from; and the
- * settings of the user config. Tokens are never printed and never taken as arguments.
- *
- * Building the command loads nothing: each action imports ../config.js (and through it
- * cosmiconfig) when it runs.
+ * settings of the user config. Tokens are never printed and never taken as arguments. Each
+ * command: typed options, a constructor that declares and checks its arguments, and a run function
+ * (config-run.ts, loaded when it runs; it loads ../config.js and through it cosmiconfig).
  */
-import type { Command } from 'commander';
-import { tokenFileFor } from '../../core/paths.js';
-import type { Deps } from '../context.js';
+import { Command } from 'commander';
+import { adopt } from '../command.js';
 import { usageError } from '../errors.js';
-import type { LoadedConfig, Source, Target, UserConfig } from '../config.js';
-
-interface Globals {
-  baseUrl?: string;
-  profile?: string;
-}
+import type { Factory } from '../factory.js';
 
 const GET_KEYS = ['base_url', 'token', 'profile', 'timeout', 'default_profile'] as const;
 const SET_KEYS = ['base_url', 'timeout', 'default_profile'] as const;
 const UNSET_KEYS = ['base_url', 'timeout', 'default_profile', 'token'] as const;
-type SetKey = (typeof SET_KEYS)[number];
+export type SetKey = (typeof SET_KEYS)[number];
 
 const TOKEN_REFUSED = 'tokens are never passed as arguments; use `pm auth login`';
-const TOKEN_NOTE = 'note: tokens are never printed; this is a redacted form of it.\n';
 
-function globals(cmd: Command): Globals {
-  const { baseUrl, profile } = cmd.optsWithGlobals() as Globals;
-  return { ...(baseUrl !== undefined ? { baseUrl } : {}), ...(profile !== undefined ? { profile } : {}) };
+export interface ConfigListOptions {
+  readonly f: Factory;
+  readonly json: boolean;
 }
 
-/** Where a setting came from, in words. */
-function origin(key: 'profile' | 'base_url' | 'token' | 'timeout', source: Source, target: Target): string {
-  switch (source) {
-    case 'flag':
-      return key === 'profile' ? '--profile' : '--base-url';
-    case 'env':
-      return key === 'profile' ? 'PM_PROFILE' : key === 'token' ? 'PM_TOKEN' : 'PM_BASE_URL';
-    case 'project':
-      return `project config (${target.projectConfigPath})`;
-    case 'user':
-      return `user config (${target.userConfigPath})`;
-    case 'embedded':
-      return 'embedded default';
-    case 'none':
-      return key === 'profile' ? 'default' : 'not set';
-  }
+export interface ConfigGetOptions {
+  readonly f: Factory;
+  readonly key: (typeof GET_KEYS)[number];
 }
 
-function writeWarnings(deps: Deps, warnings: readonly string[]): void {
-  for (const w of warnings) deps.io.stderr.write(`warning: ${w}\n`);
+export interface ConfigSetOptions {
+  readonly f: Factory;
+  readonly key: SetKey;
+  readonly value: string;
+  /** Set timeout for the active profile only. */
+  readonly profileScope: boolean;
 }
 
-function listJson(t: Target, redacted: string | undefined): Record<string, unknown> {
-  return {
-    profile: t.profile,
-    base_url: t.baseUrl ?? null,
-    token: redacted ?? null,
-    timeout: t.timeout ?? null,
-    sources: {
-      profile: t.sources.profile,
-      base_url: t.sources.baseUrl,
-      token: t.sources.token,
-      timeout: t.sources.timeout ?? 'none',
-    },
-    data_file: t.embedded?.dataFile ?? null,
-    token_file: t.embedded ? tokenFileFor(t.embedded.dataFile) : null,
-    user_config: t.userConfigPath,
-    project_config: t.projectConfigPath ?? null,
-  };
+export interface ConfigUnsetOptions {
+  readonly f: Factory;
+  readonly key: (typeof UNSET_KEYS)[number];
+  readonly profileScope: boolean;
 }
 
-function listText(t: Target, redacted: string | undefined): string {
-  const rows: [string, string, string][] = [['profile', t.profile, origin('profile', t.sources.profile, t)]];
-  if (t.embedded) {
-    rows.push(['base_url', '(embedded default)', `the bundled server on ${t.embedded.dataFile}`]);
-    rows.push(['token', '(embedded default)', `read from ${tokenFileFor(t.embedded.dataFile)}`]);
-  } else {
-    rows.push(['base_url', t.baseUrl ?? '', origin('base_url', t.sources.baseUrl, t)]);
-    rows.push(['token', redacted ?? '(none)', origin('token', t.sources.token, t)]);
-  }
-  const timeoutSource = t.sources.timeout ?? 'none';
-  rows.push([
-    'timeout',
-    t.timeout !== undefined ? `${t.timeout}s` : '(not set)',
-    timeoutSource === 'none' ? 'the client default applies' : origin('timeout', timeoutSource, t),
-  ]);
-  const w0 = Math.max(...rows.map((r) => r[0].length));
-  const w1 = Math.max(...rows.map((r) => r[1].length));
-  let out = rows.map(([k, v, s]) => `${k.padEnd(w0)}  ${v.padEnd(w1)}  ${s}`.trimEnd()).join('\n');
-  out += `\n\nuser config     ${t.userConfigPath}\nproject config  ${t.projectConfigPath ?? '(none found)'}\n`;
-  return out;
+export interface ConfigRuns {
+  list(o: ConfigListOptions): Promise<void>;
+  get(o: ConfigGetOptions): Promise<void>;
+  set(o: ConfigSetOptions): Promise<void>;
+  unset(o: ConfigUnsetOptions): Promise<void>;
+  path(o: { f: Factory }): Promise<void>;
 }
 
-/** A note when something with higher precedence hides what was just written. */
-function shadowNote(
-  mod: ConfigModule,
-  key: SetKey,
-  loaded: LoadedConfig,
-  flags: Globals,
-  deps: Deps,
-  profile: string,
-): string | undefined {
-  if (key === 'base_url') {
-    if (flags.baseUrl !== undefined) return '--base-url overrides it for this command.';
-    if (deps.env.PM_BASE_URL?.trim()) return 'PM_BASE_URL is set in this environment and overrides it.';
-  }
-  if (key === 'default_profile') {
-    if (flags.profile !== undefined) return '--profile overrides it for this command.';
-    if (deps.env.PM_PROFILE?.trim()) return 'PM_PROFILE is set in this environment and overrides it.';
-    const p = loaded.project.layer?.config;
-    if (p && (p.profile ?? p.default_profile) !== undefined)
-      return `the project config ${loaded.project.path} chooses a profile and overrides it here.`;
-  }
-  const project = loaded.project.layer;
-  if (project && (key === 'base_url' || key === 'timeout')) {
-    if (mod.profileSettings(project.config, profile)[key] !== undefined)
-      return `the project config ${project.path} sets ${key} for profile "${profile}" and takes precedence here.`;
-  }
-  return undefined;
+const run = () => import('./config-run.js');
+const RUNS: ConfigRuns = {
+  list: async (o) => (await run()).configListRun(o),
+  get: async (o) => (await run()).configGetRun(o),
+  set: async (o) => (await run()).configSetRun(o),
+  unset: async (o) => (await run()).configUnsetRun(o),
+  path: async (o) => (await run()).configPathRun(o),
+};
+
+/** A key among `keys`, or a usage error listing them. */
+function keyOf<K extends string>(key: string, keys: readonly K[], what: string): K {
+  if (!(keys as readonly string[]).includes(key))
+    throw usageError(`unknown key "${key}".`, `${what}: ${keys.join(', ')}.`);
+  return key as K;
 }
 
-type ConfigModule = typeof import('../config.js');
-
-function load(): Promise<ConfigModule> {
-  return import('../config.js');
-}
-
-function profileEntry(cfg: UserConfig, profile: string): NonNullable<UserConfig['profiles']>[string] {
-  cfg.profiles ??= {};
-  if (!Object.hasOwn(cfg.profiles, profile)) cfg.profiles[profile] = {};
-  return cfg.profiles[profile] as NonNullable<UserConfig['profiles']>[string];
-}
-
-/** Drops an empty profile, and an empty profiles object. */
-function tidy(cfg: UserConfig, profile: string): void {
-  if (!cfg.profiles) return;
-  const p = Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
-  if (p && Object.keys(p).length === 0) delete cfg.profiles[profile];
-  if (Object.keys(cfg.profiles).length === 0) delete cfg.profiles;
-}
-
-function scopeOf(profile: string): string {
-  return `profile "${profile}"`;
-}
-
-export function registerConfig(program: Command, deps: Deps): void {
-  const { io } = deps;
-  const config = program
-    .command('config')
+export function newCmdConfig(f: Factory, runs: ConfigRuns = RUNS): Command {
+  const config = new Command('config')
     .description('Show where pm points and where each setting comes from; change the user config')
     .addHelpText(
       'after',
@@ -183,15 +101,7 @@ Examples:
   pm config list
   pm --profile work config list --json`,
     )
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { resolveTarget, redact } = await load();
-      const target = await resolveTarget(globals(cmd), deps);
-      writeWarnings(deps, target.warnings);
-      const redacted = redact(target.token);
-      io.stdout.write(
-        opts.json ? `${JSON.stringify(listJson(target, redacted), null, 2)}\n` : listText(target, redacted),
-      );
-    });
+    .action((opts: { json?: boolean }) => runs.list({ f, json: opts.json === true }));
 
   config
     .command('get')
@@ -206,39 +116,7 @@ Examples:
   pm config get base_url
   timeout=$(pm config get timeout)`,
     )
-    .action(async (key: string, _opts: unknown, cmd: Command) => {
-      if (!(GET_KEYS as readonly string[]).includes(key))
-        throw usageError(`unknown key "${key}".`, `Keys: ${GET_KEYS.join(', ')}.`);
-      const { resolveTarget, redact, readUserConfig } = await load();
-      const target = await resolveTarget(globals(cmd), deps);
-      writeWarnings(deps, target.warnings);
-      let value: string | undefined;
-      switch (key) {
-        case 'profile':
-          value = target.profile;
-          break;
-        case 'base_url':
-          value = target.baseUrl;
-          if (value === undefined && target.embedded)
-            io.stderr.write(`base_url is not set: pm uses the embedded default (${target.embedded.dataFile}).\n`);
-          break;
-        case 'token':
-          value = redact(target.token);
-          if (value !== undefined) io.stderr.write(TOKEN_NOTE);
-          else if (target.embedded)
-            io.stderr.write(`the embedded default's token is read from ${tokenFileFor(target.embedded.dataFile)}.\n`);
-          break;
-        case 'timeout':
-          value = target.timeout === undefined ? undefined : String(target.timeout);
-          break;
-        case 'default_profile':
-          value = (await readUserConfig(deps)).default_profile;
-          break;
-      }
-      if (value !== undefined) io.stdout.write(`${value}\n`);
-      else if (key !== 'base_url' && key !== 'token') io.stderr.write(`${key} is not set.\n`);
-      else if (!target.embedded) io.stderr.write(`${key} is not set.\n`);
-    });
+    .action((key: string) => runs.get({ f, key: keyOf(key, GET_KEYS, 'Keys') }));
 
   config
     .command('set')
@@ -258,73 +136,14 @@ Examples:
   pm config set base_url https://api.example.com
   pm --profile staging config set timeout 60 --profile-scope`,
     )
-    .action(async (key: string, value: string, opts: { profileScope?: boolean }, cmd: Command) => {
+    .action((key: string, value: string, opts: { profileScope?: boolean }) => {
       if (key === 'token') throw usageError(TOKEN_REFUSED);
-      if (!(SET_KEYS as readonly string[]).includes(key))
-        throw usageError(`unknown key "${key}".`, `Keys you can set: ${SET_KEYS.join(', ')}.`);
-      const k = key as SetKey;
-      const mod = await load();
-      const flags = globals(cmd);
-      const loaded = await mod.loadConfig(deps);
-      const { profile } = mod.activeProfile(flags, deps, loaded.layers, { allowNew: true });
-      const cfg: UserConfig = loaded.user?.config ?? {};
-      const isNew = profile !== mod.DEFAULT_PROFILE && !mod.knownProfiles(loaded.layers).includes(profile);
-      let where: string;
-      switch (k) {
-        case 'base_url': {
-          const url = mod.normalizeBaseUrl(value, 'base_url');
-          const before = mod.profileSettings(cfg, profile);
-          if (profile === mod.DEFAULT_PROFILE) {
-            cfg.base_url = url;
-            const p = cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
-            if (p) delete p.base_url;
-            tidy(cfg, profile);
-          } else profileEntry(cfg, profile).base_url = url;
-          where = scopeOf(profile);
-          if (
-            before.token !== undefined &&
-            before.base_url !== undefined &&
-            before.base_url.replace(/\/+$/, '') !== url
-          )
-            io.stderr.write(
-              `note: the token kept for ${scopeOf(profile)} was for ${before.base_url}; run \`pm auth login\` if it is not valid for ${url}.\n`,
-            );
-          value = url;
-          break;
-        }
-        case 'timeout': {
-          const seconds = mod.parseTimeout(value, 'timeout');
-          if (opts.profileScope) {
-            profileEntry(cfg, profile).timeout = seconds;
-            where = scopeOf(profile);
-          } else {
-            cfg.timeout = seconds;
-            where = 'every profile';
-          }
-          value = String(seconds);
-          break;
-        }
-        case 'default_profile': {
-          if (opts.profileScope) throw usageError('default_profile applies to the whole config; drop --profile-scope.');
-          if (!mod.isValidProfileName(value))
-            throw usageError(`"${value}" is not a profile name (letters, digits, "_", "-", ".").`);
-          const known = mod.knownProfiles(loaded.layers);
-          if (!known.includes(value))
-            throw usageError(
-              `no profile "${value}" in any config file.`,
-              `Known profiles: ${known.join(', ')}. Create it with: pm --profile ${value} config set base_url <url>`,
-            );
-          cfg.default_profile = value;
-          where = 'the user config';
-          break;
-        }
-      }
-      await mod.writeUserConfig(deps, cfg);
-      io.stderr.write(
-        `set ${k} = ${value} for ${where}${isNew && where === scopeOf(profile) ? ' (new profile)' : ''} in ${loaded.userConfigPath}\n`,
-      );
-      const note = shadowNote(mod, k, loaded, flags, deps, profile);
-      if (note) io.stderr.write(`note: ${note}\n`);
+      return runs.set({
+        f,
+        key: keyOf(key, SET_KEYS, 'Keys you can set'),
+        value,
+        profileScope: opts.profileScope === true,
+      });
     });
 
   config
@@ -341,42 +160,9 @@ Examples:
   pm config unset timeout
   pm --profile staging config unset base_url`,
     )
-    .action(async (key: string, opts: { profileScope?: boolean }, cmd: Command) => {
-      if (!(UNSET_KEYS as readonly string[]).includes(key))
-        throw usageError(`unknown key "${key}".`, `Keys you can unset: ${UNSET_KEYS.join(', ')}.`);
-      const mod = await load();
-      const loaded = await mod.loadConfig(deps);
-      const { profile } = mod.activeProfile(globals(cmd), deps, loaded.layers, { allowNew: true });
-      const cfg: UserConfig = loaded.user?.config ?? {};
-      const p = cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
-      let removed = false;
-      let where = scopeOf(profile);
-      const drop = (obj: Record<string, unknown> | undefined, k: string) => {
-        if (obj && Object.hasOwn(obj, k)) {
-          delete obj[k];
-          removed = true;
-        }
-      };
-      if (key === 'default_profile') {
-        if (opts.profileScope) throw usageError('default_profile applies to the whole config; drop --profile-scope.');
-        drop(cfg as Record<string, unknown>, 'default_profile');
-        where = 'the user config';
-      } else if (key === 'timeout' && !opts.profileScope) {
-        drop(cfg as Record<string, unknown>, 'timeout');
-        where = 'every profile';
-      } else {
-        drop(p as Record<string, unknown> | undefined, key);
-        if (profile === mod.DEFAULT_PROFILE && key !== 'timeout') drop(cfg as Record<string, unknown>, key);
-      }
-      if (!removed) {
-        io.stderr.write(`${key} was not set for ${where} in ${loaded.userConfigPath}; nothing changed.\n`);
-        return;
-      }
-      tidy(cfg, profile);
-      await mod.writeUserConfig(deps, cfg);
-      io.stderr.write(`unset ${key} for ${where} in ${loaded.userConfigPath}\n`);
-      if (key === 'token') io.stderr.write('note: the token was removed from the file, not revoked on the server.\n');
-    });
+    .action((key: string, opts: { profileScope?: boolean }) =>
+      runs.unset({ f, key: keyOf(key, UNSET_KEYS, 'Keys you can unset'), profileScope: opts.profileScope === true }),
+    );
 
   config
     .command('path')
@@ -388,12 +174,10 @@ Examples:
   pm config path
   $EDITOR "$(pm config path | head -n 1)"`,
     )
-    .action(async () => {
-      const { userConfigPath, searchProjectConfig } = await load();
-      // The search tolerates a malformed project file: its path is what is needed to fix it.
-      const project = await searchProjectConfig(deps);
-      io.stdout.write(`${userConfigPath(deps)}\n`);
-      if (project.path) io.stdout.write(`${project.path}\n`);
-      if (project.error) io.stderr.write(`warning: ${project.error.message}\n`);
-    });
+    .action(() => runs.path({ f }));
+  return config;
+}
+
+export function registerConfig(program: Command, f: Factory): void {
+  adopt(program, newCmdConfig(f));
 }
