@@ -13,6 +13,9 @@ import {
   newCmdDelete,
   newCmdList,
 } from '../../src/cli/commands/resource.js';
+import { type AuthRuns, newCmdAuth } from '../../src/cli/commands/auth.js';
+import { type ConfigRuns, newCmdConfig } from '../../src/cli/commands/config.js';
+import { newCmdServe, type ServeRuns } from '../../src/cli/commands/serve.js';
 import type { Deps } from '../../src/cli/context.js';
 import { createFactory } from '../../src/cli/factory.js';
 import { filterQuery } from '../../src/cli/flag-values.js';
@@ -136,5 +139,81 @@ describe('delete', () => {
   it('uuids and --from-file together are refused', async () => {
     await expect(del(['a', '--from-file', 'x.ndjson'])).rejects.toThrow('give either uuids or --from-file, not both.');
     await expect(del([])).rejects.toThrow('missing <uuid...>');
+  });
+});
+
+describe('auth, config and serve', () => {
+  /** A command's run, recorded: the options of the one called. */
+  async function recorded<R extends object>(
+    make: (runs: R) => Command,
+    names: (keyof R)[],
+    argv: string[],
+  ): Promise<[keyof R, unknown]> {
+    let got: [keyof R, unknown] | undefined;
+    const runs = Object.fromEntries(
+      names.map((n) => [
+        n,
+        async (o: unknown) => {
+          got = [n, o];
+        },
+      ]),
+    ) as R;
+    const cmd = make(runs);
+    const quiet = (c: Command): void => {
+      c.exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+      for (const sub of c.commands) quiet(sub);
+    };
+    quiet(cmd);
+    await cmd.parseAsync(argv, { from: 'user' });
+    if (!got) throw new Error('no run function was called');
+    return got;
+  }
+
+  it('auth login', async () => {
+    const got = await recorded<AuthRuns>(
+      (runs) => newCmdAuth(f, runs),
+      ['login', 'status', 'logout'],
+      ['login', '--with-token', '--no-verify'],
+    );
+    expect(got).toEqual(['login', { f, withToken: true, verify: false }]);
+  });
+
+  it('config set, and its keys checked before any run', async () => {
+    const make = (runs: ConfigRuns) => newCmdConfig(f, runs);
+    const names: (keyof ConfigRuns)[] = ['list', 'get', 'set', 'unset', 'path'];
+    expect(await recorded(make, names, ['set', 'timeout', '60', '--profile-scope'])).toEqual([
+      'set',
+      { f, key: 'timeout', value: '60', profileScope: true },
+    ]);
+    await expect(recorded(make, names, ['set', 'token', 'x'])).rejects.toThrow('tokens are never passed as arguments');
+    await expect(recorded(make, names, ['get', 'colour'])).rejects.toThrow('unknown key "colour".');
+  });
+
+  it('serve tokens create', async () => {
+    const make = (runs: ServeRuns) => newCmdServe(f, runs);
+    const names: (keyof ServeRuns)[] = ['serve', 'tokensCreate', 'tokensList', 'tokensRevoke', 'accountsCreate'];
+    const [name, o] = await recorded(make, names, [
+      'tokens',
+      'create',
+      '--name',
+      'ci',
+      '--scopes',
+      'reminders.read,reminders.write',
+      '--account',
+      '2',
+      '--data',
+      '/srv/pm/team.db',
+    ]);
+    expect(name).toBe('tokensCreate');
+    expect(o).toMatchObject({
+      dataFile: '/srv/pm/team.db',
+      name: 'ci',
+      scopes: ['reminders.read', 'reminders.write'],
+      account: 2,
+    });
+    await expect(recorded(make, names, ['tokens', 'create', '--scopes', 'everything'])).rejects.toThrow(
+      '--scopes: unknown scope "everything".',
+    );
+    await expect(recorded(make, names, ['--port', '70000'])).rejects.toThrow('--port must be a number from 0 to 65535');
   });
 });

@@ -1,0 +1,168 @@
+/**
+ * The run functions of `pm auth login|status|logout`: options in (auth.ts declares them), the
+ * user config read and written, words out. A token is read from a prompt without echo or from
+ * stdin, never from argv; status never prints it.
+ */
+import { RESOURCES } from '../../resources/index.js';
+import type { ResourceDef } from '../../resources/types.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import { readStdin } from '../input.js';
+import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusOptions } from './auth.js';
+import { describeApiError, interactive } from './shared.js';
+
+/** What a token is checked against: a list it may read, the first resource's as good as any. */
+const PROBE = RESOURCES.find((r) => r.verbs.list) as ResourceDef;
+
+export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
+  const { f } = o;
+  const deps = f;
+  const { io } = f;
+  const globals = f.globals();
+  const { resolveTarget, readUserConfig, writeUserConfig } = await import('../config.js');
+  const target = await resolveTarget(
+    {
+      ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
+      ...(globals.profile ? { profile: globals.profile } : {}),
+    },
+    deps,
+    { allowNewProfile: true },
+  );
+  const baseUrl = target.baseUrl;
+  if (!baseUrl)
+    throw usageError(
+      'which server? Give --base-url URL (the embedded default needs no login).',
+      'Example: pm auth login --base-url https://pm.example.com',
+    );
+  let token: string;
+  if (o.withToken) token = (await readStdin(deps)).trim().split(/\r?\n/)[0] ?? '';
+  else if (interactive(deps, globals) && deps.prompter)
+    token = (await deps.prompter.secret(`Token for ${baseUrl}: `)).trim();
+  else
+    throw usageError(
+      'no terminal to ask for the token: pipe it in with --with-token.',
+      `Example: echo "$TOKEN" | pm auth login --base-url ${baseUrl} --with-token`,
+    );
+  if (!token) throw usageError('the token is empty.');
+  if (/\s/.test(token)) throw usageError('the token contains white space; paste it as one word.');
+
+  if (o.verify) {
+    const [{ HttpClient }, { httpOptions }] = await Promise.all([
+      import('../../client/http.js'),
+      import('../session.js'),
+    ]);
+    let http: InstanceType<typeof HttpClient> | undefined;
+    try {
+      http = new HttpClient({ baseUrl, token, ...httpOptions(globals, deps, target) });
+      await http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
+    } catch (e) {
+      const err = describeApiError(e);
+      if (err.exitCode === EXIT.usage) throw err;
+      if (err.status !== 403)
+        throw new CliError(err.exitCode, `the token was not stored: ${err.message}`, {
+          ...(err.status === 401
+            ? { hint: 'The server does not accept this token.' }
+            : { hint: 'Use --no-verify to store it anyway.' }),
+        });
+    } finally {
+      await http?.close();
+    }
+  }
+  const cfg = await readUserConfig(deps);
+  const profiles = { ...(cfg.profiles ?? {}) };
+  profiles[target.profile] = { ...(profiles[target.profile] ?? {}), base_url: baseUrl, token };
+  await writeUserConfig(deps, { ...cfg, profiles });
+  io.stderr.write(
+    `Logged in to ${baseUrl} (profile "${target.profile}"); the token is stored in ${target.userConfigPath}.\n`,
+  );
+}
+
+export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
+  const { f } = o;
+  const deps = f;
+  const { io } = f;
+  const globals = f.globals();
+  const { resolveTarget } = await import('../config.js');
+  const target = await resolveTarget(
+    {
+      ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
+      ...(globals.profile ? { profile: globals.profile } : {}),
+    },
+    deps,
+  );
+  const tokenFrom: Record<string, string> = {
+    env: 'the PM_TOKEN environment variable',
+    project: `the project config ${target.projectConfigPath ?? ''}`.trim(),
+    user: `the user config ${target.userConfigPath}`,
+    embedded: target.embedded
+      ? `the file beside the data file (${target.embedded.dataFile}.token)`
+      : 'the embedded default',
+    none: 'nowhere: no token is configured',
+    flag: 'a flag',
+  };
+  let check = 'not checked';
+  let exit: CliError | undefined;
+  if (!o.offline && (target.token || target.embedded)) {
+    const { withSession } = await import('../session.js');
+    try {
+      await withSession(globals, deps, async (s) => {
+        await s.http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
+      });
+      check = 'accepted';
+    } catch (e) {
+      const err = describeApiError(e);
+      check = err.status === 403 ? `accepted (lacks ${PROBE.scope}.read)` : `failed: ${err.message}`;
+      if (err.status !== 403) exit = err;
+    }
+  }
+  const info = {
+    server: target.baseUrl ?? null,
+    embedded: target.embedded ? { data_file: target.embedded.dataFile } : null,
+    profile: target.profile,
+    profile_source: target.sources.profile,
+    base_url_source: target.sources.baseUrl,
+    token_source: target.sources.token,
+    token_check: check,
+    user_config: target.userConfigPath,
+    project_config: target.projectConfigPath ?? null,
+  };
+  if (o.json) io.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
+  else {
+    const server = target.embedded
+      ? `the embedded default (the bundled server on ${target.embedded.dataFile})`
+      : `${target.baseUrl} (from ${target.sources.baseUrl === 'flag' ? '--base-url' : target.sources.baseUrl === 'env' ? 'PM_BASE_URL' : `the ${target.sources.baseUrl} config`})`;
+    io.stdout.write(
+      [
+        `Server:  ${server}`,
+        `Profile: ${target.profile}${target.sources.profile === 'none' ? '' : ` (from ${target.sources.profile})`}`,
+        `Token:   from ${tokenFrom[target.sources.token] ?? target.sources.token}; ${check}`,
+        `Config:  ${target.userConfigPath}${target.projectConfigPath ? `, ${target.projectConfigPath}` : ''}`,
+      ].join('\n') + '\n',
+    );
+  }
+  if (exit) throw new CliError(exit.exitCode, `the token check failed: ${exit.message}`);
+}
+
+export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {
+  const { f } = o;
+  const deps = f;
+  const { io } = f;
+  const globals = f.globals();
+  const { resolveTarget, readUserConfig, writeUserConfig } = await import('../config.js');
+  const target = await resolveTarget({ ...(globals.profile ? { profile: globals.profile } : {}) }, deps);
+  const cfg = await readUserConfig(deps);
+  const profile = cfg.profiles?.[target.profile];
+  const topLevel = target.profile === 'default' && cfg.token !== undefined;
+  if (!profile?.token && !topLevel) {
+    io.stderr.write(`No token is stored for profile "${target.profile}".\n`);
+    return;
+  }
+  const next = { ...cfg, profiles: { ...(cfg.profiles ?? {}) } };
+  if (profile?.token) {
+    const { token: _drop, ...rest } = profile;
+    next.profiles[target.profile] = rest;
+  }
+  if (topLevel) delete next.token;
+  await writeUserConfig(deps, next);
+  io.stderr.write(`Logged out of profile "${target.profile}"; its token was removed from ${target.userConfigPath}.\n`);
+  if (deps.env.PM_TOKEN) io.stderr.write('Note: PM_TOKEN is still set in the environment.\n');
+}
