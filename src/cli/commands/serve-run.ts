@@ -5,15 +5,9 @@
 import { tokenFileFor } from '../../core/paths.js';
 import { openStore, type RateLimit, startServer } from '../../server/index.js';
 import { usageError } from '../errors.js';
-import type {
-  AccountsCreateOptions,
-  ServeOptions,
-  TokensCreateOptions,
-  TokensListOptions,
-  TokensRevokeOptions,
-} from './serve.js';
+import type * as Serve from './serve.js';
 
-export async function serveRun(o: ServeOptions): Promise<void> {
+export async function serveRun(o: Serve.ServeOptions): Promise<void> {
   const { f, dataFile } = o;
   const { io } = f;
   const rateLimit: RateLimit | undefined = o.rateLimit;
@@ -43,7 +37,7 @@ export async function serveRun(o: ServeOptions): Promise<void> {
   });
 }
 
-export async function tokensCreateRun(o: TokensCreateOptions): Promise<void> {
+export async function tokensCreateRun(o: Serve.TokensCreateOptions): Promise<void> {
   const { io } = o.f;
   const store = openStore(o.dataFile);
   try {
@@ -64,7 +58,7 @@ export async function tokensCreateRun(o: TokensCreateOptions): Promise<void> {
   }
 }
 
-export async function tokensListRun(o: TokensListOptions): Promise<void> {
+export async function tokensListRun(o: Serve.TokensListOptions): Promise<void> {
   const { io } = o.f;
   const store = openStore(o.dataFile);
   try {
@@ -82,7 +76,7 @@ export async function tokensListRun(o: TokensListOptions): Promise<void> {
   }
 }
 
-export async function tokensRevokeRun(o: TokensRevokeOptions): Promise<void> {
+export async function tokensRevokeRun(o: Serve.TokensRevokeOptions): Promise<void> {
   const store = openStore(o.dataFile);
   try {
     if (!store.revokeToken(o.id)) throw usageError(`No active token ${o.id} in this data file.`);
@@ -92,7 +86,7 @@ export async function tokensRevokeRun(o: TokensRevokeOptions): Promise<void> {
   }
 }
 
-export async function accountsCreateRun(o: AccountsCreateOptions): Promise<void> {
+export async function accountsCreateRun(o: Serve.AccountsCreateOptions): Promise<void> {
   const { io } = o.f;
   const store = openStore(o.dataFile);
   try {

@@ -1,0 +1,605 @@
+/**
+ * The work of tab completion (loaded when `pm completion` or `pm __complete` runs):
+ * `pm completion bash|zsh|fish` prints a completion script; the script calls back into the
+ * hidden `pm __complete -- <words…>`, which prints the candidates for the last word. So the
+ * logic lives here, derived from the commander tree (commands, subcommands, flags, choices)
+ * and the resource descriptions (field names, codes, relations), not from lists in shell.
+ *
+ * `pm __complete` prints one candidate a line, `value<TAB>description`, then a last line with
+ * the directive: `:` (complete and add a space), `:nospace` (the value goes on: `city=`,
+ * `uuid,`), or `:files` (let the shell complete a file name). uuids of get/update/delete (and of
+ * --property, --contact…) come from the API, cached for CACHE_TTL_MS under the XDG cache
+ * directory; any failure or a slow server (TIMEOUT_MS) completes nothing and prints nothing.
+ *
+ * Building the commands costs nothing: everything else is imported when a completion runs.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command, Option } from 'commander';
+import { MAX_PER_PAGE } from '../../core/limits.js';
+import { cacheDir } from '../../core/paths.js';
+import { knownProfiles, loadConfig, resolveTarget } from '../config.js';
+import { TOPICS } from '../help/index.js';
+import { fieldNames, OUTPUT_FORMATS } from '../output/index.js';
+import { type Session, withSession } from '../session.js';
+import type { Deps } from '../context.js';
+import { fieldKind, filterKind } from '../../core/kinds.js';
+import { fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
+import type { ResourceDef } from '../../resources/types.js';
+import type { GlobalOptions } from '../globals.js';
+
+import { CACHE_TTL_MS, EMBEDDED_TIMEOUT_MS, type Shell, TIMEOUT_MS } from './completion-limits.js';
+
+const PER_PAGE = 100;
+
+export interface Candidate {
+  readonly value: string;
+  readonly description?: string;
+}
+
+export interface Completions {
+  readonly candidates: readonly Candidate[];
+  /** Do not add a space after the value: more is expected (`city=`, `uuid,`). */
+  readonly nospace?: boolean;
+  /** Let the shell complete a file name. */
+  readonly files?: boolean;
+}
+
+export const NONE: Completions = { candidates: [] };
+
+// ------------------------------------------------------------------ registration
+
+export function formatCompletions(c: Completions): string {
+  const clean = (s: string) => s.replace(/[\t\r\n]+/g, ' ').trim();
+  let out = '';
+  for (const x of c.candidates) {
+    const d = x.description ? clean(x.description) : '';
+    out += d ? `${x.value}\t${d.length > 70 ? `${d.slice(0, 69)}…` : d}\n` : `${x.value}\n`;
+  }
+  const directive = [c.nospace ? 'nospace' : '', c.files ? 'files' : ''].filter(Boolean).join(',');
+  return `${out}:${directive}\n`;
+}
+
+// ------------------------------------------------------------------ the command line
+
+interface Context {
+  readonly root: Command;
+  /** The command the words name so far. */
+  readonly cmd: Command;
+  /** root … cmd. */
+  readonly chain: readonly Command[];
+  /** The resource of `pm <resource> <verb>`, if any. */
+  readonly resource: ResourceDef | undefined;
+  readonly positionals: readonly string[];
+  readonly used: ReadonlySet<Option>;
+  readonly globals: { baseUrl?: string; profile?: string };
+  readonly deps: Deps;
+}
+
+const takesValue = (o: Option): boolean => o.required || o.optional;
+const repeatable = (o: Option): boolean => o.variadic || (o.parseArg !== undefined && !o.argChoices);
+const isHidden = (c: Command): boolean => (c as unknown as { _hidden?: boolean })._hidden === true;
+
+function findOption(chain: readonly Command[], flag: string): Option | undefined {
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const o = (chain[i] as Command).options.find((x) => x.long === flag || x.short === flag);
+    if (o) return o;
+  }
+  return undefined;
+}
+
+function resourceOf(root: Command, chain: readonly Command[]): ResourceDef | undefined {
+  const group = chain[1];
+  if (!group || group.parent !== root) return undefined;
+  return RESOURCES.find((r) => r.path === group.name());
+}
+
+/** Completes the last of `words` (the words after "pm"). */
+export async function complete(root: Command, words: readonly string[], deps: Deps): Promise<Completions> {
+  const chain: Command[] = [root];
+  let cmd = root;
+  const positionals: string[] = [];
+  const used = new Set<Option>();
+  const globals: { baseUrl?: string; profile?: string } = {};
+  let pending: Option | undefined;
+  let afterDashDash = false;
+  const setGlobal = (o: Option, v: string) => {
+    if (!root.options.includes(o)) return;
+    if (o.long === '--base-url') globals.baseUrl = v;
+    if (o.long === '--profile') globals.profile = v;
+  };
+
+  for (const w of words.slice(0, -1)) {
+    // An option's value: always the next word for <value>, and for [value] when it is not a flag
+    // (as commander reads them).
+    if (pending && (pending.required || !w.startsWith('-'))) {
+      setGlobal(pending, w);
+      pending = undefined;
+      continue;
+    }
+    pending = undefined;
+    if (!afterDashDash && w === '--') {
+      afterDashDash = true;
+      continue;
+    }
+    if (!afterDashDash && w.startsWith('-') && w.length > 1) {
+      const eq = w.startsWith('--') ? w.indexOf('=') : -1;
+      const flag = eq > 0 ? w.slice(0, eq) : w;
+      const o = findOption(chain, flag);
+      if (o) {
+        used.add(o);
+        if (eq > 0) setGlobal(o, w.slice(eq + 1));
+        else if (takesValue(o)) pending = o;
+      }
+      continue;
+    }
+    const sub =
+      positionals.length === 0 && !afterDashDash
+        ? cmd.commands.find((c) => c.name() === w || c.aliases().includes(w))
+        : undefined;
+    if (sub) {
+      cmd = sub;
+      chain.push(sub);
+    } else positionals.push(w);
+  }
+
+  const cur = words[words.length - 1] ?? '';
+  const ctx: Context = { root, cmd, chain, resource: resourceOf(root, chain), positionals, used, globals, deps };
+
+  if (pending && (pending.required || !cur.startsWith('-'))) {
+    const values = filter(await optionValues(pending, cur, ctx), cur);
+    // [value] is optional: with nothing to offer for it, complete as if it were not there.
+    if (pending.required || values.candidates.length || values.files) return values;
+  }
+  if (!afterDashDash && cur.startsWith('--') && cur.includes('=')) {
+    const eq = cur.indexOf('=');
+    const o = findOption(chain, cur.slice(0, eq));
+    if (!o || !takesValue(o)) return NONE;
+    const values = await optionValues(o, cur.slice(eq + 1), ctx);
+    const prefix = cur.slice(0, eq + 1);
+    return filter({ ...values, candidates: values.candidates.map((c) => ({ ...c, value: prefix + c.value })) }, cur);
+  }
+  if (!afterDashDash && cur.startsWith('-')) return filter({ candidates: flagCandidates(ctx) }, cur);
+
+  const subs = positionals.length === 0 && !afterDashDash ? commandCandidates(cmd) : [];
+  if (subs.length) return filter({ candidates: subs }, cur);
+  const args = filter(await argumentValues(ctx, cur), cur);
+  if (args.candidates.length || args.files || wantsArgument(ctx)) return args;
+  // Nothing else to offer: the flags, so that a bare TAB shows what the command takes.
+  return cur === '' ? { candidates: flagCandidates(ctx) } : NONE;
+}
+
+function filter(c: Completions, cur: string): Completions {
+  return { ...c, candidates: c.candidates.filter((x) => x.value.startsWith(cur)) };
+}
+
+function firstLine(s: string | undefined): string {
+  return (s ?? '').split('\n')[0] ?? '';
+}
+
+function commandCandidates(cmd: Command): Candidate[] {
+  if (cmd.commands.length === 0) return [];
+  return cmd
+    .createHelp()
+    .visibleCommands(cmd)
+    .filter((c) => !isHidden(c))
+    .map((c) => ({ value: c.name(), description: firstLine(c.summary() || c.description()) }));
+}
+
+function flagCandidates(ctx: Context): Candidate[] {
+  const out: Candidate[] = [];
+  const seen = new Set<string>();
+  const usedKeys = new Set([...ctx.used].filter((o) => !repeatable(o)).map((o) => o.attributeName()));
+  for (let i = ctx.chain.length - 1; i >= 0; i--) {
+    const c = ctx.chain[i] as Command;
+    for (const o of c.options) {
+      const name = o.long ?? o.short;
+      if (!name || o.hidden || seen.has(name)) continue;
+      // `pm properties list --version` works, but is not worth offering below the root.
+      if (c === ctx.root && ctx.cmd !== ctx.root && o.long === '--version') continue;
+      seen.add(name);
+      if (usedKeys.has(o.attributeName())) continue;
+      out.push({ value: name, description: o.description });
+    }
+  }
+  if (!isHidden(ctx.cmd)) out.push({ value: '--help', description: 'show help' });
+  return out;
+}
+
+// ------------------------------------------------------------------ values
+
+/** Whether the command still needs a positional argument here (a uuid, a shell…). */
+function wantsArgument(ctx: Context): boolean {
+  const args = ctx.cmd.registeredArguments;
+  const next = args[ctx.positionals.length];
+  return next?.required === true;
+}
+
+/** The values of a positional argument. */
+async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
+  const { cmd, root } = ctx;
+  if (cmd.parent === root && cmd.name() === 'help') return helpValues(ctx);
+  const args = cmd.registeredArguments;
+  const arg = args[Math.min(ctx.positionals.length, args.length - 1)];
+  if (!arg || (ctx.positionals.length >= args.length && !arg.variadic)) return NONE;
+  if (arg.argChoices) return { candidates: arg.argChoices.map((value) => ({ value })) };
+  if (arg.name() === 'uuid' && ctx.resource) {
+    const given = new Set(ctx.positionals);
+    const all = await uuids(ctx.resource, ctx, cur);
+    return { candidates: all.filter((c) => !given.has(c.value)) };
+  }
+  return NONE;
+}
+
+async function helpValues(ctx: Context): Promise<Completions> {
+  let at: Command | undefined = ctx.root;
+  for (const w of ctx.positionals) {
+    at = at?.commands.find((c) => c.name() === w || c.aliases().includes(w));
+    if (!at) return NONE;
+  }
+  const commands = commandCandidates(at).filter((c) => !(at === ctx.root && c.value === 'help'));
+  if (ctx.positionals.length) return { candidates: commands };
+  return { candidates: [...TOPICS.map((t) => ({ value: t.name, description: t.summary })), ...commands] };
+}
+
+/** `a,b,` + one more name: for --json and --fields. */
+function commaList(names: readonly string[], cur: string): Completions {
+  const cut = cur.lastIndexOf(',') + 1;
+  const prefix = cur.slice(0, cut);
+  const done = new Set(prefix.split(',').map((s) => s.trim()));
+  return { candidates: names.filter((n) => !done.has(n)).map((n) => ({ value: prefix + n })), nospace: true };
+}
+
+/** FIELD= for --property-where and the like; then the field's values when they are few. */
+function whereValues(target: ResourceDef, cur: string, now: number): Completions {
+  const eq = cur.indexOf('=');
+  if (eq < 0)
+    return {
+      candidates: filterFields(target).map((f) => ({ value: `${f.name}=`, description: f.description })),
+      nospace: true,
+    };
+  const f = fieldOf(target, cur.slice(0, eq).replace(/-/g, '_'));
+  const prefix = cur.slice(0, eq + 1);
+  if (!f) return NONE;
+  const values = filterKind(f)?.complete?.(f, now) ?? [];
+  return { candidates: values.map((c) => ({ ...c, value: prefix + c.value })) };
+}
+
+/** Files for `@file` (as --data takes), listed here so that every shell does the same. */
+async function atFiles(cur: string, cwd: string): Promise<Completions> {
+  const path = cur.slice(1);
+  const slash = path.lastIndexOf('/');
+  const dir = slash >= 0 ? path.slice(0, slash + 1) : '';
+  const entries = await readdir(join(cwd, dir || '.'), { withFileTypes: true });
+  return {
+    candidates: entries
+      .filter((e) => !e.name.startsWith('.') || path.slice(slash + 1).startsWith('.'))
+      .map((e) => ({ value: `@${dir}${e.name}${e.isDirectory() ? '/' : ''}` })),
+    nospace: true,
+  };
+}
+
+/** The values an option takes. */
+async function optionValues(o: Option, cur: string, ctx: Context): Promise<Completions> {
+  const long = o.long ?? '';
+  const placeholder = /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1] ?? '';
+  const now = ctx.deps.now();
+  if (o.argChoices) return { candidates: o.argChoices.map((value) => ({ value })) };
+  if (long === '--profile' && ctx.root.options.includes(o)) return profiles(ctx);
+  if (placeholder === 'file' || placeholder === 'dir' || placeholder.endsWith('-file'))
+    return { candidates: [], files: true };
+  if (placeholder === 'json') {
+    if (cur.startsWith('@')) return atFiles(cur, ctx.deps.cwd);
+    return {
+      candidates: [
+        { value: '@', description: 'read the JSON from a file: @file.json' },
+        { value: '-', description: 'read the JSON from standard input' },
+      ],
+      nospace: true,
+    };
+  }
+  const r = ctx.resource;
+  if (!r) return NONE;
+  if (long === '--output') {
+    return { candidates: OUTPUT_FORMATS.map((value) => ({ value })) };
+  }
+  if (long === '--json' || long === '--fields') {
+    return commaList(fieldNames(r), cur);
+  }
+  if (long === '--embed') return commaList(r.embeds ?? [], cur);
+  if (long === '--unset')
+    return {
+      candidates: inputFields(r)
+        .filter((f) => f.nullable)
+        .map((f) => ({ value: f.name, description: f.description })),
+    };
+  const where = r.parents?.find((rel) => long === `--${rel.name}-where`);
+  if (where) return whereValues(resourceByPath(where.target), cur, now);
+  const related =
+    r.parents?.find((rel) => long === `--${rel.name}`)?.target ??
+    r.linkOnCreate?.find((l) => long === `--${l.name}`)?.target;
+  if (related) return { candidates: await uuids(resourceByPath(related), ctx, cur) };
+  if (long === '--custom-field' && r.customValues !== undefined) {
+    if (cur.includes('=')) return NONE;
+    return { candidates: await customFieldNames(r.customValues.entity, ctx), nospace: true };
+  }
+  const f = fieldOf(r, long.replace(/^--(no-)?/, '').replace(/-/g, '_'));
+  if (!f) return NONE;
+  // A list's flag filters on the field; a write's sets it: each kind says what to offer.
+  const kind = ctx.cmd.name() === 'list' ? filterKind(f) : fieldKind(f);
+  const candidates = kind?.complete?.(f, now);
+  return candidates ? { candidates } : NONE;
+}
+
+async function profiles(ctx: Context): Promise<Completions> {
+  const loaded = await within(loadConfig(ctx.deps), TIMEOUT_MS);
+  return { candidates: knownProfiles(loaded.layers).map((value) => ({ value })) };
+}
+
+// ------------------------------------------------------------------ from the API, cached
+
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('completion timed out')), ms);
+    timer.unref?.();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/** A short line describing a record: its first text columns (address, city; name, email…). */
+function describeRecord(r: ResourceDef, rec: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const f of r.fields) {
+    if (!f.column || f.name === 'uuid' || parts.length >= 2) continue;
+    const v = rec[f.name];
+    if (typeof v === 'string' && v.trim()) parts.push(v.trim());
+  }
+  return parts.join(', ');
+}
+
+async function uuids(r: ResourceDef, ctx: Context, cur: string): Promise<Candidate[]> {
+  const all = await cached(`uuids:${r.path}`, ctx, async (s) => {
+    const q = new URLSearchParams({ per_page: String(Math.min(PER_PAGE, MAX_PER_PAGE)) });
+    const first = await s.client.list(r, q);
+    let records = [...first.records].reverse();
+    const last = first.pagination.total_pages;
+    if (last > 1) {
+      q.set('page', String(last));
+      records = [...(await s.client.list(r, q)).records].reverse().concat(records);
+    }
+    return records
+      .filter((rec) => typeof rec.uuid === 'string')
+      .map((rec) => ({ value: rec.uuid as string, description: describeRecord(r, rec) }));
+  });
+  return all.filter((c) => c.value.startsWith(cur));
+}
+
+async function customFieldNames(entity: number, ctx: Context): Promise<Candidate[]> {
+  const cf = resourceByPath('custom-fields');
+  return cached(`custom-field-names:${entity}`, ctx, async (s) => {
+    const q = new URLSearchParams({ per_page: String(PER_PAGE), entity_type: String(entity) });
+    const page = await s.client.list(cf, q);
+    return page.records
+      .filter((rec) => typeof rec.name === 'string')
+      .map((rec) => ({ value: `${rec.name as string}=`, description: String(rec.label ?? '') }));
+  });
+}
+
+/**
+ * The candidates `fetch` finds, reused for CACHE_TTL_MS from a file under the XDG cache
+ * directory (mode 0600; uuids and a few words of each record). The file is named by a hash of
+ * what decides which server and account pm talks to, so two servers never share candidates.
+ */
+async function cached(kind: string, ctx: Context, fetch: (s: Session) => Promise<Candidate[]>): Promise<Candidate[]> {
+  const { deps, globals } = ctx;
+  const env = deps.env;
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify([
+        kind,
+        globals.baseUrl ?? '',
+        globals.profile ?? '',
+        env.PM_BASE_URL ?? '',
+        env.PM_TOKEN ?? '',
+        env.PM_PROFILE ?? '',
+        env.PM_DATA_FILE ?? '',
+        env.XDG_CONFIG_HOME ?? '',
+        env.XDG_DATA_HOME ?? '',
+        deps.home,
+        deps.cwd,
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 32);
+  const dir = join(cacheDir(env, deps.home), 'completion');
+  const file = join(dir, `${key}.json`);
+  const now = deps.now();
+  try {
+    const saved = JSON.parse(await fs.readFile(file, 'utf8')) as { at?: unknown; candidates?: unknown };
+    const age = now - Number(saved.at);
+    if (age >= 0 && age < CACHE_TTL_MS && Array.isArray(saved.candidates)) return saved.candidates as Candidate[];
+  } catch {
+    // No cache yet, or an unreadable one: fetch.
+  }
+  const candidates = await fromApi(ctx, fetch);
+  try {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fs.writeFile(tmp, JSON.stringify({ at: now, candidates }), { mode: 0o600 });
+    await fs.rename(tmp, file);
+  } catch {
+    // A cache that cannot be written only costs the next completion a request.
+  }
+  return candidates;
+}
+
+/**
+ * Runs `fetch` on a session that prints nothing, sends each request once, and is torn down after
+ * TIMEOUT_MS (EMBEDDED_TIMEOUT_MS on the embedded default): the shell waits for pm to exit, not
+ * only for its output.
+ */
+async function fromApi(ctx: Context, fetch: (s: Session) => Promise<Candidate[]>): Promise<Candidate[]> {
+  const { deps, globals } = ctx;
+  const quietIo = { ...deps.io, stderr: { write: () => true } };
+  const target = await within(resolveTarget(globals, { ...deps, io: quietIo }), TIMEOUT_MS);
+  // Completing must not create the embedded default's data file.
+  if (target.baseUrl === undefined && (!target.embedded || !existsSync(target.embedded.dataFile))) return [];
+  const budget = target.baseUrl === undefined ? EMBEDDED_TIMEOUT_MS : TIMEOUT_MS;
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  const timer = setTimeout(stop, budget);
+  deps.signal?.addEventListener('abort', stop, { once: true });
+  const quiet: Deps = { ...deps, io: quietIo, signal: controller.signal };
+  const options: GlobalOptions = {
+    ...globals,
+    color: false,
+    input: false,
+    timeout: String(budget / 1000),
+    retries: '0',
+  };
+  try {
+    return await within(withSession(options, quiet, fetch), budget + 500);
+  } finally {
+    clearTimeout(timer);
+    deps.signal?.removeEventListener('abort', stop);
+  }
+}
+
+// ------------------------------------------------------------------ the scripts
+
+export function completionScript(shell: Shell): string {
+  switch (shell) {
+    case 'bash':
+      return BASH;
+    case 'zsh':
+      return ZSH;
+    case 'fish':
+      return FISH;
+  }
+}
+
+const BASH = `# bash completion for pm                                  -*- shell-script -*-
+# Load it in this shell with: source <(pm completion bash); add that line to ~/.bashrc to keep it.
+# The candidates come from pm itself: pm __complete -- WORDS... prints them.
+
+_pm() {
+    local -a args=()
+    local i w joined=0
+    # Bash splits "--json=a,b" and "T09:30" at = and :, so put such words back together.
+    for (( i = 1; i <= COMP_CWORD; i++ )); do
+        w=\${COMP_WORDS[i]}
+        if (( \${#args[@]} > 0 )) && { [[ $w == "=" || $w == ":" ]] || (( joined )); }; then
+            args[\${#args[@]}-1]+=$w
+            if [[ $w == "=" || $w == ":" ]]; then joined=1; else joined=0; fi
+        else
+            args+=("$w")
+            joined=0
+        fi
+    done
+    (( \${#args[@]} > 0 )) || args=("")
+    local cur=\${args[\${#args[@]}-1]}
+
+    local pm=\${COMP_WORDS[0]}
+    pm=\${pm/#\\~/$HOME}
+    local out
+    out=$("$pm" __complete -- "\${args[@]}" 2>/dev/null) || return 0
+
+    # Bash replaces only the part of the word after the last = or : (when they break words).
+    local pre=
+    if [[ $cur == *[=:]* ]]; then
+        local c=\${cur%"\${cur##*[=:]}"}
+        c=\${c: -1}
+        [[ $COMP_WORDBREAKS == *"$c"* ]] && pre=\${cur%"\${cur##*[=:]}"}
+    fi
+
+    COMPREPLY=()
+    local directive= line
+    while IFS= read -r line; do
+        if [[ $line == :* ]]; then
+            directive=\${line#:}
+            continue
+        fi
+        line=\${line%%$'\\t'*}
+        [[ -n $line ]] && COMPREPLY+=("\${line#"$pre"}")
+    done <<< "$out"
+
+    if [[ $directive == *nospace* ]]; then compopt -o nospace 2>/dev/null; fi
+    if [[ $directive == *files* ]]; then compopt -o default 2>/dev/null; COMPREPLY=(); fi
+    return 0
+}
+complete -F _pm pm
+`;
+
+const ZSH = `#compdef pm
+# zsh completion for pm.
+# Load it in this shell with: source <(pm completion zsh) (after compinit), or save it as _pm in
+# a directory of $fpath. The candidates come from pm itself: pm __complete -- WORDS... prints them.
+
+_pm() {
+    local -a args lines candidates
+    local out line directive value desc
+    args=("\${(@)words[2,CURRENT]}")
+    out=$(\${~words[1]} __complete -- "\${args[@]}" 2>/dev/null) || return 1
+    lines=("\${(@f)out}")
+    for line in "\${lines[@]}"; do
+        if [[ $line == :* ]]; then
+            directive=\${line#:}
+            continue
+        fi
+        [[ -z $line ]] && continue
+        value=\${line%%$'\\t'*}
+        value=\${value//:/\\\\:}
+        if [[ $line == *$'\\t'* ]]; then
+            desc=\${line#*$'\\t'}
+            candidates+=("$value:$desc")
+        else
+            candidates+=("$value")
+        fi
+    done
+    if [[ $directive == *files* ]]; then
+        _files
+        return
+    fi
+    (( \${#candidates} )) || return 1
+    if [[ $directive == *nospace* ]]; then
+        _describe -t values 'pm' candidates -S ''
+    else
+        _describe -t values 'pm' candidates
+    fi
+}
+
+if [[ "\${funcstack[1]}" == _pm ]]; then
+    _pm "$@"
+else
+    compdef _pm pm
+fi
+`;
+
+const FISH = `# fish completion for pm.
+# Load it in this shell with: pm completion fish | source; or save it as
+# ~/.config/fish/completions/pm.fish. The candidates come from pm itself: pm __complete -- WORDS...
+
+function __pm_complete
+    set -l tokens (commandline -opc)
+    set -l cur (commandline -ct)
+    set -l out ($tokens[1] __complete -- $tokens[2..-1] "$cur" 2>/dev/null)
+    or return
+    set -l directive
+    for line in $out
+        if string match -q -- ':*' $line
+            set directive (string sub -s 2 -- $line)
+        else if test -n "$line"
+            printf '%s\\n' $line
+        end
+    end
+    if string match -q -- '*files*' "$directive"
+        __fish_complete_path "$cur"
+    end
+end
+
+complete -c pm -f -a '(__pm_complete)'
+`;
