@@ -260,7 +260,7 @@ export const reminders: ResourceDef = {
       column: true,
     },
   ],
-  agenda: { due: 'due_at' },
+  agenda: { due: 'due_at', title: 'title' },
 };
 
 /** Every resource, in the order commands and docs list them. */

@@ -100,7 +100,15 @@ export interface ResourceDef {
   /** An input field long enough to be read from a file or piped stdin on create (a note's content). */
   readonly textInput?: string;
   /** The records have a date they are due by: `pm <path> due` shows them as an agenda. */
-  readonly agenda?: { readonly due: string };
+  readonly agenda?: AgendaDef;
+}
+
+/** What an agenda shows a record by. */
+export interface AgendaDef {
+  /** The date_or_datetime field it is due by (its allDayFlag says all day). */
+  readonly due: string;
+  /** The text field a line of the agenda shows. */
+  readonly title: string;
 }
 
 /** Where a resource's custom field values live. */

@@ -8,19 +8,25 @@
  * date, no time) are grouped by their date against today's date in the user's zone.
  * This module is loaded when the command runs (due.ts declares it).
  */
-import type { Command } from 'commander';
+import { Chalk } from 'chalk';
 import type { DateTime, Duration } from 'luxon';
 import { luxon } from '../../core/luxon.js';
 import { HumanDateError, parseHumanDuration, parseHumanInstant } from '../../core/humandate.js';
-import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import { fieldOf } from '../../resources/index.js';
+import type { AgendaDef, FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { usageError } from '../errors.js';
+import { createListPrinter, type Display, outputSpecFrom, prepareOutput } from '../output/index.js';
+import { oneLine } from '../output/format.js';
+import type { DueOptions } from './due.js';
+import { describeApiError } from './shared.js';
 
-type Opts = Record<string, unknown>;
+/** The flags that set the window. */
+type WindowFlags = Pick<DueOptions, 'within' | 'overdueSince'>;
 
 export type AgendaGroup = 'overdue' | 'today' | 'upcoming';
 
-/** The reminders description plus the one field the agenda adds. */
+/** The description plus the one field the agenda adds. */
 function agendaResource(reminders: ResourceDef): ResourceDef {
   const agenda: FieldDef = {
     name: 'agenda',
@@ -46,7 +52,7 @@ export interface AgendaWindow {
 }
 
 /** The window from the flags, the clock and the user's zone. Usage errors for bad values. */
-export function agendaWindow(opts: Opts, deps: Pick<Deps, 'now' | 'timeZone'>): AgendaWindow {
+export function agendaWindow(opts: WindowFlags, deps: Pick<Deps, 'now' | 'timeZone'>): AgendaWindow {
   const zone = deps.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const now = luxon().DateTime.fromMillis(deps.now(), { zone });
   if (!now.isValid) throw usageError(`"${zone}" is not a time zone I know; use an IANA name such as Europe/London.`);
@@ -121,12 +127,16 @@ const ORDER: Record<AgendaGroup, number> = { overdue: 0, today: 1, upcoming: 2 }
  * within each, all-day ones first on their day). Records outside the window (the fetch asks for
  * a day more on each side, for all-day dates) and without a due_at are dropped. Pure.
  */
-export function agendaEntries(records: Record<string, unknown>[], w: AgendaWindow): Entry[] {
+export function agendaEntries(
+  records: Record<string, unknown>[],
+  w: AgendaWindow,
+  fields: { readonly due: string; readonly allDay?: string | undefined },
+): Entry[] {
   const out: Entry[] = [];
   for (const record of records) {
-    const due = record.due_at;
+    const due = record[fields.due];
     if (typeof due !== 'string') continue;
-    if (DATE_ONLY.test(due) || record.anytime === true) {
+    if (DATE_ONLY.test(due) || (fields.allDay !== undefined && record[fields.allDay] === true)) {
       const date = due.slice(0, 10);
       if (!DATE_ONLY.test(date) || date < w.sinceDate || date > w.untilDate) continue;
       const group: AgendaGroup = date < w.today ? 'overdue' : date === w.today ? 'today' : 'upcoming';
@@ -145,54 +155,50 @@ export function agendaEntries(records: Record<string, unknown>[], w: AgendaWindo
   return out.sort((a, b) => ORDER[a.group] - ORDER[b.group] || a.key - b.key);
 }
 
-export async function runDue(opts: Opts, cmd: Command, deps: Deps): Promise<void> {
-  const [{ reminders }, output, { globalsOf }, { display, describeApiError }, { withSession }] = await Promise.all([
-    import('../../resources/index.js'),
-    import('../output/index.js'),
-    import('../globals.js'),
-    import('./shared.js'),
-    import('../session.js'),
-  ]);
-  const r = agendaResource(reminders);
-  const spec = output.outputSpecFrom(r, opts);
-  await output.prepareOutput(spec);
-  const w = agendaWindow(opts, deps);
+export async function dueRun(o: DueOptions): Promise<void> {
+  const { f, resource } = o;
+  const agenda = resource.agenda as AgendaDef;
+  const r = agendaResource(resource);
+  const spec = outputSpecFrom(r, o.output);
+  await prepareOutput(spec);
+  const w = agendaWindow(o, f);
 
-  // A day of slack each side: an all-day reminder's due_at is the date, which the server places
+  // A day of slack each side: an all-day record's due date is the date, which the server places
   // at midnight UTC, while its day here is the user's.
   const q = new URLSearchParams();
-  q.set('due_at', `${isoSeconds(w.since - 86_400_000)}/${isoSeconds(w.until + 86_400_000)}`);
+  q.set(agenda.due, `${isoSeconds(w.since - 86_400_000)}/${isoSeconds(w.until + 86_400_000)}`);
   q.set('per_page', '100');
-  const globals = globalsOf(cmd);
-  await withSession(globals, deps, async (s) => {
-    const records: Record<string, unknown>[] = [];
-    try {
-      for await (const page of s.client.pages(reminders, q)) records.push(...page.records);
-    } catch (e) {
-      throw describeApiError(e, reminders);
-    }
-    const entries = agendaEntries(records, w);
-    const d = await display(deps, globals);
-    const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
-    if (agendaView) {
-      await printAgenda(entries, w, d, within(opts));
-      return;
-    }
-    const printer = output.createListPrinter(r, spec, d);
-    printer.add(entries.map((e) => ({ ...e.record, agenda: e.group })));
-    await printer.end();
-  });
+  const s = await f.session();
+  const records: Record<string, unknown>[] = [];
+  try {
+    for await (const page of s.client.pages(resource, q)) records.push(...page.records);
+  } catch (e) {
+    throw describeApiError(e, resource);
+  }
+  const entries = agendaEntries(records, w, { due: agenda.due, allDay: fieldOf(resource, agenda.due)?.allDayFlag });
+  const d = await f.display();
+  const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
+  if (agendaView) {
+    await printAgenda(entries, w, d, within(o), agenda.title);
+    return;
+  }
+  const printer = createListPrinter(r, spec, d);
+  printer.add(entries.map((e) => ({ ...e.record, agenda: e.group })));
+  await printer.end();
 }
 
-const within = (opts: Opts): string => (opts.within === undefined ? '7 days' : String(opts.within));
+const within = (opts: WindowFlags): string => opts.within ?? '7 days';
 
 const isoSeconds = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
-type Display = import('../output/index.js').Display;
-
 /** The agenda on a terminal: a heading per group, then `date  time  title  uuid` lines. */
-async function printAgenda(entries: Entry[], w: AgendaWindow, d: Display, period: string): Promise<void> {
-  const [{ Chalk }, { oneLine }] = await Promise.all([import('chalk'), import('../output/format.js')]);
+async function printAgenda(
+  entries: Entry[],
+  w: AgendaWindow,
+  d: Display,
+  period: string,
+  title: string,
+): Promise<void> {
   const c = new Chalk({ level: d.color ? 1 : 0 });
   if (!entries.length) {
     const since = luxon().DateTime.fromISO(w.sinceDate).toFormat('d LLLL');
@@ -227,7 +233,7 @@ async function printAgenda(entries: Entry[], w: AgendaWindow, d: Display, period
         '  ',
       ),
     );
-    const titles = list.map((e) => oneLine(String(e.record.title ?? '')));
+    const titles = list.map((e) => oneLine(String(e.record[title] ?? '')));
     const uuidWidth = Math.max(0, ...list.map((e) => String(e.record.uuid ?? '').length));
     // The title column: as wide as the longest title, or what the terminal leaves for it.
     const room = Math.max(10, columns - 2 - (whens[0] as string).length - 2 - (uuidWidth ? uuidWidth + 2 : 0));

@@ -3,14 +3,29 @@
  * up. The work is in due-run.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
-import type { Deps } from '../context.js';
-import { addOutputFlags } from '../output/flags.js';
+import type { ResourceDef } from '../../resources/types.js';
+import { commandOf } from '../command.js';
+import type { Factory } from '../factory.js';
+import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
+import type { OutputFlags } from '../output/index.js';
 
-type Opts = Record<string, unknown>;
+export interface DueOptions {
+  readonly f: Factory;
+  /** A resource with an agenda (reminders). */
+  readonly resource: ResourceDef;
+  /** How far ahead to look (default 7 days). */
+  readonly within?: string | undefined;
+  /** How far back overdue ones go (default 30 days). */
+  readonly overdueSince?: string | undefined;
+  readonly output: OutputFlags;
+}
 
-export function registerDue(remindersCommand: Command, deps: Deps): void {
-  const cmd = remindersCommand
-    .command('due')
+export function newCmdDue(
+  f: Factory,
+  r: ResourceDef,
+  run: (o: DueOptions) => Promise<void> = async (o) => (await import('./due-run.js')).dueRun(o),
+): Command {
+  const cmd = commandOf('due')
     .description('Reminders overdue, due today and coming up: an agenda in your time zone')
     .option('--within <period>', 'how far ahead to look: P7D, "2 weeks", 10d (default 7 days)')
     .option(
@@ -31,8 +46,14 @@ Examples:
   pm reminders due --within P1D -q
   pm reminders due --json title,due_at,agenda`,
     )
-    .action(async (opts: Opts, c: Command) => {
-      const { runDue } = await import('./due-run.js');
-      return runDue(opts, c, deps);
-    });
+    .action((flags: Record<string, unknown>) =>
+      run({
+        f,
+        resource: r,
+        within: flags.within === undefined ? undefined : String(flags.within),
+        overdueSince: flags.overdueSince === undefined ? undefined : String(flags.overdueSince),
+        output: outputFlagsOf(flags),
+      }),
+    );
+  return cmd;
 }

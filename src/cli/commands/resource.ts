@@ -17,7 +17,7 @@ import { addFilterFlags, addInputFlags, optKey } from '../flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
-import { registerDue } from './due.js';
+import { newCmdDue } from './due.js';
 
 type Flags = Readonly<Record<string, unknown>>;
 
@@ -302,7 +302,7 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     if (r.verbs.update) add(newCmdUpdate(f, r));
     else add(newCmdNoUpdate(r), true);
     if (r.verbs.delete) add(newCmdDelete(f, r));
-    if (r.agenda) registerDue(group, f);
+    if (r.agenda) add(newCmdDue(f, r));
   }
 }
 
