@@ -9,6 +9,12 @@ import { createFactory } from './factory.js';
 import type { GlobalOptions } from './globals.js';
 import { buildProgram } from './program.js';
 
+/*
+ * The two places argv is read besides commander (and program.ts's commandWords, which picks the
+ * command group to build before commander runs): an error can come before or while commander
+ * parses, when no command's options exist yet, and it must still be JSON with --json and carry
+ * its stack with --debug.
+ */
 function wantsJson(argv: readonly string[]): boolean {
   return (
     argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '-o=json' || a === '--output=json') ||

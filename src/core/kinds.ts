@@ -191,8 +191,6 @@ export interface FilterKindDef {
   readonly placeholder?: (f: FieldDef) => string;
   /** The list flag's help. */
   readonly help: (f: FieldDef) => string;
-  /** How `pm help filters` says the kind matches: a word or two, and an example. */
-  readonly matches: string;
   /** A value a person typed (a flag, FIELD=VALUE) -> the query parameter's value. */
   readonly encode: (f: FieldDef, value: string, ctx: ClientContext) => string;
   /** The query parameter's values (several only if arrayable) -> the condition the store applies. */
@@ -212,7 +210,6 @@ const fuzzy = (fold: (v: string) => string, spaces: string): FilterKindDef => ({
   arrayable: false,
   placeholder: () => 'text',
   help: (f) => `${f.description} contains TEXT, ignoring case${spaces}`,
-  matches: `contains, ignoring case${spaces}`,
   encode: (_f, v) => nonEmpty(v),
   decode: (f, values) => ({ kind: 'fuzzy', field: f, value: nonEmpty(values[0] ?? '') }),
   fold,
@@ -234,7 +231,6 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     placeholder: (f) => (f.name === 'uuid' ? 'uuid' : 'value'),
     help: (f) =>
       f.name === 'uuid' ? 'only this record (repeatable: any of them)' : `${f.description} is VALUE (repeatable)`,
-    matches: 'is exactly',
     encode: (_f, v) => v,
     decode: (f, values) => ({ kind: 'in', field: f, values }),
   },
@@ -244,7 +240,6 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     arrayable: true,
     placeholder: () => 'n',
     help: (f) => `${f.description} is N (repeatable: any of them)`,
-    matches: 'is the number',
     encode: (f, v) => String(wholeOf(f, v)),
     decode: (f, values) => integers(f, values, parseWhole),
   },
@@ -252,7 +247,6 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     arrayable: true,
     placeholder: () => 'code',
     help: (f) => `${f.description}, by code or name (repeatable: any of them)`,
-    matches: 'is the code (or its name)',
     encode: (f, v) => String(codeOf(f, v)),
     // The query takes the number alone (any integer: an unknown code matches nothing).
     decode: (f, values) => integers(f, values, parseWhole),
@@ -261,7 +255,6 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
   bool: {
     arrayable: false,
     help: (f) => `only those where "${f.description}" is true`,
-    matches: 'is true or false',
     encode: (_f, v) => String(boolOf(v)),
     decode: (f, values) => ({ kind: 'bool', field: f, value: boolOf(values[0] ?? '', 'query') }),
     complete: () => [{ value: 'true' }, { value: 'false' }],
@@ -271,7 +264,6 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     placeholder: () => 'range',
     help: (f) =>
       `${f.description} within a range: "last 7 days", "this week", "today", 2026-12-01, 2026-12-01/P1W, -P7D`,
-    matches: 'is within the range',
     encode: (_f, v, ctx) => ctx.range(v),
     decode: (f, values, now) => {
       try {
