@@ -286,6 +286,18 @@ export class HttpClient {
         err.attempts = attempt;
         throw err;
       }
+      if (status >= 300 && status < 400) {
+        // Never followed: a redirect would carry the token to another place, and a write sent
+        // again there (or not at all) is not what was asked. Nothing was done: say where it points.
+        const location = headers.location;
+        const err = new HttpStatusError(
+          status,
+          `the server answered ${status}, a redirect${location ? ` to ${location}` : ''}; pm does not follow redirects, so nothing was done (check the base URL)`,
+          response,
+        );
+        err.attempts = attempt;
+        throw err;
+      }
       if (raw.tooLarge) {
         const mib = this.maxBytes / 1048576;
         const problem = `its answer is larger than ${mib >= 1 ? `${Math.round(mib)} MiB` : `${this.maxBytes} bytes`}`;

@@ -10,7 +10,7 @@ import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY, childrenOf, RESOURCES, resourceByPath
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
 import { parseListQuery } from '../core/query.js';
-import { validateBody } from '../core/validate.js';
+import { type ValidBody, validateBody } from '../core/validate.js';
 import type { RequestBody } from './body.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { Principal, Store } from './store.js';
@@ -95,9 +95,7 @@ export function createApi(opts: ApiOptions): Api {
       Object.assign(x.headers, d.headers);
       if (!d.allowed) throw new ApiError(429, 'Too Many Attempts.', undefined, d.headers);
     }
-    const missing = scopes.filter((s) => !principal.scopes.has(s));
-    if (missing.length)
-      throw new ApiError(403, `This action is unauthorized: the token lacks the ${missing.join(', ')} scope.`);
+    requireScopes(principal, scopes);
     return principal;
   }
 
@@ -139,6 +137,7 @@ export function createApi(opts: ApiOptions): Api {
           const p = await authorize(x, [scope(r, 'write')]);
           singleQuery(x.url, r, false);
           const body = validateBody(r, await readJson(x), 'create');
+          requireScopes(p, linkScopes(r, body));
           const rec = await store.create(p.accountId, r, body);
           x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
           return { status: 201, body: { data: rec } };
@@ -146,7 +145,7 @@ export function createApi(opts: ApiOptions): Api {
       );
     if (r.verbs.get)
       item.set('GET', async (x, uuid) => {
-        const p = await authorize(x, [scope(r, 'read')]);
+        const p = await authorize(x, [scope(r, 'read'), ...embedScopes(x.url, r)]);
         const embed = singleQuery(x.url, r, true);
         return { status: 200, body: { data: await store.get(p.accountId, r, uuid, embed) } };
       });
@@ -278,9 +277,45 @@ function singleQuery(url: URL, r: ResourceDef, allowEmbed: boolean): string[] {
   return embed;
 }
 
-/** A list with relational filters also reads the related resources. */
+/** 403 naming the scopes the token lacks. */
+function requireScopes(p: Principal, scopes: readonly string[]): void {
+  const missing = scopes.filter((s) => !p.scopes.has(s));
+  if (missing.length)
+    throw new ApiError(403, `This action is unauthorized: the token lacks the ${missing.join(', ')} scope.`);
+}
+
+/**
+ * Embedding reads the embedded records: a property's contact needs contacts.read, its custom
+ * values custom-fields.read. Read leniently (unknown names are refused later, as a 400).
+ */
+function embedScopes(url: URL, r: ResourceDef): string[] {
+  const names = url.searchParams
+    .getAll('embed')
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim());
+  const scopes: string[] = [];
+  if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) scopes.push(`${CUSTOM_FIELDS.scope}.read`);
+  for (const l of r.linkOnCreate ?? [])
+    if (names.includes(l.name)) scopes.push(`${resourceByPath(l.target).scope}.read`);
+  return scopes;
+}
+
+/**
+ * Linking a record by anything but its uuid (a contact by email) looks it up, which tells whether
+ * such a record exists: it needs the linked resource's read scope.
+ */
+function linkScopes(r: ResourceDef, body: ValidBody): string[] {
+  const scopes: string[] = [];
+  for (const l of r.linkOnCreate ?? []) {
+    const by = body.links[l.name];
+    if (by && Object.keys(by).some((k) => k !== 'uuid')) scopes.push(`${resourceByPath(l.target).scope}.read`);
+  }
+  return scopes;
+}
+
+/** A list with relational filters, or embeds, also reads the related resources. */
 function relationScopes(url: URL, r: ResourceDef): string[] {
-  const scopes = new Set([`${r.scope}.read`]);
+  const scopes = new Set([`${r.scope}.read`, ...embedScopes(url, r)]);
   for (const k of url.searchParams.keys()) {
     const base = k.split('[')[0];
     const rel = r.parents?.find((x) => x.name === base);

@@ -2,7 +2,8 @@
  * A data file opened for serving: its store, its first-use bootstrap, and the token kept beside
  * it (`<data file>.token`, mode 0600) for the CLI's embedded default and `pm serve`'s first run.
  */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { tokenFileFor } from '../core/paths.js';
 import { ALL_SCOPES } from '../resources/index.js';
 import { openSqliteStore, type SqliteStore } from './sqlite/index.js';
@@ -19,13 +20,53 @@ export function openStore(file: string, now: () => number = Date.now): SqliteSto
   return openSqliteStore(file, now);
 }
 
-/** Writes a secret to a new file readable by its owner only. */
+/**
+ * Refuses a secret file that is there and not this user's own: a link, another owner's, or one
+ * others can read or write (planted in a shared folder, say). Never written through, never read.
+ */
+function checkSecretFile(path: string): void {
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  const uid = process.getuid?.();
+  const why = st.isSymbolicLink()
+    ? 'it is a symbolic link'
+    : !st.isFile()
+      ? 'it is not a regular file'
+      : uid !== undefined && st.uid !== uid
+        ? `it belongs to another user (uid ${st.uid})`
+        : (st.mode & 0o077) !== 0
+          ? `others may read or write it (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`
+          : undefined;
+  if (why)
+    throw new Error(
+      `refusing to write the token to ${path}: ${why}. Remove it, or give the data file a folder of your own`,
+    );
+}
+
+/**
+ * Writes a secret readable by its owner only: to a new file in the same folder (created
+ * exclusively, mode 0600), then renamed over the old one, so it is never written through a link
+ * and never left with another file's mode.
+ */
 function writeSecretFile(path: string, content: string): void {
-  const fd = openSync(path, 'w', 0o600);
+  checkSecretFile(path);
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
   try {
     writeSync(fd, `${content}\n`);
   } finally {
     closeSync(fd);
+  }
+  try {
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
   }
 }
 
@@ -36,6 +77,7 @@ function writeSecretFile(path: string, content: string): void {
  */
 export function bootstrap(store: DataFileStore, opts: { ensure?: boolean } = {}): string | undefined {
   const tokenFile = tokenFileFor(store.file);
+  if (store.file !== ':memory:') checkSecretFile(tokenFile);
   const made = store.write(() => {
     const first = store.firstUser();
     if (first && (!opts.ensure || existsSync(tokenFile))) return undefined;

@@ -3,7 +3,7 @@
  * current schema under an immediate transaction so that two processes opening the same new file
  * at once migrate it once.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -18,14 +18,44 @@ export type DB = BetterSqlite3.Database;
 export const BUSY_TIMEOUT_MS = 10_000;
 
 export function openDatabase(file: string): DB {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Contacts' emails and phone numbers are personal data: a new data file is its owner's alone
+    // (SQLite gives its -wal and -shm files the same mode).
+    try {
+      closeSync(openSync(file, 'wx', 0o600));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    refuseForeign(db, file);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   migrate(db);
   return db;
+}
+
+/**
+ * An SQLite file that is not pm's (tables of its own, no pm schema version) is refused before
+ * anything is written to it: not switched to WAL, not given pm's tables.
+ */
+function refuseForeign(db: DB, file: string): void {
+  if ((db.pragma('user_version', { simple: true }) as number) !== 0) return;
+  const { n } = db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as {
+    n: number;
+  };
+  if (n > 0)
+    throw new Error(
+      `${file} is an SQLite file that is not a pm data file (it has tables of its own); pm leaves it as it is`,
+    );
 }
 
 export function migrate(db: DB): void {

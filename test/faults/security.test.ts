@@ -1,0 +1,55 @@
+/**
+ * What an attacker tried against pm, and what must hold: each test reproduces an attack (see
+ * docs/security.md).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPm } from '../helpers/cli.js';
+import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
+import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let front: FaultyServer;
+let acct: Account;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  acct = server.newAccount();
+  front = await startFaultyServer({ upstream: server.url });
+});
+afterAll(async () => {
+  await front.close();
+  await server.close();
+});
+
+const pm = (args: string[]) =>
+  runPm(args, { env: { PM_BASE_URL: front.url, PM_TOKEN: acct.token, PM_RETRY_BASE_MS: '10' } });
+
+describe('a redirect answering a request', () => {
+  it('is an error naming the status and the Location, never followed, for a write', async () => {
+    const created = await acct.api('POST', '/reminders', { title: 'keep me' });
+    const uuid = created.body.data.uuid as string;
+    const elsewhere = 'http://127.0.0.1:9/steal';
+    front.script('DELETE', { kind: 'respond', status: 307, headers: { location: elsewhere } });
+    const del = await pm(['reminders', 'delete', uuid, '--yes']);
+    expect(del.code).toBe(1);
+    expect(del.stderr).toContain('307');
+    expect(del.stderr).toContain(elsewhere);
+    expect(del.stderr).not.toMatch(/Deleted reminder/);
+    expect((await acct.api('GET', `/reminders/${uuid}`)).status).toBe(200);
+
+    front.script('POST', { kind: 'respond', status: 302, headers: { location: '/reminders/elsewhere' } });
+    const before = front.count('POST');
+    const create = await pm(['reminders', 'create', '--title', 'not created', '--json']);
+    expect(create.code).toBe(1);
+    expect(create.stdout).toBe('');
+    expect(create.stderr).toMatch(/302.*\/reminders\/elsewhere/);
+    expect(front.count('POST')).toBe(before + 1);
+  });
+
+  it('is an error for a read too', async () => {
+    front.script('GET', { kind: 'respond', status: 301, headers: { location: 'https://example.com/' } });
+    const list = await pm(['reminders', 'list']);
+    expect(list.code).toBe(1);
+    expect(list.stderr).toMatch(/301, a redirect to https:\/\/example\.com\//);
+  });
+});

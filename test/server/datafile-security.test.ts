@@ -1,0 +1,119 @@
+/**
+ * The data file and the token beside it, attacked as docs/security.md says: a file planted where
+ * the token goes, a link, an SQLite file that is not pm's; and the modes of what pm creates.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tokenFileFor } from '../../src/core/paths.js';
+import { bootstrap, openStore, startServer } from '../../src/server/index.js';
+
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+const dir = mkdtempSync(join(tmpdir(), 'pm-datafile-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => join(dir, `d${++n}`, 'pm.db');
+const mode = (file: string) => statSync(file).mode & 0o777;
+const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+describe('files pm creates', () => {
+  it('a new data file, its -wal and -shm, and its token file are its owner’s alone', async () => {
+    const file = fresh();
+    const old = process.umask(0o022);
+    try {
+      const server = await startServer({ dataFile: file });
+      await server.close();
+    } finally {
+      process.umask(old);
+    }
+    expect(mode(file)).toBe(0o600);
+    expect(mode(tokenFileFor(file))).toBe(0o600);
+    const store = openStore(file);
+    store.db.exec('CREATE TEMP TABLE t (x); INSERT INTO t VALUES (1)');
+    store.createAccount('x');
+    expect(mode(`${file}-wal`)).toBe(0o600);
+    expect(mode(`${file}-shm`)).toBe(0o600);
+    store.close();
+  });
+});
+
+describe('a file planted where the token goes', () => {
+  it('that others may write is refused, unread and unchanged', async () => {
+    const file = fresh();
+    openStore(file).close();
+    const planted = tokenFileFor(file);
+    writeFileSync(planted, 'attacker\n');
+    chmodSync(planted, 0o666);
+    await expect(startServer({ dataFile: file })).rejects.toThrow(/refusing to write the token .*mode 0666/);
+    expect(readFileSync(planted, 'utf8')).toBe('attacker\n');
+    // Nothing was created either: the next start with the file removed makes the first account.
+    rmSync(planted);
+    const server = await startServer({ dataFile: file });
+    expect(server.createdToken).toBeDefined();
+    await server.close();
+  });
+
+  it('a link is never written through', async () => {
+    const file = fresh();
+    openStore(file).close();
+    const target = join(dir, `target-${n}`);
+    writeFileSync(target, 'x', { mode: 0o600 });
+    symlinkSync(target, tokenFileFor(file));
+    const store = openStore(file);
+    expect(() => bootstrap(store)).toThrow(/symbolic link/);
+    store.close();
+    expect(readFileSync(target, 'utf8')).toBe('x');
+  });
+
+  it.runIf(process.getuid?.() === 0)('another user’s is refused', async () => {
+    const file = fresh();
+    openStore(file).close();
+    writeFileSync(tokenFileFor(file), '', { mode: 0o600 });
+    chownSync(tokenFileFor(file), 65534, 65534);
+    await expect(startServer({ dataFile: file })).rejects.toThrow(/belongs to another user \(uid 65534\)/);
+  });
+
+  it('one of its own is replaced, and keeps mode 0600', () => {
+    const file = fresh();
+    const store = openStore(file);
+    const first = bootstrap(store) as string;
+    rmSync(tokenFileFor(file));
+    writeFileSync(tokenFileFor(file), 'old\n', { mode: 0o600 });
+    rmSync(tokenFileFor(file));
+    const renewed = bootstrap(store, { ensure: true });
+    store.close();
+    expect(renewed).toBeDefined();
+    expect(renewed).not.toBe(first);
+    expect(readFileSync(tokenFileFor(file), 'utf8')).toBe(`${renewed}\n`);
+    expect(mode(tokenFileFor(file))).toBe(0o600);
+  });
+});
+
+describe('an SQLite file that is not pm’s', () => {
+  it('is refused without changing a byte (no WAL, no tables, no account)', () => {
+    const file = join(dir, 'other.db');
+    const other = new Database(file);
+    other.exec("CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('Ann')");
+    other.close();
+    const before = sha(file);
+    expect(() => openStore(file)).toThrow(/not a pm data file/);
+    expect(sha(file)).toBe(before);
+    const again = new Database(file, { readonly: true });
+    expect(again.pragma('journal_mode', { simple: true })).toBe('delete');
+    again.close();
+  });
+
+  it('even with a table named as pm’s', () => {
+    const file = join(dir, 'clash.db');
+    const other = new Database(file);
+    other.exec('CREATE TABLE properties (id INTEGER PRIMARY KEY, colour TEXT)');
+    other.close();
+    const before = sha(file);
+    expect(() => openStore(file)).toThrow(/not a pm data file/);
+    expect(sha(file)).toBe(before);
+  });
+});
