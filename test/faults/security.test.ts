@@ -53,3 +53,27 @@ describe('a redirect answering a request', () => {
     expect(list.stderr).toMatch(/301, a redirect to https:\/\/example\.com\//);
   });
 });
+
+describe('CSV written for spreadsheets', () => {
+  const direct = (args: string[]) => runPm(args, { env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token } });
+
+  it('guards cells a spreadsheet would run as formulas; --csv-exact and JSON keep them exact', async () => {
+    const titles = ['=HYPERLINK("http://evil","x")', '+cmd|calc', '-2+3', '@SUM(A1)', '\tTab', 'plain', '-3'];
+    for (const title of titles) await acct.api('POST', '/reminders', { title, description: title });
+    const guarded = await direct(['reminders', 'list', '--all', '-o', 'csv', '--fields', 'title']);
+    expect(guarded.code).toBe(0);
+    const lines = guarded.stdout.trim().split('\n');
+    expect(lines).toContain(`"'=HYPERLINK(""http://evil"",""x"")"`);
+    expect(lines).toContain("'+cmd|calc");
+    expect(lines).toContain("'-2+3");
+    expect(lines).toContain("'@SUM(A1)");
+    expect(lines).toContain("'\tTab");
+    expect(lines).toContain('plain');
+    expect(lines).toContain('-3');
+    const exact = await direct(['reminders', 'list', '--all', '-o', 'csv', '--fields', 'title', '--csv-exact']);
+    expect(exact.stdout.trim().split('\n')).toContain('+cmd|calc');
+    const json = await direct(['reminders', 'list', '--all', '--json', 'title']);
+    expect(JSON.parse(json.stdout).map((r: { title: string }) => r.title)).toEqual(expect.arrayContaining(titles));
+    expect((await direct(['reminders', 'list', '--csv-exact'])).code).toBe(2);
+  });
+});

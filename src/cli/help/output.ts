@@ -40,6 +40,9 @@ Formats (every command that prints records)
   -o json               the same as --json
   -o ndjson             one JSON object a line; with --all, written as pages arrive
   -o csv                comma-separated, with a header line (quoted where needed, RFC 4180)
+                        a cell starting with =, +, -, @, tab or CR gets a leading ' so that a
+                        spreadsheet does not run it as a formula (numbers are left alone);
+                        --csv-exact writes the values exactly. JSON and NDJSON are always exact.
   -o tsv                tab-separated, with a header line
   -o table              the default: a table on a terminal, tab-separated when piped
   --fields uuid,city    only these fields, in this order, in any format

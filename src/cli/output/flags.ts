@@ -11,10 +11,18 @@ export function addOutputFlags(cmd: Command): Command {
     .option('--fields <list>', 'comma-separated fields to show, in this order, in any format')
     .option('-o, --output <format>', 'table, json, ndjson, csv or tsv (default: table; tab-separated when piped)')
     .option('-q, --quiet', 'print only uuids, one a line (for $(...) and xargs)')
-    .option('--jq <expr>', 'filter the JSON with a jq expression; strings print raw (see: pm help output)');
+    .option('--jq <expr>', 'filter the JSON with a jq expression; strings print raw (see: pm help output)')
+    .option('--csv-exact', 'with -o csv: cells as they are, not guarded against spreadsheet formulas');
 }
 
 /** The output flags among a command's parsed options. */
 export function outputFlagsOf(opts: Readonly<Record<string, unknown>>): OutputFlags {
-  return { json: opts.json, fields: opts.fields, output: opts.output, quiet: opts.quiet, jq: opts.jq };
+  return {
+    json: opts.json,
+    fields: opts.fields,
+    output: opts.output,
+    quiet: opts.quiet,
+    jq: opts.jq,
+    csvExact: opts.csvExact,
+  };
 }

@@ -152,6 +152,14 @@ export function csvCell(s: string): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/**
+ * A CSV cell a spreadsheet would run as a formula (it starts with =, +, -, @, a tab or a carriage
+ * return) gets a leading quote, as OWASP advises; numbers (-3, +44) are left as they are.
+ */
+export function guardCell(s: string): string {
+  return /^[=+\-@\t\r]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s) ? `'${s}` : s;
+}
+
 /** TSV has no quoting: tabs and line breaks inside a value become spaces. */
 export function tsvCell(s: string): string {
   return s.replace(/\r\n|[\t\r\n]/g, ' ');

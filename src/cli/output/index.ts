@@ -12,7 +12,7 @@ import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { OutStream } from '../context.js';
 import { usageError } from '../errors.js';
 import { editDistance } from '../suggest.js';
-import { TimeFormatter, cellValue, csvCell, humanValue, isTimeField, relative, tsvCell } from './format.js';
+import { TimeFormatter, cellValue, csvCell, guardCell, humanValue, isTimeField, relative, tsvCell } from './format.js';
 import { checkJq, runJq } from './jq.js';
 import { type Column, renderTable, width } from './table.js';
 
@@ -28,6 +28,8 @@ export interface OutputSpec {
   quiet: boolean;
   /** A jq filter applied to the JSON output. */
   jq?: string;
+  /** CSV cells exactly as they are, unguarded against spreadsheet formulas (--csv-exact). */
+  csvExact?: boolean;
 }
 
 /** The output flags as commander gives them (values are checked here, so any type is accepted). */
@@ -42,6 +44,8 @@ export interface OutputFlags {
   quiet?: unknown;
   /** --jq EXPR */
   jq?: unknown;
+  /** --csv-exact */
+  csvExact?: unknown;
 }
 
 export interface Display {
@@ -157,7 +161,15 @@ export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): Outpu
       throw usageError(`--jq filters JSON: it cannot be used with --output ${format}.`);
     format = 'json';
   }
-  return { format, ...(fields ? { fields } : {}), quiet, ...(jq !== undefined ? { jq } : {}) };
+  const csvExact = flags.csvExact === true;
+  if (csvExact && format !== 'csv') throw usageError('--csv-exact goes with -o csv.');
+  return {
+    format,
+    ...(fields ? { fields } : {}),
+    quiet,
+    ...(jq !== undefined ? { jq } : {}),
+    ...(csvExact ? { csvExact } : {}),
+  };
 }
 
 /**
@@ -256,7 +268,7 @@ function jsonSink(spec: OutputSpec, d: Display): Sink {
 }
 
 function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep: ',' | '\t'): Sink {
-  const cell = sep === ',' ? csvCell : tsvCell;
+  const cell = sep === '\t' ? tsvCell : spec.csvExact ? csvCell : (s: string) => csvCell(guardCell(s));
   const defs = fieldMap(resource);
   let columns: string[] | undefined;
   const header = (first: Record<string, unknown> | undefined): string => {
