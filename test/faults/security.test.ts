@@ -2,6 +2,9 @@
  * What an attacker tried against pm, and what must hold: each test reproduces an attack (see
  * docs/security.md).
  */
+import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPm } from '../helpers/cli.js';
 import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
@@ -75,5 +78,43 @@ describe('CSV written for spreadsheets', () => {
     const json = await direct(['reminders', 'list', '--all', '--json', 'title']);
     expect(JSON.parse(json.stdout).map((r: { title: string }) => r.title)).toEqual(expect.arrayContaining(titles));
     expect((await direct(['reminders', 'list', '--csv-exact'])).code).toBe(2);
+  });
+});
+
+describe('files the CLI writes', () => {
+  const direct = (args: string[]) => runPm(args, { env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token } });
+
+  it('are never written through a link planted where they go, and are the owner’s alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-planted-'));
+    try {
+      const exp = join(dir, 'export');
+      expect((await direct(['export', '--dir', exp])).code).toBe(0);
+      expect(statSync(join(exp, 'reminders.ndjson')).mode & 0o777).toBe(0o600);
+      const target = join(dir, 'target');
+      writeFileSync(target, 'keep\n');
+      symlinkSync(target, join(exp, 'uuid-map.json'));
+      const other = await startTestServer({ inProcess: false });
+      try {
+        const to = other.newAccount();
+        const imp = await runPm(['import', '--dir', exp], { env: { PM_BASE_URL: other.url, PM_TOKEN: to.token } });
+        expect(imp.code).toBe(0);
+      } finally {
+        await other.close();
+      }
+      expect(readFileSync(target, 'utf8')).toBe('keep\n');
+      expect(lstatSync(join(exp, 'uuid-map.json')).isSymbolicLink()).toBe(false);
+      expect(statSync(join(exp, 'uuid-map.json')).mode & 0o777).toBe(0o600);
+
+      const failed = join(dir, 'failed.ndjson');
+      symlinkSync(target, failed);
+      const input = join(dir, 'in.ndjson');
+      writeFileSync(input, '{"title":"x","colour":"red"}\n{"title":"ok from file"}\n');
+      const bulk = await direct(['reminders', 'create', '--from-file', input, '--failed', failed]);
+      expect(bulk.code).toBe(1);
+      expect(readFileSync(target, 'utf8')).toBe('keep\n');
+      expect(readFileSync(failed, 'utf8')).toContain('"_error"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

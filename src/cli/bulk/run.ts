@@ -4,7 +4,7 @@
  * record that did not go through written back to a --failed file. Ctrl-C stops sending, waits for
  * the requests in flight, and accounts for every record.
  */
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../write-file.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { type Format, formatFailed, type InputRecord } from './input.js';
@@ -150,7 +150,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
       o.format,
       notThrough.map((r) => ({ original: (byLine.get(r.line) as InputRecord).original, error: r.error ?? r.status })),
     );
-    writeFileSync(o.failedFile, text);
+    writeFileAtomic(o.failedFile, text);
     failedNote = ` (written to ${o.failedFile})`;
   }
   const parts = [`${o.verb} ${count(o.verb)}`];

@@ -25,6 +25,7 @@ import { knownProfiles, loadConfig, resolveTarget } from '../config.js';
 import { TOPICS } from '../help/index.js';
 import { fieldNames, OUTPUT_FORMATS } from '../output/index.js';
 import { type Session, withSession } from '../session.js';
+import { writeFileAtomic } from '../write-file.js';
 import type { Deps } from '../context.js';
 import { fieldKind, filterKind } from '../../core/kinds.js';
 import { fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
@@ -428,9 +429,7 @@ async function cached(kind: string, ctx: Context, fetch: (s: Session) => Promise
   const candidates = await fromApi(ctx, fetch);
   try {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    await fs.writeFile(tmp, JSON.stringify({ at: now, candidates }), { mode: 0o600 });
-    await fs.rename(tmp, file);
+    writeFileAtomic(file, JSON.stringify({ at: now, candidates }));
   } catch {
     // A cache that cannot be written only costs the next completion a request.
   }

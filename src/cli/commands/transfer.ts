@@ -2,7 +2,7 @@
  * `pm export` and `pm import`: every record of an account as NDJSON files, and back onto another
  * server (from the embedded default to a team server, say), mapping old uuids to new ones.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/index.js';
@@ -11,6 +11,7 @@ import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { globalsOf } from '../globals.js';
 import type { Session } from '../session.js';
+import { writeFileAtomic } from '../write-file.js';
 import { describeApiError } from './shared.js';
 
 type Rec = Record<string, unknown>;
@@ -83,7 +84,7 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
       }
     }
     exported.set(r.path, rows);
-    writeFileSync(join(dir, fileOf(r)), rows.map((x) => `${JSON.stringify(x)}\n`).join(''));
+    writeFileAtomic(join(dir, fileOf(r)), rows.map((x) => `${JSON.stringify(x)}\n`).join(''));
     counts[r.path] = rows.length;
   }
   return counts;
@@ -175,7 +176,7 @@ async function importAccount(
         throw new CliError(EXIT.interrupted, `interrupted after ${n} ${r.plural}; see ${join(dir, 'uuid-map.json')}.`);
     }
     counts[r.path] = n;
-    writeFileSync(join(dir, 'uuid-map.json'), `${JSON.stringify(map, null, 2)}\n`);
+    writeFileAtomic(join(dir, 'uuid-map.json'), `${JSON.stringify(map, null, 2)}\n`);
   }
   return { counts, map };
 }

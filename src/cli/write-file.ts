@@ -1,0 +1,30 @@
+/**
+ * Every file the CLI writes (the uuid map, --failed files, export files) goes through here: to a
+ * new file in the same folder, created exclusively with the mode it should have, then renamed
+ * into place. So a file is never written through a link planted where it goes, never keeps the
+ * mode of a file that was there, and is never seen half written.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+
+/** Records are personal data (names, emails, phone numbers): readable by their owner only. */
+export const PRIVATE = 0o600;
+
+export function writeFileAtomic(path: string, text: string, mode = PRIVATE): void {
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', mode);
+  try {
+    writeSync(fd, text);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  try {
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
