@@ -4,14 +4,14 @@
  * into place. So a file is never written through a link planted where it goes, never keeps the
  * mode of a file that was there, and is never seen half written.
  */
-import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 
 /** Records are personal data (names, emails, phone numbers): readable by their owner only. */
 export const PRIVATE = 0o600;
 
 export function writeFileAtomic(path: string, text: string, mode = PRIVATE): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  // Not crypto's random bytes: loading node:crypto costs every run; 'wx' refuses a name taken.
+  const tmp = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2)}.tmp`;
   const fd = openSync(tmp, 'wx', mode);
   try {
     writeSync(fd, text);
