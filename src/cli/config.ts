@@ -10,7 +10,7 @@
  * server named by another config file (a cloned repository's .pmrc must not be able to collect
  * the user's token).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { configDir, defaultDataFile } from '../core/paths.js';
@@ -60,16 +60,14 @@ export const DEFAULT_PROFILE = 'default';
 
 /** The module name cosmiconfig searches for, and the places it looks in each directory. */
 const MODULE = 'pm';
-const SEARCH_PLACES = [
-  'package.json',
-  '.pmrc',
-  '.pmrc.json',
-  '.pmrc.yaml',
-  '.pmrc.yml',
-  'pm.config.js',
-  'pm.config.mjs',
-  'pm.config.cjs',
-];
+const SEARCH_PLACES = ['package.json', '.pmrc', '.pmrc.json', '.pmrc.yaml', '.pmrc.yml'];
+
+/**
+ * Executable configs are not read: a config of a few keys needs no code, and running a file found
+ * by walking up directories runs whatever was planted there (as gh and kubectl, pm reads data
+ * only). Found, they are named in a warning.
+ */
+const EXECUTABLE_PLACES = ['pm.config.js', 'pm.config.mjs', 'pm.config.cjs'];
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const TOP_KEYS = ['default_profile', 'profile', 'base_url', 'token', 'timeout', 'profiles'] as const;
@@ -304,19 +302,46 @@ function withoutImports(loader: (filepath: string, content: string) => unknown) 
   };
 }
 
-/** The directories searched for a project config: cwd up to home (included), else up to the root. */
-export function searchDirs(cwd: string, home: string): string[] {
+/**
+ * The directories searched for a project config: from cwd up to the first of the home directory
+ * and a repository root (a directory holding .git), both included; never above. Outside home
+ * and outside any repository, cwd alone: a shared folder above (/tmp) is never read.
+ */
+export function searchDirs(
+  cwd: string,
+  home: string,
+  isRepoRoot = (dir: string) => existsSync(join(dir, '.git')),
+): string[] {
   const dirs: string[] = [];
   const stop = resolve(home);
   let dir = resolve(cwd);
   for (;;) {
     dirs.push(dir);
-    if (dir === stop) break;
+    if (dir === stop || isRepoRoot(dir)) return dirs;
     const parent = dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
-  return dirs;
+  // Reached the root without meeting home or a repository: cwd alone.
+  return [resolve(cwd)];
+}
+
+/**
+ * Why a config file found is not read, if it is not: another user's, or in a folder anyone may
+ * write to (a file planted in /tmp, say).
+ */
+function untrusted(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    const uid = process.getuid?.();
+    if (uid !== undefined && st.uid !== uid && st.uid !== 0) return `it belongs to another user (uid ${st.uid})`;
+    if ((st.mode & 0o002) !== 0) return 'anyone may write to it';
+    const folder = statSync(dirname(file));
+    if ((folder.mode & 0o002) !== 0) return `anyone may write to ${dirname(file)}`;
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }
 
 export interface ProjectSearch {
@@ -356,6 +381,12 @@ export async function searchProjectConfig(
   warnings: string[] = [],
 ): Promise<ProjectSearch> {
   const dirs = searchDirs(deps.cwd, deps.home);
+  for (const dir of dirs)
+    for (const name of EXECUTABLE_PLACES)
+      if (existsSync(join(dir, name)))
+        warnings.push(
+          `${join(dir, name)} is not read: pm reads no executable config (it would run code found in a folder); put its settings in .pmrc.json`,
+        );
   if (!dirs.some(holdsCandidate)) return { path: undefined, layer: undefined, error: undefined };
   const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
   const loaders = Object.fromEntries(Object.entries(defaultLoaders).map(([ext, l]) => [ext, withoutImports(l)]));
@@ -372,6 +403,11 @@ export async function searchProjectConfig(
       return { path: file, layer: undefined, error: malformed(file, `could not be loaded: ${first.trim()}`, err) };
     }
     if (found && !found.isEmpty) {
+      const why = untrusted(found.filepath);
+      if (why) {
+        warnings.push(`${found.filepath} is not read: ${why}`);
+        continue;
+      }
       try {
         const config = checkConfig(found.config, found.filepath, warnings);
         return { path: found.filepath, layer: { kind: 'project', path: found.filepath, config }, error: undefined };

@@ -2,9 +2,9 @@
  * resolveTarget and the user-config helpers, against real files in a temporary home directory:
  * home/ holds the user config (via XDG_CONFIG_HOME) and the project (home/proj/sub is the cwd).
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   normalizeBaseUrl,
@@ -282,8 +282,6 @@ describe('project config: every kind of file cosmiconfig finds', () => {
     ['.pmrc.json', '.pmrc.json', '{ "base_url": "https://rcjson.example" }'],
     ['.pmrc.yaml', '.pmrc.yaml', 'base_url: https://yaml.example\ntimeout: 12\n'],
     ['.pmrc.yml', '.pmrc.yml', 'base_url: "https://yml.example"\n'],
-    ['pm.config.mjs', 'pm.config.mjs', "export default { base_url: 'https://mjs.example' };\n"],
-    ['pm.config.cjs', 'pm.config.cjs', "module.exports = { base_url: 'https://cjs.example' };\n"],
   ];
 
   it.each(kinds)('%s, found from a subdirectory', async (_name, file, content) => {
@@ -314,9 +312,42 @@ describe('project config: every kind of file cosmiconfig finds', () => {
     expect((await resolveTarget({}, deps())).baseUrl).toBe('https://home.example');
   });
 
-  it('lists the directories from cwd up to home, or up to the root', () => {
-    expect(searchDirs('/a/home/p/q', '/a/home')).toEqual(['/a/home/p/q', '/a/home/p', '/a/home']);
-    expect(searchDirs('/elsewhere/x', '/a/home')).toEqual(['/elsewhere/x', '/elsewhere', '/']);
+  it('lists the directories from cwd up to home or a repository root, never above', () => {
+    const none = () => false;
+    expect(searchDirs('/a/home/p/q', '/a/home', none)).toEqual(['/a/home/p/q', '/a/home/p', '/a/home']);
+    const repo = (d: string) => d === '/a/home/p';
+    expect(searchDirs('/a/home/p/q', '/a/home', repo)).toEqual(['/a/home/p/q', '/a/home/p']);
+    // Outside home: up to a repository root, else the working directory alone.
+    expect(searchDirs('/srv/app/src', '/a/home', (d) => d === '/srv/app')).toEqual(['/srv/app/src', '/srv/app']);
+    expect(searchDirs('/tmp/x/y', '/a/home', none)).toEqual(['/tmp/x/y']);
+  });
+
+  it('never runs an executable config, and says so', async () => {
+    const marker = join(root, 'ran');
+    for (const name of ['pm.config.js', 'pm.config.mjs', 'pm.config.cjs'])
+      writeProject(
+        name,
+        `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'x'); module.exports = { base_url: 'https://js.example' };\n`,
+      );
+    const t = await resolveTarget({}, deps());
+    expect(t.baseUrl).toBeUndefined();
+    expect(t.warnings.join('\n')).toMatch(/pm\.config\.js is not read: pm reads no executable config/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('does not read a config file anyone may write to, or in a folder anyone may write to', async () => {
+    const path = writeProject('.pmrc.json', { base_url: 'https://planted.example' });
+    chmodSync(path, 0o666);
+    const t = await resolveTarget({}, deps());
+    expect(t.baseUrl).toBeUndefined();
+    expect(t.warnings.join('\n')).toContain('anyone may write to it');
+    chmodSync(path, 0o644);
+    chmodSync(dirname(path), 0o777);
+    const u = await resolveTarget({}, deps());
+    expect(u.baseUrl).toBeUndefined();
+    expect(u.warnings.join('\n')).toContain(`anyone may write to ${dirname(path)}`);
+    chmodSync(dirname(path), 0o755);
+    expect((await resolveTarget({}, deps())).baseUrl).toBe('https://planted.example');
   });
 });
 

@@ -72,8 +72,8 @@ export function newCmdConfig(f: Factory, runs: ConfigRuns = RUNS): Command {
       `
 Settings come from, in order: the flags (--base-url, --profile), the environment (PM_BASE_URL,
 PM_TOKEN, PM_PROFILE), a project config (a "pm" key in package.json, .pmrc, .pmrc.json,
-.pmrc.yaml, .pmrc.yml or pm.config.js/.mjs/.cjs, in the working directory or one above it, up
-to your home directory), then the user config ($XDG_CONFIG_HOME/pm/config.json, else
+.pmrc.yaml or .pmrc.yml, in the working directory or one above it, up to your home directory or
+the repository root), then the user config ($XDG_CONFIG_HOME/pm/config.json, else
 ~/.config/pm/config.json). With no base URL anywhere, pm uses the embedded default.
 
 A config file looks like:

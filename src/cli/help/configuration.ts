@@ -21,9 +21,11 @@ file. Nothing to set up; pm auth status says where the data is.
 Precedence: the first that gives a value wins
   1. flags             --base-url URL, --profile NAME (before or after the command)
   2. the environment   PM_BASE_URL, PM_TOKEN, PM_PROFILE
-  3. a project config  found from the working directory up to your home directory: a "pm" key
-                       in package.json, .pmrc, .pmrc.json, .pmrc.yaml, .pmrc.yml,
-                       pm.config.js, pm.config.mjs or pm.config.cjs (read with cosmiconfig)
+  3. a project config  found from the working directory up to your home directory or the
+                       repository root, whichever comes first (outside both: the working
+                       directory alone): a "pm" key in package.json, .pmrc, .pmrc.json,
+                       .pmrc.yaml or .pmrc.yml. Executable configs (pm.config.js) are never
+                       run, and a file others may write to is not read: both are warned of
   4. the user config   $XDG_CONFIG_HOME/pm/config.json, else ~/.config/pm/config.json
   5. the embedded default
 
