@@ -13,6 +13,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { printableUrl } from '../core/redact.js';
 import { configDir, defaultDataFile } from '../core/paths.js';
 import type { Deps } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
@@ -595,8 +596,8 @@ export async function resolveFrom(
       }
       skipped.push(
         tokenUrl === undefined
-          ? `the token in ${where(layer, 'token')} is not sent to ${baseUrl} (from ${label(baseLayer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
-          : `the token in ${where(layer, 'token')} is for ${tokenUrl}, so it is not sent to ${baseUrl}.`,
+          ? `the token in ${where(layer, 'token')} is not sent to ${printableUrl(baseUrl)} (from ${label(baseLayer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
+          : `the token in ${where(layer, 'token')} is for ${printableUrl(tokenUrl)}, so it is not sent to ${printableUrl(baseUrl)}.`,
       );
     }
     if (token === undefined) warnings.push(...skipped);

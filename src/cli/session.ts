@@ -4,6 +4,7 @@
  */
 import type { HttpClient, HttpOptions } from '../client/http.js';
 import { MAX_RETRIES } from '../client/retry.js';
+import { printableUrl } from '../core/redact.js';
 import type { ResourceClient } from '../client/resources.js';
 import { parseTimeout, type Target, resolveTarget } from './config.js';
 import type { Deps } from './context.js';
@@ -60,7 +61,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     // The same app answers in-process: no port, no connection pool, no round trip.
     dispatcher = embedded.dispatcher as unknown as HttpOptions['dispatcher'];
   } else if (!token) {
-    throw new CliError(EXIT.auth, `no token for ${baseUrl} (profile "${target.profile}")`, {
+    throw new CliError(EXIT.auth, `no token for ${printableUrl(baseUrl)} (profile "${target.profile}")`, {
       hint: 'Log in with `pm auth login`, or set PM_TOKEN.',
     });
   }

@@ -23,6 +23,7 @@ import {
   type RetryPolicy,
   retryPolicy,
 } from './retry.js';
+import { printableUrl } from '../core/redact.js';
 import { insecureHost, isLoopbackHost, proxyConfigured, redactUrl } from './transport.js';
 
 export { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
@@ -203,7 +204,7 @@ export class HttpClient {
       const last = attempt >= max;
       const ticket = this.pacer ? await this.pacer.acquire(signal) : undefined;
       if (debug) {
-        debug(`> ${method} ${url}${attempt > 1 ? `  (attempt ${attempt} of ${max})` : ''}`);
+        debug(`> ${method} ${printableUrl(url.toString())}${attempt > 1 ? `  (attempt ${attempt} of ${max})` : ''}`);
         for (const [k, v] of Object.entries(this.headers(hasBody, true, opts.headers))) debug(`> ${k}: ${v}`);
         if (payload) debug(`> ${clip(payload)}`);
       }

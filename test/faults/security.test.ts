@@ -118,3 +118,24 @@ describe('files the CLI writes', () => {
     }
   });
 });
+
+describe('a password in the base URL', () => {
+  it('is never printed: --debug, --dry-run, config list, auth status', async () => {
+    const u = new URL(server.url);
+    const base = `http://alice:s3cret-pw@${u.host}`;
+    const env = { PM_BASE_URL: base, PM_TOKEN: acct.token };
+    const runs = [
+      await runPm(['reminders', 'list', '--debug'], { env }),
+      await runPm(['reminders', 'create', '--title', 'x', '--dry-run'], { env }),
+      await runPm(['config', 'list'], { env }),
+      await runPm(['config', 'list', '--json'], { env }),
+      await runPm(['config', 'get', 'base_url'], { env }),
+      await runPm(['auth', 'status'], { env }),
+      await runPm(['auth', 'status', '--json'], { env }),
+    ];
+    for (const r of runs) {
+      expect(`${r.stdout}${r.stderr}`).not.toContain('s3cret-pw');
+      expect(`${r.stdout}${r.stderr}`).toContain('alice:***@');
+    }
+  });
+});

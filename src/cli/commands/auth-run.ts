@@ -3,6 +3,7 @@
  * user config read and written, words out. A token is read from a prompt without echo or from
  * stdin, never from argv; status never prints it.
  */
+import { printableUrl } from '../../core/redact.js';
 import { RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -36,11 +37,11 @@ export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
   let token: string;
   if (o.withToken) token = (await readStdin(deps)).trim().split(/\r?\n/)[0] ?? '';
   else if (interactive(deps, globals) && deps.prompter)
-    token = (await deps.prompter.secret(`Token for ${baseUrl}: `)).trim();
+    token = (await deps.prompter.secret(`Token for ${printableUrl(baseUrl)}: `)).trim();
   else
     throw usageError(
       'no terminal to ask for the token: pipe it in with --with-token.',
-      `Example: echo "$TOKEN" | pm auth login --base-url ${baseUrl} --with-token`,
+      `Example: echo "$TOKEN" | pm auth login --base-url ${printableUrl(baseUrl)} --with-token`,
     );
   if (!token) throw usageError('the token is empty.');
   if (/\s/.test(token)) throw usageError('the token contains white space; paste it as one word.');
@@ -72,7 +73,7 @@ export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
   profiles[target.profile] = { ...(profiles[target.profile] ?? {}), base_url: baseUrl, token };
   await writeUserConfig(deps, { ...cfg, profiles });
   io.stderr.write(
-    `Logged in to ${baseUrl} (profile "${target.profile}"); the token is stored in ${target.userConfigPath}.\n`,
+    `Logged in to ${printableUrl(baseUrl)} (profile "${target.profile}"); the token is stored in ${target.userConfigPath}.\n`,
   );
 }
 
@@ -115,7 +116,7 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
     }
   }
   const info = {
-    server: target.baseUrl ?? null,
+    server: target.baseUrl === undefined ? null : printableUrl(target.baseUrl),
     embedded: target.embedded ? { data_file: target.embedded.dataFile } : null,
     profile: target.profile,
     profile_source: target.sources.profile,
@@ -129,7 +130,7 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
   else {
     const server = target.embedded
       ? `the embedded default (the bundled server on ${target.embedded.dataFile})`
-      : `${target.baseUrl} (from ${target.sources.baseUrl === 'flag' ? '--base-url' : target.sources.baseUrl === 'env' ? 'PM_BASE_URL' : `the ${target.sources.baseUrl} config`})`;
+      : `${printableUrl(target.baseUrl ?? '')} (from ${target.sources.baseUrl === 'flag' ? '--base-url' : target.sources.baseUrl === 'env' ? 'PM_BASE_URL' : `the ${target.sources.baseUrl} config`})`;
     io.stdout.write(
       [
         `Server:  ${server}`,

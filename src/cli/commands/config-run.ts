@@ -2,6 +2,7 @@
  * The run functions of `pm config`: options in (config.ts declares and checks them), the
  * configuration read and the user config written, words out. Tokens are never printed.
  */
+import { printableUrl } from '../../core/redact.js';
 import { tokenFileFor } from '../../core/paths.js';
 import type { Deps } from '../context.js';
 import type { Factory } from '../factory.js';
@@ -47,7 +48,7 @@ function writeWarnings(deps: Deps, warnings: readonly string[]): void {
 function listJson(t: Target, redacted: string | undefined): Record<string, unknown> {
   return {
     profile: t.profile,
-    base_url: t.baseUrl ?? null,
+    base_url: t.baseUrl === undefined ? null : printableUrl(t.baseUrl),
     token: redacted ?? null,
     timeout: t.timeout ?? null,
     sources: {
@@ -69,7 +70,7 @@ function listText(t: Target, redacted: string | undefined): string {
     rows.push(['base_url', '(embedded default)', `the bundled server on ${t.embedded.dataFile}`]);
     rows.push(['token', '(embedded default)', `read from ${tokenFileFor(t.embedded.dataFile)}`]);
   } else {
-    rows.push(['base_url', t.baseUrl ?? '', origin('base_url', t.sources.baseUrl, t)]);
+    rows.push(['base_url', printableUrl(t.baseUrl ?? ''), origin('base_url', t.sources.baseUrl, t)]);
     rows.push(['token', redacted ?? '(none)', origin('token', t.sources.token, t)]);
   }
   const timeoutSource = t.sources.timeout ?? 'none';
@@ -161,7 +162,7 @@ export async function configGetRun(o: ConfigGetOptions): Promise<void> {
       value = target.profile;
       break;
     case 'base_url':
-      value = target.baseUrl;
+      value = target.baseUrl === undefined ? undefined : printableUrl(target.baseUrl);
       if (value === undefined && target.embedded)
         io.stderr.write(`base_url is not set: pm uses the embedded default (${target.embedded.dataFile}).\n`);
       break;
@@ -210,7 +211,7 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
         io.stderr.write(
           `note: the token kept for ${scopeOf(profile)} was for ${before.base_url}; run \`pm auth login\` if it is not valid for ${url}.\n`,
         );
-      value = url;
+      value = printableUrl(url);
       break;
     }
     case 'timeout': {

@@ -4,6 +4,7 @@
  */
 import type { ResourceDef } from '../../resources/types.js';
 import { inputFields, resourceByPath } from '../../resources/index.js';
+import { printableUrl } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -121,7 +122,7 @@ function precheck(r: ResourceDef, body: Record<string, unknown>, mode: 'create' 
 
 /** --dry-run: the request that would be sent, token redacted. */
 function dryRun(s: Session, f: Factory, method: string, path: string, body: unknown, output: OutputFlags): void {
-  const url = s.http.url(path).toString();
+  const url = printableUrl(s.http.url(path).toString());
   const headers = s.http.headers(body !== undefined, true);
   if (output.json !== undefined || output.output === 'json') {
     f.io.stdout.write(
