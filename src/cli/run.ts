@@ -4,6 +4,7 @@
  */
 import { CommanderError } from 'commander';
 import type { Deps } from './context.js';
+import { visible } from '../core/redact.js';
 import { CliError, EXIT } from './errors.js';
 import { createFactory } from './factory.js';
 import type { GlobalOptions } from './globals.js';
@@ -57,10 +58,11 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
       if (e.hint) b.hint = e.hint;
       io.stderr.write(`${JSON.stringify(body)}\n`);
     } else {
-      let text = `error: ${e.message}\n`;
+      // A message may quote a server's words: no control character reaches the terminal.
+      let text = `error: ${visible(e.message)}\n`;
       for (const [field, messages] of Object.entries(e.fields ?? {}))
-        for (const m of messages) text += `  ${field}: ${m}\n`;
-      if (e.hint) text += `${e.hint}\n`;
+        for (const m of messages) text += `  ${visible(field)}: ${visible(m)}\n`;
+      if (e.hint) text += `${visible(e.hint, true)}\n`;
       if (e.showUsage) text += `\n${active.helpInformation()}`;
       io.stderr.write(text);
     }

@@ -4,7 +4,7 @@
  */
 import type { HttpClient, HttpOptions } from '../client/http.js';
 import { MAX_RETRIES } from '../client/retry.js';
-import { printableUrl } from '../core/redact.js';
+import { printableUrl, visible } from '../core/redact.js';
 import type { ResourceClient } from '../client/resources.js';
 import { parseTimeout, type Target, resolveTarget } from './config.js';
 import type { Deps } from './context.js';
@@ -29,7 +29,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     },
     deps,
   );
-  for (const w of target.warnings) deps.io.stderr.write(`warning: ${w}\n`);
+  for (const w of target.warnings) deps.io.stderr.write(`warning: ${visible(w)}\n`);
   const transport = httpOptions(globals, deps, target);
   const [{ HttpClient }, { ResourceClient }, { insecureHost }] = await Promise.all([
     import('../client/http.js'),

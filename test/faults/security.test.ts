@@ -139,3 +139,26 @@ describe('a password in the base URL', () => {
     }
   });
 });
+
+describe('text from a server', () => {
+  it('reaches the terminal without its control characters (ESC, BEL, CSI)', async () => {
+    const evil = 'Bad \u001b]0;owned\u0007\u001b[2J\u009b31m title';
+    front.script('POST', {
+      kind: 'respond',
+      status: 422,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: evil, errors: { ['ti\u001b[1mtle']: [evil] } }),
+    });
+    const r = await pm(['reminders', 'create', '--title', 'x']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Bad ');
+    expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const rec = await acct.api('POST', '/reminders', { title: `in a record ${evil}` });
+    const shown = await runPm(['reminders', 'get', rec.body.data.uuid], {
+      env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token },
+      tty: true,
+    });
+    expect(shown.stdout).toContain('in a record');
+    expect(shown.stdout.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+});

@@ -4,6 +4,7 @@
  * record that did not go through written back to a --failed file. Ctrl-C stops sending, waits for
  * the requests in flight, and accounts for every record.
  */
+import { visible } from '../../core/redact.js';
 import { writeFileAtomic } from '../write-file.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -159,7 +160,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
   if (count('unsent')) parts.push(`not sent ${count('unsent')}`);
   deps.io.stderr.write(`${parts.join(', ')}${notThrough.length ? failedNote : ''}\n`);
   if (notThrough.length && !o.failedFile && !deps.io.stderr.isTTY) {
-    for (const r of notThrough.slice(0, 20)) deps.io.stderr.write(`  line ${r.line}: ${r.error}\n`);
+    for (const r of notThrough.slice(0, 20)) deps.io.stderr.write(`  line ${r.line}: ${visible(r.error ?? '')}\n`);
     if (notThrough.length > 20)
       deps.io.stderr.write(`  … and ${notThrough.length - 20} more; use --failed FILE to keep them all\n`);
   }

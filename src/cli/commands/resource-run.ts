@@ -4,7 +4,7 @@
  */
 import type { ResourceDef } from '../../resources/types.js';
 import { inputFields, resourceByPath } from '../../resources/index.js';
-import { printableUrl } from '../../core/redact.js';
+import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -204,7 +204,7 @@ export async function deleteRun(o: DeleteOptions): Promise<void> {
       const err = describeApiError(e, r);
       if (err.exitCode === EXIT.interrupted || err.exitCode === EXIT.network || err.exitCode === EXIT.auth) throw err;
       results.push({ uuid: u, deleted: false, error: err.message });
-      if (unique.length > 1) f.io.stderr.write(`error: ${err.message}\n`);
+      if (unique.length > 1) f.io.stderr.write(`error: ${visible(err.message)}\n`);
       worst ??= err;
     }
   }

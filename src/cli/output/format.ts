@@ -5,6 +5,7 @@
  */
 import type { FieldDef } from '../../resources/types.js';
 import { FIELD_KINDS } from '../../core/kinds.js';
+import { visible } from '../../core/redact.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -21,12 +22,12 @@ function customValues(v: unknown): { name?: unknown; label?: unknown; value?: un
 
 /** Control characters would let a record's text move the cursor or recolour a terminal. */
 export function oneLine(s: string): string {
-  return s.replace(/\r\n|[\x00-\x1f\x7f]/g, ' ');
+  return visible(s);
 }
 
 /** Like oneLine, but keeps line breaks (the vertical record listing shows them). */
 function keepLines(s: string): string {
-  return s.replace(/\r\n?/g, '\n').replace(/[\x00-\x09\x0b-\x1f\x7f]/g, ' ');
+  return visible(s, true);
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
