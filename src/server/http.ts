@@ -14,7 +14,11 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 /** How long an idle keep-alive connection is kept open for the client's next request. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-export function createHttpServer(api: Api, logError?: (err: unknown) => void): Server {
+/**
+ * `publicUrl`: the origin clients reach the server at (behind a proxy), used for pagination links
+ * and Location headers instead of the request's Host header, which a client can set to anything.
+ */
+export function createHttpServer(api: Api, logError?: (err: unknown) => void, publicUrl?: string): Server {
   const server = createServer(
     {
       headersTimeout: HEADERS_TIMEOUT_MS,
@@ -25,7 +29,7 @@ export function createHttpServer(api: Api, logError?: (err: unknown) => void): S
       connectionsCheckingInterval: 1_000,
     },
     (req, res) => {
-      handle(api, req, res).catch((err) => {
+      handle(api, req, res, publicUrl).catch((err) => {
         // The core answers every error itself; this is a failure to write the answer.
         logError?.(err);
         res.destroy();
@@ -35,8 +39,8 @@ export function createHttpServer(api: Api, logError?: (err: unknown) => void): S
   return server;
 }
 
-async function handle(api: Api, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = requestUrl(req);
+async function handle(api: Api, req: IncomingMessage, res: ServerResponse, publicUrl?: string): Promise<void> {
+  const url = requestUrl(req, publicUrl);
   if (url === undefined) {
     send(res, 400, { 'Content-Type': 'application/json', Connection: 'close' }, '{"message":"Bad request target."}');
     return;
@@ -68,12 +72,17 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
  * header is more than a host and a port, or when the target is not a path (nor an absolute URL)
  * or has a backslash in its path (which a URL parser would read as a slash).
  */
-function requestUrl(req: IncomingMessage): string | undefined {
+function requestUrl(req: IncomingMessage, publicUrl?: string): string | undefined {
   const target = req.url ?? '';
   const backslash = target.indexOf('\\');
   const query = target.indexOf('?');
   if (backslash !== -1 && (query === -1 || backslash < query)) return undefined;
   try {
+    if (publicUrl !== undefined) {
+      const path = /^https?:\/\//i.test(target) ? new URL(target) : undefined;
+      if (!path && !target.startsWith('/')) return undefined;
+      return new URL(path ? `${path.pathname}${path.search}` : target, publicUrl).href;
+    }
     if (/^https?:\/\//i.test(target)) return new URL(target).href;
     const host = req.headers.host;
     if (!host || !target.startsWith('/')) return undefined;

@@ -22,6 +22,8 @@ export interface ServerOptions {
   readonly rateLimit?: RateLimit;
   readonly now?: () => number;
   readonly logError?: (err: unknown) => void;
+  /** The origin clients reach the server at (behind a proxy): links and Location use it, not Host. */
+  readonly publicUrl?: string;
   /** An already open store to serve (tests); the server then does not close it. */
   readonly store?: DataFileStore;
 }
@@ -46,7 +48,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...(opts.logError ? { logError: opts.logError } : {}),
   });
   const host = opts.host ?? '127.0.0.1';
-  const server = createHttpServer(api, opts.logError);
+  const server = createHttpServer(api, opts.logError, opts.publicUrl);
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       if (!opts.store) store.close();

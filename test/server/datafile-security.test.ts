@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,5 +116,66 @@ describe('an SQLite file that is not pm’s', () => {
     const before = sha(file);
     expect(() => openStore(file)).toThrow(/not a pm data file/);
     expect(sha(file)).toBe(before);
+  });
+});
+
+describe('the Host header', () => {
+  /** A request with a Host header of the test's choosing (fetch would not send a forged one). */
+  function send(url: string, token: string, path: string, method = 'GET', body?: string) {
+    return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const u = new URL(url);
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path,
+          method,
+          headers: {
+            host: 'evil.example',
+            authorization: `Bearer ${token}`,
+            ...(body ? { 'content-type': 'application/json' } : {}),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => {
+            text += d;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('is not trusted with --public-url: links and Location use the public origin', async () => {
+    const server = await startServer({ dataFile: fresh(), publicUrl: 'https://pm.example.com' });
+    try {
+      const token = server.createdToken as string;
+      const created = await send(server.url, token, '/reminders', 'POST', '{"title":"a"}');
+      expect(created.status).toBe(201);
+      expect(created.headers.location).toMatch(/^https:\/\/pm\.example\.com\/reminders\//);
+      await send(server.url, token, '/reminders', 'POST', '{"title":"b"}');
+      const list = await send(server.url, token, '/reminders?per_page=1');
+      expect(JSON.parse(list.body).meta.pagination.links.next).toBe(
+        'https://pm.example.com/reminders?per_page=1&page=2',
+      );
+      expect(list.body).not.toContain('evil.example');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('without it, is what links are made from (documented: trust it only behind a proxy that sets it)', async () => {
+    const server = await startServer({ dataFile: fresh() });
+    try {
+      const token = server.createdToken as string;
+      for (const title of ['a', 'b']) await send(server.url, token, '/reminders', 'POST', JSON.stringify({ title }));
+      const list = await send(server.url, token, '/reminders?per_page=1');
+      expect(JSON.parse(list.body).meta.pagination.links.next).toBe('http://evil.example/reminders?per_page=1&page=2');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
     host: o.host,
     port: o.port,
     ...(rateLimit ? { rateLimit } : {}),
+    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     logError: (err) => io.stderr.write(`pm serve: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
   });
   if (server.createdToken)

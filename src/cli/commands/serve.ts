@@ -17,6 +17,8 @@ export interface ServeOptions {
   readonly port: number;
   readonly dataFile: string;
   readonly rateLimit?: RateLimit | undefined;
+  /** The origin clients reach the server at, behind a proxy. */
+  readonly publicUrl?: string | undefined;
 }
 
 /** What every command on a data file is given: the factory and the file. */
@@ -88,6 +90,20 @@ function parseScopes(text: string | undefined): string[] {
   return scopes;
 }
 
+/** --public-url: an http(s) origin, nothing more (no path, query or credentials). */
+function parsePublicUrl(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let u: URL | undefined;
+  try {
+    u = new URL(text);
+  } catch {
+    u = undefined;
+  }
+  if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash || u.pathname !== '/')
+    throw usageError(`--public-url must be an origin such as https://pm.example.com (no path), not "${text}".`);
+  return u.origin;
+}
+
 /** The rate limit flag, read by the server's own parser (loaded only when it is given). */
 async function parseRateLimitFlag(text: string | undefined): Promise<RateLimit | undefined> {
   if (text === undefined) return undefined;
@@ -112,6 +128,10 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
       '--rate-limit <n/min>',
       'limit each user to N requests per minute (or N/s, N/hour), as the hosted service does',
     )
+    .option(
+      '--public-url <url>',
+      'the origin clients reach the server at (behind a proxy): links and Location use it, not the Host header',
+    )
     .addHelpText(
       'after',
       `
@@ -123,14 +143,19 @@ Examples:
   pm serve --port 9000 --data ./team.db --rate-limit 60/min
   curl -H "Authorization: Bearer $(cat ~/.local/share/pm/pm.db.token)" http://127.0.0.1:8080/properties`,
     )
-    .action(async (opts: { host: string; port: string; data?: string; rateLimit?: string }, cmd: Command) =>
-      runs.serve({
-        f,
-        host: opts.host,
-        port: parsePort(opts.port),
-        dataFile: dataFileOf(f, cmd),
-        rateLimit: await parseRateLimitFlag(opts.rateLimit),
-      }),
+    .action(
+      async (
+        opts: { host: string; port: string; data?: string; rateLimit?: string; publicUrl?: string },
+        cmd: Command,
+      ) =>
+        runs.serve({
+          f,
+          host: opts.host,
+          port: parsePort(opts.port),
+          dataFile: dataFileOf(f, cmd),
+          rateLimit: await parseRateLimitFlag(opts.rateLimit),
+          publicUrl: parsePublicUrl(opts.publicUrl),
+        }),
     );
 
   const tokens = serve
