@@ -31,15 +31,18 @@ export function openDatabase(file: string): DB {
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     refuseForeign(db, file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    migrate(db);
   } catch (e) {
     db.close();
+    const code = (e as { code?: unknown }).code;
+    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB')
+      throw new Error(`the data file ${file} is damaged (${(e as Error).message}); restore it from a backup`);
     throw e;
   }
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  migrate(db);
   return db;
 }
 

@@ -8,6 +8,7 @@ import { createApi } from './api.js';
 import { createHttpServer } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit } from './ratelimit.js';
 import { bootstrap, type DataFileStore, openStore } from './datafile.js';
+import type { SqliteStore } from './sqlite/index.js';
 
 export { parseRateLimit } from './ratelimit.js';
 export type { RateLimit, RateLimiter } from './ratelimit.js';
@@ -39,8 +40,18 @@ export interface RunningServer {
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const now = opts.now ?? Date.now;
-  const store = opts.store ?? openStore(opts.dataFile, now);
-  const createdToken = bootstrap(store);
+  const opened = opts.store ? undefined : openStore(opts.dataFile, now);
+  const store = opts.store ?? (opened as SqliteStore);
+  let createdToken: string | undefined;
+  try {
+    // A damaged file is refused at the start, not answered with a 500 to every request.
+    const problem = opened?.quickCheck();
+    if (problem) throw new Error(`the data file ${opts.dataFile} is damaged (${problem}); restore it from a backup`);
+    createdToken = bootstrap(store);
+  } catch (e) {
+    opened?.close();
+    throw e;
+  }
   const api = createApi({
     store,
     now,

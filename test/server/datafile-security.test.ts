@@ -3,7 +3,19 @@
  * the token goes, a link, an SQLite file that is not pm's; and the modes of what pm creates.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -12,6 +24,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tokenFileFor } from '../../src/core/paths.js';
 import { bootstrap, openStore, startServer } from '../../src/server/index.js';
+import { makeApi } from '../helpers/server.js';
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 const dir = mkdtempSync(join(tmpdir(), 'pm-datafile-'));
@@ -176,6 +189,51 @@ describe('the Host header', () => {
       expect(JSON.parse(list.body).meta.pagination.links.next).toBe('http://evil.example/reminders?per_page=1&page=2');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('a data file that cannot be trusted to hold', () => {
+  it('damaged in the middle: pm serve refuses to start, saying so', async () => {
+    const file = fresh();
+    const store = openStore(file);
+    const { userId } = store.createAccount('a');
+    const { token } = store.createToken(userId, 't', ['reminders.write']);
+    store.close();
+    const server = await startServer({ dataFile: file });
+    const api = makeApi(server.url, token);
+    for (let i = 0; i < 300; i++) await api('POST', '/reminders', { title: `reminder ${i} ${'x'.repeat(200)}` });
+    await server.close();
+    const db = new Database(file);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    db.close();
+    expect(pages).toBeGreaterThan(10);
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 4096 * Math.floor(pages / 2));
+    closeSync(fd);
+    await expect(startServer({ dataFile: file })).rejects.toThrow(/is damaged .*restore it from a backup/);
+  });
+
+  it('a full disk is a 507 saying so, with nothing written; reads go on', async () => {
+    const file = fresh();
+    const store = openStore(file);
+    const server = await startServer({ dataFile: file, store });
+    try {
+      const api = makeApi(server.url, server.createdToken as string);
+      expect((await api('POST', '/reminders', { title: 'before' })).status).toBe(201);
+      store.db.pragma(`max_page_count = ${store.db.pragma('page_count', { simple: true })}`);
+      let full: Awaited<ReturnType<typeof api>> | undefined;
+      for (let i = 0; i < 200 && !full; i++) {
+        const res = await api('POST', '/reminders', { title: 'y', description: 'y'.repeat(2000) });
+        if (res.status !== 201) full = res;
+      }
+      expect(full?.status).toBe(507);
+      expect(full?.body.message).toMatch(/disk is full/);
+      expect((await api('GET', '/reminders?title=before')).status).toBe(200);
+    } finally {
+      await server.close();
+      store.close();
     }
   });
 });

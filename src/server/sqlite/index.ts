@@ -3,6 +3,7 @@
  * bounded cache, and the store's operations in modules by concern: records.ts (with rows.ts,
  * where.ts, custom-values.ts, fold.ts) and tokens.ts. Opening the file and migrating it is db.ts's.
  */
+import { ApiError } from '../../core/errors.js';
 import { type DB, openDatabase } from '../db.js';
 import type { SyncStore } from '../store.js';
 import * as records from './records.js';
@@ -15,6 +16,32 @@ export interface SqliteStore extends SyncStore {
   /** The connection, for tests and tools that look at the file itself. */
   readonly db: DB;
   readonly statements: StatementCache;
+  /** SQLite's quick integrity check of the whole file: what is wrong, or undefined when it is sound. */
+  quickCheck(): string | undefined;
+}
+
+/**
+ * SQLite's failures a client should hear of as what they are, not as a bare 500: a full disk
+ * (507, nothing written: the transaction rolled back), a file that is damaged or was taken away.
+ */
+function storeError(e: unknown): unknown {
+  const code = (e as { code?: unknown }).code;
+  if (code === 'SQLITE_FULL')
+    return new ApiError(507, 'The server cannot store this: its disk is full. Nothing was written.');
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB')
+    return new ApiError(503, 'The server cannot read its data file: it is damaged.');
+  return e;
+}
+
+/** A store operation whose SQLite failures are reported as storeError says. */
+function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T {
+  return (...args) => {
+    try {
+      return fn(...args);
+    } catch (e) {
+      throw storeError(e);
+    }
+  };
 }
 
 export function openSqliteStore(file: string, now: () => number = Date.now): SqliteStore {
@@ -24,17 +51,33 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sql
     db,
     now,
     stmt: (text) => statements.get(text),
-    write: (fn) => db.transaction(fn).immediate(),
+    write: (fn) => {
+      try {
+        return db.transaction(fn).immediate();
+      } catch (e) {
+        throw storeError(e);
+      }
+    },
   };
   return {
     file,
     db,
     statements,
-    list: (accountId, r, q) => records.listRecords(sql, accountId, r, q),
-    get: (accountId, r, uuid, embed) => records.getRecord(sql, accountId, r, uuid, embed),
-    create: (accountId, r, body, parent) => records.createRecord(sql, accountId, r, body, parent),
-    update: (accountId, r, uuid, body) => records.updateRecord(sql, accountId, r, uuid, body),
-    delete: (accountId, r, uuid) => records.deleteRecord(sql, accountId, r, uuid),
+    list: guard((accountId, r, q) => records.listRecords(sql, accountId, r, q)),
+    get: guard((accountId, r, uuid, embed) => records.getRecord(sql, accountId, r, uuid, embed)),
+    create: guard((accountId, r, body, parent) => records.createRecord(sql, accountId, r, body, parent)),
+    update: guard((accountId, r, uuid, body) => records.updateRecord(sql, accountId, r, uuid, body)),
+    delete: guard((accountId, r, uuid) => records.deleteRecord(sql, accountId, r, uuid)),
+    quickCheck: () => {
+      try {
+        const rows = db.pragma('quick_check(20)') as { quick_check: string }[];
+        const problems = rows.map((x) => x.quick_check).filter((x) => x !== 'ok');
+        return problems.length ? problems.join('; ') : undefined;
+      } catch (e) {
+        if (storeError(e) instanceof ApiError) return (e as Error).message;
+        throw e;
+      }
+    },
     createAccount: (name, userName) => tokens.createAccount(sql, name, userName),
     firstUser: () => tokens.firstUser(sql),
     userOfAccount: (accountId) => tokens.userOfAccount(sql, accountId),
