@@ -9,19 +9,31 @@ import { usageError } from './errors.js';
 
 /** All of standard input, as text. */
 export async function readStdin(deps: Pick<Deps, 'io'>): Promise<string> {
-  const chunks: string[] = [];
-  for await (const c of deps.io.stdin) chunks.push(typeof c === 'string' ? c : c.toString('utf8'));
-  return chunks.join('');
+  const chunks: Buffer[] = [];
+  for await (const c of deps.io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
+  return utf8(Buffer.concat(chunks), 'standard input');
 }
 
 /** A file's text, or standard input's for "-". */
 export async function readFileOrStdin(file: string, deps: Pick<Deps, 'io'>, flag: string): Promise<string> {
   if (file === '-') return readStdin(deps);
+  let bytes: Buffer;
   try {
-    return readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     throw usageError(`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
   }
+  return utf8(bytes, `${flag} ${file}`);
+}
+
+/** Text that must be UTF-8: bytes that are not (a Latin-1 file, say) are an error naming the line. */
+export function utf8(bytes: Buffer, where: string): string {
+  const text = bytes.toString('utf8');
+  if (text.includes('\uFFFD') && !Buffer.from(text, 'utf8').equals(bytes)) {
+    const line = text.slice(0, text.indexOf('\uFFFD')).split('\n').length;
+    throw usageError(`${where} line ${line}: not UTF-8 text; save the file as UTF-8 and try again.`);
+  }
+  return text;
 }
 
 /**

@@ -53,6 +53,10 @@ function precisionOf(text: string): Duration {
 export function parseInstant(text: string): DateTime | undefined {
   const s = text.trim();
   if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}(:\d{2}(:\d{2}([.,]\d+)?)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/i.test(s)) return undefined;
+  // An offset is at most 14 hours (UTC+14:00 is the farthest zone), its minutes under 60:
+  // +99:99 would shift the instant by days.
+  const offset = /([+-])(\d{2}):?(\d{2})?$/.exec(s.slice(10));
+  if (offset && (Number(offset[2]) > 14 || Number(offset[3] ?? 0) > 59)) return undefined;
   const dt = luxon().DateTime.fromISO(s.replace(' ', 'T'), UTC);
   return dt.isValid ? dt.toUTC() : undefined;
 }

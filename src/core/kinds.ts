@@ -25,6 +25,11 @@ import {
   type Range,
 } from './datetime.js';
 
+/** Whether a string is valid Unicode: no surrogate half without its other half. */
+export function wellFormed(s: string): boolean {
+  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+}
+
 /** A value that does not fit its kind; the message has no subject ("must be a whole number..."). */
 export class KindError extends Error {
   readonly hint: string | undefined;
@@ -324,6 +329,8 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
       if (f.max !== undefined && [...v].length > f.max)
         return report(n, `The ${label(n)} field must not be greater than ${f.max} characters.`);
       if (v.includes('\u0000')) return report(n, `The ${label(n)} field must not contain NUL characters.`);
+      // A lone surrogate is no character: stored, it would be invalid UTF-8.
+      if (!wellFormed(v)) return report(n, `The ${label(n)} field must be valid Unicode text.`);
       return v;
     },
     columns: (f) => [{ name: f.name, type: 'TEXT', notNull: !f.nullable }],

@@ -6,7 +6,7 @@ import { inputFields } from '../resources/index.js';
 import type { FieldDef, ResourceDef } from '../resources/types.js';
 import { isDateOnly } from './datetime.js';
 import { ErrorBag } from './errors.js';
-import { fieldKind, INVALID } from './kinds.js';
+import { fieldKind, INVALID, wellFormed } from './kinds.js';
 
 export type Mode = 'create' | 'update';
 
@@ -84,6 +84,8 @@ function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | unde
     const value = o.value;
     if (value !== null && typeof value !== 'string')
       return bag.add(`${at}.value`, `The ${at}.value field must be a string or null.`);
+    if (typeof value === 'string' && !wellFormed(value))
+      return bag.add(`${at}.value`, `The ${at}.value field must be valid Unicode text.`);
     if (typeof value === 'string' && [...value].length > 65535)
       return bag.add(`${at}.value`, `The ${at}.value field must not be greater than 65535 characters.`);
     out.push({ ...(name !== undefined ? { name } : { uuid: uuid as string }), value: value as string | null });

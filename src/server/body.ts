@@ -76,6 +76,11 @@ export class RequestBody {
       throw new ApiError(400, 'The request body could not be read.');
     }
     this.#complete = true;
-    return new TextDecoder().decode(Buffer.concat(chunks, size));
+    try {
+      // Bytes that are not UTF-8 are refused, not silently replaced.
+      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size));
+    } catch {
+      throw new ApiError(400, 'The request body is not valid UTF-8.');
+    }
   }
 }

@@ -139,6 +139,27 @@ describe('validateBody refuses, naming each field', () => {
       { due_at: ['The due at field must be an ISO 8601 date or datetime, not "tomorrow".'] },
     ],
     [
+      'an offset beyond any zone (it would shift the time by days)',
+      reminders,
+      'create',
+      { title: 't', due_at: '2026-12-01T10:00:00+99:99' },
+      { due_at: ['The due at field must be an ISO 8601 date or datetime, not "2026-12-01T10:00:00+99:99".'] },
+    ],
+    [
+      'a lone surrogate in text',
+      properties,
+      'create',
+      { ...base, city: 'Leeds \ud800' },
+      { city: ['The city field must be valid Unicode text.'] },
+    ],
+    [
+      'a lone surrogate in a custom value',
+      properties,
+      'create',
+      { ...base, custom_fields: [{ name: 'colour', value: '\udc00red' }] },
+      { 'custom_fields.0.value': ['The custom_fields.0.value field must be valid Unicode text.'] },
+    ],
+    [
       'a date that is not all day',
       reminders,
       'create',

@@ -162,3 +162,30 @@ describe('text from a server', () => {
     expect(shown.stdout.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 });
+
+describe('text that is not what it claims', () => {
+  it('a body that is not UTF-8 is a 400, not silently replaced', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const res = await acct.api('POST', '/reminders', undefined, {
+      raw: bytes,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('The request body is not valid UTF-8.');
+  });
+
+  it('a Latin-1 CSV is refused, naming the line, before anything is sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-latin1-'));
+    try {
+      const file = join(dir, 'in.csv');
+      writeFileSync(file, Buffer.concat([Buffer.from('title\nfine\ncaf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+      const before = front.count('POST');
+      const r = await pm(['reminders', 'create', '--from-file', file]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`--from-file ${file} line 3: not UTF-8 text`);
+      expect(front.count('POST')).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
