@@ -3,3 +3,5 @@ export const DEFAULT_PER_PAGE = 10;
 export const MAX_PER_PAGE = 100;
 export const MAX_QUERY_PARAMS = 64;
 export const MAX_QUERY_VALUE = 1024;
+/** The largest request body the API takes (bytes): a record larger cannot be sent. */
+export const MAX_BODY_BYTES = 1024 * 1024;

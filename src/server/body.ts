@@ -6,8 +6,9 @@
  * hand their bodies to the API core as a RequestBody.
  */
 import { ApiError } from '../core/errors.js';
+import { MAX_BODY_BYTES } from '../core/limits.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 export function bodyTooLarge(): ApiError {
   return new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);

@@ -189,3 +189,29 @@ describe('text that is not what it claims', () => {
     }
   });
 });
+
+describe('a record too large to send', () => {
+  it('in --from-file is a usage error naming the line, in every format, before anything is sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-large-'));
+    try {
+      const big = 'x'.repeat(2 * 1024 * 1024);
+      const files: [string, string, string][] = [
+        ['in.ndjson', `{"title":"a"}\n{"title":"${big}"}\n`, 'line 2'],
+        ['in.json', JSON.stringify([{ title: 'a' }, { title: big }]), 'element 2'],
+        ['in.csv', `title\na\n${big}\n`, 'line 3'],
+      ];
+      const before = front.count('POST');
+      for (const [name, text, where] of files) {
+        const file = join(dir, name);
+        writeFileSync(file, text);
+        const r = await pm(['reminders', 'create', '--from-file', file]);
+        expect(r.code, name).toBe(2);
+        expect(r.stderr, name).toContain(where);
+        expect(r.stderr, name).toMatch(/larger than .*1 MiB|1048576/);
+      }
+      expect(front.count('POST')).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { extname } from 'node:path';
 import { fieldOf, inputFields } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import { type ClientContext, FIELD_KINDS, KindError } from '../../core/kinds.js';
+import { MAX_BODY_BYTES } from '../../core/limits.js';
 import { usageError } from '../errors.js';
 
 export type Format = 'ndjson' | 'json' | 'csv';
@@ -44,10 +45,19 @@ export function formatOf(file: string, forced: string | undefined, text: string)
 
 const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('_')));
 
+/** A record larger than a request may carry can never be sent: said before anything is. */
+function tooLarge(where: string, bytes: number): never {
+  throw usageError(
+    `${where}: a record of ${bytes} bytes is larger than the ${MAX_BODY_BYTES} bytes (1 MiB) a request may carry.`,
+  );
+}
+
 function parseNdjson(text: string, where: string): InputRecord[] {
   const out: InputRecord[] = [];
   text.split(/\r?\n/).forEach((lineText, i) => {
     if (lineText.trim() === '') return;
+    const bytes = Buffer.byteLength(lineText);
+    if (bytes > MAX_BODY_BYTES) tooLarge(`${where} line ${i + 1}`, bytes);
     let v: unknown;
     try {
       v = JSON.parse(lineText);
@@ -72,6 +82,8 @@ function parseJsonArray(text: string, where: string): InputRecord[] {
   return v.map((item, i) => {
     if (typeof item !== 'object' || item === null || Array.isArray(item))
       throw usageError(`${where} element ${i + 1}: must be a JSON object.`);
+    const bytes = Buffer.byteLength(JSON.stringify(item));
+    if (bytes > MAX_BODY_BYTES) tooLarge(`${where} element ${i + 1}`, bytes);
     return { line: i + 1, original: item as Record<string, unknown>, body: strip(item as Record<string, unknown>) };
   });
 }
@@ -93,7 +105,12 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
   const { parse } = await import('csv-parse/sync');
   let rows: string[][];
   try {
-    rows = parse(text, { relax_column_count: false, skip_empty_lines: true, bom: true }) as string[][];
+    rows = parse(text, {
+      relax_column_count: false,
+      skip_empty_lines: true,
+      bom: true,
+      max_record_size: MAX_BODY_BYTES,
+    }) as string[][];
   } catch (e) {
     throw usageError(`${where}: ${(e as Error).message}.`);
   }
