@@ -336,13 +336,45 @@ export class HttpClient {
   ): Promise<Raw> {
     const dispatcher = await this.getDispatcher();
     const started = Date.now();
+    // --timeout is a deadline for the whole answer, not only for each read: a server trickling a
+    // byte a second is given up on as one that says nothing. Pacing waits come before it starts.
+    const ms = (this.options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), ms);
+    const user = this.options.signal;
+    const signal = user ? AbortSignal.any([user, deadline.signal]) : deadline.signal;
+    const late = (code: string) =>
+      Object.assign(new Error(`the answer took longer than ${ms / 1000} s in all`), { code });
+    try {
+      return await this.exchange(dispatcher, method, url, payload, extra, signal, started, () =>
+        deadline.signal.aborted && !user?.aborted ? late('UND_ERR_BODY_TIMEOUT') : undefined,
+      );
+    } catch (e) {
+      if (deadline.signal.aborted && !user?.aborted) throw late('UND_ERR_HEADERS_TIMEOUT');
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Sends the request and reads its answer; `overdue` says whether the deadline cut the body. */
+  private async exchange(
+    dispatcher: Dispatcher,
+    method: string,
+    url: URL,
+    payload: string | undefined,
+    extra: Record<string, string> | undefined,
+    signal: AbortSignal,
+    started: number,
+    overdue: () => Error | undefined,
+  ): Promise<Raw> {
     const res = await dispatcher.request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method: method as Dispatcher.HttpMethod,
       headers: this.headers(payload !== undefined, false, extra),
       ...(payload !== undefined ? { body: payload } : {}),
-      ...(this.options.signal ? { signal: this.options.signal } : {}),
+      signal,
     });
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers))
@@ -363,7 +395,7 @@ export class HttpClient {
       }
     } catch (e) {
       if (isAbort(e, this.options.signal)) throw e;
-      cut = e ?? new Error('the answer was cut off');
+      cut = overdue() ?? e ?? new Error('the answer was cut off');
     }
     return {
       status: res.statusCode,

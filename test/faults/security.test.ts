@@ -3,6 +3,8 @@
  * docs/security.md).
  */
 import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,6 +214,31 @@ describe('a record too large to send', () => {
       expect(front.count('POST')).toBe(before);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('--timeout', () => {
+  it('is a deadline for the whole answer: a server trickling a byte at a time is given up on', async () => {
+    const trickle = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data": [');
+      const timer = setInterval(() => res.write(' '), 200);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => trickle.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (trickle.address() as AddressInfo).port;
+      const started = Date.now();
+      const r = await runPm(['reminders', 'list', '--timeout', '1', '--retries', '0'], {
+        env: { PM_BASE_URL: `http://127.0.0.1:${port}`, PM_TOKEN: 'x' },
+      });
+      expect(r.code).toBe(5);
+      expect(r.stderr).toMatch(/timed out reading the answer|took longer than 1 s/);
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      trickle.closeAllConnections();
+      await new Promise((resolve) => trickle.close(resolve));
     }
   });
 });
