@@ -47,12 +47,12 @@ export class RequestBody {
   }
 
   /**
-   * What a route that takes a body does before anything else (authentication included): refuse a
-   * declared length over the limit unread, and read a body of undeclared length now, up to it.
+   * What a route that takes a body does before anything else: refuse a declared length over the
+   * limit, unread. A body of undeclared length is read only after authentication, when the
+   * handler asks for it: a request without a valid token gets its 401 without its body read.
    */
   async settle(): Promise<void> {
-    if (this.declaredLength === undefined) await this.text();
-    else if (this.declaredLength > MAX_BODY_BYTES) throw bodyTooLarge();
+    if (this.declaredLength !== undefined && this.declaredLength > MAX_BODY_BYTES) throw bodyTooLarge();
   }
 
   /** The body as text, read once; 413 past the limit. */

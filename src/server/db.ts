@@ -31,7 +31,7 @@ export function openDatabase(file: string): DB {
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     refuseForeign(db, file);
-    db.pragma('journal_mode = WAL');
+    walMode(db);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -51,14 +51,34 @@ export function openDatabase(file: string): DB {
  * anything is written to it: not switched to WAL, not given pm's tables.
  */
 function refuseForeign(db: DB, file: string): void {
-  if ((db.pragma('user_version', { simple: true }) as number) !== 0) return;
-  const { n } = db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as {
-    n: number;
-  };
-  if (n > 0)
+  // One statement, one snapshot: another process may be migrating the new file at this moment.
+  const { v, n } = db
+    .prepare(
+      "SELECT (SELECT user_version FROM pragma_user_version) AS v, (SELECT COUNT(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%') AS n",
+    )
+    .get() as { v: number; n: number };
+  if (v === 0 && n > 0)
     throw new Error(
       `${file} is an SQLite file that is not a pm data file (it has tables of its own); pm leaves it as it is`,
     );
+}
+
+/**
+ * Switches the file to WAL. SQLite answers "database is locked" at once, without waiting out the
+ * busy timeout, when another process is in the middle of opening or migrating the same new file:
+ * so wait and try again here, up to the same timeout.
+ */
+function walMode(db: DB): void {
+  const until = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > until) throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 export function migrate(db: DB): void {

@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -234,6 +235,36 @@ describe('a data file that cannot be trusted to hold', () => {
     } finally {
       await server.close();
       store.close();
+    }
+  });
+});
+
+describe('a body from a client without a valid token', () => {
+  it('is not read: the 401 comes while the client is still sending, and the connection closes', async () => {
+    const server = await startServer({ dataFile: fresh() });
+    try {
+      const u = new URL(server.url);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(u.port), u.hostname, () => {
+          socket.write(
+            'POST /reminders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n' +
+              'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+          );
+          // A first chunk of a body that would be a megabyte: the rest is never sent.
+          socket.write(`10000\r\n${'x'.repeat(0x10000)}\r\n`);
+        });
+        let text = '';
+        socket.on('data', (d) => {
+          text += d;
+        });
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+        setTimeout(() => socket.destroy(), 5000);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 401/);
+      expect(answer.toLowerCase()).toContain('connection: close');
+    } finally {
+      await server.close();
     }
   });
 });
