@@ -87,8 +87,14 @@ export function filterQuery(
       inner[f.name] = FILTER_KINDS[f.filter].arrayable ? [...(inner[f.name] ?? []), value] : [value];
     }
     const encoded: Record<string, string[]> = {};
+    // The uuids came from --property, the rest from --property-where.
     for (const [name, values] of Object.entries(inner))
-      encoded[name] = filterValues(fieldOf(target, name) as FieldDef, values, `${rel.name}-where ${name}`, ctx);
+      encoded[name] = filterValues(
+        fieldOf(target, name) as FieldDef,
+        values,
+        name === 'uuid' && uuids?.length ? rel.name : `${rel.name}-where ${name}`,
+        ctx,
+      );
     if (Object.keys(encoded).length) relations[rel.name] = encoded;
   }
   let custom: { name?: string; value?: string } | undefined;

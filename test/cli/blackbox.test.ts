@@ -113,7 +113,8 @@ describe('bin/pm', () => {
 
   it('exits 2 on a usage error, 3 on not found, 4 on a refused token', async () => {
     expect((await pmBin(['properties', 'list', '--bedrooms', 'many'], env)).code).toBe(2);
-    expect((await pmBin(['properties', 'get', 'nope'], env)).code).toBe(3);
+    expect((await pmBin(['properties', 'get', 'nope'], env)).code).toBe(2);
+    expect((await pmBin(['properties', 'get', '0f0e0d0c-0b0a-4909-8807-060504030201'], env)).code).toBe(3);
     expect((await pmBin(['properties', 'list'], { ...env, PM_TOKEN: 'pm_nope' })).code).toBe(4);
   });
 

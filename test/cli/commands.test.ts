@@ -300,7 +300,7 @@ describe('pm api and errors', () => {
   });
 
   it('writes errors as JSON with --json', async () => {
-    const r = await pm(['properties', 'get', 'nope', '--json']);
+    const r = await pm(['properties', 'get', '0f0e0d0c-0b0a-4909-8807-060504030201', '--json']);
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stderr).error).toMatchObject({ exit_code: 3, status: 404 });
   });

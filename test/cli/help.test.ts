@@ -458,7 +458,11 @@ describe('the list examples of every help page and of the README run', () => {
     expect(lists.length).toBeGreaterThan(15);
     for (const args of lists) {
       // -o csv and the like write to a file in the example; here they go to the buffer.
-      const r = await runPm(args, opts);
+      // An example's uuid is shortened ("3f2a9c1e-…"): run it with a whole one, as a person would.
+      const r = await runPm(
+        args.map((a) => a.replace(/^([0-9a-f]{8})-…$/, '$1-5b7d-4c1a-9e0f-2b6d8a4c7e15')),
+        opts,
+      );
       expect(`${args.join(' ')} -> ${r.code} ${r.stderr}`).toBe(`${args.join(' ')} -> 0 `);
     }
   });

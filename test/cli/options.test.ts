@@ -72,6 +72,14 @@ describe('list', () => {
     );
   });
 
+  it('values that can be checked are checked before any run: a uuid, an embed, a range', async () => {
+    await expect(list(['--uuid', 'x'])).resolves.toBeDefined();
+    expect(() => filterQuery(properties, { uuid: ['x'] }, deps.now())).toThrow('--uuid must be a uuid');
+    expect(() => filterQuery(properties, { bedrooms: ['-3'] }, deps.now())).toThrow('--bedrooms must be at least 0');
+    expect(() => filterQuery(notes, { property: ['bad'] }, deps.now())).toThrow('--property must be a uuid');
+    await expect(list(['--embed', 'notes'])).rejects.toThrow('--embed: properties cannot embed "notes"');
+  });
+
   it('how flags combine is checked before any run', async () => {
     await expect(list(['--all', '--limit', '3'])).rejects.toThrow('--all and --limit cannot be used together.');
     await expect(list(['--per-page', '101'])).rejects.toThrow('--per-page must be at most 100, not 101.');
@@ -98,15 +106,26 @@ describe('create', () => {
   });
 
   it('a record created under a parent names exactly one', async () => {
-    const o = await create(notes, ['--property', 'p-1', '--content-file', 'note.txt']);
-    expect(o.parent).toEqual({ resource: 'properties', uuid: 'p-1' });
+    const o = await create(notes, ['--property', '1a2b3c4d-0000-4000-8000-000000000001', '--content-file', 'note.txt']);
+    expect(o.parent).toEqual({ resource: 'properties', uuid: '1a2b3c4d-0000-4000-8000-000000000001' });
     expect(o.textFile).toBe('note.txt');
     await expect(create(notes, ['--content', 'x'])).rejects.toThrow(
       'a note belongs to a parent: give --property or --contact.',
     );
-    await expect(create(notes, ['--property', 'a', '--contact', 'b'])).rejects.toThrow(
-      'give only one of --property or --contact.',
-    );
+    await expect(
+      create(notes, [
+        '--property',
+        '1a2b3c4d-0000-4000-8000-000000000001',
+        '--contact',
+        '1a2b3c4d-0000-4000-8000-000000000002',
+      ]),
+    ).rejects.toThrow('give only one of --property or --contact.');
+  });
+
+  it('bulk flags without --from-file are refused, not ignored', async () => {
+    await expect(
+      create(properties, ['--address', 'x', '--postcode', 'y', '--skip-existing', 'address']),
+    ).rejects.toThrow('--skip-existing goes with --from-file');
   });
 
   it('--from-file goes to the bulk run', async () => {
@@ -127,8 +146,10 @@ describe('delete', () => {
     parse<DeleteOptions>((run) => newCmdDelete(f, properties, { delete: run, bulk: noop }), argv);
 
   it('uuids and switches', async () => {
-    expect(await del(['a', 'b', '--yes', '--json'])).toMatchObject({
-      uuids: ['a', 'b'],
+    expect(
+      await del(['1a2b3c4d-0000-4000-8000-000000000001', '1a2b3c4d-0000-4000-8000-000000000002', '--yes', '--json']),
+    ).toMatchObject({
+      uuids: ['1a2b3c4d-0000-4000-8000-000000000001', '1a2b3c4d-0000-4000-8000-000000000002'],
       yes: true,
       json: true,
       dryRun: false,
@@ -137,7 +158,10 @@ describe('delete', () => {
   });
 
   it('uuids and --from-file together are refused', async () => {
-    await expect(del(['a', '--from-file', 'x.ndjson'])).rejects.toThrow('give either uuids or --from-file, not both.');
+    await expect(del(['1a2b3c4d-0000-4000-8000-000000000001', '--from-file', 'x.ndjson'])).rejects.toThrow(
+      'give either uuids or --from-file, not both.',
+    );
+    await expect(del(['not-a-uuid', '--yes'])).rejects.toThrow('<uuid> must be a uuid');
     await expect(del([])).rejects.toThrow('missing <uuid...>');
   });
 });

@@ -8,6 +8,7 @@
 import type { Command } from 'commander';
 import { RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
+import { UUID_RE } from '../../core/kinds.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { addBulkFlags, type Verb } from '../bulk/flags.js';
 import { adopt, commandOf } from '../command.js';
@@ -134,7 +135,38 @@ function pageNumber(flag: string, v: unknown, max?: number): number | undefined 
   return Number(s);
 }
 
+/** The bulk flags: each goes with --from-file, and means nothing without it. */
+const BULK_ONLY = ['skipExisting', 'validateOnly', 'concurrency', 'failed', 'format'] as const;
+
+/** A bulk flag given without --from-file is refused, not silently ignored. */
+function bulkFlagsAlone(flags: Flags): void {
+  const given = BULK_ONLY.find((k) => flags[k] !== undefined);
+  if (given)
+    throw usageError(
+      `--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --from-file: it means nothing for a single record.`,
+    );
+}
+
+/** A uuid argument or flag; anything else is refused before a request is made. */
+export function checkUuid(value: string, what: string): string {
+  if (!UUID_RE.test(value))
+    throw usageError(`${what} must be a uuid such as 3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15, not "${value}".`);
+  return value;
+}
+
 const str = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
+
+/** --embed: names the resource can embed, checked before any request. */
+function embedOf(r: ResourceDef, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const names = String(value)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const bad = names.find((n) => !r.embeds?.includes(n));
+  if (bad) throw usageError(`--embed: ${r.path} cannot embed "${bad}"; they can embed ${(r.embeds ?? []).join(', ')}.`);
+  return String(value);
+}
 
 function addEmbedFlag(cmd: Command, r: ResourceDef): void {
   if (r.embeds?.length) cmd.option('--embed <names>', `embed related data: ${r.embeds.join(', ')}`);
@@ -162,7 +194,7 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
       perPage: pageNumber('per-page', flags.perPage, MAX_PER_PAGE),
       limit,
       all,
-      embed: str(flags.embed),
+      embed: embedOf(r, flags.embed),
       output: outputFlagsOf(flags),
     };
     if (all && limit !== undefined) throw usageError('--all and --limit cannot be used together.');
@@ -176,7 +208,13 @@ export function newCmdGet(f: Factory, r: ResourceDef, run: Runs['get'] = RUNS.ge
   addOutputFlags(cmd);
   cmd.addHelpText('after', examples(r, 'get'));
   return cmd.action((uuid: string, flags: Flags) =>
-    run({ f, resource: r, uuid, embed: str(flags.embed), output: outputFlagsOf(flags) }),
+    run({
+      f,
+      resource: r,
+      uuid: checkUuid(uuid, '<uuid>'),
+      embed: embedOf(r, flags.embed),
+      output: outputFlagsOf(flags),
+    }),
   );
 }
 
@@ -193,6 +231,7 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
   return cmd.action((flags: Flags) => {
     if (flags.fromFile !== undefined)
       return runs.bulk({ f, resource: r, verb: 'create', fromFile: String(flags.fromFile), flags });
+    bulkFlagsAlone(flags);
     let parent: ParentOption | undefined;
     if (r.parents) {
       const given = r.parents.filter((p) => flags[optKey(p.name)] !== undefined);
@@ -202,7 +241,7 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
           given.length ? `give only one of ${names}.` : `a ${r.singular} belongs to a parent: give ${names}.`,
         );
       const p = given[0] as NonNullable<ResourceDef['parents']>[number];
-      parent = { resource: p.target, uuid: String(flags[optKey(p.name)]) };
+      parent = { resource: p.target, uuid: checkUuid(String(flags[optKey(p.name)]), `--${p.name}`) };
     }
     return runs.create({
       f,
@@ -231,10 +270,11 @@ export function newCmdUpdate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'updat
       return runs.bulk({ f, resource: r, verb: 'update', fromFile: String(flags.fromFile), flags });
     }
     if (uuid === undefined) throw usageError('missing <uuid> (or --from-file with records that carry their uuid).');
+    bulkFlagsAlone(flags);
     return runs.update({
       f,
       resource: r,
-      uuid,
+      uuid: checkUuid(uuid, '<uuid>'),
       flags,
       data: str(flags.data),
       dryRun: flags.dryRun === true,
@@ -260,10 +300,11 @@ export function newCmdDelete(f: Factory, r: ResourceDef, runs: Pick<Runs, 'delet
       return runs.bulk({ f, resource: r, verb: 'delete', fromFile: str(flags.fromFile), flags });
     }
     if (!uuids.length) throw usageError('missing <uuid...> (or - to read uuids from stdin, or --from-file).');
+    bulkFlagsAlone(flags);
     return runs.delete({
       f,
       resource: r,
-      uuids,
+      uuids: uuids.map((u) => checkUuid(u, '<uuid>')),
       yes: flags.yes === true,
       dryRun: flags.dryRun === true,
       quiet: flags.quiet === true,
