@@ -135,6 +135,14 @@ export function classify(e: unknown): Failure {
       transient: proxy === '502' || proxy === '503' || proxy === '504',
     };
   const before = err?.[BEFORE_REQUEST] === true;
+  // https:// to a server that speaks plain http: its answer is not a TLS handshake at all.
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG')
+    return {
+      code,
+      reason: 'the server does not speak TLS: is it http://, not https://?',
+      sent: 'no',
+      transient: false,
+    };
   if (code && TLS_CODES.test(code))
     return { code, reason: `the server's certificate is not trusted (${code})`, sent: 'no', transient: false };
   const nothingWritten = typeof err?.socket?.bytesWritten === 'number' && err.socket.bytesWritten === 0;

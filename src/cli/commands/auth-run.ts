@@ -141,6 +141,11 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
     );
   }
   if (exit) throw new CliError(exit.exitCode, `the token check failed: ${exit.message}`);
+  // Scripts and CI jobs check this: no usable token is a failure (as gh auth status).
+  if (!target.token && !target.embedded)
+    throw new CliError(EXIT.auth, `no token for ${printableUrl(target.baseUrl ?? '')}`, {
+      hint: 'Log in with `pm auth login`, or set PM_TOKEN.',
+    });
 }
 
 export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {

@@ -75,7 +75,8 @@ Examples:
     .addHelpText(
       'after',
       `
-Exits 0 when the token is accepted, 4 when the server refuses it, 5 when it cannot be reached.
+Exits 0 when the token is accepted, 4 when there is none or the server refuses it, 5 when the
+server cannot be reached.
 
 Examples:
   pm auth status

@@ -202,6 +202,11 @@ export async function deleteRun(o: DeleteOptions): Promise<void> {
       if (!o.quiet && !o.json) f.io.stderr.write(`Deleted ${r.singular} ${u}.\n`);
     } catch (e) {
       const err = describeApiError(e, r);
+      if (err.exitCode === EXIT.notFound && o.ignoreNotFound) {
+        results.push({ uuid: u, deleted: true });
+        if (!o.quiet && !o.json) f.io.stderr.write(`No ${r.singular} ${u}: already gone.\n`);
+        continue;
+      }
       if (err.exitCode === EXIT.interrupted || err.exitCode === EXIT.network || err.exitCode === EXIT.auth) throw err;
       results.push({ uuid: u, deleted: false, error: err.message });
       if (unique.length > 1) f.io.stderr.write(`error: ${visible(err.message)}\n`);

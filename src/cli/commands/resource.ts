@@ -81,6 +81,8 @@ export interface DeleteOptions {
   readonly dryRun: boolean;
   readonly quiet: boolean;
   readonly json: boolean;
+  /** A record already gone counts as deleted. */
+  readonly ignoreNotFound?: boolean;
 }
 
 /** A write from records in a file (or uuids on stdin, for delete). */
@@ -198,6 +200,8 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
       output: outputFlagsOf(flags),
     };
     if (all && limit !== undefined) throw usageError('--all and --limit cannot be used together.');
+    if (all && options.page !== undefined)
+      throw usageError('--all fetches every page from the first: drop --page, or --all to fetch from that page on.');
     return run(options);
   });
 }
@@ -290,7 +294,8 @@ export function newCmdDelete(f: Factory, r: ResourceDef, runs: Pick<Runs, 'delet
     .option('-y, --yes', 'do not ask for confirmation (needed in scripts and CI, where pm cannot ask)')
     .option('--dry-run', 'print the requests that would be sent, and send nothing')
     .option('-q, --quiet', 'print nothing but errors')
-    .option('--json', 'print the result as JSON: [{"uuid": …, "deleted": true}]');
+    .option('--json', 'print the result as JSON: [{"uuid": …, "deleted": true}]')
+    .option('--ignore-not-found', 'a record already gone is not an error (exit 0), as kubectl does');
   addBulkFlags(cmd, 'delete');
   cmd.addHelpText('after', examples(r, 'delete'));
   return cmd.action((uuids: string[], flags: Flags) => {
@@ -309,6 +314,7 @@ export function newCmdDelete(f: Factory, r: ResourceDef, runs: Pick<Runs, 'delet
       dryRun: flags.dryRun === true,
       quiet: flags.quiet === true,
       json: flags.json === true,
+      ignoreNotFound: flags.ignoreNotFound === true,
     });
   });
 }

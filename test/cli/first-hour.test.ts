@@ -1,0 +1,63 @@
+/**
+ * Sharp edges a new user met (the project's first-hour review), each as the user would meet it:
+ * in-process runs against the real server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPm } from '../helpers/cli.js';
+import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let acct: Account;
+const MISSING = '0f0e0d0c-0b0a-4909-8807-060504030201';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  acct = server.newAccount();
+});
+afterAll(() => server.close());
+
+const pm = (args: string[]) => runPm(args, { env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token } });
+
+describe('delete --ignore-not-found', () => {
+  it('a record already gone is not an error; without the flag it is exit 3', async () => {
+    const made = await acct.api('POST', '/reminders', { title: 'gone soon' });
+    const uuid = made.body.data.uuid as string;
+    expect((await pm(['reminders', 'delete', uuid, '--yes'])).code).toBe(0);
+    expect((await pm(['reminders', 'delete', uuid, '--yes'])).code).toBe(3);
+    const again = await pm(['reminders', 'delete', uuid, MISSING, '--yes', '--ignore-not-found', '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual([
+      { uuid, deleted: true },
+      { uuid: MISSING, deleted: true },
+    ]);
+  });
+});
+
+describe('list --all with --page', () => {
+  it('is refused rather than silently starting half way', async () => {
+    const r = await pm(['reminders', 'list', '--all', '--page', '3']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--all fetches every page from the first');
+  });
+});
+
+describe('pm auth status', () => {
+  it('exits 4 when there is no usable token, as scripts expect', async () => {
+    const none = await runPm(['auth', 'status', '--offline'], { env: { PM_BASE_URL: server.url } });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toContain('no token for');
+    const ok = await pm(['auth', 'status']);
+    expect(ok.code).toBe(0);
+  });
+});
+
+describe('https:// to a server that speaks plain http', () => {
+  it('says the server does not speak TLS, not that a certificate is untrusted', async () => {
+    const r = await runPm(['reminders', 'list', '--retries', '0'], {
+      env: { PM_BASE_URL: server.url.replace('http:', 'https:'), PM_TOKEN: acct.token },
+    });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('does not speak TLS');
+    expect(r.stderr).not.toMatch(/certificate/);
+  });
+});
