@@ -18,7 +18,15 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
  * `publicUrl`: the origin clients reach the server at (behind a proxy), used for pagination links
  * and Location headers instead of the request's Host header, which a client can set to anything.
  */
-export function createHttpServer(api: Api, logError?: (err: unknown) => void, publicUrl?: string): Server {
+/** Connections held at once by default: more are closed as they come (each costs a file descriptor). */
+export const MAX_CONNECTIONS = 256;
+
+export function createHttpServer(
+  api: Api,
+  logError?: (err: unknown) => void,
+  publicUrl?: string,
+  maxConnections = MAX_CONNECTIONS,
+): Server {
   const server = createServer(
     {
       headersTimeout: HEADERS_TIMEOUT_MS,
@@ -36,6 +44,7 @@ export function createHttpServer(api: Api, logError?: (err: unknown) => void, pu
       });
     },
   );
+  server.maxConnections = maxConnections;
   return server;
 }
 

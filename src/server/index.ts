@@ -25,6 +25,8 @@ export interface ServerOptions {
   readonly logError?: (err: unknown) => void;
   /** The origin clients reach the server at (behind a proxy): links and Location use it, not Host. */
   readonly publicUrl?: string;
+  /** Connections held at once (default 256); more are closed as they come. */
+  readonly maxConnections?: number;
   /** An already open store to serve (tests); the server then does not close it. */
   readonly store?: DataFileStore;
 }
@@ -59,7 +61,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...(opts.logError ? { logError: opts.logError } : {}),
   });
   const host = opts.host ?? '127.0.0.1';
-  const server = createHttpServer(api, opts.logError, opts.publicUrl);
+  const server = createHttpServer(api, opts.logError, opts.publicUrl, opts.maxConnections);
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       if (!opts.store) store.close();

@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -264,6 +264,39 @@ describe('a body from a client without a valid token', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 401/);
       expect(answer.toLowerCase()).toContain('connection: close');
     } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('connections held at once', () => {
+  it('are capped: one more is closed as it comes, and the ones held go on', async () => {
+    const server = await startServer({ dataFile: fresh(), maxConnections: 2 });
+    const u = new URL(server.url);
+    const open = () =>
+      new Promise<Socket>((resolve, reject) => {
+        const s = connect(Number(u.port), u.hostname, () => resolve(s));
+        s.on('error', reject);
+      });
+    const held = [await open(), await open()];
+    try {
+      const third = await open();
+      const closed = await new Promise<boolean>((resolve) => {
+        third.on('close', () => resolve(true));
+        setTimeout(() => resolve(false), 2000);
+      });
+      expect(closed).toBe(true);
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        held[0]?.on('data', (d) => {
+          text += d;
+          if (text.includes('\r\n\r\n')) resolve(text);
+        });
+        held[0]?.write('GET /reminders HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 401/);
+    } finally {
+      for (const s of held) s.destroy();
       await server.close();
     }
   });

@@ -17,6 +17,7 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
     port: o.port,
     ...(rateLimit ? { rateLimit } : {}),
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
+    ...(o.maxConnections ? { maxConnections: o.maxConnections } : {}),
     logError: (err) => io.stderr.write(`pm serve: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
   });
   if (server.createdToken)

@@ -19,6 +19,8 @@ export interface ServeOptions {
   readonly rateLimit?: RateLimit | undefined;
   /** The origin clients reach the server at, behind a proxy. */
   readonly publicUrl?: string | undefined;
+  /** Connections held at once. */
+  readonly maxConnections?: number | undefined;
 }
 
 /** What every command on a data file is given: the factory and the file. */
@@ -90,6 +92,13 @@ function parseScopes(text: string | undefined): string[] {
   return scopes;
 }
 
+function parseMaxConnections(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,6}$/.test(text) || Number(text) < 1)
+    throw usageError(`--max-connections must be a whole number from 1, not "${text}".`);
+  return Number(text);
+}
+
 /** --public-url: an http(s) origin, nothing more (no path, query or credentials). */
 function parsePublicUrl(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
@@ -128,6 +137,7 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
       '--rate-limit <n/min>',
       'limit each user to N requests per minute (or N/s, N/hour), as the hosted service does',
     )
+    .option('--max-connections <n>', 'connections held at once; more are closed as they come (default 256)')
     .option(
       '--public-url <url>',
       'the origin clients reach the server at (behind a proxy): links and Location use it, not the Host header',
@@ -145,7 +155,14 @@ Examples:
     )
     .action(
       async (
-        opts: { host: string; port: string; data?: string; rateLimit?: string; publicUrl?: string },
+        opts: {
+          host: string;
+          port: string;
+          data?: string;
+          rateLimit?: string;
+          publicUrl?: string;
+          maxConnections?: string;
+        },
         cmd: Command,
       ) =>
         runs.serve({
@@ -155,6 +172,7 @@ Examples:
           dataFile: dataFileOf(f, cmd),
           rateLimit: await parseRateLimitFlag(opts.rateLimit),
           publicUrl: parsePublicUrl(opts.publicUrl),
+          maxConnections: parseMaxConnections(opts.maxConnections),
         }),
     );
 
