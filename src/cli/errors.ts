@@ -49,6 +49,12 @@ export class CliError extends Error {
   }
 }
 
+/** The exit code of several failures: theirs when they are all of one kind, else 1. */
+export function oneKind(codes: readonly ExitCode[]): ExitCode {
+  const first = codes[0] ?? EXIT.api;
+  return codes.every((c) => c === first) ? first : EXIT.api;
+}
+
 export function usageError(message: string, hint?: string): CliError {
   return new CliError(EXIT.usage, message, { showUsage: true, ...(hint ? { hint } : {}) });
 }

@@ -2,6 +2,9 @@
  * Sharp edges a new user met (the project's first-hour review), each as the user would meet it:
  * in-process runs against the real server.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPm } from '../helpers/cli.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
@@ -59,5 +62,35 @@ describe('https:// to a server that speaks plain http', () => {
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('does not speak TLS');
     expect(r.stderr).not.toMatch(/certificate/);
+  });
+});
+
+describe('one failure, one exit code', () => {
+  it('several records that all fail the same way exit with that way’s code, by arguments or stdin; mixed, 1', async () => {
+    const other = '1f0e0d0c-0b0a-4909-8807-060504030201';
+    expect((await pm(['reminders', 'delete', MISSING, other, '--yes'])).code).toBe(3);
+    const stdin = await runPm(['reminders', 'delete', '-', '--yes'], {
+      env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token },
+      stdin: `${MISSING}\n${other}\n`,
+    });
+    expect(stdin.code).toBe(3);
+    // Mixed: one not found, one refused by the server as invalid.
+    const made = await acct.api('POST', '/reminders', { title: 'to update' });
+    const mixed = await runPm(['reminders', 'update', '--from-file', '-', '--format', 'ndjson'], {
+      env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token },
+      stdin: `{"uuid":"${MISSING}","title":"x"}\n{"uuid":"${made.body.data.uuid}","colour":"red"}\n`,
+    });
+    expect(mixed.code).toBe(1);
+  });
+
+  it('pm serve tokens revoke of a token that is not there is not found (3)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-revoke-'));
+    try {
+      const r = await runPm(['serve', 'tokens', 'revoke', '99', '--data', join(dir, 'pm.db')]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('No active token 99');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,7 +7,7 @@
 import { visible } from '../../core/redact.js';
 import { writeFileAtomic } from '../write-file.js';
 import type { Deps } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT, type ExitCode, oneKind } from '../errors.js';
 import { type Format, formatFailed, type InputRecord } from './input.js';
 
 export type Status = 'created' | 'updated' | 'deleted' | 'skipped' | 'failed' | 'unsent';
@@ -111,6 +111,8 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
     }
   };
 
+  /** The exit code of each record that failed, by line. */
+  const codes = new Map<number, ExitCode>();
   const worker = async () => {
     while (!stopped() && next < records.length) {
       const i = next++;
@@ -121,6 +123,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
       } catch (e) {
         const err = e instanceof CliError ? e : new CliError(EXIT.api, (e as Error).message);
         results[i] = { line: rec.line, status: 'failed', error: errorText(err) };
+        codes.set(rec.line, err.exitCode);
         // Without access, no later record can go through either.
         if (err.exitCode === EXIT.auth) fatal ??= err;
       }
@@ -169,11 +172,15 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
     throw new CliError(EXIT.interrupted, 'interrupted: stopped sending; every record is accounted for above.');
   if (fatal) throw fatal;
   if (notThrough.length)
-    throw new CliError(EXIT.api, `${notThrough.length} of ${records.length} records did not go through.`, {
-      ...(o.failedFile
-        ? { hint: `Run again with --from-file ${o.failedFile} to send them.` }
-        : { hint: 'Use --failed FILE to keep them for a second run.' }),
-    });
+    throw new CliError(
+      oneKind(notThrough.map((r) => codes.get(r.line) ?? EXIT.api)),
+      `${notThrough.length} of ${records.length} records did not go through.`,
+      {
+        ...(o.failedFile
+          ? { hint: `Run again with --from-file ${o.failedFile} to send them.` }
+          : { hint: 'Use --failed FILE to keep them for a second run.' }),
+      },
+    );
   return all;
 }
 

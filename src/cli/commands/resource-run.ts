@@ -7,7 +7,7 @@ import { inputFields, resourceByPath } from '../../resources/index.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
-import { CliError, EXIT, usageError } from '../errors.js';
+import { CliError, EXIT, type ExitCode, oneKind, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { bodyFromFlags, filterQuery } from '../flag-values.js';
 import { kebab } from '../flags.js';
@@ -195,6 +195,7 @@ export async function deleteRun(o: DeleteOptions): Promise<void> {
   }
   const results: { uuid: string; deleted: boolean; error?: string }[] = [];
   let worst: CliError | undefined;
+  const codes: ExitCode[] = [];
   for (const u of unique) {
     try {
       await s.client.delete(r, u);
@@ -209,6 +210,7 @@ export async function deleteRun(o: DeleteOptions): Promise<void> {
       }
       if (err.exitCode === EXIT.interrupted || err.exitCode === EXIT.network || err.exitCode === EXIT.auth) throw err;
       results.push({ uuid: u, deleted: false, error: err.message });
+      codes.push(err.exitCode);
       if (unique.length > 1) f.io.stderr.write(`error: ${visible(err.message)}\n`);
       worst ??= err;
     }
@@ -217,7 +219,7 @@ export async function deleteRun(o: DeleteOptions): Promise<void> {
   if (worst) {
     if (unique.length === 1) throw worst;
     const failed = results.filter((x) => !x.deleted).length;
-    throw new CliError(worst.exitCode, `${failed} of ${unique.length} ${r.plural} not deleted.`);
+    throw new CliError(oneKind(codes), `${failed} of ${unique.length} ${r.plural} not deleted.`);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { tokenFileFor } from '../../core/paths.js';
 import { openStore, type RateLimit, startServer } from '../../server/index.js';
-import { usageError } from '../errors.js';
+import { CliError, EXIT, usageError } from '../errors.js';
 import type * as Serve from './serve.js';
 
 export async function serveRun(o: Serve.ServeOptions): Promise<void> {
@@ -81,7 +81,10 @@ export async function tokensListRun(o: Serve.TokensListOptions): Promise<void> {
 export async function tokensRevokeRun(o: Serve.TokensRevokeOptions): Promise<void> {
   const store = openStore(o.dataFile);
   try {
-    if (!store.revokeToken(o.id)) throw usageError(`No active token ${o.id} in this data file.`);
+    if (!store.revokeToken(o.id))
+      throw new CliError(EXIT.notFound, `No active token ${o.id} in this data file.`, {
+        hint: 'List them with `pm serve tokens list`.',
+      });
     o.f.io.stderr.write(`Revoked token ${o.id}.\n`);
   } finally {
     store.close();

@@ -44,6 +44,9 @@ ${rows}
 A usage error prints the command's usage hint, and "Did you mean …?" for a mistyped command or
 flag. Code 2 always means that nothing was sent to the server: it is safe to fix and re-run.
 
+A run that fails for several records (pm properties delete A B C, --from-file, uuids on stdin)
+exits with their code when they all failed the same way (3: none was there), else with 1.
+
 Examples:
   pm properties get "$uuid" -q >/dev/null 2>&1 || echo "no such property"
 
