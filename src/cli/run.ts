@@ -2,7 +2,7 @@
  * The one place that turns what happened into output and an exit code. Commands throw; run()
  * catches, prints one clear message (as JSON with --json), and returns the code.
  */
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import type { Deps } from './context.js';
 import { visible } from '../core/redact.js';
 import { CliError, EXIT } from './errors.js';
@@ -63,7 +63,8 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
       for (const [field, messages] of Object.entries(e.fields ?? {}))
         for (const m of messages) text += `  ${visible(field)}: ${visible(m)}\n`;
       if (e.hint) text += `${visible(e.hint, true)}\n`;
-      if (e.showUsage) text += `\n${active.helpInformation()}`;
+      // One line, not the whole help: at 80x24 the error would scroll away under it.
+      if (e.showUsage) text += `Run '${commandPath(active)} --help' for usage.\n`;
       io.stderr.write(text);
     }
     if (wantsDebug(argv, deps) && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
@@ -71,6 +72,13 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
   } finally {
     await f.close();
   }
+}
+
+/** "pm properties list": the words that name a command. */
+function commandPath(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
 }
 
 function toCliError(err: unknown): CliError {

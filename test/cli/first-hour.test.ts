@@ -94,3 +94,20 @@ describe('one failure, one exit code', () => {
     }
   });
 });
+
+describe('a usage error', () => {
+  it('is the error and one line saying where the usage is, not the whole help', async () => {
+    for (const args of [
+      ['properties', 'list', '--bedrooms', 'abc'],
+      ['properties', 'list', '-o', 'xml'],
+      ['reminders', 'create', '--title', 't', '--due-at', 'someday soonish'],
+    ]) {
+      const r = await pm(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines.length, r.stderr).toBeLessThanOrEqual(3);
+      expect(lines[0]).toMatch(/^error: --(bedrooms|output|due-at)/);
+      expect(lines.at(-1)).toBe(`Run 'pm ${args[0]} ${args[1]} --help' for usage.`);
+    }
+  });
+});
