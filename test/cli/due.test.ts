@@ -61,17 +61,17 @@ describe('on a terminal: grouped, in the user’s zone', () => {
     expect(r.stderr).toBe('');
     expect(scrub(r.stdout)).toBe(
       [
-        'Overdue',
+        'Overdue (3)',
         line('Thu 19 Nov  09:00  ', 'Boiler check', 12),
         line('yesterday   all day', 'Rent', 12),
         line('today       08:00  ', 'Call plumber', 12),
         '',
-        'Today, Saturday 21 November',
+        'Today, Saturday 21 November (3)',
         line('all day', 'Gas safety', 10),
         line('14:30  ', 'Viewing', 10),
         line('22:00  ', 'Late call', 10),
         '',
-        'Upcoming',
+        'Upcoming (2)',
         line('Mon 23 Nov  10:00  ', 'Inspection', 12),
         line('Sat 28 Nov  all day', 'Upcoming far', 12),
         '',

@@ -215,10 +215,12 @@ async function printAgenda(
     return day.toFormat(day.year === today.year ? 'ccc d LLL' : 'd LLL yyyy');
   };
   const columns = d.stdout.columns || 100;
+  // Each heading says how many are under it.
+  const n = (group: AgendaGroup) => ` (${entries.filter((e) => e.group === group).length})`;
   const headings: Record<AgendaGroup, string> = {
-    overdue: c.red.bold('Overdue'),
-    today: c.bold(`Today, ${luxon().DateTime.fromISO(w.today).toFormat('cccc d LLLL')}`),
-    upcoming: c.bold('Upcoming'),
+    overdue: c.red.bold(`Overdue${n('overdue')}`),
+    today: c.bold(`Today, ${luxon().DateTime.fromISO(w.today).toFormat('cccc d LLLL')}${n('today')}`),
+    upcoming: c.bold(`Upcoming${n('upcoming')}`),
   };
   let text = '';
   for (const group of ['overdue', 'today', 'upcoming'] as const) {
