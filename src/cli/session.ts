@@ -118,6 +118,8 @@ export function httpOptions(
     allowInsecureHttp: globals.allowInsecureHttp === true,
   };
   if (globals.debug) out.debug = (line: string) => deps.io.stderr.write(`${line}\n`);
+  // --debug says every wait already; a terminal is told of the long ones.
+  else if (deps.io.stderr.isTTY) out.notice = (line: string) => deps.io.stderr.write(`${line}\n`);
   const timeout = globals.timeout !== undefined ? parseTimeout(String(globals.timeout), '--timeout') : target?.timeout;
   if (timeout !== undefined) out.timeout = timeout;
   if (globals.retries !== undefined) {

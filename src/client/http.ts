@@ -40,6 +40,8 @@ export interface HttpOptions {
   readonly dispatcher?: Dispatcher;
   /** Receives a trace of each exchange (Authorization redacted) and of retry and pacing decisions. */
   readonly debug?: ((line: string) => void) | undefined;
+  /** Told of waits a person would wonder about (a rate limit's), for a terminal. */
+  readonly notice?: ((line: string) => void) | undefined;
   readonly signal?: AbortSignal | undefined;
   /** Retries after the first attempt (default 3). */
   readonly retries?: number;
@@ -162,6 +164,7 @@ export class HttpClient {
             clock: this.clock,
             maxWaitMs: this.policy.maxRetryAfterMs,
             debug: options.debug,
+            notice: options.notice,
           }));
   }
 

@@ -61,6 +61,8 @@ export interface PacerOptions {
   /** The window assumed when a server gives Limit and Remaining but no Reset (ms). */
   readonly fallbackWindowMs?: number;
   readonly debug?: ((line: string) => void) | undefined;
+  /** Told of each wait of a second or more, in words for a person ("waiting 52 s: ..."). */
+  readonly notice?: ((line: string) => void) | undefined;
 }
 
 /** One request's place in the pacer, from acquire() to release(). */
@@ -110,6 +112,8 @@ export class Pacer {
   private readonly maxWaitMs: number;
   private readonly fallbackWindowMs: number;
   private readonly debug: ((line: string) => void) | undefined;
+  private readonly notice: ((line: string) => void) | undefined;
+  private lastNotice: number | undefined;
   private seq = 0;
   /** Requests sent and not answered yet: seq -> sent at. */
   private readonly inflight = new Map<number, number>();
@@ -128,6 +132,7 @@ export class Pacer {
     this.maxWaitMs = opts.maxWaitMs ?? 120_000;
     this.fallbackWindowMs = opts.fallbackWindowMs ?? 60_000;
     this.debug = opts.debug;
+    this.notice = opts.notice;
   }
 
   /** Requests sent and not yet answered. */
@@ -189,6 +194,14 @@ export class Pacer {
             ? 'the server asked pm to wait (Retry-After)'
             : `${w?.remaining ?? 0}${w?.limit !== undefined ? ` of ${w.limit}` : ''} requests left in this window, and those are in flight`;
         this.say(`* rate limit: ${why}; waiting ${seconds(d)}`, Math.round((this.clock.now() + d) / 100));
+        // A person at a terminal is told once per wait, when it is long enough to wonder about.
+        const until = Math.round((this.clock.now() + d) / 1000);
+        if (d >= 1000 && this.notice && until !== this.lastNotice) {
+          this.lastNotice = until;
+          this.notice(
+            `waiting ${Math.ceil(d / 1000)} s: rate limit${this.window?.limit !== undefined ? ` ${this.window.limit} per window` : ''} (${why})`,
+          );
+        }
       }
       await this.waitFor(d, signal);
     }

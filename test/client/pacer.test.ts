@@ -358,3 +358,27 @@ describe('a simulated bulk job against a fixed-window limit', () => {
     expect(refused).toBe(60);
   });
 });
+
+describe('a wait a person would wonder about', () => {
+  it('is told once, in words, when it is a second or more; short ones are not', async () => {
+    const clock = new FakeClock(1_000_000_000_000);
+    const said: string[] = [];
+    const p = new Pacer({ clock, marginMs: 100, notice: (line) => said.push(line) });
+    const first = await p.acquire();
+    p.release(first, headers(0, 1_000_000_052, 60));
+    const next = pending(p);
+    await clock.settle();
+    expect(said).toEqual([
+      'waiting 53 s: rate limit 60 per window (0 of 60 requests left in this window, and those are in flight)',
+    ]);
+    await clock.advance(52_100);
+    expect(next.state.ticket).toBeDefined();
+    expect(said).toHaveLength(1);
+    p.release(next.state.ticket as Ticket, headers(0, 1_000_000_052, 60));
+    const quiet = new Pacer({ clock: new FakeClock(1_000_000_000_500), marginMs: 0, notice: (l) => said.push(l) });
+    const t = await quiet.acquire();
+    quiet.release(t, headers(0, 1_000_000_001, 60));
+    pending(quiet);
+    expect(said).toHaveLength(1);
+  });
+});
