@@ -96,14 +96,14 @@ function boolOf(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolea
   return b;
 }
 
-/** A whole number as the API takes one in a query: optional minus, at most nine digits. */
+/** A whole number as the API takes one in a query: optional minus, at most nine digits, nothing else. */
 export function parseWhole(text: string): number | undefined {
-  const s = text.trim();
-  return /^-?\d{1,9}$/.test(s) ? Number(s) : undefined;
+  return /^-?\d{1,9}$/.test(text) ? Number(text) : undefined;
 }
 
+/** A whole number a person typed (spaces around it forgiven: the client sends it without). */
 function wholeOf(f: FieldDef, text: string): number {
-  const n = parseWhole(text);
+  const n = parseWhole(text.trim());
   if (n === undefined) throw new KindError(`must be a whole number, not "${text}".`);
   if (f.min !== undefined && n < f.min) throw new KindError(`must be at least ${f.min}, not ${n}.`);
   if (f.max !== undefined && n > f.max) throw new KindError(`must be at most ${f.max}, not ${n}.`);

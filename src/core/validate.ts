@@ -137,7 +137,10 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
     const present = Object.hasOwn(input, f.name);
     const v = input[f.name];
     const required = mode === 'create' ? f.requiredOnCreate : f.requiredOnUpdate;
-    if (required && isBlank(v)) {
+    // An update may leave out what create requires, but never blank it: a record must never
+    // reach a state that create refuses.
+    const blanked = mode === 'update' && f.requiredOnCreate && present && isBlank(v);
+    if ((required && isBlank(v)) || blanked) {
       bag.add(f.name, `The ${label(f.name)} field is required.`);
       continue;
     }

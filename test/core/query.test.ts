@@ -85,6 +85,7 @@ describe('parseListQuery: what each form of each filter kind becomes', () => {
 
   const refused: [ResourceDef, string, string, RegExp][] = [
     [properties, 'bedrooms=three', 'bedrooms', /bedrooms must be an integer, not "three"/],
+    [properties, 'bedrooms=%207', 'bedrooms', /bedrooms must be an integer, not " 7"/],
     [properties, 'has_garage=yes', 'has_garage', /has_garage must be true, false, 1 or 0, not "yes"/],
     [properties, 'city[]=a&city[]=b', 'city[]', /city does not take several values/],
     [properties, 'city=a&city=b', 'city', /given more than once\.$/],

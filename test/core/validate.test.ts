@@ -199,6 +199,20 @@ describe('validateBody refuses, naming each field', () => {
       { bedrooms: ['The bedrooms field must not be null.'] },
     ],
     [
+      'blanking on update a field create requires',
+      reminders,
+      'update',
+      { title: '   ' },
+      { title: ['The title field is required.'] },
+    ],
+    [
+      'a blank label and contact name and email on update',
+      resourceByPath('contacts'),
+      'update',
+      { name: '', email: ' ' },
+      { name: ['The name field is required.'], email: ['The email field is required.'] },
+    ],
+    [
       'a link on update',
       properties,
       'update',
