@@ -28,6 +28,14 @@ import {
 /** A uuid as the API gives them (RFC 4122's form). */
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A uuid a person typed, checked before it is sent: a typo is a usage error, not an empty answer. */
+export function uuidOf(text: string): string {
+  const v = text.trim();
+  if (!UUID_RE.test(v))
+    throw new KindError(`must be a uuid such as 3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15, not "${text}".`);
+  return v;
+}
+
 /** Whether a string is valid Unicode: no surrogate half without its other half. */
 export function wellFormed(s: string): boolean {
   return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
@@ -240,11 +248,7 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     help: (f) =>
       f.name === 'uuid' ? 'only this record (repeatable: any of them)' : `${f.description} is VALUE (repeatable)`,
     // A record's uuid is checked before it is sent: a typo is a usage error, not an empty list.
-    encode: (f, v) => {
-      if (f.name === 'uuid' && !UUID_RE.test(v.trim()))
-        throw new KindError(`must be a uuid such as 3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15, not "${v}".`);
-      return v.trim();
-    },
+    encode: (f, v) => (f.name === 'uuid' ? uuidOf(v) : v.trim()),
     decode: (f, values) => ({ kind: 'in', field: f, values }),
   },
   fuzzy: fuzzy(foldText, ''),

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { UUID_RE } from '../../core/kinds.js';
+import { KindError, uuidOf } from '../../core/kinds.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { addBulkFlags, type Verb } from '../bulk/flags.js';
 import { adopt, commandOf } from '../command.js';
@@ -151,9 +151,11 @@ function bulkFlagsAlone(flags: Flags): void {
 
 /** A uuid argument or flag; anything else is refused before a request is made. */
 export function checkUuid(value: string, what: string): string {
-  if (!UUID_RE.test(value))
-    throw usageError(`${what} must be a uuid such as 3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15, not "${value}".`);
-  return value;
+  try {
+    return uuidOf(value);
+  } catch (e) {
+    throw e instanceof KindError ? usageError(`${what} ${e.message}`) : e;
+  }
 }
 
 const str = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
