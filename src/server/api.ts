@@ -46,6 +46,9 @@ export interface ApiResponse {
 
 export type Api = (req: ApiRequest) => Promise<ApiResponse>;
 
+/** The path a load balancer asks whether the server can answer, without a token. */
+export const HEALTH_PATH = '/health';
+
 /** One request on its way through: what the handlers read, and the headers they set. */
 interface Exchange {
   readonly req: ApiRequest;
@@ -198,10 +201,37 @@ export function createApi(opts: ApiOptions): Api {
     return nested ? { route: nested, uuid: decodeSegment(uuid) } : undefined;
   }
 
+  /**
+   * GET /health, for load balancers and service managers: no token, no rate limit; 200 when the
+   * store answers, 503 (with Retry-After) when it does not.
+   */
+  async function health(req: ApiRequest): Promise<ApiResponse> {
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      throw new ApiError(405, `The ${req.method} method is not supported for this route.`, undefined, {
+        Allow: 'GET, HEAD',
+      });
+    try {
+      await store.ping();
+      return respond(req, 200, { 'Cache-Control': 'no-store' }, { status: 'ok' });
+    } catch (e) {
+      if (!(e instanceof ApiError)) opts.logError?.(e);
+      return respond(
+        req,
+        503,
+        {
+          'Cache-Control': 'no-store',
+          'Retry-After': e instanceof ApiError ? (e.headers?.['Retry-After'] ?? '5') : '5',
+        },
+        { status: 'unavailable', message: 'The server cannot reach its data store.' },
+      );
+    }
+  }
+
   return async (req) => {
     const url = new URL(req.url);
     const x: Exchange = { req, url, headers: {} };
     try {
+      if (url.pathname === HEALTH_PATH) return await health(req);
       const found = match(url.pathname);
       if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
       const handler = found.route.handlers.get(req.method === 'HEAD' ? 'GET' : req.method);

@@ -1,23 +1,29 @@
 /**
- * The server's one public entry: open a data file, and start listening. Used by `pm serve` and by
- * the tests. The CLI's embedded default imports embedded.ts by itself, not through here, so that a
- * CLI run does not load node:http's server.
+ * The server's one public entry: open a store (an SQLite data file, or a PostgreSQL database),
+ * and start listening. Used by `pm serve` and by the tests. The CLI's embedded default imports
+ * embedded.ts by itself, not through here, so that a CLI run does not load node:http's server;
+ * the PostgreSQL store (and its driver) is imported only when a database is given.
  */
 import type { AddressInfo } from 'node:net';
 import { createApi } from './api.js';
 import { createHttpServer } from './http.js';
-import { FixedWindowRateLimiter, type RateLimit } from './ratelimit.js';
+import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
 import { bootstrap, type DataFileStore, openStore } from './datafile.js';
+import { DEFAULT_POOL_SIZE } from './postgres/db.js';
+import type { PostgresStore } from './postgres/index.js';
 import type { SqliteStore } from './sqlite/index.js';
+import type { Store } from './store.js';
 
 export { parseRateLimit } from './ratelimit.js';
 export type { RateLimit, RateLimiter } from './ratelimit.js';
 export { bootstrap, type DataFileStore, openStore, readLocalToken } from './datafile.js';
 export type { SqliteStore } from './sqlite/index.js';
+export type { PostgresStore } from './postgres/index.js';
 export type { ApiRecord, Principal, Store, TokenInfo } from './store.js';
 
-export interface ServerOptions {
-  readonly dataFile: string;
+export { DEFAULT_POOL_SIZE } from './postgres/db.js';
+
+interface CommonOptions {
   readonly host?: string;
   readonly port?: number;
   readonly rateLimit?: RateLimit;
@@ -27,20 +33,57 @@ export interface ServerOptions {
   readonly publicUrl?: string;
   /** Connections held at once (default 256); more are closed as they come. */
   readonly maxConnections?: number;
+}
+
+export interface ServerOptions extends CommonOptions {
+  readonly dataFile: string;
   /** An already open store to serve (tests); the server then does not close it. */
   readonly store?: DataFileStore;
 }
 
-export interface RunningServer {
+export interface PostgresServerOptions extends CommonOptions {
+  /** The PostgreSQL database's URL (postgres://user:password@host:port/db?sslmode=...). */
+  readonly database: string;
+  /** Connections to the database held at most (default DEFAULT_POOL_SIZE). */
+  readonly poolSize?: number;
+  /** An already open store to serve (tests); the server then does not close it. */
+  readonly store?: PostgresStore;
+}
+
+export interface RunningServer<S extends Store = DataFileStore> {
   readonly url: string;
   readonly port: number;
-  readonly store: DataFileStore;
-  /** The token created on this start, when the data file was new. */
+  readonly store: S;
+  /** The token created on this start, when the data file was new (never on PostgreSQL). */
   readonly createdToken: string | undefined;
+  /** Whether this start created the first account (a new data file or database). */
+  readonly createdAccount: boolean;
   close(): Promise<void>;
 }
 
-export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+/** Opens the database (connecting, migrating), and makes the first account on an empty one. */
+export async function openPostgres(
+  url: string,
+  opts: { poolSize?: number | undefined; now?: () => number } = {},
+): Promise<PostgresStore> {
+  const { openPostgresStore } = await import('./postgres/index.js');
+  return openPostgresStore({
+    url,
+    poolSize: opts.poolSize ?? DEFAULT_POOL_SIZE,
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+}
+
+// The data file's overload last: ReturnType<typeof startServer> is the usual one.
+export async function startServer(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>>;
+export async function startServer(opts: ServerOptions): Promise<RunningServer<DataFileStore>>;
+export async function startServer(
+  opts: ServerOptions | PostgresServerOptions,
+): Promise<RunningServer<DataFileStore> | RunningServer<PostgresStore>> {
+  return 'database' in opts ? startOnPostgres(opts) : startOnFile(opts);
+}
+
+async function startOnFile(opts: ServerOptions): Promise<RunningServer<DataFileStore>> {
   const now = opts.now ?? Date.now;
   const opened = opts.store ? undefined : openStore(opts.dataFile, now);
   const store = opts.store ?? (opened as SqliteStore);
@@ -54,18 +97,53 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     opened?.close();
     throw e;
   }
+  const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, now) : undefined;
+  return listen(opts, store, limiter, createdToken, createdToken !== undefined, async () => {
+    if (!opts.store) store.close();
+  });
+}
+
+async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {
+  const now = opts.now ?? Date.now;
+  const store =
+    opts.store ??
+    (await openPostgres(opts.database, {
+      poolSize: opts.poolSize,
+      now,
+    }));
+  let createdAccount: boolean;
+  try {
+    createdAccount = await store.ensureAccount();
+  } catch (e) {
+    if (!opts.store) await store.close();
+    throw e;
+  }
+  const { PgRateLimiter } = await import('./postgres/ratelimit.js');
+  const limiter = opts.rateLimit ? new PgRateLimiter(store.db, opts.rateLimit, now) : undefined;
+  return listen(opts, store, limiter, undefined, createdAccount, async () => {
+    if (!opts.store) await store.close();
+  });
+}
+
+async function listen<S extends Store>(
+  opts: CommonOptions,
+  store: S,
+  rateLimiter: RateLimiter | undefined,
+  createdToken: string | undefined,
+  createdAccount: boolean,
+  closeStore: () => Promise<void>,
+): Promise<RunningServer<S>> {
   const api = createApi({
     store,
-    now,
-    ...(opts.rateLimit ? { rateLimiter: new FixedWindowRateLimiter(opts.rateLimit, now) } : {}),
+    now: opts.now ?? Date.now,
+    ...(rateLimiter ? { rateLimiter } : {}),
     ...(opts.logError ? { logError: opts.logError } : {}),
   });
   const host = opts.host ?? '127.0.0.1';
   const server = createHttpServer(api, opts.logError, opts.publicUrl, opts.maxConnections);
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
-      if (!opts.store) store.close();
-      reject(err);
+      void closeStore().finally(() => reject(err));
     };
     server.once('error', fail);
     server.listen(opts.port ?? 0, host, () => {
@@ -81,14 +159,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     port,
     store,
     createdToken,
+    createdAccount,
     close: () =>
       new Promise<void>((resolve) => {
         if (closed) return resolve();
         closed = true;
         server.closeIdleConnections();
         server.close(() => {
-          if (!opts.store) store.close();
-          resolve();
+          void closeStore().finally(resolve);
         });
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       }),

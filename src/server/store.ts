@@ -75,6 +75,9 @@ export interface StoreOf<M extends Answering> {
   /** Whether an active token was revoked. */
   revokeToken(id: number): Answer<boolean, M>;
 
+  /** Whether the store answers now (GET /health): throws when it does not. */
+  ping(): Answer<void, M>;
+
   close(): Answer<void, M>;
 }
 

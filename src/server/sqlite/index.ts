@@ -86,6 +86,9 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sql
     listTokens: () => tokens.listTokens(sql),
     revokeToken: (id) => tokens.revokeToken(sql, id),
     write: sql.write,
+    ping: guard(() => {
+      db.prepare('SELECT 1').get();
+    }),
     close: () => db.close(),
   };
 }

@@ -1,0 +1,204 @@
+/**
+ * A PostgreSQL database for the store: a pool of connections (node-postgres, loaded when first
+ * used, so a CLI run that does not use PostgreSQL never loads it), statements written with `?`
+ * placeholders as in the SQLite store and sent with every value bound, write transactions, the
+ * migrations under an advisory lock, and the failures a client should hear of as a 503.
+ */
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type * as PG from 'pg';
+import { ApiError } from '../../core/errors.js';
+import { printableUrl } from '../../core/redact.js';
+import { PG_MIGRATIONS } from './schema.js';
+
+export type Row = Record<string, unknown>;
+
+/** Where the queries of one operation go: the pool, or the one connection of a transaction. */
+export interface Pg {
+  readonly now: () => number;
+  /** Runs a statement (`?` placeholders, values bound); `shape` false for statements built from a list's filters. */
+  query(sql: string, params?: readonly unknown[], shape?: boolean): Promise<Row[]>;
+  /** The number of rows a statement changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /** Runs `fn` in one transaction (nested calls join it); rolled back when it throws. */
+  write<T>(fn: (tx: Pg) => Promise<T>): Promise<T>;
+}
+
+/** The default number of connections an instance holds at most. */
+export const DEFAULT_POOL_SIZE = 10;
+
+/** How long a client is told to wait when the database cannot be reached. */
+export const RETRY_AFTER_S = 5;
+
+/** The key of the advisory lock migrations run under (any constant of pm's own). */
+const MIGRATION_LOCK = 7_340_130_013;
+
+const load = () => createRequire(import.meta.url)('pg') as typeof PG;
+
+/** `?` placeholders as PostgreSQL's `$1, $2...` (pm's SQL has no `?` in literals). */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** A statement's name when it is prepared once per connection: from its text. */
+const nameOf = (text: string) => `pm_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+
+const LOST_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+]);
+
+/** Whether an error means the database cannot be reached now (rather than a fault of the request). */
+export function isUnavailable(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown };
+  const code = typeof err?.code === 'string' ? err.code : '';
+  if (LOST_CODES.has(code)) return true;
+  // Connection exceptions (08), the server shutting down or starting (57P01-57P03), too many connections (53300).
+  if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300') return true;
+  const msg = typeof err?.message === 'string' ? err.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i.test(
+    msg,
+  );
+}
+
+/** The 503 a request gets while the database cannot be reached. */
+export function unavailable(): ApiError {
+  return new ApiError(
+    503,
+    'The server cannot reach its database at the moment. Nothing was written; try again shortly.',
+    undefined,
+    { 'Retry-After': String(RETRY_AFTER_S) },
+  );
+}
+
+/** An error as a client should hear of it: a lost database is a 503, anything else as it is. */
+export function storeError(e: unknown): unknown {
+  return isUnavailable(e) ? unavailable() : e;
+}
+
+export interface PgDatabase extends Pg {
+  readonly pool: PG.Pool;
+  close(): Promise<void>;
+}
+
+export interface PgOptions {
+  readonly url: string;
+  readonly poolSize?: number | undefined;
+  readonly now?: () => number;
+  /** Where errors of idle connections are reported (a database restarted under them). */
+  readonly onIdleError?: (err: Error) => void;
+}
+
+/** Opens a pool on the database at `url` (not yet connected: `migrate` connects first). */
+export function openPg(opts: PgOptions): PgDatabase {
+  const pg = load();
+  const now = opts.now ?? Date.now;
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'pm serve',
+    // BIGINT (ids, counts, milliseconds) as numbers, as SQLite gives them: all are far below 2^53.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === pg.types.builtins.INT8
+          ? (v: string) => Number(v)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // A connection that breaks while idle (the database restarted) is dropped by the pool; without
+  // a listener its error would end the process.
+  pool.on('error', (err) => opts.onIdleError?.(err));
+
+  const on = (client: PG.Pool | PG.PoolClient, inTx: boolean): Pg => {
+    const self: Pg = {
+      now,
+      async query(sql, params = [], shape = true) {
+        const text = numbered(sql);
+        const res = await client.query<Row>(
+          shape ? { name: nameOf(text), text, values: params as unknown[] } : { text, values: params as unknown[] },
+        );
+        return res.rows;
+      },
+      async run(sql, params = []) {
+        const text = numbered(sql);
+        const res = await client.query({ name: nameOf(text), text, values: params as unknown[] });
+        return res.rowCount ?? 0;
+      },
+      async write(fn) {
+        if (inTx) return fn(self);
+        const c = await pool.connect();
+        let broken: unknown;
+        try {
+          await c.query('BEGIN');
+          const out = await fn(on(c, true));
+          await c.query('COMMIT');
+          return out;
+        } catch (e) {
+          broken = isUnavailable(e) ? e : undefined;
+          try {
+            await c.query('ROLLBACK');
+          } catch (r) {
+            broken = r;
+          }
+          throw e;
+        } finally {
+          // A connection that failed is not given back to be used again.
+          c.release(broken instanceof Error ? broken : undefined);
+        }
+      },
+    };
+    return self;
+  };
+  const base = on(pool, false);
+  return { ...base, pool, close: () => pool.end() };
+}
+
+/**
+ * Brings the database to the current schema, under an advisory lock so that instances starting
+ * at once migrate it once (the others wait, then find it done). A database at a version newer
+ * than this pm knows is refused.
+ */
+export async function migrate(db: PgDatabase, url: string): Promise<void> {
+  let c: PG.PoolClient;
+  try {
+    c = await db.pool.connect();
+  } catch (e) {
+    throw new Error(`cannot connect to the database ${printableUrl(url)}: ${(e as Error).message}`);
+  }
+  try {
+    await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await c.query('CREATE TABLE IF NOT EXISTS pm_schema (version INTEGER NOT NULL)');
+      const rows = (await c.query<{ version: number }>('SELECT version FROM pm_schema')).rows;
+      const current = rows[0]?.version ?? 0;
+      if (current > PG_MIGRATIONS.length)
+        throw new Error(
+          `the database ${printableUrl(url)} is at schema version ${current}, newer than this pm knows (${PG_MIGRATIONS.length}); upgrade pm`,
+        );
+      if (current === PG_MIGRATIONS.length) return;
+      await c.query('BEGIN');
+      try {
+        for (let v = current; v < PG_MIGRATIONS.length; v++)
+          for (const sql of PG_MIGRATIONS[v] as readonly string[]) await c.query(sql);
+        if (rows.length) await c.query('UPDATE pm_schema SET version = $1', [PG_MIGRATIONS.length]);
+        else await c.query('INSERT INTO pm_schema (version) VALUES ($1)', [PG_MIGRATIONS.length]);
+        await c.query('COMMIT');
+      } catch (e) {
+        await c.query('ROLLBACK');
+        throw e;
+      }
+    } finally {
+      await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    c.release();
+  }
+}

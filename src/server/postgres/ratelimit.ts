@@ -1,0 +1,47 @@
+/**
+ * The rate limit with its counters in the database: one budget per user across every instance on
+ * it. Fixed windows aligned to the clock, as FixedWindowRateLimiter counts them in memory, with the
+ * same headers; each request is one atomic statement (an upsert that returns the count).
+ */
+import type { RateDecision, RateLimit, RateLimiter } from '../ratelimit.js';
+import { type Pg, storeError } from './db.js';
+
+export class PgRateLimiter implements RateLimiter {
+  constructor(
+    private readonly pg: Pg,
+    private readonly rule: RateLimit,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async hit(userId: number): Promise<RateDecision> {
+    const t = this.now();
+    const start = t - (t % this.rule.windowMs);
+    const limit = this.rule.limit;
+    // A new window starts the count afresh; one an instance with a slower clock still counts in
+    // is counted in the newer one. The count stops at limit + 1: no more is needed to refuse.
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await this.pg.query(
+        `INSERT INTO rate_limits AS r (user_id, window_start, count) VALUES (?, ?, 1)
+         ON CONFLICT (user_id) DO UPDATE SET
+           count = CASE WHEN r.window_start >= excluded.window_start THEN LEAST(r.count + 1, ?::integer + 1) ELSE 1 END,
+           window_start = GREATEST(r.window_start, excluded.window_start)
+         RETURNING count, window_start`,
+        [userId, start, limit],
+      );
+    } catch (e) {
+      throw storeError(e);
+    }
+    const count = rows[0]?.count as number;
+    const windowStart = rows[0]?.window_start as number;
+    const resetMs = windowStart + this.rule.windowMs;
+    const allowed = count <= limit;
+    const headers: Record<string, string> = {
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(Math.max(0, limit - count)),
+      'X-RateLimit-Reset': String(Math.ceil(resetMs / 1000)),
+    };
+    if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((resetMs - t) / 1000)));
+    return { allowed, headers };
+  }
+}
