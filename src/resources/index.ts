@@ -1,4 +1,4 @@
-import type { FieldDef, RelationDef, ResourceDef } from './types.js';
+import type { FieldDef, LinkDef, RelationDef, ResourceDef } from './types.js';
 
 export type * from './types.js';
 
@@ -301,6 +301,12 @@ export const CUSTOM_VALUES_KEY = 'custom_fields';
 /** The resource custom fields of entity type `code` attach to. */
 export function ownerOfEntity(code: number): ResourceDef | undefined {
   return RESOURCES.find((r) => r.customValues?.entity === code);
+}
+
+/** The fields of a linked record that `?embed=<link>` shows: its uuid, what it may be linked by, its name. */
+export function embeddedFieldsOf(link: LinkDef): string[] {
+  const target = resourceByPath(link.target);
+  return [...new Set(['uuid', ...link.by, 'name'])].filter((c) => target.fields.some((f) => f.name === c));
 }
 
 /** Resources whose records belong to a record of `r` (notes under a property): the nested routes. */

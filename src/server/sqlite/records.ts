@@ -8,6 +8,7 @@ import { ApiError, ErrorBag, ValidationError } from '../../core/errors.js';
 import type { ListQuery } from '../../core/query.js';
 import type { ValidBody } from '../../core/validate.js';
 import {
+  embeddedFieldsOf,
   CUSTOM_FIELDS,
   CUSTOM_VALUES_KEY,
   ENTITY_TYPES,
@@ -156,9 +157,7 @@ function embedLink(sql: Sql, accountId: number, link: LinkDef, rows: Row[], reco
   const ids = [...new Set(rows.map((row) => row[`_link_${link.name}`]).filter((v) => v !== null))];
   const byId = new Map<number, ApiRecord>();
   if (ids.length) {
-    const cols = ['uuid', ...link.by.filter((b) => b !== 'uuid'), 'name'].filter(
-      (c, i, a) => a.indexOf(c) === i && target.fields.some((f) => f.name === c),
-    );
+    const cols = embeddedFieldsOf(link);
     const found = sql
       .stmt(
         `SELECT id, ${cols.map((c) => `"${c}"`).join(', ')} FROM ${target.table}
