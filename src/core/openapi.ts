@@ -38,8 +38,8 @@ const nullable = (s: Schema): Schema =>
 /** The value of a field as the API answers it. */
 function outSchema(f: FieldDef): Schema {
   const s = { ...fieldKind(f).schema(f, 'out'), description: f.description };
-  // A text field may hold null when it is nullable; a date_or_datetime is null when not set.
-  return f.nullable ? nullable(s) : s;
+  // A field that takes null may answer null (a reminder without due_at), unless the server makes it.
+  return f.nullable && !f.generated ? nullable(s) : s;
 }
 
 /** The value of a field a body may send: null where the field is nullable, or has a default on create. */

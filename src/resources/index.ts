@@ -160,6 +160,7 @@ export const customFields: ResourceDef = {
       kind: 'text',
       description: 'machine-identifiable name (generated from the label when omitted)',
       nullable: true,
+      generated: true,
       max: 255,
       filter: 'fuzzy',
       column: true,

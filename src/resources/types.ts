@@ -38,6 +38,8 @@ export interface FieldDef {
   readonly computed?: { readonly count: string } | { readonly zero: true };
   /** Whether null is an accepted value on input. */
   readonly nullable?: boolean;
+  /** Made by the server when a create does not give it (a custom field's name): never null in an answer. */
+  readonly generated?: boolean;
   /** Required on create. */
   readonly requiredOnCreate?: boolean;
   /** Required on update (the reference marks address and postcode so). */
