@@ -152,7 +152,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
     const byLine = new Map(records.map((r) => [r.line, r]));
     const text = await formatFailed(
       o.format,
-      notThrough.map((r) => ({ original: (byLine.get(r.line) as InputRecord).original, error: r.error ?? r.status })),
+      notThrough.map((r) => ({ record: byLine.get(r.line) as InputRecord, error: r.error ?? r.status })),
     );
     writeFileAtomic(o.failedFile, text);
     failedNote = ` (written to ${o.failedFile})`;
@@ -162,10 +162,12 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
   parts.push(`failed ${count('failed')}`);
   if (count('unsent')) parts.push(`not sent ${count('unsent')}`);
   deps.io.stderr.write(`${parts.join(', ')}${notThrough.length ? failedNote : ''}\n`);
-  if (notThrough.length && !o.failedFile && !deps.io.stderr.isTTY) {
-    for (const r of notThrough.slice(0, 20)) deps.io.stderr.write(`  line ${r.line}: ${visible(r.error ?? '')}\n`);
-    if (notThrough.length > 20)
-      deps.io.stderr.write(`  … and ${notThrough.length - 20} more; use --failed FILE to keep them all\n`);
+  // Records that had problems before sending were listed then.
+  const sentAndFailed = notThrough.filter((r) => !records.find((rec) => rec.line === r.line)?.problems.length);
+  if (sentAndFailed.length && !o.failedFile && !deps.io.stderr.isTTY) {
+    for (const r of sentAndFailed.slice(0, 20)) deps.io.stderr.write(`  line ${r.line}: ${visible(r.error ?? '')}\n`);
+    if (sentAndFailed.length > 20)
+      deps.io.stderr.write(`  … and ${sentAndFailed.length - 20} more; use --failed FILE to keep them all\n`);
   }
 
   if (deps.signal?.aborted)
