@@ -23,7 +23,7 @@ import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
 
 const MAX_ERRORS_SHOWN = 50;
 
-function concurrencyOf(v: unknown): number {
+export function concurrencyOf(v: unknown): number {
   if (v === undefined) return DEFAULT_CONCURRENCY;
   const s = String(v);
   if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_CONCURRENCY)
@@ -32,7 +32,7 @@ function concurrencyOf(v: unknown): number {
 }
 
 /** The parent of a record created under one (a note): its property or contact field. */
-function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: string; uuid: string } | string {
+export function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: string; uuid: string } | string {
   const given = (r.parents ?? []).filter((p) => body[p.name] !== undefined);
   const names = (r.parents ?? []).map((p) => p.name).join(' or ');
   if (given.length !== 1) return given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`;
@@ -41,7 +41,11 @@ function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: st
 }
 
 /** Splits a record into what is sent and what addresses it (uuid, a note's parent). */
-function prepare(r: ResourceDef, verb: Verb, rec: InputRecord): { body: Record<string, unknown>; problems: string[] } {
+export function prepare(
+  r: ResourceDef,
+  verb: Verb,
+  rec: InputRecord,
+): { body: Record<string, unknown>; problems: string[] } {
   const body = { ...rec.body };
   const problems: string[] = [];
   if (verb !== 'create') {
@@ -71,7 +75,7 @@ function extraKeys(r: ResourceDef, verb: Verb): string[] {
  * Every problem of every record, found before anything is sent: added to the record's problems
  * (line and field), so that it fails alone and the others go through.
  */
-function checkAll(r: ResourceDef, verb: Verb, records: InputRecord[]): void {
+export function checkAll(r: ResourceDef, verb: Verb, records: InputRecord[]): void {
   const known = new Set([...r.fields.map((f) => f.name), ...extraKeys(r, verb)]);
   for (const rec of records) {
     if (rec.problems.length && 'verbatim' in rec) continue;
@@ -102,7 +106,7 @@ function checkAll(r: ResourceDef, verb: Verb, records: InputRecord[]): void {
 }
 
 /** The problems of the records that have some, one line each (at most MAX_ERRORS_SHOWN). */
-function problemLines(records: readonly InputRecord[]): string {
+export function problemLines(records: readonly InputRecord[]): string {
   const lines = records.flatMap((rec) => rec.problems.map((p) => `  line ${rec.line}: ${visible(p)}`));
   const shown = lines.slice(0, MAX_ERRORS_SHOWN);
   const more = lines.length - shown.length;
@@ -110,7 +114,7 @@ function problemLines(records: readonly InputRecord[]): string {
 }
 
 /** A value as compared for --skip-existing: instants as instants, the rest as text. */
-function keyPart(v: unknown): string {
+export function keyPart(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') {
     const at = /^\d{4}-\d{2}-\d{2}/.test(v) ? parseInstant(v) : undefined;
@@ -121,7 +125,8 @@ function keyPart(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function skipKeys(r: ResourceDef, text: string): string[] {
+/** The fields records are matched on (--skip-existing, apply's --key): names of the resource's fields. */
+export function keyFields(r: ResourceDef, text: string, flag: string): string[] {
   const keys = text
     .split(',')
     .map((k) => k.trim().replace(/-/g, '_'))
@@ -129,7 +134,7 @@ function skipKeys(r: ResourceDef, text: string): string[] {
   const bad = keys.filter((k) => !fieldOf(r, k) || k === 'uuid');
   if (!keys.length || bad.length)
     throw usageError(
-      `--skip-existing: ${bad.length ? `${r.path} have no field ${bad.map((b) => `"${b}"`).join(', ')}` : 'give field names'}.`,
+      `${flag}: ${bad.length ? `${r.path} have no field ${bad.map((b) => `"${b}"`).join(', ')}` : 'give field names'}.`,
       `Fields: ${r.fields.map((f) => f.name).join(', ')}.`,
     );
   return keys;
@@ -184,7 +189,7 @@ export async function runBulkWrite(
     deps.io.stderr.write(`${where}: no records.\n`);
     return;
   }
-  const keys = opts.skipExisting !== undefined ? skipKeys(r, String(opts.skipExisting)) : undefined;
+  const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const mode = opts.quiet
     ? 'quiet'
     : opts.json !== undefined || opts.output === 'json'

@@ -10,7 +10,7 @@ import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, oneKind } from '../errors.js';
 import { type Format, formatFailed, type InputRecord } from './input.js';
 
-export type Status = 'created' | 'updated' | 'deleted' | 'skipped' | 'failed' | 'unsent';
+export type Status = 'created' | 'updated' | 'deleted' | 'unchanged' | 'skipped' | 'failed' | 'unsent';
 
 export interface Result {
   readonly line: number;
@@ -33,8 +33,8 @@ export interface BulkOptions {
   /** How a result is printed on stdout, in input order (nothing when undefined). */
   readonly output?: ResultWriter;
   readonly failedFile?: string;
-  /** The word for what was done: "created". */
-  readonly verb: Status;
+  /** The word for what was done: "created"; or the words, for a run that does several things. */
+  readonly verb: Status | readonly Status[];
   readonly deps: Deps;
 }
 
@@ -157,7 +157,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
     writeFileAtomic(o.failedFile, text);
     failedNote = ` (written to ${o.failedFile})`;
   }
-  const parts = [`${o.verb} ${count(o.verb)}`];
+  const parts = (typeof o.verb === 'string' ? [o.verb] : o.verb).map((v) => `${v} ${count(v)}`);
   if (count('skipped')) parts.push(`skipped ${count('skipped')}`);
   parts.push(`failed ${count('failed')}`);
   if (count('unsent')) parts.push(`not sent ${count('unsent')}`);

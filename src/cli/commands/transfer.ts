@@ -2,7 +2,7 @@
  * `pm export` and `pm import`: every record of an account as NDJSON files, and back onto another
  * server (from the embedded default to a team server, say), mapping old uuids to new ones.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/index.js';
@@ -132,7 +132,8 @@ const MAP_FILE = 'uuid-map.json';
 /** The old-to-new uuids of an earlier import from this folder, if any. */
 function readMap(dir: string): Record<string, string> {
   const file = join(dir, MAP_FILE);
-  if (!existsSync(file)) return {};
+  // Only a file of its own: a link planted in its place is not followed (it is replaced).
+  if (!existsSync(file) || !lstatSync(file).isFile()) return {};
   let v: unknown;
   try {
     v = JSON.parse(readFileSync(file, 'utf8'));
