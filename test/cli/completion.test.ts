@@ -60,7 +60,15 @@ describe('pm __complete: commands, flags and values', () => {
   });
 
   it('completes subcommands, two levels down too', async () => {
-    expect((await complete(['properties', ''])).values).toEqual(['list', 'get', 'create', 'update', 'delete', 'apply', 'help']);
+    expect((await complete(['properties', ''])).values).toEqual([
+      'list',
+      'get',
+      'create',
+      'update',
+      'delete',
+      'apply',
+      'help',
+    ]);
     expect((await complete(['notes', ''])).values).not.toContain('update');
     expect((await complete(['serve', 'tokens', ''])).values).toEqual(['create', 'list', 'revoke', 'help']);
     expect((await complete(['--profile', 'work', 'properties', 'l'])).values).toEqual(['list']);
@@ -451,7 +459,15 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
 
   it('bash: commands, subcommands, flags and values in COMPREPLY', async () => {
     expect(await bash(['pm', 'pro'])).toEqual(['properties']);
-    expect(await bash(['pm', 'properties', ''])).toEqual(['list', 'get', 'create', 'update', 'delete', 'apply', 'help']);
+    expect(await bash(['pm', 'properties', ''])).toEqual([
+      'list',
+      'get',
+      'create',
+      'update',
+      'delete',
+      'apply',
+      'help',
+    ]);
     expect(await bash(['pm', 'properties', 'list', '--bed'])).toEqual(['--bedrooms']);
     expect(await bash(['pm', 'properties', 'list', '-o', ''])).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv']);
     expect(await bash(['pm', 'custom-fields', 'create', '--entity-type', 'p'])).toEqual(['property']);
