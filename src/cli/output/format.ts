@@ -161,7 +161,11 @@ export function guardCell(s: string): string {
   return /^[=+\-@\t\r]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s) ? `'${s}` : s;
 }
 
-/** TSV has no quoting: tabs and line breaks inside a value become spaces. */
+/**
+ * TSV has no quoting: a tab, a line break and a backslash inside a value are escaped as \t, \n,
+ * \r and \\ (as PostgreSQL's COPY and MySQL write them), so that one record is one line and
+ * every tab separates columns; `printf '%b'` or `sed` reads them back.
+ */
 export function tsvCell(s: string): string {
-  return s.replace(/\r\n|[\t\r\n]/g, ' ');
+  return s.replace(/[\\\t\r\n]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : '\\n'));
 }

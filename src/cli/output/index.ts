@@ -296,7 +296,8 @@ function pipedTableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Si
   return {
     add(records) {
       let s = '';
-      for (const r of records) s += `${columns.map((c) => humanValue(defs.get(c), r[c], undefined)).join('\t')}\n`;
+      for (const r of records)
+        s += `${columns.map((c) => humanValue(defs.get(c), typeof r[c] === 'string' ? tsvCell(r[c]) : r[c], undefined)).join('\t')}\n`;
       if (s) d.stdout.write(s);
     },
     end() {},
@@ -465,7 +466,8 @@ export async function printRecord(
       }
       const defs = fieldMap(resource);
       const lines = recordKeys(resource, record, spec).map(
-        (k) => `${k}\t${humanValue(defs.get(k), record[k], undefined)}\n`,
+        (k) =>
+          `${k}\t${humanValue(defs.get(k), typeof record[k] === 'string' ? tsvCell(record[k]) : record[k], undefined)}\n`,
       );
       d.stdout.write(lines.join(''));
     }

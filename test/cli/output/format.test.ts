@@ -17,8 +17,8 @@ describe('csv and tsv cells', () => {
     expect(csvCell(input)).toBe(want);
   });
 
-  test('tsv: tabs and line breaks become spaces', () => {
-    expect(tsvCell('a\tb\nc\r\nd\re "q"')).toBe('a b c d e "q"');
+  test('tsv: tabs, line breaks and backslashes are escaped', () => {
+    expect(tsvCell('a\tb\nc\r\nd\\e "q"')).toBe('a\\tb\\nc\\r\\nd\\\\e "q"');
   });
 
   test('values as sent: strings, true/false, numbers, codes as numbers, JSON otherwise, null empty', () => {

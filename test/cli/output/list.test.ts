@@ -166,11 +166,11 @@ describe('table piped', () => {
     expect(s.out.text).toBe('0b6e2a0e-5b1d-4f3a-9c51-000000000001\t1 High Street\tLeeds\tLS1 1AA\thouse\t1\t1\t2\n');
   });
 
-  test('tabs and line breaks inside values become spaces', async () => {
+  test('tabs and line breaks inside values are escaped: one record, one line', async () => {
     const s = await list(properties, { fields: 'address,city' }, screen({ tty: false }), [
-      [property(1, { address: 'a\tb\nc' })],
+      [property(1, { address: 'a\tb\nc\\d' })],
     ]);
-    expect(s.out.text).toBe('a b c\tLeeds\n');
+    expect(s.out.text).toBe('a\\tb\\nc\\\\d\tLeeds\n');
   });
 
   test('an empty list prints nothing, on either stream', async () => {
@@ -286,7 +286,7 @@ describe('csv and tsv', () => {
     expect(s.out.text).toBe(`${CF_HEADER}\n`);
   });
 
-  test('tsv: tabs and line breaks in values become spaces, no quoting', async () => {
+  test('tsv: tabs and line breaks in values are escaped, no quoting', async () => {
     const p = property(1, { address: 'a\tb', address2: 'c\r\nd"e' });
     const s = await list(
       properties,
@@ -294,7 +294,7 @@ describe('csv and tsv', () => {
       screen({ tty: false }),
       [[p]],
     );
-    expect(s.out.text).toBe(`uuid\taddress\taddress2\tbedrooms\n${P1.uuid}\ta b\tc d"e\t1\n`);
+    expect(s.out.text).toBe(`uuid\taddress\taddress2\tbedrooms\n${P1.uuid}\ta\\tb\tc\\r\\nd"e\t1\n`);
   });
 
   test('written as pages arrive', () => {
