@@ -24,7 +24,7 @@ export interface ServeOptions {
 }
 
 /** What every command on a data file is given: the factory and the file. */
-interface OnDataFile {
+export interface OnDataFile {
   readonly f: Factory;
   readonly dataFile: string;
 }
