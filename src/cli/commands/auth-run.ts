@@ -3,7 +3,7 @@
  * user config read and written, words out. A token is read from a prompt without echo or from
  * stdin, never from argv; status never prints it.
  */
-import { printableUrl } from '../../core/redact.js';
+import { printableUrl, visible } from '../../core/redact.js';
 import { RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -90,6 +90,7 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
     },
     deps,
   );
+  for (const w of target.warnings) io.stderr.write(`warning: ${visible(w)}\n`);
   const tokenFrom: Record<string, string> = {
     env: 'the PM_TOKEN environment variable',
     project: `the project config ${target.projectConfigPath ?? ''}`.trim(),
