@@ -285,6 +285,29 @@ describe('pm api and errors', () => {
     expect(JSON.parse(list.stdout).meta.pagination.total).toBe(1);
   });
 
+  it('--paginate follows every page and prints one JSON document; only with GET', async () => {
+    for (let i = 0; i < 5; i++) await pm(['api', 'POST', '/reminders', '--data', `{"title":"page ${i}"}`]);
+    const r = await pm(['api', 'GET', '/reminders', '--paginate', '-F', 'per_page=2', '-F', 'title=page']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.data.map((x: { title: string }) => x.title)).toEqual(['page 0', 'page 1', 'page 2', 'page 3', 'page 4']);
+    const jq = await pm([
+      'api',
+      'GET',
+      '/reminders',
+      '--paginate',
+      '-F',
+      'per_page=1',
+      '-F',
+      'title=page',
+      '--jq',
+      '.data | length',
+    ]);
+    expect(jq.stdout).toBe('5\n');
+    const post = await pm(['api', 'POST', '/reminders', '--paginate', '--data', '{"title":"x"}']);
+    expect(post.code).toBe(2);
+  });
+
   it('exits 1 with field errors for a refused write', async () => {
     const r = await pm(['api', 'POST', '/reminders', '--data', '{"title":""}']);
     expect(r.code).toBe(1);
