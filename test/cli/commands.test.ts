@@ -81,6 +81,41 @@ describe('properties', () => {
     expect(byPostcode).toHaveLength(1);
   });
 
+  it('--sort sorts what was fetched: several fields, :desc, numbers as numbers, empty last', async () => {
+    const before = acct;
+    acct = server.newAccount();
+    const mk = (address: string, city: string | undefined, bedrooms: number) =>
+      pm([
+        'properties',
+        'create',
+        '--address',
+        address,
+        '--postcode',
+        'S1',
+        '--bedrooms',
+        String(bedrooms),
+        ...(city ? ['--city', city] : []),
+        '-q',
+      ]);
+    await mk('a', 'York', 10);
+    await mk('b', 'leeds', 2);
+    await mk('c', undefined, 3);
+    await mk('d', 'Leeds', 9);
+    const sorted = async (sort: string) =>
+      (
+        JSON.parse((await pm(['properties', 'list', '--all', '--sort', sort, '--json', 'address'])).stdout) as {
+          address: string;
+        }[]
+      ).map((x) => x.address);
+    expect(await sorted('bedrooms')).toEqual(['b', 'c', 'd', 'a']);
+    expect(await sorted('bedrooms:desc')).toEqual(['a', 'd', 'c', 'b']);
+    expect(await sorted('city,bedrooms:desc')).toEqual(['d', 'b', 'a', 'c']);
+    const bad = await pm(['properties', 'list', '--sort', 'colour']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--sort: "colour" is not a field of properties');
+    acct = before;
+  });
+
   it('selects fields with --json a,b and rejects unknown ones with exit 2', async () => {
     const r = await pm(['properties', 'list', '--city', 'leeds', '--json', 'city,bedrooms']);
     expect(r.code).toBe(0);

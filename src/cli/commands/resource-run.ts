@@ -22,7 +22,7 @@ import {
 } from '../output/index.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
-import type { BulkOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions } from './resource.js';
+import type * as Cmd from './resource.js';
 import { confirm, describeApiError } from './shared.js';
 
 /** The clock and zone human dates are read in. */
@@ -43,7 +43,7 @@ function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec):
   return [...names];
 }
 
-export async function listRun(o: ListOptions): Promise<void> {
+export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const q = filterQuery(r, o.flags, f.now(), f.timeZone);
@@ -60,6 +60,7 @@ export async function listRun(o: ListOptions): Promise<void> {
   const printer = createListPrinter(r, spec, await f.display());
   let first: { total: number; page: number; perPage: number; totalPages: number } | undefined;
   let fetched = 0;
+  const held: Record<string, unknown>[] = [];
   try {
     const pages = s.client.pages(r, q, o.all ? Number.POSITIVE_INFINITY : (o.limit ?? Number.POSITIVE_INFINITY));
     for await (const pg of pages) {
@@ -70,16 +71,44 @@ export async function listRun(o: ListOptions): Promise<void> {
         perPage: pg.pagination.per_page,
         totalPages: pg.pagination.total_pages,
       };
-      printer.add(pg.records);
+      // Sorted output waits for every record; otherwise each page is written as it arrives.
+      if (o.sort) held.push(...pg.records);
+      else printer.add(pg.records);
       if (!o.all && o.limit === undefined) break;
     }
   } catch (e) {
     throw describeApiError(e, r);
   }
+  if (o.sort) printer.add(sortRecords(r, held, o.sort));
   await printer.end(first ? { ...first, fetchedPages: fetched } : undefined);
 }
 
-export async function getRun(o: GetOptions): Promise<void> {
+/** Records sorted by the keys: numbers as numbers, times as instants, text ignoring case; empty last. */
+function sortRecords(r: ResourceDef, records: Record<string, unknown>[], keys: readonly Cmd.SortKey[]) {
+  const value = (v: unknown, kind: string | undefined): number | string | undefined => {
+    if (v === null || v === undefined || v === '') return undefined;
+    if (typeof v === 'object' && 'code' in v) return Number((v as { code: unknown }).code);
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (typeof v === 'number') return v;
+    if (kind === 'datetime' || kind === 'date_or_datetime') return Date.parse(String(v));
+    return String(v).toLowerCase();
+  };
+  const kinds = new Map(r.fields.map((x) => [x.name, x.kind]));
+  return [...records].sort((a, b) => {
+    for (const k of keys) {
+      const x = value(a[k.field], kinds.get(k.field));
+      const y = value(b[k.field], kinds.get(k.field));
+      if (x === y) continue;
+      if (x === undefined) return 1;
+      if (y === undefined) return -1;
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+      if (c !== 0) return k.desc ? -c : c;
+    }
+    return 0;
+  });
+}
+
+export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const s = await f.session();
@@ -136,7 +165,7 @@ function dryRun(s: Session, f: Factory, method: string, path: string, body: unkn
   f.io.stdout.write(text);
 }
 
-export async function createRun(o: CreateOptions): Promise<void> {
+export async function createRun(o: Cmd.CreateOptions): Promise<void> {
   const { f, resource: r, parent } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'create', when(f)) };
@@ -159,7 +188,7 @@ export async function createRun(o: CreateOptions): Promise<void> {
   if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
 }
 
-export async function updateRun(o: UpdateOptions): Promise<void> {
+export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
   const { f, resource: r, uuid } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'update', when(f)) };
@@ -180,7 +209,7 @@ export async function updateRun(o: UpdateOptions): Promise<void> {
   }
 }
 
-export async function deleteRun(o: DeleteOptions): Promise<void> {
+export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   const { f, resource: r } = o;
   const unique = [...new Set(o.uuids)];
   if (!o.yes && !o.dryRun) {
@@ -223,7 +252,7 @@ export async function deleteRun(o: DeleteOptions): Promise<void> {
   }
 }
 
-export async function bulkRun(o: BulkOptions): Promise<void> {
+export async function bulkRun(o: Cmd.BulkOptions): Promise<void> {
   const { f, resource: r, verb } = o;
   if (verb !== 'delete' && Object.keys(bodyFromFlags(r, o.flags, verb, when(f))).length)
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');

@@ -32,7 +32,14 @@ export interface ListOptions {
   readonly limit?: number | undefined;
   readonly all: boolean;
   readonly embed?: string | undefined;
+  /** Sort what was fetched by these fields, in this order (client-side). */
+  readonly sort?: readonly SortKey[] | undefined;
   readonly output: OutputFlags;
+}
+
+export interface SortKey {
+  readonly field: string;
+  readonly desc: boolean;
 }
 
 export interface GetOptions {
@@ -190,6 +197,27 @@ function embedOf(r: ResourceDef, value: unknown): string | undefined {
   return String(value);
 }
 
+/** --sort city,bedrooms:desc: fields of the resource, each ascending unless :desc. */
+function sortOf(r: ResourceDef, value: unknown): SortKey[] | undefined {
+  if (value === undefined) return undefined;
+  const keys = String(value)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const m = /^([a-z0-9_-]+)(?::(asc|desc))?$/i.exec(part);
+      const field = m?.[1]?.replace(/-/g, '_');
+      if (!m || !r.fields.some((x) => x.name === field))
+        throw usageError(
+          `--sort: "${part}" is not a field of ${r.plural} (with :asc or :desc).`,
+          `Fields: ${r.fields.map((x) => x.name).join(', ')}.`,
+        );
+      return { field: field as string, desc: m[2]?.toLowerCase() === 'desc' };
+    });
+  if (!keys.length) throw usageError('--sort takes field names: --sort city,bedrooms:desc.');
+  return keys;
+}
+
 function addEmbedFlag(cmd: Command, r: ResourceDef): void {
   if (r.embeds?.length) cmd.option('--embed <names>', `embed related data: ${r.embeds.join(', ')}`);
 }
@@ -201,7 +229,11 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
     .option('--page <n>', 'page number, from 1 (default: 1)')
     .option('--per-page <n>', `records a page, 1-${MAX_PER_PAGE} (default: the server's, 10)`)
     .option('--limit <n>', 'fetch pages until N records (default: one page)')
-    .option('--all', 'fetch every page; records are written as they arrive');
+    .option('--all', 'fetch every page; records are written as they arrive')
+    .option(
+      '--sort <fields>',
+      'sort what was fetched by these fields, each :desc for descending (city,bedrooms:desc); the server always pages oldest first, so with --all this sorts everything',
+    );
   addEmbedFlag(cmd, r);
   addOutputFlags(cmd);
   cmd.addHelpText('after', `\nFilters: pm help filters; dates and ranges: pm help dates.${examples(r, 'list')}`);
@@ -217,6 +249,7 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
       limit,
       all,
       embed: embedOf(r, flags.embed),
+      sort: sortOf(r, flags.sort),
       output: outputFlagsOf(flags),
     };
     if (all && limit !== undefined) throw usageError('--all and --limit cannot be used together.');
