@@ -196,7 +196,29 @@ describe('properties', () => {
       },
     });
     expect(no.code).not.toBe(0);
-    expect(asked[0]).toContain(a);
+    // The question names the record, and what goes with it.
+    expect(asked[0]).toBe('Delete property d3, X3? This cannot be undone.');
+    await pm(['custom-fields', 'create', '--label', 'Roof', '--type', 'text', '--entity-type', 'property', '-q']);
+    await pm(['properties', 'update', a, '--custom-field', 'roof=slate']);
+    for (const c of ['one', 'two']) await pm(['notes', 'create', '--property', a, '--content', c]);
+    const b = (await pm(['properties', 'create', '--address', 'd4', '--postcode', 'X4', '-q'])).stdout.trim();
+    const ask = async (args: string[]) => {
+      let q = '';
+      await pm(args, { tty: true, prompter: { confirm: async (x) => ((q = x), false), secret: async () => '' } });
+      return q;
+    };
+    expect(await ask(['properties', 'delete', a])).toBe(
+      'Delete property d3, X3 and its 2 notes and 1 custom value? This cannot be undone.',
+    );
+    expect(await ask(['properties', 'delete', a, b])).toBe(
+      'Delete 2 properties (d3, X3; d4, X4) and their 2 notes and 1 custom value? This cannot be undone.',
+    );
+    // A record that is not there is "not found" before any question.
+    const missing = await pm(['properties', 'delete', '3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15'], {
+      tty: true,
+      prompter: { confirm: async () => true, secret: async () => '' },
+    });
+    expect(missing.code).toBe(3);
     expect((await pm(['properties', 'get', a, '-q'])).code).toBe(0);
     const yes = await pm(['properties', 'delete', a], {
       tty: true,

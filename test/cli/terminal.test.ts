@@ -140,4 +140,24 @@ describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
     const seen = end.slice(0, -1); // the last prompt
     expect(normalise(seen, expected).join('\n')).toBe(normalise(expected, expected).join('\n'));
   });
+
+  it('Ctrl-C at the delete question ends its line, deletes nothing and exits 130', async () => {
+    type('clear; pm properties create --address "9 Ctrl St" --postcode "C1 1CC" -q');
+    press('Enter');
+    const made = await waitFor('the property', (l) => prompt(l) && l.some((x) => /^[0-9a-f-]{36}$/.test(x)));
+    const uuid = made.find((x) => /^[0-9a-f-]{36}$/.test(x)) as string;
+    type(`pm properties delete ${uuid}`);
+    press('Enter');
+    await waitFor('the question', (l) => (l[l.length - 1] as string).startsWith('Delete property 9 Ctrl St, C1 1CC?'));
+    press('C-c');
+    await waitFor('the prompt', prompt);
+    type('echo "exit $?"');
+    press('Enter');
+    const after = await waitFor('the exit code', (l) => prompt(l) && l.some((x) => x.startsWith('exit ')));
+    const at = after.findIndex((x) => x.startsWith('Delete property 9 Ctrl St'));
+    expect(after.slice(at + 1)).toEqual(['error: interrupted: nothing was done.', '$ echo "exit $?"', 'exit 130', '$']);
+    type(`pm properties get ${uuid} -q`);
+    press('Enter');
+    await waitFor('the property, still there', (l) => prompt(l) && l.filter((x) => x === uuid).length >= 2);
+  });
 });

@@ -27,6 +27,7 @@ import { TOPICS } from '../help/index.js';
 import { fieldNames, OUTPUT_FORMATS } from '../output/index.js';
 import { type Session, withSession } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
+import { describeRecord } from './shared.js';
 import type { Deps } from '../context.js';
 import { fieldKind, filterKind } from '../../core/kinds.js';
 import { fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
@@ -378,17 +379,6 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
     timer.unref?.();
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
-
-/** A short line describing a record: its first text columns (address, city; name, email…). */
-function describeRecord(r: ResourceDef, rec: Record<string, unknown>): string {
-  const parts: string[] = [];
-  for (const f of r.fields) {
-    if (!f.column || f.name === 'uuid' || parts.length >= 2) continue;
-    const v = rec[f.name];
-    if (typeof v === 'string' && v.trim()) parts.push(v.trim());
-  }
-  return parts.join(', ');
 }
 
 async function uuids(r: ResourceDef, ctx: Context, cur: string): Promise<Candidate[]> {

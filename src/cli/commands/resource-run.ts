@@ -3,7 +3,7 @@
  * declares and checks them), the work done through the factory's session, data out.
  */
 import type { ResourceDef } from '../../resources/types.js';
-import { inputFields, resourceByPath } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, childrenOf, inputFields, resourceByPath } from '../../resources/index.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
@@ -23,7 +23,7 @@ import {
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
-import { confirm, describeApiError } from './shared.js';
+import { confirm, describeApiError, describeRecord, interactiveOrRefuse } from './shared.js';
 
 /** The clock and zone human dates are read in. */
 const when = (f: Factory) => ({ now: f.now(), ...(f.timeZone ? { zone: f.timeZone } : {}) });
@@ -209,11 +209,52 @@ export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
   }
 }
 
+/** Records named one by one in a delete's question, at most; more are counted. */
+const NAMED = 5;
+
+/**
+ * What a delete would take away, in words: the records by their first columns, and what goes with
+ * them (their notes, their custom values), read from the server. A record that is not there is
+ * the same "not found" the delete would be (unless --ignore-not-found).
+ */
+async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly string[], ignoreMissing: boolean) {
+  const found: Record<string, unknown>[] = [];
+  for (const u of uuids.slice(0, 20)) {
+    try {
+      found.push(await s.client.get(r, u, r.customValues ? CUSTOM_VALUES_KEY : undefined));
+    } catch (e) {
+      const err = describeApiError(e, r);
+      if (err.exitCode === EXIT.notFound && ignoreMissing) continue;
+      // Without the custom fields' read scope, the record alone.
+      if (err.exitCode === EXIT.auth && r.customValues) found.push(await s.client.get(r, u).catch(() => ({ uuid: u })));
+      else throw err;
+    }
+  }
+  const goes: string[] = [];
+  for (const { child } of childrenOf(r)) {
+    const count = r.fields.find((x) => x.computed && 'count' in x.computed && x.computed.count === child.path);
+    const n = count ? found.reduce((sum, x) => sum + (Number(x[count.name]) || 0), 0) : 0;
+    if (n) goes.push(`${n} ${n === 1 ? child.singular : child.plural}`);
+  }
+  if (r.customValues) {
+    const n = found.reduce((sum, x) => sum + ((x[CUSTOM_VALUES_KEY] as { data?: unknown[] })?.data?.length ?? 0), 0);
+    if (n) goes.push(`${n} custom value${n === 1 ? '' : 's'}`);
+  }
+  const name = (x: Record<string, unknown>) => describeRecord(r, x) || String(x.uuid);
+  const which =
+    uuids.length === 1
+      ? `${r.singular} ${found[0] ? name(found[0]) : uuids[0]}`
+      : `${uuids.length} ${r.plural}${uuids.length <= NAMED ? ` (${found.map(name).join('; ')})` : ''}`;
+  return `${which}${goes.length ? ` and ${uuids.length === 1 ? 'its' : 'their'} ${goes.join(' and ')}` : ''}`;
+}
+
 export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   const { f, resource: r } = o;
   const unique = [...new Set(o.uuids)];
   if (!o.yes && !o.dryRun) {
-    const what = unique.length === 1 ? `${r.singular} ${unique[0]}` : `${unique.length} ${r.plural}`;
+    // Refused before anything is fetched when no one can answer.
+    interactiveOrRefuse(f, f.globals());
+    const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
     const ok = await confirm(f, f.globals(), `Delete ${what}? This cannot be undone.`);
     if (!ok) throw new CliError(EXIT.usage, 'nothing deleted.');
   }
