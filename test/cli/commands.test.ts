@@ -204,7 +204,11 @@ describe('properties', () => {
     const b = (await pm(['properties', 'create', '--address', 'd4', '--postcode', 'X4', '-q'])).stdout.trim();
     const ask = async (args: string[]) => {
       let q = '';
-      await pm(args, { tty: true, prompter: { confirm: async (x) => ((q = x), false), secret: async () => '' } });
+      const confirm = async (x: string) => {
+        q = x;
+        return false;
+      };
+      await pm(args, { tty: true, prompter: { confirm, secret: async () => '' } });
       return q;
     };
     expect(await ask(['properties', 'delete', a])).toBe(
