@@ -4,7 +4,7 @@ export type * from './types.js';
 
 /** Fields every record has. */
 const common: readonly FieldDef[] = [
-  { name: 'uuid', kind: 'text', description: 'unique identifier', readOnly: true, filter: 'exact', column: true },
+  { name: 'uuid', kind: 'text', description: 'unique identifier', readOnly: true, filter: 'exact', column: 1 },
   {
     name: 'created_at',
     kind: 'datetime',
@@ -33,7 +33,7 @@ const text = (name: string, description: string, extra: Partial<FieldDef> = {}):
   ...extra,
 });
 
-const rooms = (name: string, description: string): FieldDef => ({
+const rooms = (name: string, description: string, column: number): FieldDef => ({
   name,
   kind: 'int',
   description,
@@ -41,7 +41,7 @@ const rooms = (name: string, description: string): FieldDef => ({
   max: 1000,
   default: 0,
   filter: 'int',
-  column: true,
+  column,
   example: '3',
 });
 
@@ -67,7 +67,7 @@ const counts: readonly FieldDef[] = [
     description: 'number of notes',
     readOnly: true,
     computed: { count: 'notes' },
-    column: true,
+    column: 5,
   },
 ];
 
@@ -86,23 +86,23 @@ export const properties: ResourceDef = {
       nullable: false,
       requiredOnCreate: true,
       requiredOnUpdate: true,
-      column: true,
+      column: 1,
       example: 'high street',
     }),
     text('address2', 'address line 2'),
-    text('city', 'city', { column: true, example: 'leeds' }),
+    text('city', 'city', { column: 2, example: 'leeds' }),
     text('county', 'county'),
     text('postcode', 'postcode', {
       nullable: false,
       requiredOnCreate: true,
       requiredOnUpdate: true,
       filter: 'postcode',
-      column: true,
+      column: 2,
       example: 'ls1',
     }),
-    text('type', 'kind of property, e.g. house, apartment, commercial', { column: true, example: 'house' }),
-    rooms('bedrooms', 'number of bedrooms'),
-    rooms('bathrooms', 'number of bathrooms'),
+    text('type', 'kind of property, e.g. house, apartment, commercial', { column: 4, example: 'house' }),
+    rooms('bedrooms', 'number of bedrooms', 3),
+    rooms('bathrooms', 'number of bathrooms', 5),
     flag('has_garage', 'has a garage'),
     flag('has_garden', 'has a garden'),
     flag('has_parking', 'has parking'),
@@ -122,10 +122,10 @@ export const contacts: ResourceDef = {
   verbs: allVerbs,
   fields: [
     ...common,
-    text('name', 'full name', { nullable: false, requiredOnCreate: true, column: true, example: 'smith' }),
-    text('email', 'email address', { nullable: false, requiredOnCreate: true, column: true, example: '@acme' }),
-    text('contact_number', 'telephone number', { column: true }),
-    text('company', 'company', { column: true }),
+    text('name', 'full name', { nullable: false, requiredOnCreate: true, column: 1, example: 'smith' }),
+    text('email', 'email address', { nullable: false, requiredOnCreate: true, column: 2, example: '@acme' }),
+    text('contact_number', 'telephone number', { column: 3 }),
+    text('company', 'company', { column: 4 }),
     text('address', 'address line 1'),
     text('address2', 'address line 2'),
     text('city', 'city'),
@@ -163,7 +163,7 @@ export const customFields: ResourceDef = {
       generated: true,
       max: 255,
       filter: 'fuzzy',
-      column: true,
+      column: 1,
     },
     {
       name: 'label',
@@ -172,7 +172,7 @@ export const customFields: ResourceDef = {
       requiredOnCreate: true,
       max: 255,
       filter: 'fuzzy',
-      column: true,
+      column: 2,
     },
     {
       name: 'type',
@@ -181,7 +181,7 @@ export const customFields: ResourceDef = {
       requiredOnCreate: true,
       codes: CUSTOM_FIELD_TYPES,
       filter: 'code',
-      column: true,
+      column: 4,
     },
     {
       name: 'entity_type',
@@ -190,7 +190,7 @@ export const customFields: ResourceDef = {
       requiredOnCreate: true,
       codes: ENTITY_TYPES,
       filter: 'code',
-      column: true,
+      column: 3,
       example: '2',
     },
   ],
@@ -213,7 +213,7 @@ export const notes: ResourceDef = {
       requiredOnCreate: true,
       max: 65535,
       filter: 'fuzzy',
-      column: true,
+      column: 1,
     },
   ],
   parents: [
@@ -239,7 +239,7 @@ export const reminders: ResourceDef = {
       requiredOnCreate: true,
       max: 255,
       filter: 'fuzzy',
-      column: true,
+      column: 1,
     },
     { name: 'description', kind: 'text', description: 'longer description', nullable: true, max: 65535 },
     {
@@ -248,7 +248,7 @@ export const reminders: ResourceDef = {
       description: 'date (all day) or datetime by which it should be done',
       nullable: true,
       filter: 'datetime',
-      column: true,
+      column: 2,
       allDayFlag: 'anytime',
       example: 'P7D',
     },
@@ -258,7 +258,7 @@ export const reminders: ResourceDef = {
       description: 'true when due all day rather than at a time',
       default: false,
       filter: 'bool',
-      column: true,
+      column: 4,
     },
   ],
   agenda: { due: 'due_at', title: 'title' },

@@ -33,7 +33,7 @@ function agendaResource(reminders: ResourceDef): ResourceDef {
     kind: 'text',
     description: 'overdue, today or upcoming',
     readOnly: true,
-    column: true,
+    column: 2,
   };
   return { ...reminders, fields: [...reminders.fields, agenda] };
 }

@@ -323,9 +323,16 @@ function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display):
           headerWidth: width(n),
           right: f?.kind === 'int',
           shrinkable: n !== 'uuid' && (f === undefined || f.kind === 'text'),
+          // Columns asked for with --fields are all kept.
+          priority: spec.fields ? 1 : (f?.column ?? 1),
         };
       });
-      renderTable(columns, rows, d.stdout.columns || 100, (text) => d.stdout.write(text));
+      const total = d.stdout.columns || 100;
+      const hidden = renderTable(columns, rows, total, (text) => d.stdout.write(text));
+      if (hidden.length)
+        d.stderr.write(
+          c.dim(`${hidden.map((i) => names[i]).join(', ')} hidden to fit ${total} columns (--fields chooses)\n`),
+        );
     },
   };
 }
