@@ -2,7 +2,7 @@
  * Sharp edges a new user met (the project's first-hour review), each as the user would meet it:
  * in-process runs against the real server.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,5 +109,41 @@ describe('a usage error', () => {
       expect(lines[0]).toMatch(/^error: --(bedrooms|output|due-at)/);
       expect(lines.at(-1)).toBe(`Run 'pm ${args[0]} ${args[1]} --help' for usage.`);
     }
+  });
+});
+
+describe('a pager for long output on a terminal', () => {
+  const paged = async (args: string[], opts: { tty: boolean; pager?: string }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-pager-'));
+    const file = join(dir, 'paged.txt');
+    const r = await runPm(args, {
+      tty: opts.tty,
+      env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token, PM_PAGER: opts.pager ?? `cat > '${file}'` },
+    });
+    const got = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    rmSync(dir, { recursive: true, force: true });
+    return { ...r, paged: got };
+  };
+
+  it('pages a list through PM_PAGER on a terminal: the table, then the footer', async () => {
+    await acct.api('POST', '/reminders', { title: 'paged one' });
+    const r = await paged(['reminders', 'list', '--title', 'paged one'], { tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    // In colour, as the terminal would have had it (less -R shows it).
+    expect(r.paged?.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(
+      /^uuid +title +due_at +anytime\n[0-9a-f-]{36} +paged one +no\nshowing 1-1 of 1, page 1 of 1\n$/,
+    );
+  });
+
+  it('never when piped, with --no-pager, or with PM_PAGER=cat', async () => {
+    const piped = await paged(['reminders', 'list', '--title', 'paged one'], { tty: false });
+    expect(piped.paged).toBeUndefined();
+    expect(piped.stdout).toContain('paged one');
+    const off = await paged(['reminders', 'list', '--title', 'paged one', '--no-pager'], { tty: true });
+    expect(off.paged).toBeUndefined();
+    expect(off.stdout).toContain('paged one');
+    const cat = await paged(['reminders', 'list', '--title', 'paged one'], { tty: true, pager: 'cat' });
+    expect(cat.stdout).toContain('paged one');
   });
 });

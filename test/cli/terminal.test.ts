@@ -141,6 +141,31 @@ describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
     expect(normalise(seen, expected).join('\n')).toBe(normalise(expected, expected).join('\n'));
   });
 
+  it.skipIf(spawnSync('less', ['--version']).status !== 0)(
+    'a list longer than the screen opens in less; q leaves it, exit 0',
+    async () => {
+      const input = join(mkdtempSync(join(tmpdir(), 'pm-pager-')), 'many.ndjson');
+      writeFileSync(
+        input,
+        Array.from({ length: 80 }, (_, i) => `${JSON.stringify({ title: `paged ${i}` })}\n`).join(''),
+      );
+      type(
+        `clear; pm reminders create --from-file ${input} -q > /dev/null && clear && pm reminders list --all --title paged`,
+      );
+      press('Enter');
+      // less's prompt on the last line, the first records above it.
+      const inLess = await waitFor('the pager', (l) => l[l.length - 1] === ':' && l.some((x) => x.includes('paged 0')));
+      expect(inLess.length).toBe(60);
+      press('G');
+      await waitFor('the end of the list', (l) => l.some((x) => x.startsWith('showing 1-80 of 80')));
+      press('q');
+      await waitFor('the prompt', prompt);
+      type('echo "exit $?"');
+      press('Enter');
+      await waitFor('the exit code', (l) => prompt(l) && l.includes('exit 0'));
+    },
+  );
+
   it('Ctrl-C at the delete question ends its line, deletes nothing and exits 130', async () => {
     type('clear; pm properties create --address "9 Ctrl St" --postcode "C1 1CC" -q');
     press('Enter');
