@@ -51,12 +51,12 @@ function inSchema(f: FieldDef, mode: 'create' | 'update'): Schema {
 function recordSchema(r: ResourceDef): Schema {
   const properties: Obj = Object.fromEntries(r.fields.map((f) => [f.name, outSchema(f)]));
   if (r.customValues) properties[CUSTOM_VALUES_KEY] = ref('schemas', 'CustomValues');
-  for (const l of r.linkOnCreate ?? []) {
+  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])]) {
     const target = resourceByPath(l.target);
     const fields = embeddedFieldsOf(l).map((n) => fieldOf(target, n) as FieldDef);
     properties[l.name] = {
       type: 'object',
-      description: `with ?embed=${l.name}: the ${target.singular} the ${r.singular} was created with, or null`,
+      description: `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
       properties: {
         data: nullable({
           type: 'object',

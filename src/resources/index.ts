@@ -220,6 +220,7 @@ export const notes: ResourceDef = {
     { name: 'property', target: 'properties', column: 'property_id' },
     { name: 'contact', target: 'contacts', column: 'contact_id' },
   ],
+  embeds: ['property', 'contact'],
   textInput: 'content',
 };
 
@@ -304,10 +305,14 @@ export function ownerOfEntity(code: number): ResourceDef | undefined {
   return RESOURCES.find((r) => r.customValues?.entity === code);
 }
 
-/** The fields of a linked record that `?embed=<link>` shows: its uuid, what it may be linked by, its name. */
-export function embeddedFieldsOf(link: LinkDef): string[] {
-  const target = resourceByPath(link.target);
-  return [...new Set(['uuid', ...link.by, 'name'])].filter((c) => target.fields.some((f) => f.name === c));
+/**
+ * The fields of a related record that `?embed=<relation>` shows (a property's contact, a note's
+ * parent): its uuid, what it may be linked by, and the text its records are created with.
+ */
+export function embeddedFieldsOf(rel: LinkDef | RelationDef): string[] {
+  const target = resourceByPath(rel.target);
+  const made = target.fields.filter((f) => f.requiredOnCreate && f.kind === 'text').map((f) => f.name);
+  return [...new Set(['uuid', ...('by' in rel ? rel.by : []), ...made])];
 }
 
 /** Resources whose records belong to a record of `r` (notes under a property): the nested routes. */

@@ -301,7 +301,7 @@ function requireScopes(p: Principal, scopes: readonly string[]): void {
 
 /**
  * Embedding reads the embedded records: a property's contact needs contacts.read, its custom
- * values custom-fields.read. Read leniently (unknown names are refused later, as a 400).
+ * values custom-fields.read, a note's property properties.read. Read leniently (unknown names are refused later, as a 400).
  */
 function embedScopes(url: URL, r: ResourceDef): string[] {
   const names = url.searchParams
@@ -310,7 +310,7 @@ function embedScopes(url: URL, r: ResourceDef): string[] {
     .map((v) => v.trim());
   const scopes: string[] = [];
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) scopes.push(`${CUSTOM_FIELDS.scope}.read`);
-  for (const l of r.linkOnCreate ?? [])
+  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
     if (names.includes(l.name)) scopes.push(`${resourceByPath(l.target).scope}.read`);
   return scopes;
 }

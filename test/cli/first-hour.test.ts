@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPm } from '../helpers/cli.js';
+import { startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -145,5 +146,40 @@ describe('a pager for long output on a terminal', () => {
     expect(off.stdout).toContain('paged one');
     const cat = await paged(['reminders', 'list', '--title', 'paged one'], { tty: true, pager: 'cat' });
     expect(cat.stdout).toContain('paged one');
+  });
+});
+
+describe('notes show their parent', () => {
+  it('in the table (a parent column) and in --json fields; get shows it too', async () => {
+    const p = await acct.api('POST', '/properties', { address: '5 Oak Rd', postcode: 'LS5 5OO' });
+    const uuid = p.body.data.uuid as string;
+    const n = await acct.api('POST', `/properties/${uuid}/notes`, { content: 'parent shown' });
+    const table = await pm(['notes', 'list', '--content', 'parent shown']);
+    expect(table.stdout).toBe(`${n.body.data.uuid}\tparent shown\tproperty ${uuid}\n`);
+    const json = await pm(['notes', 'list', '--content', 'parent shown', '--json', 'content,property']);
+    expect(JSON.parse(json.stdout)).toEqual([
+      { content: 'parent shown', property: { data: { uuid, address: '5 Oak Rd', postcode: 'LS5 5OO' } } },
+    ]);
+    const one = await pm(['notes', 'get', n.body.data.uuid]);
+    expect(one.stdout).toContain(`property\t${uuid} (5 Oak Rd, LS5 5OO)\n`);
+  });
+
+  it('a server that does not know the embed gets the list without it', async () => {
+    const foreign = await startFaultyServer({ upstream: server.url });
+    try {
+      foreign.script('GET', {
+        kind: 'respond',
+        status: 400,
+        body: '{"message":"Unknown query parameter \\"embed\\"."}',
+      });
+      const r = await runPm(['notes', 'list', '--content', 'parent shown'], {
+        env: { PM_BASE_URL: foreign.url, PM_TOKEN: acct.token },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^[0-9a-f-]{36}\tparent shown\t\n$/);
+      expect(foreign.count('GET')).toBe(2);
+    } finally {
+      await foreign.close();
+    }
   });
 });

@@ -13,6 +13,7 @@ import { bodyFromFlags, filterQuery } from '../flag-values.js';
 import { kebab } from '../flags.js';
 import { readFileOrStdin, readInline, readStdin } from '../input.js';
 import {
+  autoEmbeds,
   createListPrinter,
   type OutputFlags,
   type OutputSpec,
@@ -20,6 +21,7 @@ import {
   prepareOutput,
   printRecord,
 } from '../output/index.js';
+import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
@@ -46,24 +48,40 @@ function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec):
 export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
-  const q = filterQuery(r, o.flags, f.now(), f.timeZone);
   const size =
     o.perPage ?? (o.all ? MAX_PER_PAGE : o.limit !== undefined ? Math.min(o.limit, MAX_PER_PAGE) : undefined);
-  for (const [k, v] of encodeListQuery(r, {
-    embed: embedList(r, o.embed, spec),
-    ...(o.page !== undefined ? { page: o.page } : {}),
-    ...(size !== undefined ? { perPage: size } : {}),
-  }))
-    q.set(k, v);
+  const query = (auto: boolean) => {
+    const q = filterQuery(r, o.flags, f.now(), f.timeZone);
+    for (const [k, v] of encodeListQuery(r, {
+      embed: [...new Set([...embedList(r, o.embed, spec), ...(auto ? autoEmbeds(r, spec) : [])])],
+      ...(o.page !== undefined ? { page: o.page } : {}),
+      ...(size !== undefined ? { perPage: size } : {}),
+    }))
+      q.set(k, v);
+    return q;
+  };
+  let auto = autoEmbeds(r, spec).length > 0;
+  // The filters are read (and a mistake refused) before anything is opened.
+  const q = query(auto);
 
   const s = await f.session();
   const printer = createListPrinter(r, spec, await f.display());
   let first: { total: number; page: number; perPage: number; totalPages: number } | undefined;
   let fetched = 0;
   const held: Record<string, unknown>[] = [];
+  const limit = o.all ? Number.POSITIVE_INFINITY : (o.limit ?? Number.POSITIVE_INFINITY);
+  const pagesOf = async function* () {
+    try {
+      yield* s.client.pages(r, q, limit);
+    } catch (e) {
+      // A server that does not embed a note's parent (the hosted one): the list without it.
+      if (!(auto && fetched === 0 && e instanceof HttpStatusError && e.status === 400)) throw e;
+      auto = false;
+      yield* s.client.pages(r, query(false), limit);
+    }
+  };
   try {
-    const pages = s.client.pages(r, q, o.all ? Number.POSITIVE_INFINITY : (o.limit ?? Number.POSITIVE_INFINITY));
-    for await (const pg of pages) {
+    for await (const pg of pagesOf()) {
       fetched++;
       first ??= {
         total: pg.pagination.total,
@@ -113,9 +131,18 @@ export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const spec = await outputSpec(r, o.output);
   const s = await f.session();
   let rec: Record<string, unknown>;
+  const get = (auto: boolean) => {
+    const embed = [...new Set([...embedList(r, o.embed, spec), ...(auto ? autoEmbeds(r, spec) : [])])];
+    return s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
+  };
   try {
-    const embed = embedList(r, o.embed, spec);
-    rec = await s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
+    try {
+      rec = await get(true);
+    } catch (e) {
+      // A server that does not embed a note's parent: the record without it.
+      if (!(autoEmbeds(r, spec).length && e instanceof HttpStatusError && e.status === 400)) throw e;
+      rec = await get(false);
+    }
   } catch (e) {
     throw describeApiError(e, r);
   }

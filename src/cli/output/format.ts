@@ -123,6 +123,14 @@ export function humanValue(
     return multiline ? keepLines(v) : oneLine(v);
   }
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  // An embedded record (a property's contact, a note's parent): its uuid and what names it.
+  const one = (v as { data?: unknown }).data;
+  if (one === null && typeof v === 'object' && Object.keys(v as object).length === 1) return '';
+  if (typeof one === 'object' && one !== null && !Array.isArray(one) && 'uuid' in one) {
+    const { uuid, ...rest } = one as Record<string, unknown>;
+    const words = Object.values(rest).filter((x): x is string => typeof x === 'string' && x.trim() !== '');
+    return oneLine(`${String(uuid)}${words.length ? ` (${words.join(', ')})` : ''}`);
+  }
   const custom = customValues(v);
   if (custom) {
     return oneLine(

@@ -16,7 +16,7 @@ import {
   ownerOfEntity,
   resourceByPath,
 } from '../../resources/index.js';
-import type { LinkDef, ResourceDef } from '../../resources/types.js';
+import type { LinkDef, RelationDef, ResourceDef } from '../../resources/types.js';
 import type { ApiRecord, ParentRef } from '../store.js';
 import { beforeCustomFieldWrite, embedCustomValues, setCustomValues } from './custom-values.js';
 import { columnValues, dateFlagColumn, type Row, selectList, toRecord, withFolds } from './rows.js';
@@ -147,12 +147,12 @@ function embed(
   records: ApiRecord[],
 ): void {
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) embedCustomValues(sql, r, rows, records);
-  for (const link of r.linkOnCreate ?? [])
+  for (const link of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
     if (names.includes(link.name)) embedLink(sql, accountId, link, rows, records);
 }
 
-/** A linked record (a property's contact) as {"data": {uuid, ...identifying fields} | null}. */
-function embedLink(sql: Sql, accountId: number, link: LinkDef, rows: Row[], records: ApiRecord[]): void {
+/** A linked record (a property's contact, a note's parent) as {"data": {uuid, ...identifying fields} | null}. */
+function embedLink(sql: Sql, accountId: number, link: LinkDef | RelationDef, rows: Row[], records: ApiRecord[]): void {
   const target = resourceByPath(link.target);
   const ids = [...new Set(rows.map((row) => row[`_link_${link.name}`]).filter((v) => v !== null))];
   const byId = new Map<number, ApiRecord>();
