@@ -7,7 +7,7 @@ import { ApiError } from '../../core/errors.js';
 import { type DB, openDatabase } from '../db.js';
 import type { SyncStore } from '../store.js';
 import * as records from './records.js';
-import { type Sql, StatementCache } from './statements.js';
+import { type Sql, StatementCache, trigramColumns } from './statements.js';
 import * as tokens from './tokens.js';
 
 export interface SqliteStore extends SyncStore {
@@ -58,6 +58,8 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sql
         throw storeError(e);
       }
     },
+    trigram: trigramColumns(db),
+    counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,
   };
   return {
     file,
