@@ -64,10 +64,15 @@ export function listRecords(
       | undefined;
     total = kept?.n ?? 0;
   } else total = count(`${r.table} t`, where, params);
+  // The page's ids first, walking the order index alone (no row is read for the ones skipped).
   rows ??=
     offset >= total
       ? []
-      : (sql.stmt(`${select} FROM ${r.table} t WHERE ${where} ${order}`).all(...params, q.perPage, offset) as Row[]);
+      : (sql
+          .stmt(
+            `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where} ${order}) ORDER BY t.created_at, t.id`,
+          )
+          .all(...params, q.perPage, offset) as Row[]);
   const records = rows.map((row) => toRecord(r, row));
   embed(sql, accountId, r, q.embed, rows, records);
   return { records, total };
