@@ -95,6 +95,7 @@ const SIZES = {
   cannonConnections: 10,
   scaleSizes: Q ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000],
   scaleRequests: Q ? 15 : 40,
+  quick: Q,
 };
 
 // ------------------------------------------------------------------ children and temp dirs
@@ -250,7 +251,7 @@ async function startListening(what, cmd, args, env) {
     await exited;
     clearTimeout(timer);
   };
-  return { url, stop, log: () => log };
+  return { url, stop, log: () => log, pid: child.pid };
 }
 
 /** `pm serve --port 0 --data FILE`, with the token written beside the data file. */
@@ -808,9 +809,87 @@ const SCALE_KINDS = [
   ['GET /properties/{uuid}', (n, i, uuids) => `/properties/${uuids[i % uuids.length]}`],
 ];
 
+/** The resident memory of a process (MB), from /proc. */
+function rssOf(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/**
+ * Head-of-line blocking: the p99 of GET /properties/{uuid} alone, and while 8 clients run the
+ * heaviest filter (a fuzzy one with few matches) over and over.
+ */
+async function headOfLine(server, size) {
+  const sample = await getJson(`${server.url}/properties?per_page=100`, server.token);
+  const uuids = sample.data.map((r) => r.uuid);
+  const one = (i) => ({ url: `${server.url}/properties/${uuids[i % uuids.length]}`, token: server.token });
+  const n = SIZES.scaleRequests * 5;
+  const idle = await timeRequests(n, one);
+  let running = true;
+  const heavy = async (k) => {
+    for (let i = 0; running; i++) {
+      const res = await fetch(
+        `${server.url}/properties?per_page=10&address=${encodeURIComponent(`${290 + ((i + k) % 9)} station`)}`,
+        {
+          headers: { authorization: `Bearer ${server.token}` },
+        },
+      );
+      await res.arrayBuffer();
+    }
+  };
+  const clients = Array.from({ length: 8 }, (_, k) => heavy(k));
+  await new Promise((r) => setTimeout(r, 200));
+  const loaded = await timeRequests(n, one);
+  running = false;
+  await Promise.all(clients);
+  const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  return [
+    row('7o', `GET /properties/{uuid} p99 while 8 clients run ?address= at ${k} vs idle`, {
+      pm: loaded.p99,
+      base: idle.p99,
+      unit: 'ms',
+      ratio: loaded.p99 / idle.p99,
+      target: { op: '<=', value: 3 },
+      note: `p99 of ${n} requests; p50 ${loaded.p50.toFixed(2)} ms loaded, ${idle.p50.toFixed(2)} ms idle`,
+    }),
+  ];
+}
+
+/** RSS of pm serve after 20,000 list queries, each a filter shape or value not seen before. */
+async function memoryAfterQueries(server, size) {
+  const before = rssOf(server.pid);
+  const fields = ['city', 'address', 'postcode', 'type', 'county', 'address2'];
+  const total = SIZES.quick ? 4_000 : 20_000;
+  for (let i = 0; i < total; i++) {
+    // A different order of filters, and IN lists of different lengths, each time.
+    const q = new URLSearchParams();
+    const a = fields[i % fields.length];
+    const b = fields[(i + 1 + (i % 5)) % fields.length];
+    q.set(a, `x${i}`);
+    if (b !== a) q.set(b, `y${i % 97}`);
+    for (let j = 0; j <= i % 12; j++) q.append('bedrooms[]', String(j));
+    q.set('per_page', String(1 + (i % 100)));
+    const res = await fetch(`${server.url}/properties?${q}`, { headers: { authorization: `Bearer ${server.token}` } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`memory figure: ${res.status} for ?${q}`);
+    if (i % 1000 === 0) progress(`memory: ${i}/${total} queries`);
+  }
+  const after = rssOf(server.pid);
+  const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  return row('7p', `pm serve RSS after ${total.toLocaleString('en')} distinct list queries (${k})`, {
+    pm: after - before,
+    base: before,
+    unit: 'MB',
+    ratio: after / before,
+    target: { of: 'pm', op: '<=', value: 100 },
+    note: `grew from ${before.toFixed(0)} MB to ${after.toFixed(0)} MB`,
+  });
+}
+
 async function figure7() {
   const sizes = SIZES.scaleSizes;
   const results = [];
+  const extra = [];
   for (const size of sizes) {
     const dir = tmpDir('scale');
     const home = tmpDir('home');
@@ -838,6 +917,10 @@ async function figure7() {
         ).p50;
       }
       results.push({ size, p50, seedMs });
+      if (size === sizes[sizes.length - 1]) {
+        extra.push(...(await headOfLine(server, size)));
+        extra.push(await memoryAfterQueries(server, size));
+      }
     } finally {
       await server.stop();
       removeDir(dir);
@@ -861,7 +944,7 @@ async function figure7() {
         }),
       );
     }
-  return rows;
+  return [...rows, ...extra];
 }
 
 const FIGURES = {

@@ -9,6 +9,7 @@ import { createHttpServer } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit } from './ratelimit.js';
 import { bootstrap, type DataFileStore, openStore } from './datafile.js';
 import type { SqliteStore } from './sqlite/index.js';
+import { ReaderPool, withReaders } from './sqlite/readers.js';
 
 export { parseRateLimit } from './ratelimit.js';
 export type { RateLimit, RateLimiter } from './ratelimit.js';
@@ -27,6 +28,11 @@ export interface ServerOptions {
   readonly publicUrl?: string;
   /** Connections held at once (default 256); more are closed as they come. */
   readonly maxConnections?: number;
+  /**
+   * Reader threads that answer lists, each with its own connection to the data file, so that a
+   * long list does not hold up other requests (0: lists on the event loop, as the embedded default).
+   */
+  readonly readers?: number;
   /** An already open store to serve (tests); the server then does not close it. */
   readonly store?: DataFileStore;
 }
@@ -54,8 +60,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     opened?.close();
     throw e;
   }
+  const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
   const api = createApi({
-    store,
+    store: pool ? withReaders(store, pool) : store,
     now,
     ...(opts.rateLimit ? { rateLimiter: new FixedWindowRateLimiter(opts.rateLimit, now) } : {}),
     ...(opts.logError ? { logError: opts.logError } : {}),
@@ -65,6 +72,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       if (!opts.store) store.close();
+      void pool?.close();
       reject(err);
     };
     server.once('error', fail);
@@ -88,7 +96,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         server.closeIdleConnections();
         server.close(() => {
           if (!opts.store) store.close();
-          resolve();
+          void (pool?.close() ?? Promise.resolve()).then(() => resolve());
         });
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       }),

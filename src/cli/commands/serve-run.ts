@@ -2,6 +2,7 @@
  * The run functions of `pm serve` and its token and account commands: options in (serve.ts
  * declares and checks them), the server or the data file's store, output out.
  */
+import { availableParallelism } from 'node:os';
 import { tokenFileFor } from '../../core/paths.js';
 import { bootstrap, openStore, type RateLimit, type SqliteStore, startServer } from '../../server/index.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -18,6 +19,7 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
     ...(rateLimit ? { rateLimit } : {}),
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     ...(o.maxConnections ? { maxConnections: o.maxConnections } : {}),
+    readers: o.readers ?? Math.min(4, availableParallelism()),
     logError: (err) => io.stderr.write(`pm serve: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
   });
   if (server.createdToken) io.stderr.write(NEW_FILE(dataFile));
