@@ -26,6 +26,7 @@ const blackBox = [
   'test/server/concurrency.test.ts',
   'test/server/crash.test.ts',
   'test/server/embedded.test.ts',
+  'test/server/typed-client.test.ts',
 ];
 
 export default defineConfig({

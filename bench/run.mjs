@@ -39,15 +39,17 @@ const baseline = (name) => join(BENCH, 'baselines', name);
 const USAGE = `usage: npm run bench -- [--quick] [--only N[,M...]] [--check]
 
   --quick      fewer rounds and smaller sizes (a smoke check, not figures to quote)
-  --only LIST  run only these figures (1-6), e.g. --only 1,4
+  --only LIST  run only these figures (1-7, or scale for 7), e.g. --only 1,4
   --check      exit 1 when a figure misses its target
   --help       this text
 
 Figures: 1 start-up (--version, --help), 2 list against pm serve, 3 list on the embedded default,
-4 bulk create, 5 list --all (time and peak RSS), 6 server requests/second (autocannon).`;
+4 bulk create, 5 list --all (time and peak RSS), 6 server requests/second (autocannon),
+7 scale (not in the default run: --only scale): requests at 1k, 100k and 1M properties.`;
 
 function parseArgs(argv) {
   const o = { quick: false, check: false, only: [1, 2, 3, 4, 5, 6] };
+  const NAMES = { scale: 7 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
@@ -59,10 +61,10 @@ function parseArgs(argv) {
       const v = a === '--only' ? argv[++i] : a.slice('--only='.length);
       const nums = String(v ?? '')
         .split(',')
-        .map((s) => s.trim())
+        .map((s) => String(NAMES[s.trim()] ?? s.trim()))
         .filter(Boolean);
-      if (!nums.length || nums.some((n) => !/^[1-6]$/.test(n)))
-        usage(`--only takes figure numbers 1-6, not "${v ?? ''}"`);
+      if (!nums.length || nums.some((n) => !/^[1-7]$/.test(n)))
+        usage(`--only takes figure numbers 1-7 (or scale), not "${v ?? ''}"`);
       o.only = [...new Set(nums.map(Number))].sort();
     } else usage(`unknown argument "${a}"`);
   }
@@ -91,6 +93,9 @@ const SIZES = {
   cannonWarmupSeconds: Q ? 0.5 : 1,
   cannonRounds: Q ? 1 : 3,
   cannonConnections: 10,
+  scaleSizes: Q ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000],
+  scaleRequests: Q ? 15 : 40,
+  quick: Q,
 };
 
 // ------------------------------------------------------------------ children and temp dirs
@@ -246,7 +251,7 @@ async function startListening(what, cmd, args, env) {
     await exited;
     clearTimeout(timer);
   };
-  return { url, stop, log: () => log };
+  return { url, stop, log: () => log, pid: child.pid };
 }
 
 /** `pm serve --port 0 --data FILE`, with the token written beside the data file. */
@@ -716,6 +721,232 @@ async function figure6() {
   }
 }
 
+/**
+ * Properties written straight into a data file's table with one prepared statement in one
+ * transaction (the store's own columns, fold columns included, and whatever its triggers keep):
+ * a million in seconds. Deterministic: the same records every run.
+ */
+async function seedProperties(file, count) {
+  const { openStore, bootstrap } = await loadStoreApi();
+  const store = openStore(file);
+  try {
+    bootstrap(store);
+    const accountId = store.firstUser().accountId;
+    const db = store.db;
+    const cols = db
+      .pragma('table_info(properties)')
+      .map((c) => c.name)
+      .filter((c) => c !== 'id');
+    const insert = db.prepare(
+      `INSERT INTO properties (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`,
+    );
+    const rnd = prng(7);
+    const start = Date.parse('2020-01-01T00:00:00Z');
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const b = propertyBody(i, rnd);
+        const row = Object.fromEntries(cols.map((c) => [c, null]));
+        Object.assign(row, {
+          account_id: accountId,
+          uuid: randomUUID(),
+          created_at: start + i * 1000,
+          updated_at: start + i * 1000,
+          address: b.address,
+          city: b.city,
+          postcode: b.postcode,
+          type: b.type,
+          bedrooms: b.bedrooms,
+          bathrooms: b.bathrooms,
+          has_garage: b.has_garage ? 1 : 0,
+          has_garden: b.has_garden ? 1 : 0,
+          has_parking: 0,
+        });
+        for (const c of cols)
+          if (c.endsWith('_fold')) {
+            const v = row[c.slice(0, -'_fold'.length)];
+            row[c] =
+              typeof v === 'string'
+                ? c === 'postcode_fold'
+                  ? v.toLowerCase().replace(/\s+/g, '')
+                  : v.toLowerCase()
+                : null;
+          }
+        insert.run(row);
+      }
+    })();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    store.close();
+  }
+}
+
+/** The p50 and p99 (ms) of `n` requests made one after another on one keep-alive connection. */
+async function timeRequests(n, next) {
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const { url, token } = next(i);
+    const t = process.hrtime.bigint();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { p50: median(ms), p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] };
+}
+
+/** The request kinds of figure 7, each varying its values and pages between requests. */
+const SCALE_KINDS = [
+  ['first page', (n, i) => `/properties?per_page=${10 + (i % 3)}`],
+  ['a page half-way through', (n, i) => `/properties?per_page=10&page=${Math.floor(n / 20) + (i % 7)}`],
+  ['?bedrooms=N', (n, i) => `/properties?per_page=10&bedrooms=${i % 6}`],
+  ['?city= (fuzzy, 1 in 10)', (n, i) => `/properties?per_page=10&city=${['leeds', 'york', 'hull', 'ripon'][i % 4]}`],
+  [
+    '?address= (fuzzy, few)',
+    (n, i) => `/properties?per_page=10&address=${encodeURIComponent(`${290 + (i % 9)} station`)}`,
+  ],
+  ['?postcode= (fuzzy)', (n, i) => `/properties?per_page=10&postcode=ls1${1 + (i % 9)}`],
+  ['GET /properties/{uuid}', (n, i, uuids) => `/properties/${uuids[i % uuids.length]}`],
+];
+
+/** The resident memory of a process (MB), from /proc. */
+function rssOf(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/**
+ * Head-of-line blocking: the p99 of GET /properties/{uuid} alone, and while 8 clients run the
+ * heaviest filter (a fuzzy one with few matches) over and over.
+ */
+async function headOfLine(server, size) {
+  const sample = await getJson(`${server.url}/properties?per_page=100`, server.token);
+  const uuids = sample.data.map((r) => r.uuid);
+  const one = (i) => ({ url: `${server.url}/properties/${uuids[i % uuids.length]}`, token: server.token });
+  const n = SIZES.scaleRequests * 5;
+  const idle = await timeRequests(n, one);
+  let running = true;
+  const heavy = async (k) => {
+    for (let i = 0; running; i++) {
+      const res = await fetch(
+        `${server.url}/properties?per_page=10&address=${encodeURIComponent(`${290 + ((i + k) % 9)} station`)}`,
+        {
+          headers: { authorization: `Bearer ${server.token}` },
+        },
+      );
+      await res.arrayBuffer();
+    }
+  };
+  const clients = Array.from({ length: 8 }, (_, k) => heavy(k));
+  await new Promise((r) => setTimeout(r, 200));
+  const loaded = await timeRequests(n, one);
+  running = false;
+  await Promise.all(clients);
+  const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  return [
+    row('7o', `GET /properties/{uuid} p99 while 8 clients run ?address= at ${k} vs idle`, {
+      pm: loaded.p99,
+      base: idle.p99,
+      unit: 'ms',
+      ratio: loaded.p99 / idle.p99,
+      target: { op: '<=', value: 3 },
+      note: `p99 of ${n} requests; p50 ${loaded.p50.toFixed(2)} ms loaded, ${idle.p50.toFixed(2)} ms idle`,
+    }),
+  ];
+}
+
+/** RSS of pm serve after 20,000 list queries, each a filter shape or value not seen before. */
+async function memoryAfterQueries(server, size) {
+  const before = rssOf(server.pid);
+  const fields = ['city', 'address', 'postcode', 'type', 'county', 'address2'];
+  const total = SIZES.quick ? 4_000 : 20_000;
+  for (let i = 0; i < total; i++) {
+    // A different order of filters, and IN lists of different lengths, each time.
+    const q = new URLSearchParams();
+    const a = fields[i % fields.length];
+    const b = fields[(i + 1 + (i % 5)) % fields.length];
+    q.set(a, `x${i}`);
+    if (b !== a) q.set(b, `y${i % 97}`);
+    for (let j = 0; j <= i % 12; j++) q.append('bedrooms[]', String(j));
+    q.set('per_page', String(1 + (i % 100)));
+    const res = await fetch(`${server.url}/properties?${q}`, { headers: { authorization: `Bearer ${server.token}` } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`memory figure: ${res.status} for ?${q}`);
+    if (i % 1000 === 0) progress(`memory: ${i}/${total} queries`);
+  }
+  const after = rssOf(server.pid);
+  const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  return row('7p', `pm serve RSS after ${total.toLocaleString('en')} distinct list queries (${k})`, {
+    pm: after - before,
+    base: before,
+    unit: 'MB',
+    ratio: after / before,
+    target: { of: 'pm', op: '<=', value: 100 },
+    note: `grew from ${before.toFixed(0)} MB to ${after.toFixed(0)} MB`,
+  });
+}
+
+async function figure7() {
+  const sizes = SIZES.scaleSizes;
+  const results = [];
+  const extra = [];
+  for (const size of sizes) {
+    const dir = tmpDir('scale');
+    const home = tmpDir('home');
+    const data = join(dir, 'pm.db');
+    const t0 = Date.now();
+    progress(`seeding ${size.toLocaleString('en')} properties`);
+    await seedProperties(data, size);
+    const seedMs = Date.now() - t0;
+    const server = await startPmServe(data, home);
+    try {
+      const sample = await getJson(
+        `${server.url}/properties?per_page=100&page=${Math.max(1, Math.floor(size / 200))}`,
+        server.token,
+      );
+      const uuids = sample.data.map((r) => r.uuid);
+      const p50 = {};
+      for (const [name, path] of SCALE_KINDS) {
+        progress(`${size.toLocaleString('en')}: ${name}`);
+        await timeRequests(3, (i) => ({ url: server.url + path(size, i, uuids), token: server.token }));
+        p50[name] = (
+          await timeRequests(SIZES.scaleRequests, (i) => ({
+            url: server.url + path(size, i, uuids),
+            token: server.token,
+          }))
+        ).p50;
+      }
+      results.push({ size, p50, seedMs });
+      if (size === sizes[sizes.length - 1]) {
+        extra.push(...(await headOfLine(server, size)));
+        extra.push(await memoryAfterQueries(server, size));
+      }
+    } finally {
+      await server.stop();
+      removeDir(dir);
+      removeDir(home);
+    }
+  }
+  const rows = [];
+  const k = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
+  for (const [name] of SCALE_KINDS)
+    for (let i = 1; i < results.length; i++) {
+      const big = results[i];
+      const small = results[i - 1];
+      rows.push(
+        row(`7${String.fromCharCode(96 + rows.length + 1)}`, `${name}: p50 at ${k(big.size)} vs ${k(small.size)}`, {
+          pm: big.p50[name],
+          base: small.p50[name],
+          unit: 'ms',
+          ratio: big.p50[name] / small.p50[name],
+          target: { op: '<=', value: 3 },
+          note: `p50 of ${SIZES.scaleRequests} requests, one keep-alive connection; seeded in ${(big.seedMs / 1000).toFixed(1)} s`,
+        }),
+      );
+    }
+  return [...rows, ...extra];
+}
+
 const FIGURES = {
   1: ['start-up: pm --version, pm --help', figure1],
   2: ['pm properties list --json against pm serve', figure2],
@@ -723,13 +954,14 @@ const FIGURES = {
   4: ['bulk create', figure4],
   5: ['pm reminders list --all', figure5],
   6: ['server requests/second', figure6],
+  7: ['pm serve at scale: p50 growth from 1k to 100k to 1M properties', figure7],
 };
 
 // ----------------------------------------------------------------------------------- output
 
 function fmt(v, unit) {
   if (v === undefined || v === null || Number.isNaN(v)) return '-';
-  if (unit === 'ms') return `${v.toFixed(1)} ms`;
+  if (unit === 'ms') return `${v.toFixed(v < 10 ? 2 : 1)} ms`;
   if (unit === 'MB') return `${v.toFixed(1)} MB`;
   return `${Math.round(v).toLocaleString('en')} ${unit}`;
 }

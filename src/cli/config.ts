@@ -616,6 +616,19 @@ export async function resolveFrom(
     if (w) warnings.push(w);
   }
 
+  // Settings belong to a profile, chosen first: a project file's top-level base_url is the
+  // "default" profile's, which a user's default_profile sets aside. Say so rather than surprise.
+  const project = loaded.project.layer;
+  if (
+    project?.config.base_url !== undefined &&
+    profile !== DEFAULT_PROFILE &&
+    baseSource !== 'project' &&
+    profileSource === 'user'
+  )
+    warnings.push(
+      `the base_url in ${label(project)} is the "${DEFAULT_PROFILE}" profile's, and the active profile is "${profile}" (default_profile in the user config): run with --profile ${DEFAULT_PROFILE} to use it, or put it under profiles.${profile} in that file.`,
+    );
+
   const target: Target = {
     baseUrl,
     token,

@@ -8,6 +8,7 @@
 import type { Deps } from './context.js';
 import type { GlobalOptions } from './globals.js';
 import type { Display } from './output/index.js';
+import type { Pager } from './pager.js';
 import type { Session } from './session.js';
 
 export interface Factory extends Deps {
@@ -29,6 +30,7 @@ export interface RunFactory extends Factory {
 export function createFactory(deps: Deps): RunFactory {
   let globals: GlobalOptions | undefined;
   let session: Promise<Session> | undefined;
+  let pager: Promise<Pager | undefined> | undefined;
   const f: RunFactory = {
     ...deps,
     globals() {
@@ -44,9 +46,12 @@ export function createFactory(deps: Deps): RunFactory {
     },
     async display() {
       const { colorEnabled } = await import('./output/index.js');
+      pager ??= import('./pager.js').then(({ startPager }) => startPager(deps, f.globals().pager !== false));
+      const paged = await pager;
       return {
-        stdout: deps.io.stdout,
-        stderr: deps.io.stderr,
+        stdout: paged?.stdout ?? deps.io.stdout,
+        // The footer goes through the pager too, after the records, rather than over its screen.
+        stderr: paged && deps.io.stderr.isTTY ? paged.stdout : deps.io.stderr,
         color: colorEnabled(deps.env, deps.io.stdout.isTTY, f.globals().color),
         tty: deps.io.stdout.isTTY === true,
         ...(deps.timeZone ? { timeZone: deps.timeZone } : {}),
@@ -57,6 +62,9 @@ export function createFactory(deps: Deps): RunFactory {
       const s = session;
       session = undefined;
       if (s) await (await s.catch(() => undefined))?.close();
+      const p = pager;
+      pager = undefined;
+      if (p) await (await p.catch(() => undefined))?.close();
     },
   };
   return f;

@@ -9,6 +9,8 @@ export interface GlobalOptions {
   profile?: string;
   color: boolean;
   input: boolean;
+  /** false with --no-pager. */
+  pager?: boolean;
   debug?: boolean;
   timeout?: string;
   retries?: string;

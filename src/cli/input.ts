@@ -4,6 +4,7 @@
  * cannot be read is a usage error naming the flag.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Deps } from './context.js';
 import { usageError } from './errors.js';
 
@@ -15,11 +16,11 @@ export async function readStdin(deps: Pick<Deps, 'io'>): Promise<string> {
 }
 
 /** A file's text, or standard input's for "-". */
-export async function readFileOrStdin(file: string, deps: Pick<Deps, 'io'>, flag: string): Promise<string> {
+export async function readFileOrStdin(file: string, deps: Pick<Deps, 'io' | 'cwd'>, flag: string): Promise<string> {
   if (file === '-') return readStdin(deps);
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readFileSync(resolve(deps.cwd, file));
   } catch (e) {
     throw usageError(`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
   }
@@ -42,7 +43,7 @@ export function utf8(bytes: Buffer, where: string): string {
  */
 export async function readInline(
   value: string,
-  deps: Pick<Deps, 'io'>,
+  deps: Pick<Deps, 'io' | 'cwd'>,
   flag: string,
 ): Promise<{ text: string; where: string }> {
   if (value === '-') return { text: await readStdin(deps), where: `${flag} - (stdin)` };

@@ -1,6 +1,7 @@
 /** The process entry: real streams, environment and clock, then run() and the exit code. */
 import { homedir } from 'node:os';
 import type { Deps, Prompter } from './context.js';
+import { CliError, EXIT } from './errors.js';
 import { run } from './run.js';
 
 function prompter(): Prompter {
@@ -8,9 +9,16 @@ function prompter(): Prompter {
     async confirm(question) {
       const { createInterface } = await import('node:readline/promises');
       const rl = createInterface({ input: process.stdin, output: process.stderr });
+      // Ctrl-C at the question (which readline catches, in raw mode) ends its line and stops the
+      // command as Ctrl-C does anywhere else (exit 130); without this, the question would hang.
+      const stop = new AbortController();
+      rl.on('SIGINT', () => stop.abort());
       try {
-        const answer = await rl.question(`${question} [y/N] `);
+        const answer = await rl.question(`${question} [y/N] `, { signal: stop.signal });
         return /^y(es)?$/i.test(answer.trim());
+      } catch (e) {
+        if (stop.signal.aborted) throw new CliError(EXIT.interrupted, 'interrupted: nothing was done.');
+        throw e;
       } finally {
         rl.close();
       }

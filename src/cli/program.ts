@@ -54,6 +54,7 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
     .option('--profile <name>', 'the configuration profile to use (default: PM_PROFILE, config, else "default")')
     .option('--no-color', 'no colour in output (also NO_COLOR)')
     .option('--no-input', 'never prompt; fail instead where an answer is needed (also CI=true)')
+    .option('--no-pager', 'never page long output on a terminal (also PM_PAGER=cat)')
     .addOption(new Option('--debug', 'show the HTTP exchange and stack traces on stderr (tokens redacted)'))
     .option('--timeout <seconds>', 'give up on a connection or an answer that takes longer (default: config, else 30)')
     .option('--retries <n>', 'times to retry a request that failed on the way (default 3; a create only if unsent)')

@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
+import { readErrorBody } from './error-body.js';
 import { abortReason, Pacer, type PacerClock, parseRetryAfter, realClock } from './pacer.js';
 import {
   BEFORE_REQUEST,
@@ -104,16 +105,6 @@ function excerpt(text: string): string {
     .replace(/\s+/g, ' ')
     .trim();
   return plain.length > 160 ? `${plain.slice(0, 157)}...` : plain;
-}
-
-/** One sentence for an error response, whatever its shape. */
-function errorMessage(status: number, body: unknown, text: string): string {
-  if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') {
-    const m = excerpt((body as { message: string }).message);
-    if (m) return m;
-  }
-  const bit = excerpt(text);
-  return `the server answered ${status}${bit ? `: ${bit}` : ' with no message'}`;
 }
 
 /** Only the caller's signal interrupts: undici also calls a proxy's refusal an AbortError. */
@@ -282,11 +273,8 @@ export class HttpClient {
           debug?.('* 404 after a DELETE that may have been done: counted as deleted');
           return { status: 204, headers, body: undefined, text: '', url: url.toString() };
         }
-        const errors =
-          body && typeof body === 'object' && typeof (body as { errors?: unknown }).errors === 'object'
-            ? ((body as { errors: Record<string, string[]> }).errors ?? undefined)
-            : undefined;
-        const err = new HttpStatusError(status, errorMessage(status, body, raw.text), response, errors);
+        const said = readErrorBody(status, body, raw.text, excerpt);
+        const err = new HttpStatusError(status, said.message, response, said.fields);
         err.attempts = attempt;
         throw err;
       }

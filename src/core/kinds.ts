@@ -67,6 +67,9 @@ export interface Candidate {
   readonly description?: string;
 }
 
+/** A JSON Schema (2020-12, as OpenAPI 3.1 uses it) of a value on the wire. */
+export type Schema = Record<string, unknown>;
+
 /** A stored column a field needs. */
 export interface ColumnDef {
   readonly name: string;
@@ -215,6 +218,8 @@ export interface FilterKindDef {
   readonly fold?: (value: string) => string;
   /** Values completion offers for the flag. */
   readonly complete?: (f: FieldDef, now: number) => Candidate[];
+  /** The schema of one query value (the OpenAPI document's parameter). */
+  readonly schema: (f: FieldDef) => Schema;
 }
 
 function nonEmpty(value: string): string {
@@ -229,7 +234,11 @@ const fuzzy = (fold: (v: string) => string, spaces: string): FilterKindDef => ({
   encode: (_f, v) => nonEmpty(v),
   decode: (f, values) => ({ kind: 'fuzzy', field: f, value: nonEmpty(values[0] ?? '') }),
   fold,
+  schema: () => ({ type: 'string', pattern: '\\S' }),
 });
+
+/** A query integer: digits, an optional minus, nothing else (parseWhole). */
+const WHOLE_SCHEMA: Schema = { type: 'integer', minimum: -999_999_999, maximum: 999_999_999 };
 
 const integers = (f: FieldDef, values: readonly string[], read: (v: string) => number | undefined): Condition => ({
   kind: 'int',
@@ -250,6 +259,7 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     // A record's uuid is checked before it is sent: a typo is a usage error, not an empty list.
     encode: (f, v) => (f.name === 'uuid' ? uuidOf(v) : v.trim()),
     decode: (f, values) => ({ kind: 'in', field: f, values }),
+    schema: (f) => (f.name === 'uuid' ? { type: 'string', format: 'uuid' } : { type: 'string' }),
   },
   fuzzy: fuzzy(foldText, ''),
   postcode: fuzzy((v) => foldText(v).replace(/\s+/g, ''), ' and spaces'),
@@ -259,6 +269,7 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     help: (f) => `${f.description} is N (repeatable: any of them)`,
     encode: (f, v) => String(wholeOf(f, v)),
     decode: (f, values) => integers(f, values, parseWhole),
+    schema: () => WHOLE_SCHEMA,
   },
   code: {
     arrayable: true,
@@ -268,6 +279,7 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     // The query takes the number alone (any integer: an unknown code matches nothing).
     decode: (f, values) => integers(f, values, parseWhole),
     complete: codeCandidates,
+    schema: (f) => ({ ...WHOLE_SCHEMA, examples: Object.keys(f.codes ?? {}).map(Number) }),
   },
   bool: {
     arrayable: false,
@@ -275,6 +287,7 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     encode: (_f, v) => String(boolOf(v)),
     decode: (f, values) => ({ kind: 'bool', field: f, value: boolOf(values[0] ?? '', 'query') }),
     complete: () => [{ value: 'true' }, { value: 'false' }],
+    schema: () => ({ type: 'string', enum: [...BOOL_WORDS.query.true, ...BOOL_WORDS.query.false] }),
   },
   datetime: {
     arrayable: false,
@@ -291,6 +304,12 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
       }
     },
     complete: (_f, now) => rangeCandidates(now),
+    schema: () => ({
+      type: 'string',
+      description:
+        'An instant (that unit: second, minute...), a date (that UTC day), an ISO 8601 interval (start/end, start/duration, duration/end: end excluded) or a duration from now (P7D ahead, -P7D past).',
+      examples: ['2026-12-01', '2026-12-01T09:00:00Z', '2026-12-01/2026-12-08', '2026-12-01/P1W', '-P7D'],
+    }),
   },
 };
 
@@ -323,9 +342,13 @@ export interface FieldKindDef {
   readonly isTime: (v: string) => boolean;
   /** Values completion offers for the input flag. */
   readonly complete?: (f: FieldDef, now: number) => Candidate[];
+  /** The schema of a value (not null): as the API answers it ('out'), or as a body may send it ('in'). */
+  readonly schema: (f: FieldDef, dir: 'in' | 'out') => Schema;
 }
 
 const label = (name: string) => name.replace(/_/g, ' ');
+/** A timestamp as the API writes one: UTC, to the second. */
+const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+00:00$';
 const notTime = () => false;
 const integerColumn = (f: FieldDef): ColumnDef[] => [{ name: f.name, type: 'INTEGER', notNull: true }];
 const asIs = (f: FieldDef, v: WireValue) => ({ [f.name]: v });
@@ -349,6 +372,13 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     store: asIs,
     load: (f, row) => row[f.name] ?? null,
     isTime: notTime,
+    schema: (f, dir) => ({
+      type: 'string',
+      ...(f.name === 'uuid' ? { format: 'uuid' } : {}),
+      ...(f.max !== undefined ? { maxLength: f.max } : {}),
+      // A field create requires is never blank (validate.ts).
+      ...(dir === 'in' && f.requiredOnCreate ? { pattern: '\\S' } : {}),
+    }),
   },
   int: {
     placeholder: 'n',
@@ -366,6 +396,11 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     store: asIs,
     load: (f, row) => row[f.name] ?? null,
     isTime: notTime,
+    schema: (f) => ({
+      type: 'integer',
+      ...(f.min !== undefined ? { minimum: f.min } : {}),
+      ...(f.max !== undefined ? { maximum: f.max } : {}),
+    }),
   },
   bool: {
     help: (f, note) => `${f.description}${note}`,
@@ -377,6 +412,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     load: (f, row) => row[f.name] === 1,
     isTime: notTime,
     complete: () => [{ value: 'true' }, { value: 'false' }],
+    schema: () => ({ type: 'boolean' }),
   },
   code: {
     placeholder: 'code',
@@ -410,6 +446,16 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     load: (f, row) => ({ code: row[f.name], name: f.codes?.[row[f.name] as number] ?? null }),
     isTime: notTime,
     complete: codeCandidates,
+    schema: (f, dir) => {
+      const codes = Object.entries(f.codes ?? {});
+      const one = ([code, name]: [string, string]) => ({
+        type: 'object',
+        properties: { code: { const: Number(code) }, name: { const: name } },
+        required: dir === 'out' ? ['code', 'name'] : ['code'],
+        additionalProperties: false,
+      });
+      return codes.length === 1 ? one(codes[0] as [string, string]) : { oneOf: codes.map(one) };
+    },
   },
   datetime: {
     placeholder: 'datetime',
@@ -424,6 +470,10 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     store: (f, v) => ({ [f.name]: v === null ? null : (parseInstant(String(v))?.toMillis() ?? null) }),
     load: (f, row) => (typeof row[f.name] === 'number' ? formatTimestamp(row[f.name] as number) : null),
     isTime: () => true,
+    schema: (_f, dir) =>
+      dir === 'out'
+        ? { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN }
+        : { type: 'string', format: 'date-time' },
   },
   date_or_datetime: {
     placeholder: 'date',
@@ -456,6 +506,19 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     },
     isTime: (v) => !isDateOnly(v),
     complete: (_f, now) => dateCandidates(now),
+    schema: (_f, dir) =>
+      dir === 'out'
+        ? {
+            anyOf: [
+              { type: 'string', format: 'date' },
+              { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN },
+            ],
+          }
+        : {
+            type: 'string',
+            description: 'a date (YYYY-MM-DD: all day) or a datetime (without an offset: UTC)',
+            examples: ['2026-12-01', '2026-12-01T09:30:00Z'],
+          },
   },
 };
 

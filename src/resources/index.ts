@@ -1,10 +1,10 @@
-import type { FieldDef, RelationDef, ResourceDef } from './types.js';
+import type { FieldDef, LinkDef, RelationDef, ResourceDef } from './types.js';
 
 export type * from './types.js';
 
 /** Fields every record has. */
 const common: readonly FieldDef[] = [
-  { name: 'uuid', kind: 'text', description: 'unique identifier', readOnly: true, filter: 'exact', column: true },
+  { name: 'uuid', kind: 'text', description: 'unique identifier', readOnly: true, filter: 'exact', column: 1 },
   {
     name: 'created_at',
     kind: 'datetime',
@@ -33,7 +33,7 @@ const text = (name: string, description: string, extra: Partial<FieldDef> = {}):
   ...extra,
 });
 
-const rooms = (name: string, description: string): FieldDef => ({
+const rooms = (name: string, description: string, column: number): FieldDef => ({
   name,
   kind: 'int',
   description,
@@ -41,7 +41,7 @@ const rooms = (name: string, description: string): FieldDef => ({
   max: 1000,
   default: 0,
   filter: 'int',
-  column: true,
+  column,
   example: '3',
 });
 
@@ -67,7 +67,7 @@ const counts: readonly FieldDef[] = [
     description: 'number of notes',
     readOnly: true,
     computed: { count: 'notes' },
-    column: true,
+    column: 5,
   },
 ];
 
@@ -86,23 +86,23 @@ export const properties: ResourceDef = {
       nullable: false,
       requiredOnCreate: true,
       requiredOnUpdate: true,
-      column: true,
+      column: 1,
       example: 'high street',
     }),
     text('address2', 'address line 2'),
-    text('city', 'city', { column: true, example: 'leeds' }),
+    text('city', 'city', { column: 2, example: 'leeds' }),
     text('county', 'county'),
     text('postcode', 'postcode', {
       nullable: false,
       requiredOnCreate: true,
       requiredOnUpdate: true,
       filter: 'postcode',
-      column: true,
+      column: 2,
       example: 'ls1',
     }),
-    text('type', 'kind of property, e.g. house, apartment, commercial', { column: true, example: 'house' }),
-    rooms('bedrooms', 'number of bedrooms'),
-    rooms('bathrooms', 'number of bathrooms'),
+    text('type', 'kind of property, e.g. house, apartment, commercial', { column: 4, example: 'house' }),
+    rooms('bedrooms', 'number of bedrooms', 3),
+    rooms('bathrooms', 'number of bathrooms', 5),
     flag('has_garage', 'has a garage'),
     flag('has_garden', 'has a garden'),
     flag('has_parking', 'has parking'),
@@ -122,10 +122,10 @@ export const contacts: ResourceDef = {
   verbs: allVerbs,
   fields: [
     ...common,
-    text('name', 'full name', { nullable: false, requiredOnCreate: true, column: true, example: 'smith' }),
-    text('email', 'email address', { nullable: false, requiredOnCreate: true, column: true, example: '@acme' }),
-    text('contact_number', 'telephone number', { column: true }),
-    text('company', 'company', { column: true }),
+    text('name', 'full name', { nullable: false, requiredOnCreate: true, column: 1, example: 'smith' }),
+    text('email', 'email address', { nullable: false, requiredOnCreate: true, column: 2, example: '@acme' }),
+    text('contact_number', 'telephone number', { column: 3 }),
+    text('company', 'company', { column: 4 }),
     text('address', 'address line 1'),
     text('address2', 'address line 2'),
     text('city', 'city'),
@@ -160,9 +160,10 @@ export const customFields: ResourceDef = {
       kind: 'text',
       description: 'machine-identifiable name (generated from the label when omitted)',
       nullable: true,
+      generated: true,
       max: 255,
       filter: 'fuzzy',
-      column: true,
+      column: 1,
     },
     {
       name: 'label',
@@ -171,7 +172,7 @@ export const customFields: ResourceDef = {
       requiredOnCreate: true,
       max: 255,
       filter: 'fuzzy',
-      column: true,
+      column: 2,
     },
     {
       name: 'type',
@@ -180,7 +181,7 @@ export const customFields: ResourceDef = {
       requiredOnCreate: true,
       codes: CUSTOM_FIELD_TYPES,
       filter: 'code',
-      column: true,
+      column: 4,
     },
     {
       name: 'entity_type',
@@ -189,7 +190,7 @@ export const customFields: ResourceDef = {
       requiredOnCreate: true,
       codes: ENTITY_TYPES,
       filter: 'code',
-      column: true,
+      column: 3,
       example: '2',
     },
   ],
@@ -212,13 +213,14 @@ export const notes: ResourceDef = {
       requiredOnCreate: true,
       max: 65535,
       filter: 'fuzzy',
-      column: true,
+      column: 1,
     },
   ],
   parents: [
     { name: 'property', target: 'properties', column: 'property_id' },
     { name: 'contact', target: 'contacts', column: 'contact_id' },
   ],
+  embeds: ['property', 'contact'],
   textInput: 'content',
 };
 
@@ -238,7 +240,7 @@ export const reminders: ResourceDef = {
       requiredOnCreate: true,
       max: 255,
       filter: 'fuzzy',
-      column: true,
+      column: 1,
     },
     { name: 'description', kind: 'text', description: 'longer description', nullable: true, max: 65535 },
     {
@@ -247,7 +249,7 @@ export const reminders: ResourceDef = {
       description: 'date (all day) or datetime by which it should be done',
       nullable: true,
       filter: 'datetime',
-      column: true,
+      column: 2,
       allDayFlag: 'anytime',
       example: 'P7D',
     },
@@ -257,7 +259,7 @@ export const reminders: ResourceDef = {
       description: 'true when due all day rather than at a time',
       default: false,
       filter: 'bool',
-      column: true,
+      column: 4,
     },
   ],
   agenda: { due: 'due_at', title: 'title' },
@@ -301,6 +303,16 @@ export const CUSTOM_VALUES_KEY = 'custom_fields';
 /** The resource custom fields of entity type `code` attach to. */
 export function ownerOfEntity(code: number): ResourceDef | undefined {
   return RESOURCES.find((r) => r.customValues?.entity === code);
+}
+
+/**
+ * The fields of a related record that `?embed=<relation>` shows (a property's contact, a note's
+ * parent): its uuid, what it may be linked by, and the text its records are created with.
+ */
+export function embeddedFieldsOf(rel: LinkDef | RelationDef): string[] {
+  const target = resourceByPath(rel.target);
+  const made = target.fields.filter((f) => f.requiredOnCreate && f.kind === 'text').map((f) => f.name);
+  return [...new Set(['uuid', ...('by' in rel ? rel.by : []), ...made])];
 }
 
 /** Resources whose records belong to a record of `r` (notes under a property): the nested routes. */

@@ -38,6 +38,8 @@ export interface FieldDef {
   readonly computed?: { readonly count: string } | { readonly zero: true };
   /** Whether null is an accepted value on input. */
   readonly nullable?: boolean;
+  /** Made by the server when a create does not give it (a custom field's name): never null in an answer. */
+  readonly generated?: boolean;
   /** Required on create. */
   readonly requiredOnCreate?: boolean;
   /** Required on update (the reference marks address and postcode so). */
@@ -52,8 +54,11 @@ export interface FieldDef {
   readonly filter?: FilterKind;
   /** For kind 'code': the allowed codes and their names. */
   readonly codes?: Readonly<Record<number, string>>;
-  /** Shown in a terminal table by default. */
-  readonly column?: boolean;
+  /**
+   * Shown in a terminal table by default, with this priority: 1 is always shown; when the
+   * terminal is too narrow for every column, the highest numbers are hidden first.
+   */
+  readonly column?: number;
   /** For kind 'date_or_datetime': a bool field set true by a date without time (all day). */
   readonly allDayFlag?: string;
   /** A value of the form that the CLI may put in help text, e.g. "3", "leeds". */

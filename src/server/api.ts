@@ -9,6 +9,7 @@
 import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
+import { OPENAPI_PATH, openApiDocument } from '../core/openapi.js';
 import { parseListQuery } from '../core/query.js';
 import { type ValidBody, validateBody } from '../core/validate.js';
 import type { RequestBody } from './body.js';
@@ -232,6 +233,7 @@ export function createApi(opts: ApiOptions): Api {
     const x: Exchange = { req, url, headers: {} };
     try {
       if (url.pathname === HEALTH_PATH) return await health(req);
+      if (url.pathname === OPENAPI_PATH) return document(req);
       const found = match(url.pathname);
       if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
       const handler = found.route.handlers.get(req.method === 'HEAD' ? 'GET' : req.method);
@@ -253,6 +255,19 @@ export function createApi(opts: ApiOptions): Api {
       return respond(req, 500, x.headers, { message: 'Server Error' });
     }
   };
+}
+
+let documentText: string | undefined;
+
+/** The OpenAPI document: no token needed, GET and HEAD only, no query parameters. */
+function document(req: ApiRequest): ApiResponse {
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    throw new ApiError(405, `The ${req.method} method is not supported for this route.`, undefined, {
+      Allow: 'GET, HEAD',
+    });
+  documentText ??= JSON.stringify(openApiDocument());
+  const headers = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(documentText)) };
+  return req.method === 'HEAD' ? { status: 200, headers } : { status: 200, headers, body: documentText };
 }
 
 function respond(req: ApiRequest, status: number, headers: Record<string, string>, body: unknown): ApiResponse {
@@ -316,7 +331,7 @@ function requireScopes(p: Principal, scopes: readonly string[]): void {
 
 /**
  * Embedding reads the embedded records: a property's contact needs contacts.read, its custom
- * values custom-fields.read. Read leniently (unknown names are refused later, as a 400).
+ * values custom-fields.read, a note's property properties.read. Read leniently (unknown names are refused later, as a 400).
  */
 function embedScopes(url: URL, r: ResourceDef): string[] {
   const names = url.searchParams
@@ -325,7 +340,7 @@ function embedScopes(url: URL, r: ResourceDef): string[] {
     .map((v) => v.trim());
   const scopes: string[] = [];
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) scopes.push(`${CUSTOM_FIELDS.scope}.read`);
-  for (const l of r.linkOnCreate ?? [])
+  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
     if (names.includes(l.name)) scopes.push(`${resourceByPath(l.target).scope}.read`);
   return scopes;
 }

@@ -78,14 +78,16 @@ function writeSecretFile(path: string, content: string): void {
 export function bootstrap(store: DataFileStore, opts: { ensure?: boolean } = {}): string | undefined {
   const tokenFile = tokenFileFor(store.file);
   if (store.file !== ':memory:') checkSecretFile(tokenFile);
-  const made = store.write(() => {
+  // The file is written before the transaction commits: whoever opens the data file next (another
+  // process starting at the same moment) finds the account and its token file together.
+  return store.write(() => {
     const first = store.firstUser();
     if (first && (!opts.ensure || existsSync(tokenFile))) return undefined;
     const owner = first ?? store.createAccount('default');
-    return store.createToken(owner.userId, first ? 'local (renewed)' : 'local', ALL_SCOPES).token;
+    const made = store.createToken(owner.userId, first ? 'local (renewed)' : 'local', ALL_SCOPES).token;
+    if (store.file !== ':memory:') writeSecretFile(tokenFile, made);
+    return made;
   });
-  if (made && store.file !== ':memory:') writeSecretFile(tokenFile, made);
-  return made;
 }
 
 /** Reads the token written beside a data file, if any. */

@@ -43,6 +43,10 @@ export function openEmbedded(dataFile: string): Embedded {
     const api = createApi({ store });
     const dispatcher: InProcessDispatcher = {
       async request(opts) {
+        // One turn of the event loop per request, as a socket would take: without it, a run of
+        // requests answered from memory never lets a signal handler run, and Ctrl-C waits for
+        // the whole run (a list --all, a bulk write) to end.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         opts.signal?.throwIfAborted();
         // Header names are case-insensitive, and the handling asks for them in lower case.
         const headers = new Map<string, string>();

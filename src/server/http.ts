@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Api } from './api.js';
-import { RequestBody } from './body.js';
+import { MAX_BODY_BYTES, RequestBody } from './body.js';
 
 /** How long a client may take over a request: its headers, and the whole of it, body included. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -54,7 +54,8 @@ async function handle(api: Api, req: IncomingMessage, res: ServerResponse, publi
     send(res, 400, { 'Content-Type': 'application/json', Connection: 'close' }, '{"message":"Bad request target."}');
     return;
   }
-  const body = new RequestBody(declaredLength(req), () => req);
+  // A body read only in part (a 413 past the limit) must not take the connection down with it.
+  const body = new RequestBody(declaredLength(req), () => req.iterator({ destroyOnReturn: false }));
   const answer = await api({
     method: req.method ?? 'GET',
     url,
@@ -64,10 +65,44 @@ async function handle(api: Api, req: IncomingMessage, res: ServerResponse, publi
     },
     body,
   });
-  // An answer sent before the request body was read (401, 403, 413, 415, 405, ...) closes the
-  // connection: the unread rest of the body would otherwise be left on a socket the client reuses.
-  const headers = body.complete ? answer.headers : { ...answer.headers, Connection: 'close' };
-  send(res, answer.status, headers, answer.body);
+  // An answer sent before the request body was read (401, 403, 413, 415, 405, ...): the rest of a
+  // body of reasonable size is read and thrown away, so that a client still sending reads the
+  // answer instead of a broken pipe; a larger one, or one that stops coming, closes the connection.
+  const declared = body.declaredLength;
+  if (body.complete) send(res, answer.status, answer.headers, answer.body);
+  else if (declared !== undefined && declared > DRAIN_BYTES)
+    send(res, answer.status, { ...answer.headers, Connection: 'close' }, answer.body);
+  else {
+    send(res, answer.status, answer.headers, answer.body);
+    drain(req);
+  }
+}
+
+/** The most of an unread body thrown away after an early answer, and how long it may pause. */
+const DRAIN_BYTES = 4 * MAX_BODY_BYTES;
+const DRAIN_IDLE_MS = 2000;
+
+function drain(req: IncomingMessage): void {
+  let drained = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearTimeout(timer);
+    req.socket.destroy();
+  };
+  const idle = () => {
+    clearTimeout(timer);
+    timer = setTimeout(stop, DRAIN_IDLE_MS);
+    timer.unref();
+  };
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_BYTES) stop();
+    else idle();
+  });
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  idle();
+  req.resume();
 }
 
 function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | undefined): void {

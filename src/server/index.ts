@@ -12,6 +12,7 @@ import { bootstrap, type DataFileStore, openStore } from './datafile.js';
 import { DEFAULT_POOL_SIZE } from './postgres/db.js';
 import type { PostgresStore } from './postgres/index.js';
 import type { SqliteStore } from './sqlite/index.js';
+import { ReaderPool, withReaders } from './sqlite/readers.js';
 import type { Store } from './store.js';
 
 export { parseRateLimit } from './ratelimit.js';
@@ -37,6 +38,11 @@ interface CommonOptions {
 
 export interface ServerOptions extends CommonOptions {
   readonly dataFile: string;
+  /**
+   * Reader threads that answer lists, each with its own connection to the data file, so that a
+   * long list does not hold up other requests (0: lists on the event loop, as the embedded default).
+   */
+  readonly readers?: number;
   /** An already open store to serve (tests); the server then does not close it. */
   readonly store?: DataFileStore;
 }
@@ -98,8 +104,11 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<DataFileS
     throw e;
   }
   const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, now) : undefined;
-  return listen(opts, store, limiter, createdToken, createdToken !== undefined, async () => {
+  const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
+  const answering = pool ? withReaders(store, pool) : store;
+  return listen(opts, store, answering, limiter, createdToken, createdToken !== undefined, async () => {
     if (!opts.store) store.close();
+    await pool?.close();
   });
 }
 
@@ -120,7 +129,7 @@ async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServ
   }
   const { PgRateLimiter } = await import('./postgres/ratelimit.js');
   const limiter = opts.rateLimit ? new PgRateLimiter(store.db, opts.rateLimit, now) : undefined;
-  return listen(opts, store, limiter, undefined, createdAccount, async () => {
+  return listen(opts, store, store, limiter, undefined, createdAccount, async () => {
     if (!opts.store) await store.close();
   });
 }
@@ -128,13 +137,15 @@ async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServ
 async function listen<S extends Store>(
   opts: CommonOptions,
   store: S,
+  /** What the API asks: the store itself, or the store with lists answered elsewhere. */
+  answering: Store,
   rateLimiter: RateLimiter | undefined,
   createdToken: string | undefined,
   createdAccount: boolean,
   closeStore: () => Promise<void>,
 ): Promise<RunningServer<S>> {
   const api = createApi({
-    store,
+    store: answering,
     now: opts.now ?? Date.now,
     ...(rateLimiter ? { rateLimiter } : {}),
     ...(opts.logError ? { logError: opts.logError } : {}),

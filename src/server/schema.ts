@@ -187,5 +187,57 @@ function foldColumns(db: BetterSqlite3.Database): void {
   db.exec('UPDATE custom_values SET value_fold = pm_migration_fold(value, 0)');
 }
 
+/** The resource tables of migration 3. */
+const TABLES = ['contacts', 'properties', 'custom_fields', 'notes', 'reminders'] as const;
+
+/**
+ * Migration 3, for lists at scale: a count of each account's records per table, kept by
+ * triggers (an unfiltered list's total without counting the rows), and a trigram index (FTS5)
+ * over the fold columns of each table (a fuzzy filter of three characters or more looks its
+ * matches up instead of reading every row). The indexes are external-content tables kept by
+ * triggers, filled from the rows already there.
+ */
+function scaleIndexes(): string[] {
+  const out = [
+    `CREATE TABLE record_counts (
+  account_id INTEGER NOT NULL,
+  tbl TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (account_id, tbl)
+) WITHOUT ROWID`,
+  ];
+  for (const t of TABLES)
+    out.push(
+      `INSERT INTO record_counts (account_id, tbl, n) SELECT account_id, '${t}', COUNT(*) FROM ${t} GROUP BY account_id`,
+      `CREATE TRIGGER ${t}_count_insert AFTER INSERT ON ${t} BEGIN
+  INSERT INTO record_counts (account_id, tbl, n) VALUES (NEW.account_id, '${t}', 1)
+    ON CONFLICT (account_id, tbl) DO UPDATE SET n = n + 1;
+END`,
+      `CREATE TRIGGER ${t}_count_delete AFTER DELETE ON ${t} BEGIN
+  UPDATE record_counts SET n = n - 1 WHERE account_id = OLD.account_id AND tbl = '${t}';
+END`,
+    );
+  for (const t of TABLES) {
+    const cols = FOLDED.filter(([table]) => table === t).map(([, c]) => `"${c}_fold"`);
+    const news = cols.map((c) => `NEW.${c}`).join(', ');
+    const olds = cols.map((c) => `OLD.${c}`).join(', ');
+    out.push(
+      `CREATE VIRTUAL TABLE ${t}_fts USING fts5(${cols.join(', ')}, content='${t}', content_rowid='id', tokenize='trigram case_sensitive 1')`,
+      `INSERT INTO ${t}_fts (${t}_fts) VALUES ('rebuild')`,
+      `CREATE TRIGGER ${t}_fts_insert AFTER INSERT ON ${t} BEGIN
+  INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (NEW.id, ${news});
+END`,
+      `CREATE TRIGGER ${t}_fts_delete AFTER DELETE ON ${t} BEGIN
+  INSERT INTO ${t}_fts (${t}_fts, rowid, ${cols.join(', ')}) VALUES ('delete', OLD.id, ${olds});
+END`,
+      `CREATE TRIGGER ${t}_fts_update AFTER UPDATE OF ${cols.join(', ')} ON ${t} BEGIN
+  INSERT INTO ${t}_fts (${t}_fts, rowid, ${cols.join(', ')}) VALUES ('delete', OLD.id, ${olds});
+  INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (NEW.id, ${news});
+END`,
+    );
+  }
+  return out;
+}
+
 /** Every migration, in order; index + 1 is the user_version after applying one. */
-export const MIGRATIONS: readonly Migration[] = [initial, foldColumns];
+export const MIGRATIONS: readonly Migration[] = [initial, foldColumns, scaleIndexes()];

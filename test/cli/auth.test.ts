@@ -41,6 +41,10 @@ describe('pm auth', () => {
     const logout = await runPm(['auth', 'logout'], { home });
     expect(logout.code).toBe(0);
     expect(readFileSync(file, 'utf8')).not.toContain(token);
+    // It says what is left configured, and how to clear it.
+    expect(logout.stderr).toContain(
+      `The base URL ${server.url} is still configured (${file}), without a token: \`pm auth login\` to log in again, or \`pm config unset base_url\` to use the embedded default.`,
+    );
     const after = await runPm(['reminders', 'list'], { home });
     expect(after.code).toBe(4);
     expect(after.stderr).toContain('pm auth login');

@@ -180,6 +180,19 @@ describe('the embedded default', () => {
   });
 });
 
+describe('the first run, by several at once', () => {
+  it('8 pm processes started together on an empty data folder all succeed, with one account and one token', async () => {
+    for (let round = 0; round < 3; round++) {
+      const home = tempHome();
+      const env = { PATH: process.env.PATH ?? '', HOME: home };
+      const runs = await Promise.all(Array.from({ length: 8 }, () => pmBin(['properties', 'list', '--json'], env)));
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      const tokens = await pmBin(['serve', 'tokens', 'list', '--json'], env);
+      expect(JSON.parse(tokens.stdout)).toHaveLength(1);
+    }
+  }, 60_000);
+});
+
 describe('configuration, black-box', () => {
   let a: TestServer;
   let b: TestServer;

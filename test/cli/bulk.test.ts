@@ -70,17 +70,26 @@ describe('create --from-file', () => {
     expect(props[1]).toMatchObject({ bedrooms: 0, has_garage: false, custom_fields: { data: [] } });
   });
 
-  it('checks every record first: bad lines are named with their field, and nothing is sent', async () => {
-    const f = file('bad.ndjson', '{"title":"ok"}\n{"title":""}\n{"title":"x","due_at":"soon"}\nnot json\n');
-    const broken = await pm(['reminders', 'create', '--from-file', f]);
-    expect(broken.code).toBe(2);
-    expect(broken.stderr).toContain('line 4: not valid JSON');
-    const g = file('bad2.ndjson', '{"title":"ok"}\n{"title":""}\n{"title":"x","due_at":"soon"}\n');
-    const r = await pm(['reminders', 'create', '--from-file', g]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('line 2: title: The title field is required.');
-    expect(r.stderr).toContain('line 3: due_at:');
-    expect(await titles()).toEqual([]);
+  it('--validate-only checks every record and lists every problem, by line and field; sends nothing', async () => {
+    const csv = file('p.csv', 'address,postcode,bedroom,citty\n1 A St,LS1,3,Leeds\n');
+    const unknown = await pm(['properties', 'create', '--from-file', csv, '--validate-only']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('line 2: bedroom: not a field of properties; did you mean bedrooms?');
+    expect(unknown.stderr).toContain('line 2: citty: not a field of properties; did you mean city?');
+    // A bad number on line 4 does not hide the missing address on line 3.
+    const q = file('q.csv', 'address,postcode,bedrooms\n1 A St,LS1,3\n,LS2,2\n3 C St,LS3,many\n4 D St,LS4,4\n');
+    const both = await pm(['properties', 'create', '--from-file', q, '--validate-only']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('q.csv: 4 records, 2 with problems; nothing sent.');
+    expect(both.stderr).toContain('line 3: address: The address field is required.');
+    expect(both.stderr).toContain('line 4: bedrooms: must be a whole number, not "many".');
+    const nd = file('bad.ndjson', '{"title":"ok"}\n{"title":""}\n{"title":"x","due_at":"soon"}\nnot json\n');
+    const all = await pm(['reminders', 'create', '--from-file', nd, '--validate-only']);
+    expect(all.code).toBe(1);
+    expect(all.stderr).toContain('line 2: title: The title field is required.');
+    expect(all.stderr).toContain('line 3: due_at:');
+    expect(all.stderr).toContain('line 4: not valid JSON');
+    expect(all.stderr).not.toContain('Usage:');
     const v = await pm([
       'reminders',
       'create',
@@ -91,6 +100,28 @@ describe('create --from-file', () => {
     expect(v.code).toBe(0);
     expect(v.stderr).toContain('2 records, all valid; nothing sent');
     expect(await titles()).toEqual([]);
+  });
+
+  it('a record with a problem fails alone: a malformed line goes to --failed as it was, the good ones go through, exit 1', async () => {
+    const nd = file('bad.ndjson', '{"title":"ok"}\nnot json\n{"title":""}\n{"title":"fine"}\n');
+    const failed = join(dir, 'failed.ndjson');
+    const r = await pm(['reminders', 'create', '--from-file', nd, '--failed', failed, '-q']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('2 of 4 records have problems; they are not sent:');
+    expect(r.stderr).toContain('line 2: not valid JSON');
+    expect(r.stderr).toContain(`created 2, failed 2 (written to ${failed})`);
+    expect(r.stdout.split('\n')).toHaveLength(5);
+    expect(await titles()).toEqual(['ok', 'fine']);
+    const lines = readFileSync(failed, 'utf8').split('\n');
+    expect(lines[0]).toBe('not json');
+    expect(JSON.parse(lines[1] as string)).toMatchObject({ title: '', _error: expect.stringContaining('title') });
+    // A CSV row with a cell of the wrong kind, or the wrong number of cells, fails alone too.
+    const csv = file('r.csv', 'title,anytime\na,yes\nb,perhaps\nc\n');
+    const c = await pm(['reminders', 'create', '--from-file', csv, '-q']);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toContain('line 3: anytime: must be true or false');
+    expect(c.stderr).toContain('line 4: has 1 cells where the header has 2');
+    expect(await titles()).toEqual(['ok', 'fine', 'a']);
   });
 
   it('creates each record once when run twice with --skip-existing', async () => {
@@ -151,9 +182,16 @@ describe('update and delete in bulk', () => {
       { address: 'a', postcode: 'A', bedrooms: 2, city: null },
       { address: 'b', postcode: 'B', bedrooms: 0, city: 'York' },
     ]);
-    const noUuid = await pm(['properties', 'update', '--from-file', file('n.ndjson', '{"bedrooms":1}\n')]);
-    expect(noUuid.code).toBe(2);
-    expect(noUuid.stderr).toContain('line 1: uuid');
+    const noUuid = await pm([
+      'properties',
+      'update',
+      '--from-file',
+      file('n.ndjson', `{"bedrooms":1}\n{"uuid":"not-a-uuid","bedrooms":1}\n{"uuid":"${a}","bedrooms":5}\n`),
+    ]);
+    expect(noUuid.code).toBe(1);
+    expect(noUuid.stderr).toContain('line 1: uuid: each record needs the uuid');
+    expect(noUuid.stderr).toContain('line 2: uuid: must be a uuid');
+    expect(noUuid.stderr).toContain('updated 1, failed 2');
   });
 
   it('deletes the uuids read from stdin with --yes, and refuses without it', async () => {

@@ -81,6 +81,41 @@ describe('properties', () => {
     expect(byPostcode).toHaveLength(1);
   });
 
+  it('--sort sorts what was fetched: several fields, :desc, numbers as numbers, empty last', async () => {
+    const before = acct;
+    acct = server.newAccount();
+    const mk = (address: string, city: string | undefined, bedrooms: number) =>
+      pm([
+        'properties',
+        'create',
+        '--address',
+        address,
+        '--postcode',
+        'S1',
+        '--bedrooms',
+        String(bedrooms),
+        ...(city ? ['--city', city] : []),
+        '-q',
+      ]);
+    await mk('a', 'York', 10);
+    await mk('b', 'leeds', 2);
+    await mk('c', undefined, 3);
+    await mk('d', 'Leeds', 9);
+    const sorted = async (sort: string) =>
+      (
+        JSON.parse((await pm(['properties', 'list', '--all', '--sort', sort, '--json', 'address'])).stdout) as {
+          address: string;
+        }[]
+      ).map((x) => x.address);
+    expect(await sorted('bedrooms')).toEqual(['b', 'c', 'd', 'a']);
+    expect(await sorted('bedrooms:desc')).toEqual(['a', 'd', 'c', 'b']);
+    expect(await sorted('city,bedrooms:desc')).toEqual(['d', 'b', 'a', 'c']);
+    const bad = await pm(['properties', 'list', '--sort', 'colour']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--sort: "colour" is not a field of properties');
+    acct = before;
+  });
+
   it('selects fields with --json a,b and rejects unknown ones with exit 2', async () => {
     const r = await pm(['properties', 'list', '--city', 'leeds', '--json', 'city,bedrooms']);
     expect(r.code).toBe(0);
@@ -161,7 +196,33 @@ describe('properties', () => {
       },
     });
     expect(no.code).not.toBe(0);
-    expect(asked[0]).toContain(a);
+    // The question names the record, and what goes with it.
+    expect(asked[0]).toBe('Delete property d3, X3? This cannot be undone.');
+    await pm(['custom-fields', 'create', '--label', 'Roof', '--type', 'text', '--entity-type', 'property', '-q']);
+    await pm(['properties', 'update', a, '--custom-field', 'roof=slate']);
+    for (const c of ['one', 'two']) await pm(['notes', 'create', '--property', a, '--content', c]);
+    const b = (await pm(['properties', 'create', '--address', 'd4', '--postcode', 'X4', '-q'])).stdout.trim();
+    const ask = async (args: string[]) => {
+      let q = '';
+      const confirm = async (x: string) => {
+        q = x;
+        return false;
+      };
+      await pm(args, { tty: true, prompter: { confirm, secret: async () => '' } });
+      return q;
+    };
+    expect(await ask(['properties', 'delete', a])).toBe(
+      'Delete property d3, X3 and its 2 notes and 1 custom value? This cannot be undone.',
+    );
+    expect(await ask(['properties', 'delete', a, b])).toBe(
+      'Delete 2 properties (d3, X3; d4, X4) and their 2 notes and 1 custom value? This cannot be undone.',
+    );
+    // A record that is not there is "not found" before any question.
+    const missing = await pm(['properties', 'delete', '3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15'], {
+      tty: true,
+      prompter: { confirm: async () => true, secret: async () => '' },
+    });
+    expect(missing.code).toBe(3);
     expect((await pm(['properties', 'get', a, '-q'])).code).toBe(0);
     const yes = await pm(['properties', 'delete', a], {
       tty: true,
@@ -283,6 +344,29 @@ describe('pm api and errors', () => {
     expect(JSON.parse(r.stdout).data.title).toBe('raw');
     const list = await pm(['api', 'GET', '/reminders', '-F', 'title=raw']);
     expect(JSON.parse(list.stdout).meta.pagination.total).toBe(1);
+  });
+
+  it('--paginate follows every page and prints one JSON document; only with GET', async () => {
+    for (let i = 0; i < 5; i++) await pm(['api', 'POST', '/reminders', '--data', `{"title":"page ${i}"}`]);
+    const r = await pm(['api', 'GET', '/reminders', '--paginate', '-F', 'per_page=2', '-F', 'title=page']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.data.map((x: { title: string }) => x.title)).toEqual(['page 0', 'page 1', 'page 2', 'page 3', 'page 4']);
+    const jq = await pm([
+      'api',
+      'GET',
+      '/reminders',
+      '--paginate',
+      '-F',
+      'per_page=1',
+      '-F',
+      'title=page',
+      '--jq',
+      '.data | length',
+    ]);
+    expect(jq.stdout).toBe('5\n');
+    const post = await pm(['api', 'POST', '/reminders', '--paginate', '--data', '{"title":"x"}']);
+    expect(post.code).toBe(2);
   });
 
   it('exits 1 with field errors for a refused write', async () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_TTL_MS, TIMEOUT_MS } from '../../src/cli/commands/completion.js';
 import { TOPICS } from '../../src/cli/help/index.js';
 import { type RunOptions, runPm, tempHome } from '../helpers/cli.js';
+import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -59,7 +60,15 @@ describe('pm __complete: commands, flags and values', () => {
   });
 
   it('completes subcommands, two levels down too', async () => {
-    expect((await complete(['properties', ''])).values).toEqual(['list', 'get', 'create', 'update', 'delete', 'help']);
+    expect((await complete(['properties', ''])).values).toEqual([
+      'list',
+      'get',
+      'create',
+      'update',
+      'delete',
+      'apply',
+      'help',
+    ]);
     expect((await complete(['notes', ''])).values).not.toContain('update');
     expect((await complete(['serve', 'tokens', ''])).values).toEqual(['create', 'list', 'revoke', 'help']);
     expect((await complete(['--profile', 'work', 'properties', 'l'])).values).toEqual(['list']);
@@ -245,6 +254,70 @@ describe('pm __complete: uuids from the API, cached briefly', () => {
   });
 });
 
+describe('pm __complete: pm api, from the OpenAPI document', () => {
+  let server: TestServer;
+  let acct: Account;
+  let home: string;
+  let foreign: FaultyServer;
+  const opts = (url = server.url): RunOptions => ({
+    home,
+    env: { PM_BASE_URL: url, PM_TOKEN: acct.token, XDG_CACHE_HOME: join(home, 'cache') },
+  });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    acct = server.newAccount();
+    home = tempHome();
+    foreign = await startFaultyServer({ upstream: server.url });
+  });
+  afterAll(async () => {
+    await foreign.close();
+    await server.close();
+  });
+
+  it('completes the methods, then the paths that take the method, then the records of a collection', async () => {
+    const methods = await complete(['api', ''], opts());
+    expect(methods.values).toEqual(['GET', 'POST', 'HEAD', 'PUT', 'DELETE']);
+    expect((await complete(['api', 'p'], opts())).values).toEqual(['post', 'put']);
+    const gets = await complete(['api', 'GET', '/c'], opts());
+    expect(gets.values).toEqual(['/contacts', '/contacts/', '/custom-fields', '/custom-fields/']);
+    expect(gets.described['/contacts']).toBe('List contacts, oldest first');
+    expect(gets.directive).toBe(':nospace');
+    // Notes are created under their parent only, and cannot be updated.
+    expect((await complete(['api', 'POST', '/'], opts())).values).not.toContain('/notes');
+    expect((await complete(['api', 'PUT', '/n'], opts())).values).toEqual([]);
+    const p = (
+      await runPm(['properties', 'create', '--address', '1 Api St', '--postcode', 'LS1 1AA', '-q'], opts())
+    ).stdout.trim();
+    expect((await complete(['api', 'GET', '/properties/'], opts())).values).toEqual([`/properties/${p}`]);
+    expect((await complete(['api', 'POST', '/properties/'], opts())).values).toEqual([`/properties/${p}/notes`]);
+  });
+
+  it('completes -F with the query parameters of a GET and the body fields of a write', async () => {
+    const q = await complete(['api', 'GET', '/properties', '-F', 'be'], opts());
+    expect(q.values).toEqual(['bedrooms=', 'bedrooms[]=']);
+    expect(q.directive).toBe(':nospace');
+    expect((await complete(['api', 'GET', '/notes?per_page=5', '--field', 'property[ci'], opts())).values).toEqual([
+      'property[city]=',
+    ]);
+    const body = await complete(['api', 'PUT', '/reminders/3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15', '-F', ''], opts());
+    expect(body.values).toEqual(['title=', 'description=', 'due_at=', 'anytime=']);
+  });
+
+  it("uses the server's own document where it serves one, and this build's where it does not", async () => {
+    const doc = { openapi: '3.1.0', paths: { '/widgets': { get: { summary: 'List widgets' } } } };
+    foreign.script('GET', { kind: 'respond', status: 200, body: JSON.stringify(doc) });
+    expect((await complete(['api', 'GET', '/'], opts(foreign.url))).values).toEqual(['/widgets']);
+    // Cached: no second request while it is fresh.
+    expect((await complete(['api', 'GET', '/w'], opts(foreign.url))).values).toEqual(['/widgets']);
+    expect(foreign.count('GET')).toBe(1);
+    foreign.reset();
+    const elsewhere = { ...opts(foreign.url), home: tempHome() };
+    foreign.script('GET', { kind: 'respond', status: 404, body: '{"message":"Not Found"}' });
+    expect((await complete(['api', 'GET', '/r'], elsewhere)).values).toEqual(['/reminders', '/reminders/']);
+  });
+});
+
 describe('pm __complete: silent when the API cannot answer', () => {
   let hanging: Server;
   let port: number;
@@ -386,7 +459,15 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
 
   it('bash: commands, subcommands, flags and values in COMPREPLY', async () => {
     expect(await bash(['pm', 'pro'])).toEqual(['properties']);
-    expect(await bash(['pm', 'properties', ''])).toEqual(['list', 'get', 'create', 'update', 'delete', 'help']);
+    expect(await bash(['pm', 'properties', ''])).toEqual([
+      'list',
+      'get',
+      'create',
+      'update',
+      'delete',
+      'apply',
+      'help',
+    ]);
     expect(await bash(['pm', 'properties', 'list', '--bed'])).toEqual(['--bedrooms']);
     expect(await bash(['pm', 'properties', 'list', '-o', ''])).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv']);
     expect(await bash(['pm', 'custom-fields', 'create', '--entity-type', 'p'])).toEqual(['property']);

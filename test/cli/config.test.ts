@@ -226,6 +226,18 @@ describe('profiles', () => {
     });
   });
 
+  it("warns when a user's default_profile sets aside a project's top-level base_url", async () => {
+    writeUser({ ...user, default_profile: 'staging' });
+    writeProject('.pmrc.json', { base_url: 'https://project.example' });
+    const t = await resolveTarget({}, deps());
+    expect(t.baseUrl).not.toBe('https://project.example');
+    expect(t.warnings.join('\n')).toContain('is the "default" profile\'s, and the active profile is "staging"');
+    // Chosen on purpose, or the project's own: no warning.
+    expect((await resolveTarget({ profile: 'staging' }, deps())).warnings).toEqual([]);
+    const d = await resolveTarget({ profile: 'default' }, deps());
+    expect(d.baseUrl).toBe('https://project.example');
+  });
+
   it("gives a profile its own base URL and token, never the default's", async () => {
     writeUser(user);
     const work = await resolveTarget({ profile: 'work' }, deps());

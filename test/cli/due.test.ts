@@ -79,6 +79,32 @@ describe('on a terminal: grouped, in the user’s zone', () => {
     );
   });
 
+  it('--limit shows the first N in agenda order; the headings still count them all', async () => {
+    const r = await pm(['--limit', '4'], { tty: true });
+    expect(r.code).toBe(0);
+    expect(scrub(r.stdout)).toBe(
+      [
+        'Overdue (3)',
+        line('Thu 19 Nov  09:00  ', 'Boiler check', 12),
+        line('yesterday   all day', 'Rent', 12),
+        line('today       08:00  ', 'Call plumber', 12),
+        '',
+        'Today, Saturday 21 November (3)',
+        line('all day', 'Gas safety', 10),
+        '  … 2 more (--limit)',
+        '',
+        'Upcoming (2)',
+        '  … 2 more (--limit)',
+        '',
+      ].join('\n'),
+    );
+    const piped = await pm(['--limit', '2', '--json', 'title']);
+    expect(JSON.parse(piped.stdout)).toEqual([{ title: 'Boiler check' }, { title: 'Rent' }]);
+    const bad = await pm(['--limit', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--limit must be a whole number from 1, not "0".');
+  });
+
   it('the same reminders read from another zone fall on other days', async () => {
     // Sunday 22 November, 00:30 in Kolkata: yesterday's all-day "Gas safety" is overdue, and
     // "Viewing" (19:30 UTC) is today at 01:00.

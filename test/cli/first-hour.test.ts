@@ -2,11 +2,12 @@
  * Sharp edges a new user met (the project's first-hour review), each as the user would meet it:
  * in-process runs against the real server.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPm } from '../helpers/cli.js';
+import { startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -108,6 +109,77 @@ describe('a usage error', () => {
       expect(lines.length, r.stderr).toBeLessThanOrEqual(3);
       expect(lines[0]).toMatch(/^error: --(bedrooms|output|due-at)/);
       expect(lines.at(-1)).toBe(`Run 'pm ${args[0]} ${args[1]} --help' for usage.`);
+    }
+  });
+});
+
+describe('a pager for long output on a terminal', () => {
+  const paged = async (args: string[], opts: { tty: boolean; pager?: string }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-pager-'));
+    const file = join(dir, 'paged.txt');
+    const r = await runPm(args, {
+      tty: opts.tty,
+      env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token, PM_PAGER: opts.pager ?? `cat > '${file}'` },
+    });
+    const got = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    rmSync(dir, { recursive: true, force: true });
+    return { ...r, paged: got };
+  };
+
+  it('pages a list through PM_PAGER on a terminal: the table, then the footer', async () => {
+    await acct.api('POST', '/reminders', { title: 'paged one' });
+    const r = await paged(['reminders', 'list', '--title', 'paged one'], { tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    // In colour, as the terminal would have had it (less -R shows it).
+    expect(r.paged?.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(
+      /^uuid +title +due_at +anytime\n[0-9a-f-]{36} +paged one +no\nshowing 1-1 of 1, page 1 of 1\n$/,
+    );
+  });
+
+  it('never when piped, with --no-pager, or with PM_PAGER=cat', async () => {
+    const piped = await paged(['reminders', 'list', '--title', 'paged one'], { tty: false });
+    expect(piped.paged).toBeUndefined();
+    expect(piped.stdout).toContain('paged one');
+    const off = await paged(['reminders', 'list', '--title', 'paged one', '--no-pager'], { tty: true });
+    expect(off.paged).toBeUndefined();
+    expect(off.stdout).toContain('paged one');
+    const cat = await paged(['reminders', 'list', '--title', 'paged one'], { tty: true, pager: 'cat' });
+    expect(cat.stdout).toContain('paged one');
+  });
+});
+
+describe('notes show their parent', () => {
+  it('in the table (a parent column) and in --json fields; get shows it too', async () => {
+    const p = await acct.api('POST', '/properties', { address: '5 Oak Rd', postcode: 'LS5 5OO' });
+    const uuid = p.body.data.uuid as string;
+    const n = await acct.api('POST', `/properties/${uuid}/notes`, { content: 'parent shown' });
+    const table = await pm(['notes', 'list', '--content', 'parent shown']);
+    expect(table.stdout).toBe(`${n.body.data.uuid}\tparent shown\tproperty ${uuid}\n`);
+    const json = await pm(['notes', 'list', '--content', 'parent shown', '--json', 'content,property']);
+    expect(JSON.parse(json.stdout)).toEqual([
+      { content: 'parent shown', property: { data: { uuid, address: '5 Oak Rd', postcode: 'LS5 5OO' } } },
+    ]);
+    const one = await pm(['notes', 'get', n.body.data.uuid]);
+    expect(one.stdout).toContain(`property\t${uuid} (5 Oak Rd, LS5 5OO)\n`);
+  });
+
+  it('a server that does not know the embed gets the list without it', async () => {
+    const foreign = await startFaultyServer({ upstream: server.url });
+    try {
+      foreign.script('GET', {
+        kind: 'respond',
+        status: 400,
+        body: '{"message":"Unknown query parameter \\"embed\\"."}',
+      });
+      const r = await runPm(['notes', 'list', '--content', 'parent shown'], {
+        env: { PM_BASE_URL: foreign.url, PM_TOKEN: acct.token },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^[0-9a-f-]{36}\tparent shown\t\n$/);
+      expect(foreign.count('GET')).toBe(2);
+    } finally {
+      await foreign.close();
     }
   });
 });

@@ -512,6 +512,33 @@ describe('the README', () => {
     for (const args of invocations) expect(checkInvocation(root, args), args.join(' ')).toEqual([]);
   });
 
+  it('its CI job, run twice, makes the reminders of its CSV once: the second run changes nothing', async () => {
+    const server = await startTestServer();
+    try {
+      const cwd = mkdtempSync(join(tmpdir(), 'pm-ci-'));
+      const csv = readmeBlocks().find((b) => b.lang === 'csv');
+      writeFileSync(join(cwd, 'reminders.csv'), csv?.body ?? '');
+      const job = readmeBlocks().find((b) => b.lang === 'yaml' && /^\s+script:/m.test(b.body));
+      const script = (job?.body.split(/^\s+script:\n/m)[1] ?? '').split('\n').map((l) => l.replace(/^\s*- /, ''));
+      const runs = script.flatMap(pmInvocations);
+      expect(runs.length).toBeGreaterThan(0);
+      const opts = { cwd, env: { CI: 'true', PM_BASE_URL: server.url, PM_TOKEN: server.newAccount().token }, now: NOW };
+      const outputs: string[] = [];
+      for (let round = 0; round < 2; round++)
+        for (const args of runs) {
+          const r = await runPm(args, opts);
+          expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+          outputs.push(r.stderr);
+        }
+      const rows = (csv?.body ?? '').trim().split('\n').length - 1;
+      expect(outputs.at(-1)).toBe(`created 0, updated 0, deleted 0, unchanged ${rows}, failed 0\n`);
+      const listed = await runPm(['reminders', 'list', '--all', '--json', 'title'], opts);
+      expect(JSON.parse(listed.stdout)).toHaveLength(rows);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('lists the exit codes as pm --help does', () => {
     const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const rows = [...text.matchAll(/^\| (\d+) \| (.*) \|$/gm)].map((m) => ({ code: Number(m[1]), meaning: m[2] }));

@@ -91,6 +91,31 @@ describe('pm serve', () => {
     expect((await fetch(`${s.url}/reminders`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
   });
 
+  it('the first command on a new data file sets it up as pm serve would: tokens create, accounts create', async () => {
+    for (const first of [
+      ['serve', 'tokens', 'create', '--scopes', 'reminders.read', '--name', 'ci'],
+      ['serve', 'accounts', 'create', '--name', 'Acme'],
+    ]) {
+      const home = tempHome();
+      const data = join(home, 'team.db');
+      const made = await pm([...first, '--data', data], home);
+      expect(made.code).toBe(0);
+      expect(made.stderr).toContain(`new data file: created an account and a token, written to ${data}.token`);
+      expect(statSync(`${data}.token`).mode & 0o777).toBe(0o600);
+      // The embedded default on that file works with the token written beside it.
+      const listed = await pmBin(['reminders', 'list'], {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        PM_DATA_FILE: data,
+      });
+      expect(listed.code, listed.stderr).toBe(0);
+      // And pm serve on it later says nothing of a new file: it is set up already.
+      const s = await serve(['--data', data], home);
+      expect(s.stderr()).not.toContain('new data file');
+      s.child.kill('SIGTERM');
+    }
+  });
+
   it('refuses bad flags with exit 2', async () => {
     const home = tempHome();
     expect((await pm(['serve', '--port', 'http'], home)).code).toBe(2);

@@ -140,4 +140,49 @@ describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
     const seen = end.slice(0, -1); // the last prompt
     expect(normalise(seen, expected).join('\n')).toBe(normalise(expected, expected).join('\n'));
   });
+
+  it.skipIf(spawnSync('less', ['--version']).status !== 0)(
+    'a list longer than the screen opens in less; q leaves it, exit 0',
+    async () => {
+      const input = join(mkdtempSync(join(tmpdir(), 'pm-pager-')), 'many.ndjson');
+      writeFileSync(
+        input,
+        Array.from({ length: 80 }, (_, i) => `${JSON.stringify({ title: `paged ${i}` })}\n`).join(''),
+      );
+      type(
+        `clear; pm reminders create --from-file ${input} -q > /dev/null && clear && pm reminders list --all --title paged`,
+      );
+      press('Enter');
+      // less's prompt on the last line, the first records above it.
+      const inLess = await waitFor('the pager', (l) => l[l.length - 1] === ':' && l.some((x) => x.includes('paged 0')));
+      expect(inLess.length).toBe(60);
+      press('G');
+      await waitFor('the end of the list', (l) => l.some((x) => x.startsWith('showing 1-80 of 80')));
+      press('q');
+      await waitFor('the prompt', prompt);
+      type('echo "exit $?"');
+      press('Enter');
+      await waitFor('the exit code', (l) => prompt(l) && l.includes('exit 0'));
+    },
+  );
+
+  it('Ctrl-C at the delete question ends its line, deletes nothing and exits 130', async () => {
+    type('clear; pm properties create --address "9 Ctrl St" --postcode "C1 1CC" -q');
+    press('Enter');
+    const made = await waitFor('the property', (l) => prompt(l) && l.some((x) => /^[0-9a-f-]{36}$/.test(x)));
+    const uuid = made.find((x) => /^[0-9a-f-]{36}$/.test(x)) as string;
+    type(`pm properties delete ${uuid}`);
+    press('Enter');
+    await waitFor('the question', (l) => (l[l.length - 1] as string).startsWith('Delete property 9 Ctrl St, C1 1CC?'));
+    press('C-c');
+    await waitFor('the prompt', prompt);
+    type('echo "exit $?"');
+    press('Enter');
+    const after = await waitFor('the exit code', (l) => prompt(l) && l.some((x) => x.startsWith('exit ')));
+    const at = after.findIndex((x) => x.startsWith('Delete property 9 Ctrl St'));
+    expect(after.slice(at + 1)).toEqual(['error: interrupted: nothing was done.', '$ echo "exit $?"', 'exit 130', '$']);
+    type(`pm properties get ${uuid} -q`);
+    press('Enter');
+    await waitFor('the property, still there', (l) => prompt(l) && l.filter((x) => x === uuid).length >= 2);
+  });
 });

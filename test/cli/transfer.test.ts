@@ -109,6 +109,24 @@ it('copies every record, custom field value, contact link and note parent', asyn
   expect(before.notes).toContainEqual(
     expect.objectContaining({ content: 'Prefers email', contact: 'contact:ann@x.test' }),
   );
+  // Run again with the map in the folder: nothing is created twice.
+  const twice = await runPm(['import', '--dir', d1], { env: envB });
+  expect(twice.code).toBe(0);
+  expect(twice.stderr).toContain(
+    'Imported 0 custom fields, 0 contacts, 0 properties, 0 notes, 0 reminders; 11 already imported from this folder',
+  );
+  const d3 = mkdtempSync(join(tmpdir(), 'pm-export-'));
+  expect((await runPm(['export', '--dir', d3, '--force'], { env: envB })).code).toBe(0);
+  expect(canonical(d3)).toEqual(before);
+  // A record deleted since is created again; into another account, everything is.
+  const gone = read(d2, 'reminders')[0]?.uuid as string;
+  expect((await runPm(['reminders', 'delete', gone, '--yes'], { env: envB })).code).toBe(0);
+  const again = await runPm(['import', '--dir', d1], { env: envB });
+  expect(again.stderr).toContain('Imported 0 custom fields, 0 contacts, 0 properties, 0 notes, 1 reminder; 10 already');
+  const envC = { PM_BASE_URL: b.url, PM_TOKEN: b.newAccount().token };
+  const other = await runPm(['import', '--dir', d1], { env: envC });
+  expect(other.stderr).toContain('Imported 2 custom fields, 2 contacts, 2 properties, 3 notes, 2 reminders;');
+  expect(other.stderr).not.toContain('already');
   expect(readdirSync(d2).sort()).toEqual([
     'contacts.ndjson',
     'custom-fields.ndjson',

@@ -23,7 +23,10 @@ function snapshot(): string {
   }[];
   const out: Record<string, unknown[]> = {};
   for (const { name } of tables) {
-    const rows = db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all() as Record<string, unknown>[];
+    // By every column in turn: some tables have no rowid (record_counts).
+    const columns = (db.pragma(`table_info("${name}")`) as unknown[]).length;
+    const order = Array.from({ length: columns }, (_, i) => i + 1).join(', ');
+    const rows = db.prepare(`SELECT * FROM "${name}" ORDER BY ${order}`).all() as Record<string, unknown>[];
     out[name] = rows.map(({ last_used_at: _ignored, ...rest }) => rest);
   }
   return JSON.stringify(out);

@@ -193,24 +193,32 @@ describe('text that is not what it claims', () => {
 });
 
 describe('a record too large to send', () => {
-  it('in --from-file is a usage error naming the line, in every format, before anything is sent', async () => {
+  it('in --from-file fails alone, naming its line, and is never sent; the other records go through', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pm-large-'));
     try {
       const big = 'x'.repeat(2 * 1024 * 1024);
       const files: [string, string, string][] = [
         ['in.ndjson', `{"title":"a"}\n{"title":"${big}"}\n`, 'line 2'],
-        ['in.json', JSON.stringify([{ title: 'a' }, { title: big }]), 'element 2'],
-        ['in.csv', `title\na\n${big}\n`, 'line 3'],
+        ['in.json', JSON.stringify([{ title: 'a' }, { title: big }]), 'line 2'],
       ];
-      const before = front.count('POST');
       for (const [name, text, where] of files) {
         const file = join(dir, name);
         writeFileSync(file, text);
+        const before = front.count('POST');
         const r = await pm(['reminders', 'create', '--from-file', file]);
-        expect(r.code, name).toBe(2);
-        expect(r.stderr, name).toContain(where);
-        expect(r.stderr, name).toMatch(/larger than .*1 MiB|1048576/);
+        expect(r.code, name).toBe(1);
+        expect(r.stderr, name).toContain(`${where}: a record of`);
+        expect(r.stderr, name).toMatch(/larger than .*1 MiB/);
+        expect(r.stderr, name).toContain('created 1, failed 1');
+        expect(front.count('POST'), name).toBe(before + 1);
       }
+      // A CSV row past the limit stops the CSV reader itself: nothing is sent.
+      const csv = join(dir, 'in.csv');
+      writeFileSync(csv, `title\na\n${big}\n`);
+      const before = front.count('POST');
+      const r = await pm(['reminders', 'create', '--from-file', csv]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/line 3/);
       expect(front.count('POST')).toBe(before);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -54,7 +54,8 @@ export async function runPm(args: readonly string[], opts: RunOptions = {}): Pro
   const home = opts.home ?? tempHome();
   const deps: Deps = {
     io: { stdout, stderr, stdin },
-    env: { HOME: home, ...opts.env },
+    // A pager would write to this process's terminal, not to the buffers: off unless a test sets one.
+    env: { HOME: home, PM_PAGER: 'cat', ...opts.env },
     cwd: opts.cwd ?? home,
     home,
     now: () => opts.now ?? Date.parse('2026-11-21T12:00:00Z'),

@@ -4,7 +4,8 @@
  * `inProcess`, the same API core (createApi) on the same kind of store, called in-process with
  * the same requests and answers: for tests about what the API answers rather than about HTTP.
  * One server per test file; tests that count records take an account of their own
- * (`newAccount`), so that no test depends on another's records.
+ * (`newAccount`), so that no test depends on another's records. Every answer is checked against
+ * the OpenAPI document (./openapi.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { type Api as CoreApi, createApi } from '../../src/server/api.js';
 import { RequestBody } from '../../src/server/body.js';
 import { bootstrap, openStore, type RateLimit, type SqliteStore, startServer } from '../../src/server/index.js';
 import { FixedWindowRateLimiter } from '../../src/server/ratelimit.js';
+import { checkAnswer } from './openapi.js';
 
 /** A clock the test sets: every timestamp the server writes comes from it. */
 export class Clock {
@@ -64,6 +66,7 @@ export function makeApi(url: string, defaultToken: string | null): Api {
     Object.assign(headers, opts.headers ?? {});
     const res = await fetch(url + path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
     const text = await res.text();
+    checkAnswer(method, path, { status: res.status, headers: res.headers, text });
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -106,6 +109,7 @@ export function makeInProcessApi(core: CoreApi, origin: string, defaultToken: st
       body: RequestBody.of(typeof payload === 'string' ? Buffer.from(payload) : (payload ?? new Uint8Array())),
     });
     const text = res.body ?? '';
+    checkAnswer(method, path, { status: res.status, headers: new Headers(res.headers), text });
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;

@@ -240,7 +240,7 @@ describe('a data file that cannot be trusted to hold', () => {
 });
 
 describe('a body from a client without a valid token', () => {
-  it('is not read: the 401 comes while the client is still sending, and the connection closes', async () => {
+  it('is not read: the 401 comes while the client is still sending, and a client that stops is cut off', async () => {
     const server = await startServer({ dataFile: fresh() });
     try {
       const u = new URL(server.url);
@@ -257,12 +257,15 @@ describe('a body from a client without a valid token', () => {
         socket.on('data', (d) => {
           text += d;
         });
-        socket.on('close', () => resolve(text));
+        const started = Date.now();
+        socket.on('close', () => resolve(`${text}\nclosed after ${Date.now() - started} ms`));
         socket.on('error', reject);
-        setTimeout(() => socket.destroy(), 5000);
+        setTimeout(() => socket.destroy(), 8000);
       });
       expect(answer).toMatch(/^HTTP\/1\.1 401/);
-      expect(answer.toLowerCase()).toContain('connection: close');
+      // The server stops waiting for the rest a few seconds after the client stopped sending.
+      const after = Number(/closed after (\d+) ms/.exec(answer)?.[1]);
+      expect(after).toBeLessThan(6000);
     } finally {
       await server.close();
     }

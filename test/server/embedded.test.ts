@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Embedded, openEmbedded } from '../../src/server/embedded.js';
 import { type BuiltServer, buildServer } from '../helpers/build-server.js';
+import { checkAnswer } from '../helpers/openapi.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { propertyBody } from './fixtures.js';
 
@@ -120,7 +121,9 @@ describe('the embedded default answers as the server does', () => {
       headers: headers(token, body),
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
+    const text = await res.text();
+    checkAnswer(method, path, { status: res.status, headers: res.headers, text });
+    return { status: res.status, headers: Object.fromEntries(res.headers), text };
   };
   const inProcess: Send = async (method, path, body, token = embedded.token) => {
     const res = await embedded.dispatcher.request({
@@ -132,6 +135,9 @@ describe('the embedded default answers as the server does', () => {
     });
     let text = '';
     for await (const chunk of res.body) text += chunk;
+    const h = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+    checkAnswer(method, path, { status: res.statusCode, headers: h, text });
     return { status: res.statusCode, headers: res.headers, text };
   };
 

@@ -2,9 +2,12 @@
  * `pm <resource> create|update|delete --from-file FILE` (and uuids on stdin for delete): the bulk
  * form of each write, for scripts and CI jobs.
  */
-import { fieldOf } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { parseInstant } from '../../core/datetime.js';
+import { KindError, uuidOf } from '../../core/kinds.js';
+import { visible } from '../../core/redact.js';
+import { similar } from '../suggest.js';
 import { describeApiError } from '../commands/shared.js';
 import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
@@ -20,7 +23,7 @@ import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
 
 const MAX_ERRORS_SHOWN = 50;
 
-function concurrencyOf(v: unknown): number {
+export function concurrencyOf(v: unknown): number {
   if (v === undefined) return DEFAULT_CONCURRENCY;
   const s = String(v);
   if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_CONCURRENCY)
@@ -29,7 +32,7 @@ function concurrencyOf(v: unknown): number {
 }
 
 /** The parent of a record created under one (a note): its property or contact field. */
-function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: string; uuid: string } | string {
+export function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: string; uuid: string } | string {
   const given = (r.parents ?? []).filter((p) => body[p.name] !== undefined);
   const names = (r.parents ?? []).map((p) => p.name).join(' or ');
   if (given.length !== 1) return given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`;
@@ -38,7 +41,11 @@ function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: st
 }
 
 /** Splits a record into what is sent and what addresses it (uuid, a note's parent). */
-function prepare(r: ResourceDef, verb: Verb, rec: InputRecord): { body: Record<string, unknown>; problems: string[] } {
+export function prepare(
+  r: ResourceDef,
+  verb: Verb,
+  rec: InputRecord,
+): { body: Record<string, unknown>; problems: string[] } {
   const body = { ...rec.body };
   const problems: string[] = [];
   if (verb !== 'create') {
@@ -54,31 +61,60 @@ function prepare(r: ResourceDef, verb: Verb, rec: InputRecord): { body: Record<s
   return { body, problems };
 }
 
-/** Every problem of every record, found before anything is sent. */
-function validateAll(r: ResourceDef, verb: Verb, records: InputRecord[], where: string): void {
-  const lines: string[] = [];
+/** The keys a record of `r` may carry in a bulk file besides the input fields. */
+function extraKeys(r: ResourceDef, verb: Verb): string[] {
+  if (verb !== 'create') return ['uuid', ...(r.customValues ? [CUSTOM_VALUES_KEY] : [])];
+  return [
+    ...(r.parents ?? []).map((p) => p.name),
+    ...(r.linkOnCreate ?? []).map((l) => l.name),
+    ...(r.customValues ? [CUSTOM_VALUES_KEY] : []),
+  ];
+}
+
+/**
+ * Every problem of every record, found before anything is sent: added to the record's problems
+ * (line and field), so that it fails alone and the others go through.
+ */
+export function checkAll(r: ResourceDef, verb: Verb, records: InputRecord[]): void {
+  const known = new Set([...r.fields.map((f) => f.name), ...extraKeys(r, verb)]);
   for (const rec of records) {
+    if (rec.problems.length && 'verbatim' in rec) continue;
     const { body, problems } = prepare(r, verb, rec);
+    rec.problems.push(...problems);
+    if (verb !== 'create' && typeof body.uuid === 'string' && body.uuid !== '')
+      try {
+        uuidOf(body.uuid);
+      } catch (e) {
+        if (!(e instanceof KindError)) throw e;
+        rec.problems.push(`uuid: ${e.message}`);
+      }
+    if (verb === 'delete') continue;
+    for (const key of Object.keys(rec.body))
+      if (!known.has(key)) {
+        const like = similar(key, [...known]);
+        rec.problems.push(
+          `${key}: not a field of ${r.plural}${like.length ? `; did you mean ${like.join(' or ')}?` : ''}`,
+        );
+      }
     const { uuid: _uuid, ...rest } = body;
-    const errors = verb === 'delete' ? undefined : fieldErrors(r, verb === 'update' ? rest : body, verb);
+    const errors = fieldErrors(r, verb === 'update' ? rest : body, verb);
     // Fields an update must send but the record leaves out are read from the server (fillForUpdate).
     if (verb === 'update' && errors)
       for (const f of r.fields) if (f.requiredOnUpdate && rest[f.name] === undefined) delete errors[f.name];
-    for (const p of problems) lines.push(`line ${rec.line}: ${p}`);
-    for (const [field, msgs] of Object.entries(errors ?? {}))
-      for (const m of msgs) lines.push(`line ${rec.line}: ${field}: ${m}`);
+    for (const [field, msgs] of Object.entries(errors ?? {})) for (const m of msgs) rec.problems.push(`${field}: ${m}`);
   }
-  if (!lines.length) return;
+}
+
+/** The problems of the records that have some, one line each (at most MAX_ERRORS_SHOWN). */
+export function problemLines(records: readonly InputRecord[]): string {
+  const lines = records.flatMap((rec) => rec.problems.map((p) => `  line ${rec.line}: ${visible(p)}`));
   const shown = lines.slice(0, MAX_ERRORS_SHOWN);
   const more = lines.length - shown.length;
-  throw new CliError(
-    EXIT.usage,
-    `${where}: ${lines.length} problem${lines.length === 1 ? '' : 's'}; nothing was sent.\n${shown.map((l) => `  ${l}`).join('\n')}${more > 0 ? `\n  … and ${more} more` : ''}`,
-  );
+  return `${shown.join('\n')}\n${more > 0 ? `  … and ${more} more\n` : ''}`;
 }
 
 /** A value as compared for --skip-existing: instants as instants, the rest as text. */
-function keyPart(v: unknown): string {
+export function keyPart(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') {
     const at = /^\d{4}-\d{2}-\d{2}/.test(v) ? parseInstant(v) : undefined;
@@ -89,7 +125,8 @@ function keyPart(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function skipKeys(r: ResourceDef, text: string): string[] {
+/** The fields records are matched on (--skip-existing, apply's --key): names of the resource's fields. */
+export function keyFields(r: ResourceDef, text: string, flag: string): string[] {
   const keys = text
     .split(',')
     .map((k) => k.trim().replace(/-/g, '_'))
@@ -97,7 +134,7 @@ function skipKeys(r: ResourceDef, text: string): string[] {
   const bad = keys.filter((k) => !fieldOf(r, k) || k === 'uuid');
   if (!keys.length || bad.length)
     throw usageError(
-      `--skip-existing: ${bad.length ? `${r.path} have no field ${bad.map((b) => `"${b}"`).join(', ')}` : 'give field names'}.`,
+      `${flag}: ${bad.length ? `${r.path} have no field ${bad.map((b) => `"${b}"`).join(', ')}` : 'give field names'}.`,
       `Fields: ${r.fields.map((f) => f.name).join(', ')}.`,
     );
   return keys;
@@ -122,7 +159,7 @@ export async function runBulkWrite(
       .split(/\r?\n/)
       .map((l, i) => ({ line: i + 1, text: l.trim() }))
       .filter((l) => l.text !== '')
-      .map(({ line, text: uuid }) => ({ line, original: { uuid }, body: { uuid } }));
+      .map(({ line, text: uuid }) => ({ line, original: { uuid }, body: { uuid }, problems: [] }));
   } else {
     const file = String(opts.fromFile);
     const text = await readFileOrStdin(file, deps, '--from-file');
@@ -130,18 +167,29 @@ export async function runBulkWrite(
     where = file === '-' ? 'standard input' : file;
     records = await parseRecords(r, text, format, where);
   }
-  validateAll(r, verb, records, where);
+  checkAll(r, verb, records);
+  const invalid = records.filter((rec) => rec.problems.length);
+  const count = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
   if (opts.validateOnly) {
-    deps.io.stderr.write(
-      `${where}: ${records.length} record${records.length === 1 ? '' : 's'}, all valid; nothing sent.\n`,
-    );
-    return;
+    if (!invalid.length) {
+      deps.io.stderr.write(`${where}: ${count(records.length)}, all valid; nothing sent.\n`);
+      return;
+    }
+    deps.io.stderr.write(`${where}: ${count(records.length)}, ${invalid.length} with problems; nothing sent.\n`);
+    deps.io.stderr.write(problemLines(invalid));
+    throw new CliError(EXIT.api, `${invalid.length} of ${count(records.length)} would not go through.`, {
+      hint: 'Mend those lines, or send the others: without --validate-only, records with problems fail alone.',
+    });
+  }
+  if (invalid.length) {
+    deps.io.stderr.write(`${where}: ${invalid.length} of ${count(records.length)} have problems; they are not sent:\n`);
+    deps.io.stderr.write(problemLines(invalid));
   }
   if (!records.length) {
     deps.io.stderr.write(`${where}: no records.\n`);
     return;
   }
-  const keys = opts.skipExisting !== undefined ? skipKeys(r, String(opts.skipExisting)) : undefined;
+  const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const mode = opts.quiet
     ? 'quiet'
     : opts.json !== undefined || opts.output === 'json'
@@ -167,6 +215,7 @@ export async function runBulkWrite(
       }
     }
     const send = async (rec: InputRecord): Promise<Outcome> => {
+      if (rec.problems.length) throw new CliError(EXIT.api, `not sent: ${rec.problems.join('; ')}`);
       const { body } = prepare(r, verb, rec);
       try {
         if (verb === 'delete') {

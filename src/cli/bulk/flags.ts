@@ -13,7 +13,8 @@ export function addBulkFlags(cmd: Command, verb: Verb): void {
     .option('--format <format>', 'the file format when its name does not say: ndjson, json or csv')
     .option('--concurrency <n>', `requests in flight at once (1-${MAX_CONCURRENCY}, default ${DEFAULT_CONCURRENCY})`)
     .option('--failed <file>', 'write every record that did not go through here, with the reason, for a second run');
-  if (verb !== 'delete') cmd.option('--validate-only', 'check every record of --from-file and send nothing');
+  if (verb !== 'delete')
+    cmd.option('--validate-only', 'check every record of --from-file, list every problem, and send nothing');
   if (verb === 'create')
     cmd.option(
       '--skip-existing <fields>',

@@ -2,10 +2,12 @@
  * Reading records for bulk writes: NDJSON, a JSON array, or CSV with a header row. Each record
  * keeps its line number (for errors) and its original form (to write it back to a --failed file
  * in the same format). Keys starting with "_" (such as the _error a --failed file carries) are
- * ignored, so a failed file can be fed straight back in.
+ * ignored, so a failed file can be fed straight back in. A record that cannot be read (a line
+ * that is not JSON, a cell that is not of its field's kind) is kept with its problems: it fails
+ * alone, and the others go through.
  */
 import { extname } from 'node:path';
-import { fieldOf, inputFields } from '../../resources/index.js';
+import { fieldOf } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import { type ClientContext, FIELD_KINDS, KindError } from '../../core/kinds.js';
 import { MAX_BODY_BYTES } from '../../core/limits.js';
@@ -18,9 +20,22 @@ export interface InputRecord {
   readonly line: number;
   /** The record as given (CSV: column -> cell). */
   readonly original: Record<string, unknown>;
+  /** A line or element that is no record, as it was (then `original` is empty). */
+  readonly verbatim?: unknown;
   /** The record as the API wants it (CSV cells typed by the description). */
   readonly body: Record<string, unknown>;
+  /** Why it cannot be sent ("not valid JSON: ...", "bedrooms: must be a whole number ..."). */
+  readonly problems: string[];
 }
+
+/** A line or element that is no record: written back to --failed exactly as it was. */
+const unreadable = (line: number, verbatim: unknown, problem: string): InputRecord => ({
+  line,
+  original: {},
+  verbatim,
+  body: {},
+  problems: [problem],
+});
 
 export const FORMATS: readonly Format[] = ['ndjson', 'json', 'csv'];
 
@@ -45,28 +60,27 @@ export function formatOf(file: string, forced: string | undefined, text: string)
 
 const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('_')));
 
-/** A record larger than a request may carry can never be sent: said before anything is. */
-function tooLarge(where: string, bytes: number): never {
-  throw usageError(
-    `${where}: a record of ${bytes} bytes is larger than the ${MAX_BODY_BYTES} bytes (1 MiB) a request may carry.`,
-  );
-}
+/** A record larger than a request may carry can never be sent. */
+const tooLarge = (bytes: number) =>
+  `a record of ${bytes} bytes is larger than the ${MAX_BODY_BYTES} bytes (1 MiB) a request may carry`;
 
-function parseNdjson(text: string, where: string): InputRecord[] {
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseNdjson(text: string): InputRecord[] {
   const out: InputRecord[] = [];
   text.split(/\r?\n/).forEach((lineText, i) => {
+    const line = i + 1;
     if (lineText.trim() === '') return;
     const bytes = Buffer.byteLength(lineText);
-    if (bytes > MAX_BODY_BYTES) tooLarge(`${where} line ${i + 1}`, bytes);
+    if (bytes > MAX_BODY_BYTES) return out.push(unreadable(line, lineText, tooLarge(bytes)));
     let v: unknown;
     try {
       v = JSON.parse(lineText);
     } catch (e) {
-      throw usageError(`${where} line ${i + 1}: not valid JSON: ${(e as Error).message}.`);
+      return out.push(unreadable(line, lineText, `not valid JSON: ${(e as Error).message}`));
     }
-    if (typeof v !== 'object' || v === null || Array.isArray(v))
-      throw usageError(`${where} line ${i + 1}: each line must be a JSON object.`);
-    out.push({ line: i + 1, original: v as Record<string, unknown>, body: strip(v as Record<string, unknown>) });
+    if (!isRecord(v)) return out.push(unreadable(line, lineText, 'each line must be a JSON object'));
+    out.push({ line, original: v, body: strip(v), problems: [] });
   });
   return out;
 }
@@ -80,20 +94,22 @@ function parseJsonArray(text: string, where: string): InputRecord[] {
   }
   if (!Array.isArray(v)) throw usageError(`${where}: a JSON file must hold an array of objects.`);
   return v.map((item, i) => {
-    if (typeof item !== 'object' || item === null || Array.isArray(item))
-      throw usageError(`${where} element ${i + 1}: must be a JSON object.`);
+    if (!isRecord(item)) return unreadable(i + 1, item, 'must be a JSON object');
     const bytes = Buffer.byteLength(JSON.stringify(item));
-    if (bytes > MAX_BODY_BYTES) tooLarge(`${where} element ${i + 1}`, bytes);
-    return { line: i + 1, original: item as Record<string, unknown>, body: strip(item as Record<string, unknown>) };
+    if (bytes > MAX_BODY_BYTES) return unreadable(i + 1, item, tooLarge(bytes));
+    return { line: i + 1, original: item, body: strip(item), problems: [] };
   });
 }
 
 /** A CSV cell typed by the description: "3" -> 3, "yes" -> true, "property" -> {code: 2}. */
-function typedCell(f: FieldDef, cell: string, where: string, ctx: ClientContext): unknown {
+function typedCell(f: FieldDef, cell: string, problems: string[], ctx: ClientContext): unknown {
   try {
     return FIELD_KINDS[f.kind].fromText(f, f.kind === 'text' ? cell : cell.trim(), ctx);
   } catch (e) {
-    if (e instanceof KindError) throw usageError(`${where}: ${f.name} ${e.message}`, e.hint);
+    if (e instanceof KindError) {
+      problems.push(`${f.name}: ${e.message}`);
+      return undefined;
+    }
     throw e;
   }
 }
@@ -106,7 +122,7 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
   let rows: string[][];
   try {
     rows = parse(text, {
-      relax_column_count: false,
+      relax_column_count: true,
       skip_empty_lines: true,
       bom: true,
       max_record_size: MAX_BODY_BYTES,
@@ -123,6 +139,8 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
     const original: Record<string, unknown> = {};
     const body: Record<string, unknown> = {};
     const custom: { name: string; value: string | null }[] = [];
+    const problems: string[] =
+      row.length === names.length ? [] : [`has ${row.length} cells where the header has ${names.length}`];
     names.forEach((name, c) => {
       const cell = row[c] ?? '';
       original[name] = cell;
@@ -132,10 +150,11 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
         return;
       }
       const f = fieldOf(r, name);
-      body[name] = f ? typedCell(f, cell, `${where} line ${line}`, ISO_ONLY) : cell;
+      const v = f ? typedCell(f, cell, problems, ISO_ONLY) : cell;
+      if (v !== undefined) body[name] = v;
     });
     if (custom.length) body.custom_fields = custom;
-    out.push({ line, original, body });
+    out.push({ line, original, body, problems });
   });
   return out;
 }
@@ -146,25 +165,30 @@ export async function parseRecords(
   format: Format,
   where: string,
 ): Promise<InputRecord[]> {
-  if (format === 'ndjson') return parseNdjson(text, where);
+  if (format === 'ndjson') return parseNdjson(text);
   if (format === 'json') return parseJsonArray(text, where);
   return parseCsv(r, text, where);
 }
 
-/** Writes records back in their input format, each with the reason it did not go through. */
-export async function formatFailed(
-  format: Format,
-  records: { original: Record<string, unknown>; error: string }[],
-): Promise<string> {
-  const rows = records.map(({ original, error }) => ({ ...original, _error: error }));
-  if (format === 'ndjson') return rows.map((o) => JSON.stringify(o)).join('\n') + (rows.length ? '\n' : '');
-  if (format === 'json') return `${JSON.stringify(rows, null, 2)}\n`;
+/**
+ * Writes records back in their input format, each with the reason it did not go through (a line
+ * that was no record goes back exactly as it was: its reason is in the summary).
+ */
+export async function formatFailed(format: Format, records: { record: InputRecord; error: string }[]): Promise<string> {
+  if (format === 'ndjson')
+    return records
+      .map(({ record: r, error }) =>
+        'verbatim' in r ? `${String(r.verbatim)}\n` : `${JSON.stringify({ ...r.original, _error: error })}\n`,
+      )
+      .join('');
+  if (format === 'json')
+    return `${JSON.stringify(
+      records.map(({ record: r, error }) => ('verbatim' in r ? r.verbatim : { ...r.original, _error: error })),
+      null,
+      2,
+    )}\n`;
+  const rows = records.map(({ record, error }) => ({ ...record.original, _error: error }));
   const { stringify } = await import('csv-stringify/sync');
   const columns = [...new Set(rows.flatMap((o) => Object.keys(o)))];
   return stringify(rows, { header: true, columns });
-}
-
-/** Names of the input fields, for messages. */
-export function inputNames(r: ResourceDef): string[] {
-  return inputFields(r).map((f) => f.name);
 }

@@ -10,7 +10,7 @@ import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, oneKind } from '../errors.js';
 import { type Format, formatFailed, type InputRecord } from './input.js';
 
-export type Status = 'created' | 'updated' | 'deleted' | 'skipped' | 'failed' | 'unsent';
+export type Status = 'created' | 'updated' | 'deleted' | 'unchanged' | 'skipped' | 'failed' | 'unsent';
 
 export interface Result {
   readonly line: number;
@@ -33,8 +33,8 @@ export interface BulkOptions {
   /** How a result is printed on stdout, in input order (nothing when undefined). */
   readonly output?: ResultWriter;
   readonly failedFile?: string;
-  /** The word for what was done: "created". */
-  readonly verb: Status;
+  /** The word for what was done: "created"; or the words, for a run that does several things. */
+  readonly verb: Status | readonly Status[];
   readonly deps: Deps;
 }
 
@@ -152,20 +152,22 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
     const byLine = new Map(records.map((r) => [r.line, r]));
     const text = await formatFailed(
       o.format,
-      notThrough.map((r) => ({ original: (byLine.get(r.line) as InputRecord).original, error: r.error ?? r.status })),
+      notThrough.map((r) => ({ record: byLine.get(r.line) as InputRecord, error: r.error ?? r.status })),
     );
     writeFileAtomic(o.failedFile, text);
     failedNote = ` (written to ${o.failedFile})`;
   }
-  const parts = [`${o.verb} ${count(o.verb)}`];
+  const parts = (typeof o.verb === 'string' ? [o.verb] : o.verb).map((v) => `${v} ${count(v)}`);
   if (count('skipped')) parts.push(`skipped ${count('skipped')}`);
   parts.push(`failed ${count('failed')}`);
   if (count('unsent')) parts.push(`not sent ${count('unsent')}`);
   deps.io.stderr.write(`${parts.join(', ')}${notThrough.length ? failedNote : ''}\n`);
-  if (notThrough.length && !o.failedFile && !deps.io.stderr.isTTY) {
-    for (const r of notThrough.slice(0, 20)) deps.io.stderr.write(`  line ${r.line}: ${visible(r.error ?? '')}\n`);
-    if (notThrough.length > 20)
-      deps.io.stderr.write(`  … and ${notThrough.length - 20} more; use --failed FILE to keep them all\n`);
+  // Records that had problems before sending were listed then.
+  const sentAndFailed = notThrough.filter((r) => !records.find((rec) => rec.line === r.line)?.problems.length);
+  if (sentAndFailed.length && !o.failedFile && !deps.io.stderr.isTTY) {
+    for (const r of sentAndFailed.slice(0, 20)) deps.io.stderr.write(`  line ${r.line}: ${visible(r.error ?? '')}\n`);
+    if (sentAndFailed.length > 20)
+      deps.io.stderr.write(`  … and ${sentAndFailed.length - 20} more; use --failed FILE to keep them all\n`);
   }
 
   if (deps.signal?.aborted)

@@ -4,13 +4,38 @@
  */
 import type { Command } from 'commander';
 import type { Deps } from '../context.js';
-import { usageError } from '../errors.js';
+import { CliError, EXIT, usageError } from '../errors.js';
 import { collect } from '../flags.js';
 import { globalsOf } from '../globals.js';
 import { readInline } from '../input.js';
 import { describeApiError, display } from './shared.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+
+type Page = { data?: unknown; meta?: { pagination?: { links?: { next?: unknown }; total?: unknown } } };
+
+/**
+ * The records of every page of a list, from the first page's answer on: links.next is followed
+ * until there is none (at most 10,000 pages). One JSON document: {"data": [...every record]}.
+ */
+async function everyPage(
+  http: { request(method: string, path: string): Promise<{ body: unknown }> },
+  first: unknown,
+  deps: Deps,
+): Promise<unknown> {
+  const page = first as Page;
+  if (!page || !Array.isArray(page.data)) return first;
+  const data: unknown[] = [...page.data];
+  let next = page.meta?.pagination?.links?.next;
+  for (let n = 1; typeof next === 'string' && n < 10_000; n++) {
+    if (deps.signal?.aborted) throw new CliError(EXIT.interrupted, 'interrupted');
+    const more = (await http.request('GET', next)).body as Page;
+    if (!Array.isArray(more?.data)) break;
+    data.push(...more.data);
+    next = more.meta?.pagination?.links?.next;
+  }
+  return { data };
+}
 
 export function registerApi(program: Command, deps: Deps): void {
   program
@@ -20,6 +45,7 @@ export function registerApi(program: Command, deps: Deps): void {
     .option('-F, --field <key=value>', 'add a query parameter (GET, DELETE) or a body field (repeatable)', collect)
     .option('-i, --include', 'print the status line and response headers before the body (on stderr)')
     .option('--jq <expr>', 'filter the JSON answer with a jq expression')
+    .option('--paginate', 'GET every page of a list, following links.next; print one JSON document with every record')
     .addHelpText(
       'after',
       `
@@ -30,7 +56,8 @@ Examples:
   pm api GET /properties -F per_page=5 -F city=leeds
   pm api GET '/notes?property[city]=leeds'
   pm api POST /properties/3f2a9c1e-…/notes --data '{"content":"Boiler serviced"}'
-  pm api GET /reminders --jq '.data[].title'`,
+  pm api GET /reminders --jq '.data[].title'
+  pm api GET /properties --paginate -F per_page=100 --jq '.data | length'`,
     )
     .action(async (methodArg: string, path: string, opts: Record<string, unknown>, cmd: Command) => {
       const method = methodArg.toUpperCase();
@@ -62,10 +89,13 @@ Examples:
       const { withSession } = await import('../session.js');
       const { printJson, prepareOutput } = await import('../output/index.js');
       if (opts.jq !== undefined) await prepareOutput({ format: 'json', quiet: false, jq: String(opts.jq) });
+      if (opts.paginate && method !== 'GET')
+        throw usageError('--paginate goes with GET: it follows the pages of a list.');
       await withSession(globals, deps, async (s) => {
         let res: Awaited<ReturnType<typeof s.http.request>>;
         try {
           res = await s.http.request(method, path, { query, ...(body !== undefined ? { body } : {}) });
+          if (opts.paginate) res = { ...res, body: await everyPage(s.http, res.body, deps) };
         } catch (e) {
           const err = describeApiError(e);
           const r = (e as { response?: { text?: string } }).response;

@@ -3,7 +3,7 @@
  * user config read and written, words out. A token is read from a prompt without echo or from
  * stdin, never from argv; status never prints it.
  */
-import { printableUrl } from '../../core/redact.js';
+import { printableUrl, visible } from '../../core/redact.js';
 import { RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -90,6 +90,7 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
     },
     deps,
   );
+  for (const w of target.warnings) io.stderr.write(`warning: ${visible(w)}\n`);
   const tokenFrom: Record<string, string> = {
     env: 'the PM_TOKEN environment variable',
     project: `the project config ${target.projectConfigPath ?? ''}`.trim(),
@@ -170,5 +171,28 @@ export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {
   if (topLevel) delete next.token;
   await writeUserConfig(deps, next);
   io.stderr.write(`Logged out of profile "${target.profile}"; its token was removed from ${target.userConfigPath}.\n`);
-  if (deps.env.PM_TOKEN) io.stderr.write('Note: PM_TOKEN is still set in the environment.\n');
+  // What pm talks to now, and how to change that.
+  const now = await resolveTarget({ ...(globals.profile ? { profile: globals.profile } : {}) }, deps);
+  const where = (src: string) =>
+    src === 'env'
+      ? 'the environment'
+      : src === 'project'
+        ? (now.projectConfigPath ?? 'the project file')
+        : now.userConfigPath;
+  if (now.token !== undefined && now.baseUrl !== undefined) {
+    const how = now.sources.token === 'env' ? 'unset PM_TOKEN' : `remove it from ${where(now.sources.token)}`;
+    io.stderr.write(
+      `pm still has a token for ${printableUrl(now.baseUrl)}, from ${where(now.sources.token)}: ${how} to stop using it.\n`,
+    );
+  } else if (now.baseUrl !== undefined) {
+    const clear =
+      now.sources.baseUrl === 'env'
+        ? 'unset PM_BASE_URL'
+        : now.sources.baseUrl === 'user'
+          ? `\`pm config unset base_url${target.profile === 'default' ? '' : ` --profile ${target.profile}`}\``
+          : `remove base_url from ${where(now.sources.baseUrl)}`;
+    io.stderr.write(
+      `The base URL ${printableUrl(now.baseUrl)} is still configured (${where(now.sources.baseUrl)}), without a token: \`pm auth login\` to log in again, or ${clear} to use the embedded default.\n`,
+    );
+  } else if (now.embedded) io.stderr.write(`pm now uses the embedded default (${now.embedded.dataFile}).\n`);
 }

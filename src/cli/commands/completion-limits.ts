@@ -1,4 +1,15 @@
-/** What tab completion works with: the shells, and how long it waits and remembers. */
+/** What tab completion works with: the shells, what it answers, and how long it waits and remembers. */
+import type { Candidate } from '../../core/kinds.js';
+
+export type { Candidate };
+
+export interface Completions {
+  readonly candidates: readonly Candidate[];
+  /** Do not add a space after the value: more is expected (`city=`, `uuid,`). */
+  readonly nospace?: boolean;
+  /** Let the shell complete a file name. */
+  readonly files?: boolean;
+}
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];

@@ -20,34 +20,33 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { MAX_PER_PAGE } from '../../core/limits.js';
+import { OPENAPI_PATH, openApiDocument } from '../../core/openapi.js';
 import { cacheDir } from '../../core/paths.js';
 import { knownProfiles, loadConfig, resolveTarget } from '../config.js';
 import { TOPICS } from '../help/index.js';
 import { fieldNames, OUTPUT_FORMATS } from '../output/index.js';
 import { type Session, withSession } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
+import { describeRecord } from './shared.js';
 import type { Deps } from '../context.js';
 import { fieldKind, filterKind } from '../../core/kinds.js';
 import { fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { GlobalOptions } from '../globals.js';
 
-import { CACHE_TTL_MS, EMBEDDED_TIMEOUT_MS, type Shell, TIMEOUT_MS } from './completion-limits.js';
+import { apiMapOf, fieldValues, methodValues, pathValues, type ApiMap } from './completion-api.js';
+import {
+  CACHE_TTL_MS,
+  type Candidate,
+  type Completions,
+  EMBEDDED_TIMEOUT_MS,
+  type Shell,
+  TIMEOUT_MS,
+} from './completion-limits.js';
 
 const PER_PAGE = 100;
 
-export interface Candidate {
-  readonly value: string;
-  readonly description?: string;
-}
-
-export interface Completions {
-  readonly candidates: readonly Candidate[];
-  /** Do not add a space after the value: more is expected (`city=`, `uuid,`). */
-  readonly nospace?: boolean;
-  /** Let the shell complete a file name. */
-  readonly files?: boolean;
-}
+export type { Candidate, Completions };
 
 export const NONE: Completions = { candidates: [] };
 
@@ -223,6 +222,16 @@ function wantsArgument(ctx: Context): boolean {
 async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
   const { cmd, root } = ctx;
   if (cmd.parent === root && cmd.name() === 'help') return helpValues(ctx);
+  if (isApi(ctx)) {
+    const map = await apiMap(ctx);
+    if (ctx.positionals.length === 0) return methodValues(map, cur);
+    if (ctx.positionals.length === 1)
+      return pathValues(map, ctx.positionals[0] as string, cur, async (collection, typed) => {
+        const r = RESOURCES.find((x) => x.path === collection);
+        return r ? uuids(r, ctx, typed) : [];
+      });
+    return NONE;
+  }
   const args = cmd.registeredArguments;
   const arg = args[Math.min(ctx.positionals.length, args.length - 1)];
   if (!arg || (ctx.positionals.length >= args.length && !arg.variadic)) return NONE;
@@ -290,6 +299,10 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   const now = ctx.deps.now();
   if (o.argChoices) return { candidates: o.argChoices.map((value) => ({ value })) };
   if (long === '--profile' && ctx.root.options.includes(o)) return profiles(ctx);
+  if (long === '--field' && isApi(ctx)) {
+    const [method = '', path = ''] = ctx.positionals;
+    return fieldValues(await apiMap(ctx), method, path, cur);
+  }
   if (placeholder === 'file' || placeholder === 'dir' || placeholder.endsWith('-file'))
     return { candidates: [], files: true };
   if (placeholder === 'json') {
@@ -342,6 +355,23 @@ async function profiles(ctx: Context): Promise<Completions> {
 
 // ------------------------------------------------------------------ from the API, cached
 
+const isApi = (ctx: Context) => ctx.cmd.parent === ctx.root && ctx.cmd.name() === 'api';
+
+/**
+ * The paths and methods of the API: from the server's /openapi.json where it serves one (cached
+ * like uuids), else this build's own document (what `pm serve` and the embedded default serve).
+ */
+async function apiMap(ctx: Context): Promise<ApiMap> {
+  const served = await cached<ApiMap>(
+    'openapi',
+    ctx,
+    async (s) => apiMapOf((await s.http.request('GET', OPENAPI_PATH)).body),
+    {},
+  ).catch(() => ({}));
+  if (Object.keys(served).length) return served;
+  return apiMapOf(openApiDocument());
+}
+
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -349,17 +379,6 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
     timer.unref?.();
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
-
-/** A short line describing a record: its first text columns (address, city; name, email…). */
-function describeRecord(r: ResourceDef, rec: Record<string, unknown>): string {
-  const parts: string[] = [];
-  for (const f of r.fields) {
-    if (!f.column || f.name === 'uuid' || parts.length >= 2) continue;
-    const v = rec[f.name];
-    if (typeof v === 'string' && v.trim()) parts.push(v.trim());
-  }
-  return parts.join(', ');
 }
 
 async function uuids(r: ResourceDef, ctx: Context, cur: string): Promise<Candidate[]> {
@@ -395,7 +414,12 @@ async function customFieldNames(entity: number, ctx: Context): Promise<Candidate
  * directory (mode 0600; uuids and a few words of each record). The file is named by a hash of
  * what decides which server and account pm talks to, so two servers never share candidates.
  */
-async function cached(kind: string, ctx: Context, fetch: (s: Session) => Promise<Candidate[]>): Promise<Candidate[]> {
+async function cached<T = Candidate[]>(
+  kind: string,
+  ctx: Context,
+  fetch: (s: Session) => Promise<T>,
+  none: T = [] as T,
+): Promise<T> {
   const { deps, globals } = ctx;
   const env = deps.env;
   const key = createHash('sha256')
@@ -422,11 +446,12 @@ async function cached(kind: string, ctx: Context, fetch: (s: Session) => Promise
   try {
     const saved = JSON.parse(await fs.readFile(file, 'utf8')) as { at?: unknown; candidates?: unknown };
     const age = now - Number(saved.at);
-    if (age >= 0 && age < CACHE_TTL_MS && Array.isArray(saved.candidates)) return saved.candidates as Candidate[];
+    if (age >= 0 && age < CACHE_TTL_MS && typeof saved.candidates === 'object' && saved.candidates !== null)
+      return saved.candidates as T;
   } catch {
     // No cache yet, or an unreadable one: fetch.
   }
-  const candidates = await fromApi(ctx, fetch);
+  const candidates = await fromApi(ctx, fetch, none);
   try {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     writeFileAtomic(file, JSON.stringify({ at: now, candidates }));
@@ -441,12 +466,12 @@ async function cached(kind: string, ctx: Context, fetch: (s: Session) => Promise
  * TIMEOUT_MS (EMBEDDED_TIMEOUT_MS on the embedded default): the shell waits for pm to exit, not
  * only for its output.
  */
-async function fromApi(ctx: Context, fetch: (s: Session) => Promise<Candidate[]>): Promise<Candidate[]> {
+async function fromApi<T>(ctx: Context, fetch: (s: Session) => Promise<T>, none: T): Promise<T> {
   const { deps, globals } = ctx;
   const quietIo = { ...deps.io, stderr: { write: () => true } };
   const target = await within(resolveTarget(globals, { ...deps, io: quietIo }), TIMEOUT_MS);
   // Completing must not create the embedded default's data file.
-  if (target.baseUrl === undefined && (!target.embedded || !existsSync(target.embedded.dataFile))) return [];
+  if (target.baseUrl === undefined && (!target.embedded || !existsSync(target.embedded.dataFile))) return none;
   const budget = target.baseUrl === undefined ? EMBEDDED_TIMEOUT_MS : TIMEOUT_MS;
   const controller = new AbortController();
   const stop = () => controller.abort();

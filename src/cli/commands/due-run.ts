@@ -33,7 +33,7 @@ function agendaResource(reminders: ResourceDef): ResourceDef {
     kind: 'text',
     description: 'overdue, today or upcoming',
     readOnly: true,
-    column: true,
+    column: 2,
   };
   return { ...reminders, fields: [...reminders.fields, agenda] };
 }
@@ -179,11 +179,11 @@ export async function dueRun(o: DueOptions): Promise<void> {
   const d = await f.display();
   const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
   if (agendaView) {
-    await printAgenda(entries, w, d, within(o), agenda.title);
+    await printAgenda(entries, w, d, within(o), agenda.title, o.limit);
     return;
   }
   const printer = createListPrinter(r, spec, d);
-  printer.add(entries.map((e) => ({ ...e.record, agenda: e.group })));
+  printer.add(entries.slice(0, o.limit).map((e) => ({ ...e.record, agenda: e.group })));
   await printer.end();
 }
 
@@ -198,6 +198,7 @@ async function printAgenda(
   d: Display,
   period: string,
   title: string,
+  limit = Number.POSITIVE_INFINITY,
 ): Promise<void> {
   const c = new Chalk({ level: d.color ? 1 : 0 });
   if (!entries.length) {
@@ -223,11 +224,19 @@ async function printAgenda(
     upcoming: c.bold(`Upcoming${n('upcoming')}`),
   };
   let text = '';
+  let quota = limit;
   for (const group of ['overdue', 'today', 'upcoming'] as const) {
-    const list = entries.filter((e) => e.group === group);
-    if (!list.length) continue;
+    const all = entries.filter((e) => e.group === group);
+    if (!all.length) continue;
     if (text) text += '\n';
     text += `${headings[group]}\n`;
+    const list = all.slice(0, Math.max(0, quota));
+    quota -= list.length;
+    const left = all.length - list.length;
+    if (!list.length) {
+      text += `  … ${left} more (--limit)\n`;
+      continue;
+    }
     const dates = group === 'today' ? [] : list.map((e) => dayLabel(e.date));
     const dateWidth = Math.max(0, ...dates.map((x) => x.length));
     const whens = list.map((e, i) =>
@@ -249,6 +258,7 @@ async function printAgenda(
       const line = `  ${group === 'overdue' ? c.red(when) : when}  ${padded}${uuid ? `  ${c.dim(uuid)}` : ''}`;
       text += `${line.trimEnd()}\n`;
     });
+    if (left) text += `  … ${left} more (--limit)\n`;
   }
   d.stdout.write(text);
 }

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../resources/types.js';
 import { commandOf } from '../command.js';
+import { usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
@@ -17,7 +18,16 @@ export interface DueOptions {
   readonly within?: string | undefined;
   /** How far back overdue ones go (default 30 days). */
   readonly overdueSince?: string | undefined;
+  /** Show at most this many, in agenda order (the most overdue first). */
+  readonly limit?: number | undefined;
   readonly output: OutputFlags;
+}
+
+function limitOf(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  const s = String(v);
+  if (!/^\d{1,9}$/.test(s) || Number(s) < 1) throw usageError(`--limit must be a whole number from 1, not "${s}".`);
+  return Number(s);
 }
 
 export function newCmdDue(
@@ -31,7 +41,8 @@ export function newCmdDue(
     .option(
       '--overdue-since <when>',
       'how far back overdue ones go: a length (P30D, "2 weeks") or a date (2026-11-01, "last monday"); default 30 days',
-    );
+    )
+    .option('--limit <n>', 'show at most N, in agenda order (the headings still count them all)');
   addOutputFlags(cmd)
     .addHelpText(
       'after',
@@ -44,6 +55,7 @@ Examples:
   pm reminders due
   pm reminders due --within "2 weeks" --overdue-since 2026-11-01
   pm reminders due --within P1D -q
+  pm reminders due --limit 5
   pm reminders due --json title,due_at,agenda`,
     )
     .action((flags: Record<string, unknown>) =>
@@ -52,6 +64,7 @@ Examples:
         resource: r,
         within: flags.within === undefined ? undefined : String(flags.within),
         overdueSince: flags.overdueSince === undefined ? undefined : String(flags.overdueSince),
+        limit: limitOf(flags.limit),
         output: outputFlagsOf(flags),
       }),
     );

@@ -3,7 +3,7 @@
  * declares and checks them), the work done through the factory's session, data out.
  */
 import type { ResourceDef } from '../../resources/types.js';
-import { inputFields, resourceByPath } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, childrenOf, inputFields, resourceByPath } from '../../resources/index.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
@@ -13,6 +13,7 @@ import { bodyFromFlags, filterQuery } from '../flag-values.js';
 import { kebab } from '../flags.js';
 import { readFileOrStdin, readInline, readStdin } from '../input.js';
 import {
+  autoEmbeds,
   createListPrinter,
   type OutputFlags,
   type OutputSpec,
@@ -20,10 +21,11 @@ import {
   prepareOutput,
   printRecord,
 } from '../output/index.js';
+import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
-import type { BulkOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions } from './resource.js';
-import { confirm, describeApiError } from './shared.js';
+import type * as Cmd from './resource.js';
+import { confirm, describeApiError, describeRecord, interactiveOrRefuse } from './shared.js';
 
 /** The clock and zone human dates are read in. */
 const when = (f: Factory) => ({ now: f.now(), ...(f.timeZone ? { zone: f.timeZone } : {}) });
@@ -43,26 +45,43 @@ function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec):
   return [...names];
 }
 
-export async function listRun(o: ListOptions): Promise<void> {
+export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
-  const q = filterQuery(r, o.flags, f.now(), f.timeZone);
   const size =
     o.perPage ?? (o.all ? MAX_PER_PAGE : o.limit !== undefined ? Math.min(o.limit, MAX_PER_PAGE) : undefined);
-  for (const [k, v] of encodeListQuery(r, {
-    embed: embedList(r, o.embed, spec),
-    ...(o.page !== undefined ? { page: o.page } : {}),
-    ...(size !== undefined ? { perPage: size } : {}),
-  }))
-    q.set(k, v);
+  const query = (auto: boolean) => {
+    const q = filterQuery(r, o.flags, f.now(), f.timeZone);
+    for (const [k, v] of encodeListQuery(r, {
+      embed: [...new Set([...embedList(r, o.embed, spec), ...(auto ? autoEmbeds(r, spec) : [])])],
+      ...(o.page !== undefined ? { page: o.page } : {}),
+      ...(size !== undefined ? { perPage: size } : {}),
+    }))
+      q.set(k, v);
+    return q;
+  };
+  let auto = autoEmbeds(r, spec).length > 0;
+  // The filters are read (and a mistake refused) before anything is opened.
+  const q = query(auto);
 
   const s = await f.session();
   const printer = createListPrinter(r, spec, await f.display());
   let first: { total: number; page: number; perPage: number; totalPages: number } | undefined;
   let fetched = 0;
+  const held: Record<string, unknown>[] = [];
+  const limit = o.all ? Number.POSITIVE_INFINITY : (o.limit ?? Number.POSITIVE_INFINITY);
+  const pagesOf = async function* () {
+    try {
+      yield* s.client.pages(r, q, limit);
+    } catch (e) {
+      // A server that does not embed a note's parent (the hosted one): the list without it.
+      if (!(auto && fetched === 0 && e instanceof HttpStatusError && e.status === 400)) throw e;
+      auto = false;
+      yield* s.client.pages(r, query(false), limit);
+    }
+  };
   try {
-    const pages = s.client.pages(r, q, o.all ? Number.POSITIVE_INFINITY : (o.limit ?? Number.POSITIVE_INFINITY));
-    for await (const pg of pages) {
+    for await (const pg of pagesOf()) {
       fetched++;
       first ??= {
         total: pg.pagination.total,
@@ -70,23 +89,60 @@ export async function listRun(o: ListOptions): Promise<void> {
         perPage: pg.pagination.per_page,
         totalPages: pg.pagination.total_pages,
       };
-      printer.add(pg.records);
+      // Sorted output waits for every record; otherwise each page is written as it arrives.
+      if (o.sort) held.push(...pg.records);
+      else printer.add(pg.records);
       if (!o.all && o.limit === undefined) break;
     }
   } catch (e) {
     throw describeApiError(e, r);
   }
+  if (o.sort) printer.add(sortRecords(r, held, o.sort));
   await printer.end(first ? { ...first, fetchedPages: fetched } : undefined);
 }
 
-export async function getRun(o: GetOptions): Promise<void> {
+/** Records sorted by the keys: numbers as numbers, times as instants, text ignoring case; empty last. */
+function sortRecords(r: ResourceDef, records: Record<string, unknown>[], keys: readonly Cmd.SortKey[]) {
+  const value = (v: unknown, kind: string | undefined): number | string | undefined => {
+    if (v === null || v === undefined || v === '') return undefined;
+    if (typeof v === 'object' && 'code' in v) return Number((v as { code: unknown }).code);
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (typeof v === 'number') return v;
+    if (kind === 'datetime' || kind === 'date_or_datetime') return Date.parse(String(v));
+    return String(v).toLowerCase();
+  };
+  const kinds = new Map(r.fields.map((x) => [x.name, x.kind]));
+  return [...records].sort((a, b) => {
+    for (const k of keys) {
+      const x = value(a[k.field], kinds.get(k.field));
+      const y = value(b[k.field], kinds.get(k.field));
+      if (x === y) continue;
+      if (x === undefined) return 1;
+      if (y === undefined) return -1;
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+      if (c !== 0) return k.desc ? -c : c;
+    }
+    return 0;
+  });
+}
+
+export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const s = await f.session();
   let rec: Record<string, unknown>;
+  const get = (auto: boolean) => {
+    const embed = [...new Set([...embedList(r, o.embed, spec), ...(auto ? autoEmbeds(r, spec) : [])])];
+    return s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
+  };
   try {
-    const embed = embedList(r, o.embed, spec);
-    rec = await s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
+    try {
+      rec = await get(true);
+    } catch (e) {
+      // A server that does not embed a note's parent: the record without it.
+      if (!(autoEmbeds(r, spec).length && e instanceof HttpStatusError && e.status === 400)) throw e;
+      rec = await get(false);
+    }
   } catch (e) {
     throw describeApiError(e, r);
   }
@@ -136,7 +192,7 @@ function dryRun(s: Session, f: Factory, method: string, path: string, body: unkn
   f.io.stdout.write(text);
 }
 
-export async function createRun(o: CreateOptions): Promise<void> {
+export async function createRun(o: Cmd.CreateOptions): Promise<void> {
   const { f, resource: r, parent } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'create', when(f)) };
@@ -159,7 +215,7 @@ export async function createRun(o: CreateOptions): Promise<void> {
   if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
 }
 
-export async function updateRun(o: UpdateOptions): Promise<void> {
+export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
   const { f, resource: r, uuid } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'update', when(f)) };
@@ -180,11 +236,52 @@ export async function updateRun(o: UpdateOptions): Promise<void> {
   }
 }
 
-export async function deleteRun(o: DeleteOptions): Promise<void> {
+/** Records named one by one in a delete's question, at most; more are counted. */
+const NAMED = 5;
+
+/**
+ * What a delete would take away, in words: the records by their first columns, and what goes with
+ * them (their notes, their custom values), read from the server. A record that is not there is
+ * the same "not found" the delete would be (unless --ignore-not-found).
+ */
+async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly string[], ignoreMissing: boolean) {
+  const found: Record<string, unknown>[] = [];
+  for (const u of uuids.slice(0, 20)) {
+    try {
+      found.push(await s.client.get(r, u, r.customValues ? CUSTOM_VALUES_KEY : undefined));
+    } catch (e) {
+      const err = describeApiError(e, r);
+      if (err.exitCode === EXIT.notFound && ignoreMissing) continue;
+      // Without the custom fields' read scope, the record alone.
+      if (err.exitCode === EXIT.auth && r.customValues) found.push(await s.client.get(r, u).catch(() => ({ uuid: u })));
+      else throw err;
+    }
+  }
+  const goes: string[] = [];
+  for (const { child } of childrenOf(r)) {
+    const count = r.fields.find((x) => x.computed && 'count' in x.computed && x.computed.count === child.path);
+    const n = count ? found.reduce((sum, x) => sum + (Number(x[count.name]) || 0), 0) : 0;
+    if (n) goes.push(`${n} ${n === 1 ? child.singular : child.plural}`);
+  }
+  if (r.customValues) {
+    const n = found.reduce((sum, x) => sum + ((x[CUSTOM_VALUES_KEY] as { data?: unknown[] })?.data?.length ?? 0), 0);
+    if (n) goes.push(`${n} custom value${n === 1 ? '' : 's'}`);
+  }
+  const name = (x: Record<string, unknown>) => describeRecord(r, x) || String(x.uuid);
+  const which =
+    uuids.length === 1
+      ? `${r.singular} ${found[0] ? name(found[0]) : uuids[0]}`
+      : `${uuids.length} ${r.plural}${uuids.length <= NAMED ? ` (${found.map(name).join('; ')})` : ''}`;
+  return `${which}${goes.length ? ` and ${uuids.length === 1 ? 'its' : 'their'} ${goes.join(' and ')}` : ''}`;
+}
+
+export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   const { f, resource: r } = o;
   const unique = [...new Set(o.uuids)];
   if (!o.yes && !o.dryRun) {
-    const what = unique.length === 1 ? `${r.singular} ${unique[0]}` : `${unique.length} ${r.plural}`;
+    // Refused before anything is fetched when no one can answer.
+    interactiveOrRefuse(f, f.globals());
+    const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
     const ok = await confirm(f, f.globals(), `Delete ${what}? This cannot be undone.`);
     if (!ok) throw new CliError(EXIT.usage, 'nothing deleted.');
   }
@@ -223,7 +320,7 @@ export async function deleteRun(o: DeleteOptions): Promise<void> {
   }
 }
 
-export async function bulkRun(o: BulkOptions): Promise<void> {
+export async function bulkRun(o: Cmd.BulkOptions): Promise<void> {
   const { f, resource: r, verb } = o;
   if (verb !== 'delete' && Object.keys(bodyFromFlags(r, o.flags, verb, when(f))).length)
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');

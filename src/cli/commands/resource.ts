@@ -6,15 +6,15 @@
  * check what flags become with no server and no request.
  */
 import type { Command } from 'commander';
-import { RESOURCES, resourceByPath } from '../../resources/index.js';
+import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { KindError, uuidOf } from '../../core/kinds.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
-import { addBulkFlags, type Verb } from '../bulk/flags.js';
+import { addBulkFlags, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from '../bulk/flags.js';
 import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { addFilterFlags, addInputFlags, optKey } from '../flags.js';
+import { addFilterFlags, addInputFlags, kebab, optKey } from '../flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
@@ -32,7 +32,14 @@ export interface ListOptions {
   readonly limit?: number | undefined;
   readonly all: boolean;
   readonly embed?: string | undefined;
+  /** Sort what was fetched by these fields, in this order (client-side). */
+  readonly sort?: readonly SortKey[] | undefined;
   readonly output: OutputFlags;
+}
+
+export interface SortKey {
+  readonly field: string;
+  readonly desc: boolean;
 }
 
 export interface GetOptions {
@@ -95,6 +102,22 @@ export interface BulkOptions {
   readonly flags: Flags;
 }
 
+/** `apply`: make the records match a file, matched on key fields. */
+export interface ApplyOptions {
+  readonly f: Factory;
+  readonly resource: ResourceDef;
+  /** The file, or - for stdin. */
+  readonly fromFile: string;
+  /** The fields a record of the file is matched on. */
+  readonly key: string;
+  /** Delete the records the list filters select that are not in the file. */
+  readonly prune: boolean;
+  /** Print the plan and send nothing. */
+  readonly dryRun: boolean;
+  /** Every parsed flag: the list filters (for --prune) and the bulk and output flags among them. */
+  readonly flags: Flags;
+}
+
 /** The run function of each verb: resource-run.ts, or what a test gives. */
 export interface Runs {
   list(o: ListOptions): Promise<void>;
@@ -103,6 +126,7 @@ export interface Runs {
   update(o: UpdateOptions): Promise<void>;
   delete(o: DeleteOptions): Promise<void>;
   bulk(o: BulkOptions): Promise<void>;
+  apply(o: ApplyOptions): Promise<void>;
 }
 
 /** The real run functions, loaded when a command runs (the one lazy boundary of these commands). */
@@ -113,6 +137,7 @@ const RUNS: Runs = {
   update: async (o) => (await import('./resource-run.js')).updateRun(o),
   delete: async (o) => (await import('./resource-run.js')).deleteRun(o),
   bulk: async (o) => (await import('./resource-run.js')).bulkRun(o),
+  apply: async (o) => (await import('../bulk/apply.js')).applyRun(o),
 };
 
 const examples = (r: ResourceDef, verb: Parameters<typeof resourceExamples>[1]) =>
@@ -172,6 +197,27 @@ function embedOf(r: ResourceDef, value: unknown): string | undefined {
   return String(value);
 }
 
+/** --sort city,bedrooms:desc: fields of the resource, each ascending unless :desc. */
+function sortOf(r: ResourceDef, value: unknown): SortKey[] | undefined {
+  if (value === undefined) return undefined;
+  const keys = String(value)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const m = /^([a-z0-9_-]+)(?::(asc|desc))?$/i.exec(part);
+      const field = m?.[1]?.replace(/-/g, '_');
+      if (!m || !r.fields.some((x) => x.name === field))
+        throw usageError(
+          `--sort: "${part}" is not a field of ${r.plural} (with :asc or :desc).`,
+          `Fields: ${r.fields.map((x) => x.name).join(', ')}.`,
+        );
+      return { field: field as string, desc: m[2]?.toLowerCase() === 'desc' };
+    });
+  if (!keys.length) throw usageError('--sort takes field names: --sort city,bedrooms:desc.');
+  return keys;
+}
+
 function addEmbedFlag(cmd: Command, r: ResourceDef): void {
   if (r.embeds?.length) cmd.option('--embed <names>', `embed related data: ${r.embeds.join(', ')}`);
 }
@@ -183,7 +229,11 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
     .option('--page <n>', 'page number, from 1 (default: 1)')
     .option('--per-page <n>', `records a page, 1-${MAX_PER_PAGE} (default: the server's, 10)`)
     .option('--limit <n>', 'fetch pages until N records (default: one page)')
-    .option('--all', 'fetch every page; records are written as they arrive');
+    .option('--all', 'fetch every page; records are written as they arrive')
+    .option(
+      '--sort <fields>',
+      'sort what was fetched by these fields, each :desc for descending (city,bedrooms:desc); the server always pages oldest first, so with --all this sorts everything',
+    );
   addEmbedFlag(cmd, r);
   addOutputFlags(cmd);
   cmd.addHelpText('after', `\nFilters: pm help filters; dates and ranges: pm help dates.${examples(r, 'list')}`);
@@ -199,6 +249,7 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
       limit,
       all,
       embed: embedOf(r, flags.embed),
+      sort: sortOf(r, flags.sort),
       output: outputFlagsOf(flags),
     };
     if (all && limit !== undefined) throw usageError('--all and --limit cannot be used together.');
@@ -321,6 +372,56 @@ export function newCmdDelete(f: Factory, r: ResourceDef, runs: Pick<Runs, 'delet
   });
 }
 
+/** A filter to name in a message: the first text one. */
+const pruneExample = (r: ResourceDef) =>
+  (filterFields(r).find((x) => x.filter === 'fuzzy') ?? filterFields(r)[0])?.name ?? 'uuid';
+
+export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUNS.apply): Command {
+  const cmd = commandOf('apply')
+    .description(`Make the ${r.plural} match a file: create the missing, update the changed, leave the rest`)
+    .requiredOption('--from-file <file>', 'the records as they should be: NDJSON, a JSON array or CSV (- for stdin)')
+    .requiredOption('--key <fields>', 'the fields a record is matched on, e.g. title,due_at')
+    .option('--prune', `also delete the ${r.plural} the filters below select that are not in the file`)
+    .option('--dry-run', 'print the plan (create, update, delete, unchanged) and send nothing')
+    .option('--format <format>', 'the file format when its name does not say: ndjson, json or csv')
+    .option('--concurrency <n>', `requests in flight at once (1-${MAX_CONCURRENCY}, default ${DEFAULT_CONCURRENCY})`)
+    .option('--failed <file>', 'write every record that did not go through here, with the reason, for a second run')
+    .option('-q, --quiet', 'print the uuid of each record of the file, and nothing else')
+    .option('--json', 'print the result (or the plan, with --dry-run) as JSON');
+  addFilterFlags(cmd, r);
+  cmd.addHelpText(
+    'after',
+    `
+A record of the file is matched to the one ${r.singular} with the same --key fields: missing,
+it is created; found, the fields the file gives are compared and only those that differ are
+sent; the same, it is left alone. Run twice, apply changes nothing the second time. --prune
+needs at least one filter, so that it deletes only what it is meant to.${examples(r, 'apply')}`,
+  );
+  return cmd.action((flags: Flags) => {
+    const filters =
+      filterFields(r).some((x) => flags[optKey(x.name)] !== undefined) ||
+      (r.parents ?? []).some(
+        (p) => flags[optKey(p.name)] !== undefined || flags[optKey(`${p.name}_where`)] !== undefined,
+      ) ||
+      flags.customField !== undefined ||
+      flags.customValue !== undefined;
+    if (flags.prune && !filters)
+      throw usageError(
+        `--prune needs a filter (such as --${kebab(pruneExample(r))}): it deletes what the filters select and the file lacks.`,
+      );
+    if (!flags.prune && filters) throw usageError('filters go with --prune: they select what it may delete.');
+    return run({
+      f,
+      resource: r,
+      fromFile: String(flags.fromFile),
+      key: String(flags.key),
+      prune: flags.prune === true,
+      dryRun: flags.dryRun === true,
+      flags,
+    });
+  });
+}
+
 /** `update` on a resource that has none: a clear refusal instead of "unknown command". */
 function newCmdNoUpdate(r: ResourceDef): Command {
   return commandOf('update')
@@ -351,6 +452,7 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     if (r.verbs.update) add(newCmdUpdate(f, r));
     else add(newCmdNoUpdate(r), true);
     if (r.verbs.delete) add(newCmdDelete(f, r));
+    if (r.verbs.create && r.verbs.list) add(newCmdApply(f, r));
     if (r.agenda) add(newCmdDue(f, r));
   }
 }

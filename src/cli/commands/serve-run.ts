@@ -2,8 +2,9 @@
  * The run functions of `pm serve` and its token and account commands: options in (serve.ts
  * declares and checks them), the server or the data file's store, output out.
  */
+import { availableParallelism } from 'node:os';
 import { tokenFileFor } from '../../core/paths.js';
-import { openStore, type RateLimit, startServer } from '../../server/index.js';
+import { bootstrap, openStore, type RateLimit, type SqliteStore, startServer } from '../../server/index.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type * as Serve from './serve.js';
 
@@ -18,10 +19,10 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
     ...(rateLimit ? { rateLimit } : {}),
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     ...(o.maxConnections ? { maxConnections: o.maxConnections } : {}),
+    readers: o.readers ?? Math.min(4, availableParallelism()),
     logError: (err) => io.stderr.write(`pm serve: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
   });
-  if (server.createdToken)
-    io.stderr.write(`pm serve: new data file: created an account and a token, written to ${tokenFileFor(dataFile)}\n`);
+  if (server.createdToken) io.stderr.write(NEW_FILE(dataFile));
   io.stderr.write(
     `pm serve: listening on ${server.url} (data: ${dataFile}${rateLimit ? `, rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000}s` : ''})\n`,
   );
@@ -39,16 +40,35 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
   });
 }
 
+const NEW_FILE = (dataFile: string) =>
+  `pm serve: new data file: created an account and a token, written to ${tokenFileFor(dataFile)}\n`;
+
+/**
+ * The data file's store for a token or account command. A new file gets the same first-run set-up
+ * whichever command opens it (an account, and its token written beside the file), so that the
+ * embedded default and `pm serve` find it there later.
+ */
+function openData(o: Serve.OnDataFile): SqliteStore {
+  const store = openStore(o.dataFile);
+  try {
+    if (bootstrap(store)) o.f.io.stderr.write(NEW_FILE(o.dataFile));
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  return store;
+}
+
 export async function tokensCreateRun(o: Serve.TokensCreateOptions): Promise<void> {
   const { io } = o.f;
-  const store = openStore(o.dataFile);
+  const store = openData(o);
   try {
     let userId: number | undefined;
     if (o.account !== undefined) {
       userId = store.userOfAccount(o.account);
       if (userId === undefined) throw usageError(`--account: no account ${o.account} in this data file.`);
     } else {
-      userId = store.firstUser()?.userId ?? store.createAccount('default').userId;
+      userId = (store.firstUser() as { userId: number }).userId;
     }
     const { token, id } = store.createToken(userId, o.name, o.scopes);
     io.stdout.write(`${token}\n`);
@@ -62,7 +82,7 @@ export async function tokensCreateRun(o: Serve.TokensCreateOptions): Promise<voi
 
 export async function tokensListRun(o: Serve.TokensListOptions): Promise<void> {
   const { io } = o.f;
-  const store = openStore(o.dataFile);
+  const store = openData(o);
   try {
     const list = store.listTokens();
     if (o.json) {
@@ -79,7 +99,7 @@ export async function tokensListRun(o: Serve.TokensListOptions): Promise<void> {
 }
 
 export async function tokensRevokeRun(o: Serve.TokensRevokeOptions): Promise<void> {
-  const store = openStore(o.dataFile);
+  const store = openData(o);
   try {
     if (!store.revokeToken(o.id))
       throw new CliError(EXIT.notFound, `No active token ${o.id} in this data file.`, {
@@ -93,7 +113,7 @@ export async function tokensRevokeRun(o: Serve.TokensRevokeOptions): Promise<voi
 
 export async function accountsCreateRun(o: Serve.AccountsCreateOptions): Promise<void> {
   const { io } = o.f;
-  const store = openStore(o.dataFile);
+  const store = openData(o);
   try {
     const { accountId, userId } = store.createAccount(o.name);
     const { token } = store.createToken(userId, 'owner', o.scopes);

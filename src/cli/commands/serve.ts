@@ -21,10 +21,12 @@ export interface ServeOptions {
   readonly publicUrl?: string | undefined;
   /** Connections held at once. */
   readonly maxConnections?: number | undefined;
+  /** Reader threads that answer lists (default: one per core, at most 4). */
+  readonly readers?: number | undefined;
 }
 
 /** What every command on a data file is given: the factory and the file. */
-interface OnDataFile {
+export interface OnDataFile {
   readonly f: Factory;
   readonly dataFile: string;
 }
@@ -92,6 +94,13 @@ function parseScopes(text: string | undefined): string[] {
   return scopes;
 }
 
+function parseReaders(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,2}$/.test(text) || Number(text) > 32)
+    throw usageError(`--readers must be a whole number from 0 to 32, not "${text}".`);
+  return Number(text);
+}
+
 function parseMaxConnections(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d{1,6}$/.test(text) || Number(text) < 1)
@@ -139,6 +148,10 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
     )
     .option('--max-connections <n>', 'connections held at once; more are closed as they come (default 256)')
     .option(
+      '--readers <n>',
+      'threads that answer lists beside the event loop, so a long one holds up nothing else (default: one per core, at most 4; 0: none)',
+    )
+    .option(
       '--public-url <url>',
       'the origin clients reach the server at (behind a proxy): links and Location use it, not the Host header',
     )
@@ -162,6 +175,7 @@ Examples:
           rateLimit?: string;
           publicUrl?: string;
           maxConnections?: string;
+          readers?: string;
         },
         cmd: Command,
       ) =>
@@ -173,6 +187,7 @@ Examples:
           rateLimit: await parseRateLimitFlag(opts.rateLimit),
           publicUrl: parsePublicUrl(opts.publicUrl),
           maxConnections: parseMaxConnections(opts.maxConnections),
+          readers: parseReaders(opts.readers),
         }),
     );
 

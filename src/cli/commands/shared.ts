@@ -1,6 +1,7 @@
 /** Pieces every command shares: stdin, confirmation, display settings, API errors as CLI errors. */
 import type { ResourceDef } from '../../resources/types.js';
 import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from '../../client/errors.js';
+import { visible } from '../../core/redact.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import type { Display } from '../output/index.js';
@@ -18,12 +19,28 @@ export function interactive(deps: Deps, globals: GlobalOptions): boolean {
   );
 }
 
-export async function confirm(deps: Deps, globals: GlobalOptions, question: string): Promise<boolean> {
+/** Refuses, before anything is done, a question no one is there to answer. */
+export function interactiveOrRefuse(deps: Deps, globals: GlobalOptions): void {
   if (!interactive(deps, globals))
     throw new CliError(EXIT.usage, 'refusing to delete without confirmation: pass --yes when not at a terminal.', {
       hint: 'pm never prompts with --no-input or CI=true.',
     });
+}
+
+export async function confirm(deps: Deps, globals: GlobalOptions, question: string): Promise<boolean> {
+  interactiveOrRefuse(deps, globals);
   return (deps.prompter as NonNullable<Deps['prompter']>).confirm(question);
+}
+
+/** A short line naming a record: its first text columns (address, city; name, email…). */
+export function describeRecord(r: ResourceDef, rec: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const f of r.fields) {
+    if (!f.column || f.name === 'uuid' || parts.length >= 2) continue;
+    const v = rec[f.name];
+    if (typeof v === 'string' && v.trim()) parts.push(visible(v.trim()));
+  }
+  return parts.join(', ');
 }
 
 export async function display(deps: Deps, globals: GlobalOptions): Promise<Display> {

@@ -2,7 +2,7 @@
  * `pm export` and `pm import`: every record of an account as NDJSON files, and back onto another
  * server (from the embedded default to a team server, say), mapping old uuids to new ones.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/index.js';
@@ -127,62 +127,108 @@ async function existing(s: Session, r: ResourceDef, rec: Rec): Promise<Rec | und
   return undefined;
 }
 
+const MAP_FILE = 'uuid-map.json';
+
+/** The old-to-new uuids of an earlier import from this folder, if any. */
+function readMap(dir: string): Record<string, string> {
+  const file = join(dir, MAP_FILE);
+  // Only a file of its own: a link planted in its place is not followed (it is replaced).
+  if (!existsSync(file) || !lstatSync(file).isFile()) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw usageError(`${file} is not valid JSON (${(e as Error).message}); move it away to import everything anew.`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string'))
+    throw usageError(`${file} is not a uuid map; move it away to import everything anew.`);
+  return v as Record<string, string>;
+}
+
+async function uuidsOn(s: Session, r: ResourceDef): Promise<Set<string>> {
+  const found = new Set<string>();
+  for await (const rec of all(s, r)) found.add(String(rec.uuid));
+  return found;
+}
+
+/**
+ * Creates the records of an export, in dependency order. A record that an earlier import from this
+ * folder created, and that is still on this server (uuid-map.json says which), is not created
+ * again: a second run creates nothing twice, and an interrupted one carries on where it stopped.
+ */
 async function importAccount(
   s: Session,
   dir: string,
   deps: Deps,
-): Promise<{ counts: Record<string, number>; map: Record<string, string> }> {
-  const map: Record<string, string> = {};
+): Promise<{ counts: Record<string, number>; already: number }> {
+  const map = readMap(dir);
   const counts: Record<string, number> = {};
-  for (const r of DEPENDENCY_ORDER) {
-    const records = readNdjson(join(dir, fileOf(r)));
-    let n = 0;
-    for (const [i, rec] of records.entries()) {
-      const where = `${fileOf(r)} line ${i + 1}`;
-      const body = inputOf(r, rec);
-      let parent: { resource: string; uuid: string } | undefined;
-      if (r.customValues && Array.isArray(rec.custom_fields)) body.custom_fields = rec.custom_fields;
-      for (const link of r.linkOnCreate ?? []) {
-        const old = rec[link.name];
-        if (typeof old !== 'string') continue;
-        const to = map[old];
-        if (!to) throw new CliError(EXIT.api, `${where}: its ${link.name} ${old} was not imported.`);
-        body[link.name] = { uuid: to };
+  let already = 0;
+  const save = () => writeFileAtomic(join(dir, MAP_FILE), `${JSON.stringify(map, null, 2)}\n`);
+  try {
+    for (const r of DEPENDENCY_ORDER) {
+      const records = readNdjson(join(dir, fileOf(r)));
+      let n = 0;
+      const mapped = records.some((rec) => typeof rec.uuid === 'string' && map[rec.uuid]);
+      const present = mapped ? await uuidsOn(s, r) : new Set<string>();
+      for (const [i, rec] of records.entries()) {
+        const where = `${fileOf(r)} line ${i + 1}`;
+        const done = typeof rec.uuid === 'string' ? map[rec.uuid] : undefined;
+        if (done && present.has(done)) {
+          already++;
+          continue;
+        }
+        const body = inputOf(r, rec);
+        let parent: { resource: string; uuid: string } | undefined;
+        if (r.customValues && Array.isArray(rec.custom_fields)) body.custom_fields = rec.custom_fields;
+        for (const link of r.linkOnCreate ?? []) {
+          const old = rec[link.name];
+          if (typeof old !== 'string') continue;
+          const to = map[old];
+          if (!to) throw new CliError(EXIT.api, `${where}: its ${link.name} ${old} was not imported.`);
+          body[link.name] = { uuid: to };
+        }
+        if (r.parents) {
+          const pp = r.parents.find((p) => typeof rec[p.name] === 'string');
+          const old = pp ? String(rec[pp.name]) : undefined;
+          if (!pp || !old || !map[old])
+            throw new CliError(EXIT.api, `${where}: the ${r.singular}'s parent was not imported.`);
+          parent = { resource: pp.target, uuid: map[old] as string };
+        }
+        let created: Rec;
+        try {
+          created = await s.client.create(r, body, parent);
+        } catch (e) {
+          const err = describeApiError(e, r);
+          // Already there under the same unique key (a custom field's name): use it.
+          const same = err.status === 409 ? await existing(s, r, rec) : undefined;
+          if (same) created = same;
+          else if (err.status === 409 && r.unique) throw err;
+          else
+            throw new CliError(err.exitCode, `${where}: ${err.message}`, {
+              ...(err.fields ? { fields: err.fields } : {}),
+            });
+        }
+        if (typeof rec.uuid === 'string') map[rec.uuid] = String(created.uuid);
+        n++;
+        if (deps.signal?.aborted)
+          throw new CliError(
+            EXIT.interrupted,
+            `interrupted after ${n} ${r.plural}; run the same import again to carry on (${join(dir, MAP_FILE)} says what is done).`,
+          );
       }
-      if (r.parents) {
-        const pp = r.parents.find((p) => typeof rec[p.name] === 'string');
-        const old = pp ? String(rec[pp.name]) : undefined;
-        if (!pp || !old || !map[old])
-          throw new CliError(EXIT.api, `${where}: the ${r.singular}'s parent was not imported.`);
-        parent = { resource: pp.target, uuid: map[old] as string };
-      }
-      let created: Rec;
-      try {
-        created = await s.client.create(r, body, parent);
-      } catch (e) {
-        const err = describeApiError(e, r);
-        // Already there under the same unique key (a custom field's name): use it.
-        const same = err.status === 409 ? await existing(s, r, rec) : undefined;
-        if (same) created = same;
-        else if (err.status === 409 && r.unique) throw err;
-        else
-          throw new CliError(err.exitCode, `${where}: ${err.message}`, {
-            ...(err.fields ? { fields: err.fields } : {}),
-          });
-      }
-      if (typeof rec.uuid === 'string') map[rec.uuid] = String(created.uuid);
-      n++;
-      if (deps.signal?.aborted)
-        throw new CliError(EXIT.interrupted, `interrupted after ${n} ${r.plural}; see ${join(dir, 'uuid-map.json')}.`);
+      counts[r.path] = n;
+      save();
     }
-    counts[r.path] = n;
-    writeFileAtomic(join(dir, 'uuid-map.json'), `${JSON.stringify(map, null, 2)}\n`);
+  } finally {
+    // Whatever happened, what was created is in the map: the next run does not create it again.
+    save();
   }
-  return { counts, map };
+  return { counts, already };
 }
 
 const summary = (counts: Record<string, number>) =>
-  DEPENDENCY_ORDER.map((r) => `${counts[r.path] ?? 0} ${r.plural}`).join(', ');
+  DEPENDENCY_ORDER.map((r) => `${counts[r.path] ?? 0} ${counts[r.path] === 1 ? r.singular : r.plural}`).join(', ');
 
 export function registerTransfer(program: Command, deps: Deps): void {
   program
@@ -223,7 +269,9 @@ Examples:
       `
 Records are created in order (${DEPENDENCY_ORDER.map((r) => r.plural).join(', ')}), so that
 what refers to another record finds it; the old-to-new uuid map is written to DIR/uuid-map.json.
-A custom field whose name already exists on the server is reused.
+Run again with that map in the folder, an import creates only what is not on the server yet (an
+interrupted import carries on); move the map away to create everything anew. A custom field whose
+name already exists on the server is reused.
 
 Examples:
   pm --profile team import --dir backup
@@ -235,8 +283,9 @@ Examples:
       const { withSession } = await import('../session.js');
       await withSession(globalsOf(cmd), { ...deps, signal: undefined }, async (s) => {
         try {
-          const { counts } = await importAccount(s, opts.dir, deps);
-          deps.io.stderr.write(`Imported ${summary(counts)}; uuid map in ${join(opts.dir, 'uuid-map.json')}.\n`);
+          const { counts, already } = await importAccount(s, opts.dir, deps);
+          const skipped = already ? `; ${already} already imported from this folder, not created again` : '';
+          deps.io.stderr.write(`Imported ${summary(counts)}${skipped}; uuid map in ${join(opts.dir, MAP_FILE)}.\n`);
         } catch (e) {
           throw describeApiError(e);
         }

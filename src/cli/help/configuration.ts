@@ -18,7 +18,9 @@ uses the embedded default: the bundled server, run inside pm on a local SQLite f
 ($XDG_DATA_HOME/pm/pm.db, else ~/.local/share/pm/pm.db), with the token it wrote beside that
 file. Nothing to set up; pm auth status says where the data is.
 
-Precedence: the first that gives a value wins
+Precedence: settings belong to a profile, and the profile is chosen first (--profile, else
+PM_PROFILE, else a project config's profile, else the user config's default_profile, else
+"default"). Then, for each setting of that profile, the first that gives a value wins:
   1. flags             --base-url URL, --profile NAME (before or after the command)
   2. the environment   PM_BASE_URL, PM_TOKEN, PM_PROFILE
   3. a project config  found from the working directory up to your home directory or the
@@ -28,6 +30,9 @@ Precedence: the first that gives a value wins
                        run, and a file others may write to is not read: both are warned of
   4. the user config   $XDG_CONFIG_HOME/pm/config.json, else ~/.config/pm/config.json
   5. the embedded default
+
+  A file's top-level base_url and token are the profile "default"'s: with default_profile set in
+  the user config, a project's top-level base_url does not apply (pm warns when that happens).
 
   A token is never taken as a flag. A token kept in a config file is sent only to that file's
   own base_url (or, when the file names none, to --base-url or PM_BASE_URL): a project's .pmrc

@@ -6,7 +6,7 @@
  */
 import type { ResourceDef } from '../../resources/types.js';
 
-export type ExampleVerb = 'group' | 'list' | 'get' | 'create' | 'update' | 'delete';
+export type ExampleVerb = 'group' | 'list' | 'get' | 'create' | 'update' | 'delete' | 'apply';
 
 /** A uuid shortened for the eye, as a person would paste it. */
 const ID: Record<string, string> = {
@@ -103,6 +103,10 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm reminders create --title "Inspection" --description "Flat 3" --due-at 2026-12-01T09:30:00Z -q',
     ],
     update: ['pm reminders update 9d4e6f21-… --due-at 2026-12-08', 'pm reminders update 9d4e6f21-… --unset due_at'],
+    apply: [
+      'pm reminders apply --from-file reminders.csv --key title --dry-run',
+      'pm reminders apply --from-file reminders.csv --key title --prune --title "[ci]"',
+    ],
   },
 };
 
@@ -120,6 +124,10 @@ function generic(r: ResourceDef, verb: ExampleVerb): string[] {
       return [`${p} update ${id} --data '{}'`];
     case 'delete':
       return [`${p} delete ${id}                          # asks first`, `${p} delete --yes ${id}`];
+    case 'apply': {
+      const key = r.fields.filter((f) => f.requiredOnCreate && f.kind === 'text').map((f) => f.name);
+      return [`${p} apply --from-file ${r.path}.csv --key ${key.join(',')} --dry-run`];
+    }
     case 'group':
       return [];
   }

@@ -45,7 +45,9 @@ A usage error prints the command's usage hint, and "Did you mean …?" for a mis
 flag. Code 2 always means that nothing was sent to the server: it is safe to fix and re-run.
 
 A run that fails for several records (pm properties delete A B C, --from-file, uuids on stdin)
-exits with their code when they all failed the same way (3: none was there), else with 1.
+exits with their code when they all failed the same way (3: none was there), else with 1. A
+record of --from-file that cannot be sent as it is (not JSON, a field of the wrong kind) fails
+alone, with 1; the others go through.
 
 Examples:
   pm properties get "$uuid" -q >/dev/null 2>&1 || echo "no such property"

@@ -27,12 +27,15 @@ pipe or $(...) only ever sees data.
 On a terminal
   A list is a table with colour and times in your time zone, and a footer on stderr:
   "showing 1-10 of 53, page 1 of 6". One record (get, create, update) is a list of its fields.
-  An empty list prints "No properties found." on stderr and exits 0.
+  An empty list prints "No properties found." on stderr and exits 0. Output longer than the
+  screen opens in a pager: PM_PAGER, else PAGER, else less -FRX (--no-pager or PM_PAGER=cat:
+  none). Piped output is never paged.
 
 Piped or redirected
   No colour, no box drawing, nothing cut short: the table's columns are separated by tabs,
-  without a header line, and times are ISO 8601 in UTC as the API sent them. Ready for cut,
-  awk and sort: pm properties list --city leeds | cut -f1
+  without a header line, and times are ISO 8601 in UTC as the API sent them. A tab, line break
+  or backslash inside a value is written \\t, \\n, \\r or \\\\, so a record is one line. Ready
+  for cut, awk and sort: pm properties list --city leeds | cut -f1
 
 Formats (every command that prints records)
   --json                a list is one JSON array (with --all too), a record one JSON object
@@ -43,7 +46,7 @@ Formats (every command that prints records)
                         a cell starting with =, +, -, @, tab or CR gets a leading ' so that a
                         spreadsheet does not run it as a formula (numbers are left alone);
                         --csv-exact writes the values exactly. JSON and NDJSON are always exact.
-  -o tsv                tab-separated, with a header line
+  -o tsv                tab-separated, with a header line (tabs and line breaks escaped)
   -o table              the default: a table on a terminal, tab-separated when piped
   --fields uuid,city    only these fields, in this order, in any format
   -q, --quiet           only the uuids, one a line: uuid=$(pm properties create … -q)

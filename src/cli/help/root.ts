@@ -24,6 +24,7 @@ Environment:
   PM_DEBUG        when "1", stack traces on errors (as --debug)
   HTTPS_PROXY     proxy for https requests (also HTTP_PROXY; NO_PROXY lists hosts to reach directly)
   NODE_EXTRA_CA_CERTS  a PEM file of extra certificate authorities to trust (TLS is always verified)
+  PM_PAGER        the pager for long output on a terminal (else PAGER, else less -FRX; "cat": none)
   NO_COLOR        no colour; FORCE_COLOR=1 forces it
   CI              when "true" or "1", pm never prompts (as --no-input)
   XDG_CONFIG_HOME where the user config lives (pm/config.json)

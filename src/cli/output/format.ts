@@ -123,6 +123,14 @@ export function humanValue(
     return multiline ? keepLines(v) : oneLine(v);
   }
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  // An embedded record (a property's contact, a note's parent): its uuid and what names it.
+  const one = (v as { data?: unknown }).data;
+  if (one === null && typeof v === 'object' && Object.keys(v as object).length === 1) return '';
+  if (typeof one === 'object' && one !== null && !Array.isArray(one) && 'uuid' in one) {
+    const { uuid, ...rest } = one as Record<string, unknown>;
+    const words = Object.values(rest).filter((x): x is string => typeof x === 'string' && x.trim() !== '');
+    return oneLine(`${String(uuid)}${words.length ? ` (${words.join(', ')})` : ''}`);
+  }
   const custom = customValues(v);
   if (custom) {
     return oneLine(
@@ -161,7 +169,11 @@ export function guardCell(s: string): string {
   return /^[=+\-@\t\r]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s) ? `'${s}` : s;
 }
 
-/** TSV has no quoting: tabs and line breaks inside a value become spaces. */
+/**
+ * TSV has no quoting: a tab, a line break and a backslash inside a value are escaped as \t, \n,
+ * \r and \\ (as PostgreSQL's COPY and MySQL write them), so that one record is one line and
+ * every tab separates columns; `printf '%b'` or `sed` reads them back.
+ */
 export function tsvCell(s: string): string {
-  return s.replace(/\r\n|[\t\r\n]/g, ' ');
+  return s.replace(/[\\\t\r\n]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : '\\n'));
 }

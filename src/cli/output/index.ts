@@ -86,9 +86,42 @@ export function fieldNames(resource: ResourceDef): string[] {
   return names;
 }
 
+/**
+ * A table column of the records that belong to a parent (notes): which parent, by its relation
+ * and uuid ("property 3f2a…"), from the parents embedded (`autoEmbeds`).
+ */
+export const PARENT_COLUMN = 'parent';
+
 /** Names shown in a terminal table unless --fields says otherwise. */
 export function defaultColumns(resource: ResourceDef): string[] {
-  return resource.fields.filter((f) => f.column).map((f) => f.name);
+  const names = resource.fields.filter((f) => f.column).map((f) => f.name);
+  if (resource.parents?.length) names.push(PARENT_COLUMN);
+  return names;
+}
+
+/** The parents a table asks the server to embed, for its parent column (none for data output). */
+export function autoEmbeds(resource: ResourceDef, spec: OutputSpec): string[] {
+  const table = spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
+  return table ? (resource.parents ?? []).map((p) => p.name) : [];
+}
+
+/** A table cell: a field's value, or the parent column's words. */
+function cellOf(
+  resource: ResourceDef,
+  defs: Map<string, FieldDef>,
+  r: Record<string, unknown>,
+  name: string,
+  times: TimeFormatter | undefined,
+): string {
+  if (name === PARENT_COLUMN && resource.parents?.length) {
+    for (const p of resource.parents) {
+      const uuid = (r[p.name] as { data?: { uuid?: unknown } | null } | undefined)?.data?.uuid;
+      if (typeof uuid === 'string') return `${p.name} ${uuid}`;
+    }
+    return '';
+  }
+  const v = r[name];
+  return humanValue(defs.get(name), times === undefined && typeof v === 'string' ? tsvCell(v) : v, times);
 }
 
 /** Embeds a command must request for the selected fields to have values (custom_fields). */
@@ -296,7 +329,7 @@ function pipedTableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Si
   return {
     add(records) {
       let s = '';
-      for (const r of records) s += `${columns.map((c) => humanValue(defs.get(c), r[c], undefined)).join('\t')}\n`;
+      for (const r of records) s += `${columns.map((c) => cellOf(resource, defs, r, c, undefined)).join('\t')}\n`;
       if (s) d.stdout.write(s);
     },
     end() {},
@@ -311,7 +344,7 @@ function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display):
   const rows: string[][] = [];
   return {
     add(records) {
-      for (const r of records) rows.push(names.map((n) => humanValue(defs.get(n), r[n], times)));
+      for (const r of records) rows.push(names.map((n) => cellOf(resource, defs, r, n, times)));
     },
     end() {
       if (!rows.length) return;
@@ -321,10 +354,18 @@ function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display):
           header: c.bold(n),
           headerWidth: width(n),
           right: f?.kind === 'int',
-          shrinkable: n !== 'uuid' && (f === undefined || f.kind === 'text'),
+          // A uuid shortened would look like a whole one: never.
+          shrinkable: n !== 'uuid' && n !== PARENT_COLUMN && (f === undefined || f.kind === 'text'),
+          // Columns asked for with --fields are all kept.
+          priority: spec.fields ? 1 : (f?.column ?? (n === PARENT_COLUMN ? 2 : 1)),
         };
       });
-      renderTable(columns, rows, d.stdout.columns || 100, (text) => d.stdout.write(text));
+      const total = d.stdout.columns || 100;
+      const hidden = renderTable(columns, rows, total, (text) => d.stdout.write(text));
+      if (hidden.length)
+        d.stderr.write(
+          c.dim(`${hidden.map((i) => names[i]).join(', ')} hidden to fit ${total} columns (--fields chooses)\n`),
+        );
     },
   };
 }
@@ -465,7 +506,8 @@ export async function printRecord(
       }
       const defs = fieldMap(resource);
       const lines = recordKeys(resource, record, spec).map(
-        (k) => `${k}\t${humanValue(defs.get(k), record[k], undefined)}\n`,
+        (k) =>
+          `${k}\t${humanValue(defs.get(k), typeof record[k] === 'string' ? tsvCell(record[k]) : record[k], undefined)}\n`,
       );
       d.stdout.write(lines.join(''));
     }

@@ -14,10 +14,14 @@ export interface Column {
   readonly right: boolean;
   /** May be shortened to fit (free text; never uuids, times or numbers). */
   readonly shrinkable: boolean;
+  /** 1: always shown; higher numbers are hidden first when the terminal is too narrow. */
+  readonly priority: number;
 }
 
 const GAP = 2;
 const MIN_WIDTH = 6;
+/** Text is not shortened below this before columns of a lower priority are hidden. */
+const READABLE = 10;
 
 const require = createRequire(import.meta.url);
 let TableClass: typeof CliTable3 | undefined;
@@ -72,16 +76,46 @@ const NO_BORDERS = {
 /** Rows per cli-table3 instance: its layout time grows with the square of the rows, so a long list is drawn in chunks of the same column widths (linear: ~0.1 ms a row). */
 const CHUNK = 50;
 
-/** Writes the table: the header, then a line per row, no trailing spaces, chunk by chunk. */
+/**
+ * The columns to show in `total`: while even readable widths (text at READABLE) overflow, the
+ * column of the highest priority number (the last of equals) is hidden. Returns their indexes.
+ */
+export function columnsThatFit(natural: readonly number[], columns: readonly Column[], total: number): number[] {
+  const shown = columns.map((_, i) => i);
+  const least = (i: number) =>
+    (columns[i] as Column).shrinkable ? Math.min(natural[i] ?? 0, READABLE) : (natural[i] ?? 0);
+  const need = () => shown.reduce((a, i) => a + least(i), 0) + GAP * Math.max(0, shown.length - 1);
+  while (need() > total) {
+    let drop = -1;
+    for (const i of shown)
+      if (
+        (columns[i] as Column).priority > 1 &&
+        (drop < 0 || (columns[i] as Column).priority >= (columns[drop] as Column).priority)
+      )
+        drop = i;
+    if (drop < 0) break;
+    shown.splice(shown.indexOf(drop), 1);
+  }
+  return shown;
+}
+
+/**
+ * Writes the table: the header, then a line per row, no trailing spaces, chunk by chunk. Returns
+ * the indexes of the columns hidden to fit `total`.
+ */
 export function renderTable(
-  columns: readonly Column[],
-  rows: readonly string[][],
+  allColumns: readonly Column[],
+  allRows: readonly string[][],
   total: number,
   write: (text: string) => void,
-): void {
+): number[] {
   TableClass ??= require('cli-table3') as typeof CliTable3;
   const Table = TableClass;
-  const natural = columns.map((c, i) => rows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), c.headerWidth));
+  const allNatural = allColumns.map((c, i) => allRows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), c.headerWidth));
+  const shown = columnsThatFit(allNatural, allColumns, total);
+  const columns = shown.map((i) => allColumns[i] as Column);
+  const rows = allRows.map((r) => shown.map((i) => r[i] ?? ''));
+  const natural = shown.map((i) => allNatural[i] ?? 0);
   const colWidths = fitWidths(natural, columns, total);
   const align = (c: Column) => (c.right ? 'right' : 'left') as 'right' | 'left';
   const chunk = (head: boolean, part: readonly string[][]): string => {
@@ -102,4 +136,5 @@ export function renderTable(
   };
   write(chunk(true, rows.slice(0, CHUNK)));
   for (let i = CHUNK; i < rows.length; i += CHUNK) write(chunk(false, rows.slice(i, i + CHUNK)));
+  return allColumns.map((_, i) => i).filter((i) => !shown.includes(i));
 }

@@ -13,11 +13,12 @@ import {
   CUSTOM_FIELDS,
   CUSTOM_VALUES_KEY,
   ENTITY_TYPES,
+  embeddedFieldsOf,
   fieldOf,
   ownerOfEntity,
   resourceByPath,
 } from '../../resources/index.js';
-import type { LinkDef, ResourceDef } from '../../resources/types.js';
+import type { LinkDef, RelationDef, ResourceDef } from '../../resources/types.js';
 import { foldColumnOf } from '../columns.js';
 import { fold } from '../sqlite/fold.js';
 import { columnValues, dateFlagColumn, selectList, toRecord, withFolds } from '../sqlite/rows.js';
@@ -172,7 +173,7 @@ async function embed(
   records: ApiRecord[],
 ): Promise<void> {
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) await embedCustomValues(pg, r, rows, records);
-  for (const link of r.linkOnCreate ?? [])
+  for (const link of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
     if (names.includes(link.name)) await embedLink(pg, accountId, link, rows, records);
 }
 
@@ -198,15 +199,19 @@ async function embedCustomValues(pg: Pg, r: ResourceDef, rows: Row[], records: A
   });
 }
 
-/** A linked record (a property's contact) as {"data": {uuid, ...identifying fields} | null}. */
-async function embedLink(pg: Pg, accountId: number, link: LinkDef, rows: Row[], records: ApiRecord[]): Promise<void> {
+/** A linked record (a property's contact, a note's parent) as {"data": {uuid, ...identifying fields} | null}. */
+async function embedLink(
+  pg: Pg,
+  accountId: number,
+  link: LinkDef | RelationDef,
+  rows: Row[],
+  records: ApiRecord[],
+): Promise<void> {
   const target = resourceByPath(link.target);
   const ids = [...new Set(rows.map((row) => row[`_link_${link.name}`]).filter((v) => v !== null))];
   const byId = new Map<number, ApiRecord>();
   if (ids.length) {
-    const cols = ['uuid', ...link.by.filter((b) => b !== 'uuid'), 'name'].filter(
-      (c, i, a) => a.indexOf(c) === i && target.fields.some((f) => f.name === c),
-    );
+    const cols = embeddedFieldsOf(link);
     const found = await pg.query(
       `SELECT id, ${cols.map((c) => `"${c}"`).join(', ')} FROM ${target.table}
        WHERE account_id = ? AND id = ANY(?::bigint[])`,

@@ -7,7 +7,7 @@ import { ApiError } from '../../core/errors.js';
 import { type DB, openDatabase } from '../db.js';
 import type { SyncStore } from '../store.js';
 import * as records from './records.js';
-import { type Sql, StatementCache } from './statements.js';
+import { type Sql, StatementCache, trigramColumns } from './statements.js';
 import * as tokens from './tokens.js';
 
 export interface SqliteStore extends SyncStore {
@@ -44,10 +44,9 @@ function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
   };
 }
 
-export function openSqliteStore(file: string, now: () => number = Date.now): SqliteStore {
-  const db = openDatabase(file);
-  const statements = new StatementCache(db);
-  const sql: Sql = {
+/** What the record modules need of a connection: its statements, and what the schema has. */
+function sqlOf(db: DB, statements: StatementCache, now: () => number): Sql {
+  return {
     db,
     now,
     stmt: (text) => statements.get(text),
@@ -58,7 +57,25 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sql
         throw storeError(e);
       }
     },
+    trigram: trigramColumns(db),
+    counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,
   };
+}
+
+/**
+ * A second connection to a data file, for lists only (a reader thread's): lists answered by it
+ * read a snapshot of what was committed, as any reader in WAL mode does.
+ */
+export function openListReader(file: string): { list: SqliteStore['list']; close(): void } {
+  const db = openDatabase(file);
+  const sql = sqlOf(db, new StatementCache(db), Date.now);
+  return { list: guard((accountId, r, q) => records.listRecords(sql, accountId, r, q)), close: () => db.close() };
+}
+
+export function openSqliteStore(file: string, now: () => number = Date.now): SqliteStore {
+  const db = openDatabase(file);
+  const statements = new StatementCache(db);
+  const sql = sqlOf(db, statements, now);
   return {
     file,
     db,

@@ -8,6 +8,7 @@ import { ApiError, ErrorBag, ValidationError } from '../../core/errors.js';
 import type { ListQuery } from '../../core/query.js';
 import type { ValidBody } from '../../core/validate.js';
 import {
+  embeddedFieldsOf,
   CUSTOM_FIELDS,
   CUSTOM_VALUES_KEY,
   ENTITY_TYPES,
@@ -15,12 +16,15 @@ import {
   ownerOfEntity,
   resourceByPath,
 } from '../../resources/index.js';
-import type { LinkDef, ResourceDef } from '../../resources/types.js';
+import type { LinkDef, RelationDef, ResourceDef } from '../../resources/types.js';
 import type { ApiRecord, ParentRef } from '../store.js';
 import { beforeCustomFieldWrite, embedCustomValues, setCustomValues } from './custom-values.js';
 import { columnValues, dateFlagColumn, type Row, selectList, toRecord, withFolds } from './rows.js';
 import type { Sql } from './statements.js';
-import { whereSql } from './where.js';
+import { trigramMatch, whereSql } from './where.js';
+
+/** Matches of an indexed fuzzy filter up to which a page is sorted from the index's rows. */
+const FEW_MATCHES = 5000;
 
 export function listRecords(
   sql: Sql,
@@ -28,16 +32,45 @@ export function listRecords(
   r: ResourceDef,
   q: ListQuery,
 ): { records: ApiRecord[]; total: number } {
-  const params: unknown[] = [accountId];
-  const where = ['t.account_id = ?', ...whereSql(r, 't', q.conditions, accountId, params)].join(' AND ');
-  const total = (sql.stmt(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`).get(...params) as { n: number }).n;
   const offset = (q.page - 1) * q.perPage;
-  const rows =
+  const order = `ORDER BY t.created_at, t.id LIMIT ? OFFSET ?`;
+  const select = `SELECT ${selectList(r, 't')}`;
+  const params: unknown[] = [accountId];
+  const where = ['t.account_id = ?', ...whereSql(sql, r, 't', q.conditions, accountId, params)].join(' AND ');
+  const count = (from: string, w: string, p: unknown[]) =>
+    (sql.stmt(`SELECT COUNT(*) AS n FROM ${from} WHERE ${w}`).get(...p) as { n: number }).n;
+  let total: number;
+  let rows: Row[] | undefined;
+  // A fuzzy filter the trigram index answers drives the count from its matches (their number, not
+  // the table's, sets the cost); few of them, the page too.
+  const driver = q.conditions.map((c) => ({ c, m: trigramMatch(sql, r, c) })).find((x) => x.m);
+  if (driver?.m) {
+    const p: unknown[] = [driver.m.match, accountId];
+    const rest = q.conditions.filter((c) => c !== driver.c);
+    const w = [`f."${driver.m.column}" MATCH ?`, 't.account_id = ?', ...whereSql(sql, r, 't', rest, accountId, p)].join(
+      ' AND ',
+    );
+    const from = `${r.table}_fts f JOIN ${r.table} t ON t.id = f.rowid`;
+    total = count(from, w, p);
+    if (total <= FEW_MATCHES)
+      rows =
+        offset >= total
+          ? []
+          : (sql.stmt(`${select} FROM ${from} WHERE ${w} ${order}`).all(...p, q.perPage, offset) as Row[]);
+  } else if (sql.counted && !q.conditions.length) {
+    // An unfiltered list's total is kept by triggers (schema.ts, migration 3): no rows are counted.
+    const kept = sql.stmt('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, r.table) as
+      | { n: number }
+      | undefined;
+    total = kept?.n ?? 0;
+  } else total = count(`${r.table} t`, where, params);
+  // The page's ids first, walking the order index alone (no row is read for the ones skipped).
+  rows ??=
     offset >= total
       ? []
       : (sql
           .stmt(
-            `SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE ${where} ORDER BY t.created_at, t.id LIMIT ? OFFSET ?`,
+            `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where} ${order}) ORDER BY t.created_at, t.id`,
           )
           .all(...params, q.perPage, offset) as Row[]);
   const records = rows.map((row) => toRecord(r, row));
@@ -146,19 +179,17 @@ function embed(
   records: ApiRecord[],
 ): void {
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) embedCustomValues(sql, r, rows, records);
-  for (const link of r.linkOnCreate ?? [])
+  for (const link of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
     if (names.includes(link.name)) embedLink(sql, accountId, link, rows, records);
 }
 
-/** A linked record (a property's contact) as {"data": {uuid, ...identifying fields} | null}. */
-function embedLink(sql: Sql, accountId: number, link: LinkDef, rows: Row[], records: ApiRecord[]): void {
+/** A linked record (a property's contact, a note's parent) as {"data": {uuid, ...identifying fields} | null}. */
+function embedLink(sql: Sql, accountId: number, link: LinkDef | RelationDef, rows: Row[], records: ApiRecord[]): void {
   const target = resourceByPath(link.target);
   const ids = [...new Set(rows.map((row) => row[`_link_${link.name}`]).filter((v) => v !== null))];
   const byId = new Map<number, ApiRecord>();
   if (ids.length) {
-    const cols = ['uuid', ...link.by.filter((b) => b !== 'uuid'), 'name'].filter(
-      (c, i, a) => a.indexOf(c) === i && target.fields.some((f) => f.name === c),
-    );
+    const cols = embeddedFieldsOf(link);
     const found = sql
       .stmt(
         `SELECT id, ${cols.map((c) => `"${c}"`).join(', ')} FROM ${target.table}

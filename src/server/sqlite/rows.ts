@@ -28,12 +28,14 @@ function countSql(r: ResourceDef, f: FieldDef, alias: string): string | undefine
 
 /**
  * The columns a record of `r` is read with, from the table aliased `alias`: its fields, its
- * internal id as `_id`, the ids of its linked records as `_link_<name>`, and its live counts.
+ * internal id as `_id`, the ids of its linked records and parents as `_link_<name>`, and its
+ * live counts.
  */
 export function selectList(r: ResourceDef, alias: string): string {
   const cols = [`${alias}.id AS _id`, `${alias}.uuid`, `${alias}.created_at`, `${alias}.updated_at`];
   for (const f of r.fields) for (const c of columnsOf(f)) cols.push(`${alias}."${c}"`);
-  for (const l of r.linkOnCreate ?? []) cols.push(`${alias}.${l.column} AS _link_${l.name}`);
+  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
+    cols.push(`${alias}.${l.column} AS _link_${l.name}`);
   for (const f of r.fields) {
     const count = countSql(r, f, alias);
     if (count) cols.push(count);

@@ -17,6 +17,24 @@ export interface Sql {
   stmt(sql: string): Statement<unknown[]>;
   /** Runs `fn` in a write transaction taken up front, so that concurrent writers queue cleanly. */
   write<T>(fn: () => T): T;
+  /** The fold columns with a trigram index, as "table.column" (schema.ts, migration 3). */
+  readonly trigram: ReadonlySet<string>;
+  /** Whether the data file keeps a count of each account's records per table. */
+  readonly counted: boolean;
+}
+
+/** The fold columns a data file has a trigram index of: the columns of its `<table>_fts` tables. */
+export function trigramColumns(db: DB): Set<string> {
+  const out = new Set<string>();
+  const tables = (
+    db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'`).all() as {
+      name: string;
+    }[]
+  ).filter((t) => t.name.endsWith('_fts'));
+  for (const { name } of tables)
+    for (const c of db.pragma(`table_info(${name})`) as { name: string }[])
+      out.add(`${name.slice(0, -'_fts'.length)}.${c.name}`);
+  return out;
 }
 
 export class StatementCache {

@@ -8,9 +8,27 @@ import type { ResourceDef } from '../../resources/types.js';
 import { foldColumnOf } from '../columns.js';
 import { customValuesCondition } from './custom-values.js';
 import { fold } from './fold.js';
+import type { Sql } from './statements.js';
+
+/**
+ * A fuzzy condition the trigram index can answer: the fold column, and the MATCH value (the folded
+ * text as one quoted phrase: a substring). Undefined below three characters, or without an index.
+ */
+export function trigramMatch(
+  sql: Pick<Sql, 'trigram'>,
+  r: ResourceDef,
+  c: Condition,
+): { column: string; match: string } | undefined {
+  if (c.kind !== 'fuzzy') return undefined;
+  const column = foldColumnOf(c.field) as string;
+  const needle = fold(c.value, c.field.filter);
+  if ([...needle].length < 3 || !sql.trigram.has(`${r.table}.${column}`)) return undefined;
+  return { column, match: `"${needle.replace(/"/g, '""')}"` };
+}
 
 /** SQL conditions on the records of `r` aliased `alias`, to be joined with AND. */
 export function whereSql(
+  sql: Pick<Sql, 'trigram'>,
   r: ResourceDef,
   alias: string,
   conditions: readonly Condition[],
@@ -30,10 +48,18 @@ export function whereSql(
         out.push(`${alias}."${c.field.name}" = ?`);
         params.push(c.value ? 1 : 0);
         break;
-      case 'fuzzy':
-        out.push(`instr(${alias}."${foldColumnOf(c.field)}", ?) > 0`);
-        params.push(fold(c.value, c.field.filter));
+      case 'fuzzy': {
+        // The trigram index finds the rows holding three characters or more; shorter, every row is read.
+        const indexed = trigramMatch(sql, r, c);
+        if (indexed) {
+          out.push(`${alias}.id IN (SELECT rowid FROM ${r.table}_fts WHERE "${indexed.column}" MATCH ?)`);
+          params.push(indexed.match);
+        } else {
+          out.push(`instr(${alias}."${foldColumnOf(c.field)}", ?) > 0`);
+          params.push(fold(c.value, c.field.filter));
+        }
         break;
+      }
       case 'range':
         out.push(`${alias}."${c.field.name}" >= ? AND ${alias}."${c.field.name}" < ?`);
         params.push(c.range.start, c.range.end);
@@ -41,7 +67,7 @@ export function whereSql(
       case 'relation': {
         const t = `r${depth}`;
         params.push(accountId);
-        const inner = whereSql(c.target, t, c.conditions, accountId, params, depth + 1);
+        const inner = whereSql(sql, c.target, t, c.conditions, accountId, params, depth + 1);
         out.push(
           `${alias}.${c.relation.column} IN (SELECT ${t}.id FROM ${c.target.table} ${t} WHERE ${t}.account_id = ?${inner
             .map((s) => ` AND ${s}`)

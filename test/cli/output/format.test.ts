@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { TimeFormatter, cellValue, csvCell, humanValue, relative, tsvCell } from '../../../src/cli/output/format.js';
-import { type Column, fitWidths } from '../../../src/cli/output/table.js';
+import { type Column, columnsThatFit, fitWidths } from '../../../src/cli/output/table.js';
 import { fieldOf } from '../../../src/resources/index.js';
 import { NOW, customFields, properties, reminders } from './helpers.js';
 
@@ -17,8 +17,8 @@ describe('csv and tsv cells', () => {
     expect(csvCell(input)).toBe(want);
   });
 
-  test('tsv: tabs and line breaks become spaces', () => {
-    expect(tsvCell('a\tb\nc\r\nd\re "q"')).toBe('a b c d e "q"');
+  test('tsv: tabs, line breaks and backslashes are escaped', () => {
+    expect(tsvCell('a\tb\nc\r\nd\\e "q"')).toBe('a\\tb\\nc\\r\\nd\\\\e "q"');
   });
 
   test('values as sent: strings, true/false, numbers, codes as numbers, JSON otherwise, null empty', () => {
@@ -77,11 +77,22 @@ describe('values for people', () => {
 });
 
 describe('fitting columns to the terminal', () => {
-  const col = (headerWidth: number, shrinkable: boolean): Column => ({
+  const col = (headerWidth: number, shrinkable: boolean, priority = 1): Column => ({
     header: 'x'.repeat(headerWidth),
     headerWidth,
     right: false,
     shrinkable,
+    priority,
+  });
+
+  test('columns of lower priority are hidden, highest number and last first, until the rest fit', () => {
+    // uuid 36, text 40, 8, 9, 9: 36 + 10 (readable) + 8 + 9 + 9 + 8 gaps = 80 fits 80 exactly.
+    const cols = [col(4, false), col(7, true), col(8, false, 3), col(9, false, 5), col(9, false, 5)];
+    expect(columnsThatFit([36, 40, 8, 9, 9], cols, 80)).toEqual([0, 1, 2, 3, 4]);
+    expect(columnsThatFit([36, 40, 8, 9, 9], cols, 79)).toEqual([0, 1, 2, 3]);
+    expect(columnsThatFit([36, 40, 8, 9, 9], cols, 60)).toEqual([0, 1, 2]);
+    // Priority 1 is never hidden, even when nothing else is left to hide.
+    expect(columnsThatFit([36, 40, 8, 9, 9], cols, 30)).toEqual([0, 1]);
   });
 
   test('natural widths when they fit', () => {

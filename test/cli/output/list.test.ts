@@ -146,6 +146,36 @@ describe('table on a terminal', () => {
   });
 });
 
+describe('tables fit the terminal', () => {
+  const wide = [
+    property(1, { address: '12 Long Street Name Here', city: 'Newcastle upon Tyne', type: 'apartment', bedrooms: 12 }),
+    property(2, { address: '1 A St', city: 'Leeds', type: 'house' }),
+  ];
+  test('at 80 columns no row wraps: low-priority columns are hidden, and stderr says which', async () => {
+    const s = await list(properties, {}, screen({ tty: true, columns: 80 }), [wide]);
+    const lines = s.out.text.trimEnd().split('\n');
+    for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/^uuid +address +city +postcode +bedrooms$/);
+    // Every uuid whole.
+    expect(lines[1]).toContain(wide[0]?.uuid as string);
+    expect(s.err.text).toContain('type, bathrooms, num_notes hidden to fit 80 columns (--fields chooses)');
+  });
+
+  test('wide enough, every column; --fields keeps what it asks for, shortening text instead', async () => {
+    const all = await list(properties, {}, screen({ tty: true, columns: 160 }), [wide]);
+    expect(all.out.text.split('\n')[0]).toMatch(/num_notes$/);
+    expect(all.err.text).not.toContain('hidden');
+    const asked = await list(
+      properties,
+      { fields: 'uuid,address,city,type,num_notes' },
+      screen({ tty: true, columns: 80 }),
+      [wide],
+    );
+    expect(asked.out.text.split('\n')[0]).toMatch(/^uuid +address +city +type +num_notes$/);
+    for (const l of asked.out.text.trimEnd().split('\n')) expect([...l].length).toBeLessThanOrEqual(80);
+  });
+});
+
 describe('table piped', () => {
   test('tab-separated, no header, no colour, no truncation, ISO times as sent, no footer', async () => {
     const s = await list(reminders, {}, screen({ tty: false, color: false, columns: 20 }), [[R1], [R2]], PAGE1);
@@ -166,11 +196,11 @@ describe('table piped', () => {
     expect(s.out.text).toBe('0b6e2a0e-5b1d-4f3a-9c51-000000000001\t1 High Street\tLeeds\tLS1 1AA\thouse\t1\t1\t2\n');
   });
 
-  test('tabs and line breaks inside values become spaces', async () => {
+  test('tabs and line breaks inside values are escaped: one record, one line', async () => {
     const s = await list(properties, { fields: 'address,city' }, screen({ tty: false }), [
-      [property(1, { address: 'a\tb\nc' })],
+      [property(1, { address: 'a\tb\nc\\d' })],
     ]);
-    expect(s.out.text).toBe('a b c\tLeeds\n');
+    expect(s.out.text).toBe('a\\tb\\nc\\\\d\tLeeds\n');
   });
 
   test('an empty list prints nothing, on either stream', async () => {
@@ -286,7 +316,7 @@ describe('csv and tsv', () => {
     expect(s.out.text).toBe(`${CF_HEADER}\n`);
   });
 
-  test('tsv: tabs and line breaks in values become spaces, no quoting', async () => {
+  test('tsv: tabs and line breaks in values are escaped, no quoting', async () => {
     const p = property(1, { address: 'a\tb', address2: 'c\r\nd"e' });
     const s = await list(
       properties,
@@ -294,7 +324,7 @@ describe('csv and tsv', () => {
       screen({ tty: false }),
       [[p]],
     );
-    expect(s.out.text).toBe(`uuid\taddress\taddress2\tbedrooms\n${P1.uuid}\ta b\tc d"e\t1\n`);
+    expect(s.out.text).toBe(`uuid\taddress\taddress2\tbedrooms\n${P1.uuid}\ta\\tb\tc\\r\\nd"e\t1\n`);
   });
 
   test('written as pages arrive', () => {
@@ -323,7 +353,7 @@ describe('quiet', () => {
 describe('footer', () => {
   const end = async (count: number, info?: PageInfo & { fetchedPages?: number }) => {
     const records = Array.from({ length: count }, (_, i) => property(i));
-    return (await list(properties, {}, screen({ tty: true }), [records], info)).err.text;
+    return (await list(properties, {}, screen({ tty: true, columns: 200 }), [records], info)).err.text;
   };
 
   test('a page in the middle', async () => {

@@ -74,7 +74,7 @@ describe('table piped', () => {
         'created_at\t2026-01-15T09:30:00+00:00',
         'updated_at\t2026-01-15T09:30:00+00:00',
         'title\tRenew the insurance before it runs out at the end of the month',
-        'description\tCall the broker then pay',
+        'description\tCall the broker\\nthen pay',
         'due_at\t2026-12-01',
         'anytime\tyes',
         '',
@@ -118,7 +118,7 @@ describe('other formats', () => {
     ).toBe('label,type\nColour,1\n');
     expect(
       (await show(reminders, R2, { output: 'tsv', fields: 'description,anytime' }, screen({ tty: true }))).out.text,
-    ).toBe('description\tanytime\nCall the broker then pay\ttrue\n');
+    ).toBe('description\tanytime\nCall the broker\\nthen pay\ttrue\n');
   });
 
   test('colour on changes nothing but the terminal table', async () => {

@@ -1,0 +1,232 @@
+/**
+ * `pm <resource> apply --from-file FILE --key FIELDS`: make the records match a file, as kubectl
+ * apply does for its objects. Each record of the file is matched on the key fields to the one
+ * record that has them: missing, it is created; found, the fields the file gives are compared and
+ * only those that differ are sent; the same, it is left alone. With --prune, the records the list
+ * filters select that no record of the file matched are deleted. --dry-run prints the plan.
+ */
+import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
+import type { ResourceDef } from '../../resources/types.js';
+import type { ApplyOptions } from '../commands/resource.js';
+import { describeApiError } from '../commands/shared.js';
+import type { Deps } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { filterQuery } from '../flag-values.js';
+import { readFileOrStdin } from '../input.js';
+import type { Session } from '../session.js';
+import { fillForUpdate } from '../writes.js';
+import { checkAll, concurrencyOf, keyFields, keyPart, parentOf, prepare, problemLines } from './commands.js';
+import { formatOf, type InputRecord, parseRecords } from './input.js';
+import { type Outcome, resultWriter, runBulk, type Status } from './run.js';
+
+type Rec = Record<string, unknown>;
+
+/** What apply does with one record. */
+type Step =
+  | { readonly action: 'create'; readonly rec: InputRecord }
+  | { readonly action: 'update'; readonly rec: InputRecord; readonly uuid: string; readonly changes: Rec }
+  | { readonly action: 'unchanged'; readonly rec: InputRecord; readonly uuid: string }
+  | { readonly action: 'delete'; readonly rec: InputRecord; readonly uuid: string; readonly was: Rec };
+
+const VERBS: readonly Status[] = ['created', 'updated', 'deleted', 'unchanged'];
+
+/** A record's custom values by field name and uuid, as embedded: name -> value. */
+function customOf(existing: Rec): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  const list = (existing[CUSTOM_VALUES_KEY] as { data?: Rec[] } | undefined)?.data ?? [];
+  for (const v of list) {
+    out.set(`name:${String(v.name)}`, (v.value as string | null) ?? null);
+    out.set(`uuid:${String(v.uuid)}`, (v.value as string | null) ?? null);
+  }
+  return out;
+}
+
+/** The fields of `body` whose values differ from the record's (custom values one by one). */
+function changesOf(r: ResourceDef, body: Rec, existing: Rec): Rec {
+  const out: Rec = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (k === CUSTOM_VALUES_KEY && r.customValues && Array.isArray(v)) {
+      const now = customOf(existing);
+      const differ = (v as Rec[]).filter((item) => {
+        const at = item.name !== undefined ? `name:${String(item.name)}` : `uuid:${String(item.uuid)}`;
+        return (now.get(at) ?? null) !== (item.value ?? null);
+      });
+      if (differ.length) out[k] = differ;
+      continue;
+    }
+    // Links and parents are set when a record is created, and cannot change.
+    const f = fieldOf(r, k);
+    if (!f || f.readOnly) continue;
+    if (keyPart(v) !== keyPart(existing[k])) out[k] = v;
+  }
+  return out;
+}
+
+async function everyRecord(s: Session, r: ResourceDef, query: URLSearchParams): Promise<Rec[]> {
+  const out: Rec[] = [];
+  query.set('per_page', '100');
+  try {
+    for await (const page of s.client.pages(r, query)) out.push(...page.records);
+  } catch (e) {
+    throw describeApiError(e, r);
+  }
+  return out;
+}
+
+/** Matches the file's records to the server's, and says what to do with each. */
+async function plan(o: ApplyOptions, s: Session, records: InputRecord[], keys: string[]): Promise<Step[]> {
+  const { f, resource: r } = o;
+  const keyOf = (x: Rec) => keys.map((k) => keyPart(x[k])).join('\u0000');
+  const wantsCustom = r.customValues && records.some((rec) => rec.body[CUSTOM_VALUES_KEY] !== undefined);
+  const existing = await everyRecord(s, r, new URLSearchParams(wantsCustom ? { embed: CUSTOM_VALUES_KEY } : {}));
+  const byKey = new Map<string, Rec[]>();
+  for (const x of existing) {
+    const k = keyOf(x);
+    byKey.set(k, [...(byKey.get(k) ?? []), x]);
+  }
+  const steps: Step[] = [];
+  const firstLine = new Map<string, number>();
+  const matched = new Set<string>();
+  for (const rec of records) {
+    if (rec.problems.length) continue;
+    const missing = keys.filter((k) => rec.body[k] === undefined || rec.body[k] === null || rec.body[k] === '');
+    if (missing.length) {
+      rec.problems.push(`${missing.join(', ')}: the --key fields must all be given`);
+      continue;
+    }
+    const k = keyOf(rec.body);
+    const seen = firstLine.get(k);
+    if (seen !== undefined) {
+      rec.problems.push(`the same ${keys.join(', ')} as line ${seen}`);
+      continue;
+    }
+    firstLine.set(k, rec.line);
+    const found = byKey.get(k) ?? [];
+    if (found.length > 1) {
+      rec.problems.push(`${found.length} ${r.plural} have this ${keys.join(', ')}: apply cannot tell which is meant`);
+      continue;
+    }
+    const one = found[0];
+    if (!one) {
+      steps.push({ action: 'create', rec });
+      continue;
+    }
+    const uuid = String(one.uuid);
+    matched.add(uuid);
+    const { body } = prepare(r, 'create', rec);
+    const changes = changesOf(r, body, one);
+    if (!Object.keys(changes).length) steps.push({ action: 'unchanged', rec, uuid });
+    else if (!r.verbs.update) rec.problems.push(`${r.plural} cannot be updated, and this one differs from the file`);
+    else steps.push({ action: 'update', rec, uuid, changes });
+  }
+  if (o.prune) {
+    const selected = await everyRecord(s, r, filterQuery(r, o.flags, f.now(), f.timeZone));
+    let n = 0;
+    for (const x of selected)
+      if (!matched.has(String(x.uuid))) {
+        const uuid = String(x.uuid);
+        n++;
+        // Not from the file: numbered after its lines, and written to --failed as {uuid}.
+        const rec: InputRecord = { line: -n, original: { uuid }, body: { uuid }, problems: [] };
+        steps.push({ action: 'delete', rec, uuid, was: x });
+      }
+  }
+  return steps;
+}
+
+/** One line of the plan: what, which record, and what changes. */
+function describe(r: ResourceDef, step: Step, keys: string[]): string {
+  const shown = (x: Rec) => keys.map((k) => `${k}=${JSON.stringify(x[k] ?? null)}`).join(' ');
+  switch (step.action) {
+    case 'create':
+      return `create     line ${step.rec.line}: ${shown(step.rec.body)}`;
+    case 'unchanged':
+      return `unchanged  line ${step.rec.line}: ${step.uuid}`;
+    case 'update':
+      return `update     line ${step.rec.line}: ${step.uuid} ${Object.entries(step.changes)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(' ')}`;
+    case 'delete':
+      return `delete     ${step.uuid}: ${shown(step.was)} (not in the file; ${r.plural} selected by the filters)`;
+  }
+}
+
+function planJson(step: Step): Rec {
+  const base: Rec = { action: step.action };
+  if (step.rec.line > 0) base.line = step.rec.line;
+  if (step.action !== 'create') base.uuid = step.uuid;
+  if (step.action === 'update') base.changes = step.changes;
+  if (step.action === 'create') base.record = step.rec.body;
+  return base;
+}
+
+export async function applyRun(o: ApplyOptions): Promise<void> {
+  const { f, resource: r, flags } = o;
+  const keys = keyFields(r, o.key, '--key');
+  const concurrency = concurrencyOf(flags.concurrency);
+  const text = await readFileOrStdin(o.fromFile, f, '--from-file');
+  const format = formatOf(o.fromFile, flags.format as string | undefined, text);
+  const where = o.fromFile === '-' ? 'standard input' : o.fromFile;
+  const records = await parseRecords(r, text, format, where);
+  checkAll(r, 'create', records);
+  const { withSession } = await import('../session.js');
+  // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
+  const sessionDeps: Deps = { ...f, signal: undefined };
+  await withSession(f.globals(), sessionDeps, async (s) => {
+    const steps = await plan(o, s, records, keys);
+    const invalid = records.filter((rec) => rec.problems.length);
+    if (invalid.length) {
+      f.io.stderr.write(`${where}: ${invalid.length} of ${records.length} records have problems; they are not sent:\n`);
+      f.io.stderr.write(problemLines(invalid));
+    }
+    const count = (a: Step['action']) => steps.filter((x) => x.action === a).length;
+    const tally = `create ${count('create')}, update ${count('update')}, delete ${count('delete')}, unchanged ${count('unchanged')}`;
+    if (o.dryRun) {
+      if (flags.json) f.io.stdout.write(`${JSON.stringify(steps.map(planJson), null, 2)}\n`);
+      else if (!flags.quiet) for (const x of steps) f.io.stdout.write(`${describe(r, x, keys)}\n`);
+      f.io.stderr.write(`plan: ${tally}${invalid.length ? `, failed ${invalid.length}` : ''}; nothing sent.\n`);
+      if (invalid.length)
+        throw new CliError(EXIT.api, `${invalid.length} of ${records.length} records would not go through.`);
+      return;
+    }
+    const byRecord = new Map<InputRecord, Step>(steps.map((x) => [x.rec, x]));
+    const send = async (rec: InputRecord): Promise<Outcome> => {
+      if (rec.problems.length) throw new CliError(EXIT.api, `not sent: ${rec.problems.join('; ')}`);
+      const step = byRecord.get(rec) as Step;
+      try {
+        switch (step.action) {
+          case 'unchanged':
+            return { status: 'unchanged', uuid: step.uuid };
+          case 'delete':
+            await s.client.delete(r, step.uuid);
+            return { status: 'deleted', uuid: step.uuid };
+          case 'update': {
+            const body = { ...step.changes };
+            await fillForUpdate(s.client, r, step.uuid, body);
+            await s.client.update(r, step.uuid, body);
+            return { status: 'updated', uuid: step.uuid };
+          }
+          case 'create': {
+            const { body } = prepare(r, 'create', rec);
+            const parent = r.parents ? (parentOf(r, rec.body) as { resource: string; uuid: string }) : undefined;
+            const got = await s.client.create(r, body, parent);
+            return { status: 'created', uuid: String(got.uuid) };
+          }
+        }
+      } catch (e) {
+        throw describeApiError(e, r);
+      }
+    };
+    const mode = flags.quiet ? 'quiet' : flags.json ? 'json' : undefined;
+    await runBulk({
+      records: [...records, ...steps.filter((x) => x.action === 'delete').map((x) => x.rec)],
+      format,
+      concurrency,
+      send,
+      ...(mode ? { output: resultWriter(f, mode) } : {}),
+      ...(flags.failed !== undefined ? { failedFile: String(flags.failed) } : {}),
+      verb: VERBS,
+      deps: f,
+    });
+  });
+}

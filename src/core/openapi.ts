@@ -1,0 +1,574 @@
+/**
+ * The API as an OpenAPI 3.1 document, generated from the resource descriptions and the kinds:
+ * every path and method, every query parameter, the bodies and records with their nullability as
+ * served, every error status with its body, the bearer scheme and its scopes, the rate-limit
+ * headers. `pm serve` serves it at /openapi.json; docs/openapi.json is a copy a test keeps equal.
+ */
+import {
+  CUSTOM_FIELDS,
+  CUSTOM_VALUES_KEY,
+  childrenOf,
+  embeddedFieldsOf,
+  fieldOf,
+  filterFields,
+  inputFields,
+  RESOURCES,
+  resourceByPath,
+} from '../resources/index.js';
+import type { FieldDef, ResourceDef } from '../resources/types.js';
+import { fieldKind, filterKind, type Schema } from './kinds.js';
+import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
+import { MAX_CUSTOM_VALUES } from './validate.js';
+
+/** Where `pm serve` serves the document (no token needed). */
+export const OPENAPI_PATH = '/openapi.json';
+/** The version of the API the document describes: it changes when the API does. */
+export const API_VERSION = '1.0.0';
+
+type Obj = Record<string, unknown>;
+
+const ref = (kind: string, name: string): Obj => ({ $ref: `#/components/${kind}/${name}` });
+const pascal = (words: string) => words.replace(/(?:^|[\s_-])([a-z])/g, (_m, c: string) => c.toUpperCase());
+/** Schema names of a resource: Property, Properties. */
+const one = (r: ResourceDef) => pascal(r.singular);
+const many = (r: ResourceDef) => pascal(r.plural);
+const nullable = (s: Schema): Schema =>
+  typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] };
+
+/** The value of a field as the API answers it. */
+function outSchema(f: FieldDef): Schema {
+  const s = { ...fieldKind(f).schema(f, 'out'), description: f.description };
+  // A field that takes null may answer null (a reminder without due_at), unless the server makes it.
+  return f.nullable && !f.generated ? nullable(s) : s;
+}
+
+/** The value of a field a body may send: null where the field is nullable, or has a default on create. */
+function inSchema(f: FieldDef, mode: 'create' | 'update'): Schema {
+  const s = { ...fieldKind(f).schema(f, 'in'), description: f.description };
+  return f.nullable || (mode === 'create' && f.default !== undefined) ? nullable(s) : s;
+}
+
+function recordSchema(r: ResourceDef): Schema {
+  const properties: Obj = Object.fromEntries(r.fields.map((f) => [f.name, outSchema(f)]));
+  if (r.customValues) properties[CUSTOM_VALUES_KEY] = ref('schemas', 'CustomValues');
+  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])]) {
+    const target = resourceByPath(l.target);
+    const fields = embeddedFieldsOf(l).map((n) => fieldOf(target, n) as FieldDef);
+    properties[l.name] = {
+      type: 'object',
+      description: `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
+      properties: {
+        data: nullable({
+          type: 'object',
+          properties: Object.fromEntries(fields.map((f) => [f.name, outSchema(f)])),
+          required: fields.map((f) => f.name),
+          additionalProperties: false,
+        }),
+      },
+      required: ['data'],
+      additionalProperties: false,
+    };
+  }
+  return {
+    type: 'object',
+    description: `A ${r.singular}.${r.embeds?.length ? ` ${r.embeds.join(' and ')} only with ?embed=.` : ''}`,
+    properties,
+    required: r.fields.map((f) => f.name),
+    additionalProperties: false,
+  };
+}
+
+function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
+  const fields = inputFields(r);
+  const properties: Obj = Object.fromEntries(fields.map((f) => [f.name, inSchema(f, mode)]));
+  if (r.customValues)
+    properties[CUSTOM_VALUES_KEY] = {
+      type: 'array',
+      maxItems: MAX_CUSTOM_VALUES,
+      items: ref('schemas', 'CustomValueInput'),
+    };
+  if (mode === 'create')
+    for (const l of r.linkOnCreate ?? [])
+      properties[l.name] = nullable({
+        description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}`,
+        oneOf: l.by.map((b) => ({
+          type: 'object',
+          properties: { [b]: { type: 'string' } },
+          required: [b],
+          additionalProperties: false,
+        })),
+      });
+  const required = fields.filter((f) => (mode === 'create' ? f.requiredOnCreate : f.requiredOnUpdate));
+  return {
+    type: 'object',
+    properties,
+    ...(required.length ? { required: required.map((f) => f.name) } : {}),
+    additionalProperties: false,
+  };
+}
+
+// ------------------------------------------------------------------ parameters
+
+interface Param {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: Schema;
+  readonly example?: string;
+}
+
+function query(p: Param): Obj {
+  return {
+    name: p.name,
+    in: 'query',
+    description: p.description,
+    schema: p.schema,
+    ...(p.example !== undefined ? { example: p.example } : {}),
+    ...(p.schema.type === 'array' ? { style: 'form', explode: true } : {}),
+  };
+}
+
+/** A filter's parameters: `name`, and `name[]` where the kind takes several values. */
+function filterParams(f: FieldDef, prefix = ''): Param[] {
+  const kind = filterKind(f);
+  if (!kind) return [];
+  const key = prefix ? `${prefix}[${f.name}]` : f.name;
+  const schema = kind.schema(f);
+  const single: Param = {
+    name: key,
+    description: `${prefix ? `${prefix}: ` : ''}${kind.help(f)}`,
+    schema,
+    ...(f.example !== undefined ? { example: f.example } : {}),
+  };
+  if (!kind.arrayable) return [single];
+  return [single, { name: `${key}[]`, description: `any of these`, schema: { type: 'array', items: schema } }];
+}
+
+function listParams(r: ResourceDef): Obj[] {
+  const params: Param[] = filterFields(r).flatMap((f) => filterParams(f));
+  for (const rel of r.parents ?? [])
+    for (const f of filterFields(resourceByPath(rel.target))) params.push(...filterParams(f, rel.name));
+  if (r.customValues) {
+    const text = { type: 'string', pattern: '\\S' };
+    params.push(
+      { name: `${CUSTOM_VALUES_KEY}[name]`, description: 'records with a value for this custom field', schema: text },
+      {
+        name: `${CUSTOM_VALUES_KEY}[uuid]`,
+        description: 'records with a value for the custom field of this uuid',
+        schema: { type: 'string' },
+      },
+      {
+        name: `${CUSTOM_VALUES_KEY}[uuid][]`,
+        description: 'any of these custom fields',
+        schema: { type: 'array', items: { type: 'string' } },
+      },
+      { name: `${CUSTOM_VALUES_KEY}[value]`, description: 'a custom value contains this, ignoring case', schema: text },
+    );
+  }
+  return [
+    ...params.map(query),
+    ...embedParam(r),
+    query({ name: 'page', description: 'the page, from 1', schema: { type: 'integer', minimum: 1, default: 1 } }),
+    query({
+      name: 'per_page',
+      description: 'records per page',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
+    }),
+  ];
+}
+
+function embedParam(r: ResourceDef): Obj[] {
+  if (!r.embeds?.length) return [];
+  const names = r.embeds.join('|');
+  return [
+    query({
+      name: 'embed',
+      description: `related data to add to each record, comma-separated: ${r.embeds.join(', ')}`,
+      schema: { type: 'string', pattern: `^(${names})(,(${names}))*$` },
+      example: r.embeds.join(','),
+    }),
+  ];
+}
+
+const UUID_PARAM: Obj = {
+  name: 'uuid',
+  in: 'path',
+  required: true,
+  description: 'the uuid of the record',
+  schema: { type: 'string', format: 'uuid' },
+};
+
+// ------------------------------------------------------------------ responses
+
+const RATE_HEADERS: Obj = {
+  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
+};
+
+const json = (schema: Schema, example?: unknown): Obj => ({
+  content: { 'application/json': { schema, ...(example !== undefined ? { example } : {}) } },
+});
+
+/** The error answers, by status: the body is always `{message}`, with `errors` on 422 and 409. */
+const ERRORS: Record<string, { name: string; description: string; example: Obj; headers?: Obj }> = {
+  400: {
+    name: 'BadRequest',
+    description: 'a query parameter that is unknown, repeated or malformed; a body that is not JSON',
+    example: { message: 'Unknown query parameter "citty". properties accepts: uuid, city, ...' },
+  },
+  401: {
+    name: 'Unauthenticated',
+    description: 'no token, or an unknown or revoked one',
+    example: { message: 'Unauthenticated.' },
+    headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+  },
+  403: {
+    name: 'Forbidden',
+    description: 'the token lacks a scope; the message names it',
+    example: { message: 'This action is unauthorized: the token lacks the properties.write scope.' },
+  },
+  404: {
+    name: 'NotFound',
+    description: 'no such record in the account, or no such path',
+    example: { message: 'No property with uuid 3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15.' },
+  },
+  405: {
+    name: 'MethodNotAllowed',
+    description: 'a method the path does not take (any method not listed for it here)',
+    example: { message: 'The PATCH method is not supported for this route.' },
+    headers: { Allow: ref('headers', 'Allow') },
+  },
+  409: {
+    name: 'Conflict',
+    description: 'a value that must be unique is taken',
+    example: {
+      message: 'A custom field named "roof" already exists for properties.',
+      errors: { name: ['A custom field named "roof" already exists for properties.'] },
+    },
+  },
+  413: {
+    name: 'PayloadTooLarge',
+    description: `a body over ${MAX_BODY_BYTES} bytes`,
+    example: { message: `The request body is larger than ${MAX_BODY_BYTES} bytes.` },
+  },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'a body not sent as application/json (UTF-8)',
+    example: { message: 'The request body must be sent as Content-Type: application/json (got "text/plain").' },
+  },
+  422: {
+    name: 'ValidationFailed',
+    description: 'an invalid body, or page/per_page out of range: every bad field named (at most 100)',
+    example: {
+      message: 'The address field is required. (and 1 more error)',
+      errors: {
+        address: ['The address field is required.'],
+        bedrooms: ['The bedrooms field must not be greater than 1000.'],
+      },
+    },
+  },
+  429: {
+    name: 'TooManyRequests',
+    description: "over the user's rate limit: nothing was done",
+    example: { message: 'Too Many Attempts.' },
+    headers: { ...RATE_HEADERS, 'Retry-After': ref('headers', 'Retry-After') },
+  },
+  500: {
+    name: 'ServerError',
+    description: 'an unexpected error; the details are in the server log only',
+    example: { message: 'Server Error' },
+  },
+  503: {
+    name: 'Unavailable',
+    description: 'the server cannot reach or read its store: try again later',
+    example: { message: 'The server cannot read its data file: it is damaged.' },
+    headers: { 'Retry-After': ref('headers', 'Retry-After') },
+  },
+  507: {
+    name: 'InsufficientStorage',
+    description: 'the server cannot store the write (its disk is full): nothing was written',
+    example: { message: 'The server cannot store this: its disk is full. Nothing was written.' },
+  },
+};
+
+function errorResponses(statuses: readonly number[]): Obj {
+  return Object.fromEntries(statuses.map((s) => [String(s), ref('responses', (ERRORS[s] as { name: string }).name)]));
+}
+
+/** What any request with a token may get besides its own answers. */
+const AUTHORIZED = [400, 401, 403, 429, 500, 503];
+
+function ok(description: string, schema: Schema, extra: Obj = {}): Obj {
+  return { description, headers: { ...RATE_HEADERS, ...extra }, ...json(schema) };
+}
+
+// ------------------------------------------------------------------ operations
+
+function security(scopes: readonly string[]): Obj[] {
+  return [{ bearerAuth: [...scopes] }];
+}
+
+function operations(r: ResourceDef): Record<string, Obj> {
+  const read = `${r.scope}.read`;
+  const write = `${r.scope}.write`;
+  const tags = [r.path];
+  const item = ref('schemas', one(r));
+  const data = { type: 'object', properties: { data: item }, required: ['data'], additionalProperties: false };
+  const unique = r.unique?.length ? [409] : [];
+  const paths: Record<string, Obj> = {};
+  const base: Obj = {};
+  if (r.verbs.list)
+    base.get = {
+      operationId: `list${many(r)}`,
+      summary: `List ${r.plural}, oldest first`,
+      tags,
+      security: security([read]),
+      parameters: listParams(r),
+      responses: {
+        200: ok(`a page of ${r.plural}`, ref('schemas', `${many(r)}Page`)),
+        ...errorResponses([...AUTHORIZED, 422]),
+      },
+    };
+  if (r.verbs.create && !r.parents)
+    base.post = {
+      operationId: `create${one(r)}`,
+      summary: `Create a ${r.singular}`,
+      tags,
+      security: security([write]),
+      requestBody: { required: true, ...json(ref('schemas', `${one(r)}Create`)) },
+      responses: {
+        201: ok(`the new ${r.singular}`, data, { Location: ref('headers', 'Location') }),
+        ...errorResponses([...AUTHORIZED, ...unique, 413, 415, 422, 507]),
+      },
+    };
+  if (Object.keys(base).length) paths[`/${r.path}`] = base;
+  const itemOps: Obj = { parameters: [UUID_PARAM] };
+  if (r.verbs.get)
+    itemOps.get = {
+      operationId: `get${one(r)}`,
+      summary: `Get a ${r.singular}`,
+      tags,
+      security: security([read]),
+      parameters: embedParam(r),
+      responses: { 200: ok(`the ${r.singular}`, data), ...errorResponses([...AUTHORIZED, 404]) },
+    };
+  if (r.verbs.update)
+    itemOps.put = {
+      operationId: `update${one(r)}`,
+      summary: `Update a ${r.singular}: the fields given change, the others are kept`,
+      tags,
+      security: security([write]),
+      requestBody: { required: true, ...json(ref('schemas', `${one(r)}Update`)) },
+      responses: {
+        200: ok(`the ${r.singular} as updated`, data),
+        ...errorResponses([...AUTHORIZED, 404, ...unique, 413, 415, 422, 507]),
+      },
+    };
+  if (r.verbs.delete)
+    itemOps.delete = {
+      operationId: `delete${one(r)}`,
+      summary: `Delete a ${r.singular}${
+        childrenOf(r).length
+          ? ` and its ${childrenOf(r)
+              .map((c) => c.child.plural)
+              .join(', ')}`
+          : ''
+      }`,
+      tags,
+      security: security([write]),
+      responses: {
+        204: { description: 'deleted', headers: RATE_HEADERS },
+        ...errorResponses([...AUTHORIZED, 404, 507]),
+      },
+    };
+  paths[`/${r.path}/{uuid}`] = itemOps;
+  for (const { child } of childrenOf(r))
+    if (child.verbs.create) {
+      const childData = { ...data, properties: { data: ref('schemas', one(child)) } };
+      paths[`/${r.path}/{uuid}/${child.path}`] = {
+        parameters: [{ ...UUID_PARAM, description: `the uuid of the ${r.singular}` }],
+        post: {
+          operationId: `create${one(r)}${one(child)}`,
+          summary: `Create a ${child.singular} of a ${r.singular}`,
+          tags: [child.path],
+          security: security([`${child.scope}.write`]),
+          requestBody: { required: true, ...json(ref('schemas', `${one(child)}Create`)) },
+          responses: {
+            201: ok(`the new ${child.singular}`, childData, { Location: ref('headers', 'Location') }),
+            ...errorResponses([...AUTHORIZED, 404, 413, 415, 422, 507]),
+          },
+        },
+      };
+    }
+  return paths;
+}
+
+/** HEAD wherever GET is: the same answer without its body. */
+function withHead(path: Obj): Obj {
+  const get = path.get as Obj | undefined;
+  if (!get) return path;
+  const responses = Object.fromEntries(
+    Object.keys(get.responses as Obj).map((s) => [s, { description: 'as GET, without the body' }]),
+  );
+  const id = get.operationId as string;
+  const operationId = `head${id.charAt(0).toUpperCase()}${id.slice(1)}`;
+  return { ...path, head: { ...get, operationId, summary: `${get.summary} (headers only)`, responses } };
+}
+
+// ------------------------------------------------------------------ the document
+
+let cached: Obj | undefined;
+
+/** The document (made once; do not change it). */
+export function openApiDocument(): Obj {
+  cached ??= build();
+  return cached;
+}
+
+function build(): Obj {
+  const paths: Obj = {};
+  for (const r of RESOURCES) for (const [p, ops] of Object.entries(operations(r))) paths[p] = withHead(ops);
+  paths[OPENAPI_PATH] = withHead({
+    get: {
+      operationId: 'getOpenApiDocument',
+      summary: 'This document',
+      tags: ['meta'],
+      security: [],
+      responses: { 200: { description: 'the OpenAPI document', ...json({ type: 'object' }) } },
+    },
+  });
+  const schemas: Obj = {
+    Error: {
+      type: 'object',
+      properties: {
+        message: { type: 'string', description: 'one sentence saying what went wrong' },
+        errors: {
+          type: 'object',
+          description: 'the fields at fault (dotted for nested ones: type.code, custom_fields.0.value)',
+          additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
+        },
+      },
+      required: ['message'],
+      additionalProperties: false,
+    },
+    Pagination: {
+      type: 'object',
+      properties: {
+        total: { type: 'integer', minimum: 0 },
+        count: { type: 'integer', minimum: 0 },
+        per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
+        current_page: { type: 'integer', minimum: 1 },
+        total_pages: { type: 'integer', minimum: 1 },
+        links: {
+          type: 'object',
+          description: 'absolute URLs of the pages before and after, each only when it exists',
+          properties: { next: { type: 'string', format: 'uri' }, previous: { type: 'string', format: 'uri' } },
+          additionalProperties: false,
+        },
+      },
+      required: ['total', 'count', 'per_page', 'current_page', 'total_pages', 'links'],
+      additionalProperties: false,
+    },
+    CustomValues: {
+      type: 'object',
+      description: `with ?embed=${CUSTOM_VALUES_KEY}: the values the record has, in the order the fields were created`,
+      properties: {
+        data: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              uuid: { type: 'string', format: 'uuid', description: "the custom field's uuid" },
+              name: { type: 'string' },
+              label: { type: 'string' },
+              value: { type: 'string' },
+            },
+            required: ['uuid', 'name', 'label', 'value'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ['data'],
+      additionalProperties: false,
+    },
+    CustomValueInput: {
+      type: 'object',
+      description: `a value of a ${CUSTOM_FIELDS.singular}, named by name or uuid; null clears it`,
+      properties: {
+        name: { type: 'string' },
+        uuid: { type: 'string' },
+        value: { type: ['string', 'null'], maxLength: 65535 },
+      },
+      oneOf: [{ required: ['name', 'value'] }, { required: ['uuid', 'value'] }],
+      additionalProperties: false,
+    },
+  };
+  for (const r of RESOURCES) {
+    schemas[one(r)] = recordSchema(r);
+    if (r.verbs.create) schemas[`${one(r)}Create`] = bodySchema(r, 'create');
+    if (r.verbs.update) schemas[`${one(r)}Update`] = bodySchema(r, 'update');
+    if (r.verbs.list)
+      schemas[`${many(r)}Page`] = {
+        type: 'object',
+        properties: {
+          data: { type: 'array', items: ref('schemas', one(r)) },
+          meta: {
+            type: 'object',
+            properties: { pagination: ref('schemas', 'Pagination') },
+            required: ['pagination'],
+            additionalProperties: false,
+          },
+        },
+        required: ['data', 'meta'],
+        additionalProperties: false,
+      };
+  }
+  const responses = Object.fromEntries(
+    Object.entries(ERRORS).map(([, e]) => [
+      e.name,
+      {
+        description: e.description,
+        ...(e.headers ? { headers: e.headers } : {}),
+        ...json(ref('schemas', 'Error'), e.example),
+      },
+    ]),
+  );
+  const header = (description: string, schema: Schema = { type: 'integer' }) => ({ description, schema });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Property Management Service API (pm serve)',
+      version: API_VERSION,
+      description:
+        'Properties, contacts, custom fields, notes and reminders of an account. Lists are oldest first, paged with page and per_page. Every error answers {"message"} (and "errors" by field on 409 and 422). Any method a path does not list is 405 (MethodNotAllowed, with Allow); any other path is 404 (NotFound). HEAD is answered wherever GET is.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: 'http://127.0.0.1:8080', description: 'pm serve, by default' }],
+    security: security([]),
+    tags: [
+      ...RESOURCES.map((r) => ({ name: r.path, description: `${r.plural}: scopes ${r.scope}.read, ${r.scope}.write` })),
+      { name: 'meta', description: 'about the server itself; no token needed' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `A personal access token of a user of one account (pm_...). Scopes: ${RESOURCES.map((r) => `${r.scope}.read, ${r.scope}.write`).join(', ')}. Filters on related records, embeds and linking by email also need the related resource's read scope.`,
+        },
+      },
+      schemas,
+      responses,
+      headers: {
+        'X-RateLimit-Limit': header('requests allowed per window (when the server has a rate limit)'),
+        'X-RateLimit-Remaining': header('requests left in this window'),
+        'X-RateLimit-Reset': header('when the window ends, in epoch seconds'),
+        'Retry-After': header('seconds to wait before trying again'),
+        Location: header('the absolute URL of the new record', { type: 'string', format: 'uri' }),
+        'WWW-Authenticate': header('the challenge: Bearer realm="pm"', { type: 'string' }),
+        Allow: header('the methods the path takes', { type: 'string' }),
+      },
+    },
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * `pm <resource> apply`: records matched on key fields are created, updated (only what differs)
+ * or left alone; --prune deletes what the filters select and the file lacks; --dry-run sends
+ * nothing. Run twice, apply changes nothing the second time.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunOptions, runPm } from '../helpers/cli.js';
+import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let acct: Account;
+let dir: string;
+const pm = (args: string[], opts: RunOptions = {}) =>
+  runPm(args, { ...opts, env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token, ...opts.env } });
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+type Rec = Record<string, unknown>;
+const reminders = async (): Promise<Rec[]> =>
+  JSON.parse((await pm(['reminders', 'list', '--all', '--json', 'uuid,title,due_at,description,updated_at'])).stdout);
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  acct = server.newAccount();
+  dir = mkdtempSync(join(tmpdir(), 'pm-apply-'));
+});
+
+const CSV = 'title,due_at,description\nRenew gas certificate [ci],2026-12-01,Flat 3\nBoiler service [ci],2027-01-15,\n';
+
+describe('apply', () => {
+  it('creates what is missing, and run again changes nothing', async () => {
+    const f = file('r.csv', CSV);
+    const first = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title']);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe('created 2, updated 0, deleted 0, unchanged 0, failed 0\n');
+    const before = await reminders();
+    expect(before.map((r) => [r.title, r.due_at, r.description])).toEqual([
+      ['Renew gas certificate [ci]', '2026-12-01', 'Flat 3'],
+      ['Boiler service [ci]', '2027-01-15', null],
+    ]);
+    server.clock.advance(60_000);
+    const second = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title,due_at', '-q']);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toBe('created 0, updated 0, deleted 0, unchanged 2, failed 0\n');
+    expect(second.stdout.trim().split('\n')).toEqual(before.map((r) => r.uuid));
+    expect(await reminders()).toEqual(before);
+  });
+
+  it('updates only the fields that differ, and only the records that do', async () => {
+    await pm(['reminders', 'apply', '--from-file', file('a.csv', CSV), '--key', 'title']);
+    const before = await reminders();
+    server.clock.advance(60_000);
+    const changed = file(
+      'b.ndjson',
+      '{"title":"Renew gas certificate [ci]","description":"Flat 4"}\n{"title":"Boiler service [ci]","due_at":"2027-01-15"}\n',
+    );
+    const r = await pm(['reminders', 'apply', '--from-file', changed, '--key', 'title', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).map((x: Rec) => x.status)).toEqual(['updated', 'unchanged']);
+    const after = await reminders();
+    expect(after[0]).toMatchObject({ description: 'Flat 4', due_at: '2026-12-01' });
+    expect(after[0]?.updated_at).not.toBe(before[0]?.updated_at);
+    expect(after[1]).toEqual(before[1]);
+  });
+
+  it('--dry-run prints the plan and sends nothing; --json gives it as data', async () => {
+    await pm(['reminders', 'create', '--title', 'Old [ci]']);
+    await pm(['reminders', 'create', '--title', 'Not mine']);
+    const f = file('r.csv', CSV);
+    const before = await reminders();
+    const plan = await pm([
+      'reminders',
+      'apply',
+      '--from-file',
+      f,
+      '--key',
+      'title',
+      '--prune',
+      '--title',
+      '[ci]',
+      '--dry-run',
+    ]);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('create     line 2: title="Renew gas certificate [ci]"');
+    expect(plan.stdout).toMatch(/delete {5}[0-9a-f-]{36}: title="Old \[ci\]"/);
+    expect(plan.stderr).toBe('plan: create 2, update 0, delete 1, unchanged 0; nothing sent.\n');
+    const json = await pm([
+      'reminders',
+      'apply',
+      '--from-file',
+      f,
+      '--key',
+      'title',
+      '--prune',
+      '--title',
+      '[ci]',
+      '--dry-run',
+      '--json',
+    ]);
+    expect(JSON.parse(json.stdout).map((x: Rec) => x.action)).toEqual(['create', 'create', 'delete']);
+    expect(await reminders()).toEqual(before);
+  });
+
+  it('--prune deletes what its filters select and the file lacks, nothing else; it needs a filter', async () => {
+    await pm(['reminders', 'create', '--title', 'Old [ci]']);
+    await pm(['reminders', 'create', '--title', 'Not mine']);
+    const f = file('r.csv', CSV);
+    const r = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title', '--prune', '--title', '[ci]']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('created 2, updated 0, deleted 1, unchanged 0, failed 0\n');
+    expect((await reminders()).map((x) => x.title)).toEqual([
+      'Not mine',
+      'Renew gas certificate [ci]',
+      'Boiler service [ci]',
+    ]);
+    const bare = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title', '--prune']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--prune needs a filter (such as --title)');
+    const lonely = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title', '--title', 'x']);
+    expect(lonely.code).toBe(2);
+    expect(lonely.stderr).toContain('filters go with --prune');
+  });
+
+  it('a record that cannot be matched to one fails alone: a key repeated in the file, or held by two records', async () => {
+    await pm(['reminders', 'create', '--title', 'Twin']);
+    await pm(['reminders', 'create', '--title', 'Twin']);
+    const f = file(
+      'r.ndjson',
+      '{"title":"Twin"}\n{"title":"A"}\n{"title":"A","description":"again"}\n{"description":"no title"}\n',
+    );
+    const r = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('line 1: 2 reminders have this title: apply cannot tell which is meant');
+    expect(r.stderr).toContain('line 3: the same title as line 2');
+    expect(r.stderr).toContain('line 4: title: The title field is required.');
+    expect(r.stderr).toContain('created 1, updated 0, deleted 0, unchanged 0, failed 3');
+    const bad = await pm(['reminders', 'apply', '--from-file', f, '--key', 'colour']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--key: reminders have no field "colour"');
+  });
+
+  it('compares custom values and codes: properties keyed on address and postcode', async () => {
+    await pm(['custom-fields', 'create', '--label', 'Colour', '--type', 'text', '--entity-type', 'property']);
+    const csv = (colour: string) =>
+      file('p.csv', `address,postcode,bedrooms,has_garden,custom_fields.colour\n1 A St,LS1 1AA,3,yes,${colour}\n`);
+    expect(
+      (await pm(['properties', 'apply', '--from-file', csv('red'), '--key', 'address,postcode'])).stderr,
+    ).toContain('created 1');
+    expect(
+      (await pm(['properties', 'apply', '--from-file', csv('red'), '--key', 'address,postcode'])).stderr,
+    ).toContain('unchanged 1');
+    const plan = await pm([
+      'properties',
+      'apply',
+      '--from-file',
+      csv('blue'),
+      '--key',
+      'address,postcode',
+      '--dry-run',
+      '--json',
+    ]);
+    expect(JSON.parse(plan.stdout)).toEqual([
+      {
+        action: 'update',
+        line: 2,
+        uuid: expect.any(String),
+        changes: { custom_fields: [{ name: 'colour', value: 'blue' }] },
+      },
+    ]);
+    expect(
+      (await pm(['properties', 'apply', '--from-file', csv('blue'), '--key', 'address,postcode'])).stderr,
+    ).toContain('updated 1');
+    const p = JSON.parse((await pm(['properties', 'list', '--embed', 'custom_fields', '--json'])).stdout)[0];
+    expect(p).toMatchObject({ address: '1 A St', bedrooms: 3, has_garden: true });
+    expect(p.custom_fields.data[0].value).toBe('blue');
+  });
+});

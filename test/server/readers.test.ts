@@ -1,0 +1,72 @@
+/**
+ * Lists answered by reader threads (pm serve's default): the same answers as the server's own
+ * connection gives, a write visible to the next list at once, and errors as the API answers them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server/index.js';
+import { create, propertyBody } from './fixtures.js';
+import { type Api, makeApi } from '../helpers/server.js';
+
+let dir: string;
+let threaded: RunningServer;
+let plain: RunningServer;
+let viaThreads: Api;
+let direct: Api;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'pm-readers-'));
+  const dataFile = join(dir, 'pm.db');
+  threaded = await startServer({ dataFile, port: 0, readers: 2 });
+  const token = threaded.createdToken as string;
+  plain = await startServer({ dataFile, port: 0, readers: 0 });
+  viaThreads = makeApi(threaded.url, token);
+  direct = makeApi(plain.url, token);
+  for (let i = 0; i < 60; i++)
+    await create(viaThreads, '/properties', propertyBody({ city: ['Leeds', 'York', 'Hull'][i % 3], bedrooms: i % 5 }));
+});
+afterAll(async () => {
+  await threaded.close();
+  await plain.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('reader threads', () => {
+  it('answer every list as the server’s own connection does', async () => {
+    for (const q of [
+      '',
+      '?city=leeds',
+      '?city=ee&bedrooms[]=1&bedrooms[]=3',
+      '?per_page=7&page=4',
+      '?postcode=ls1',
+      '?page=99',
+    ]) {
+      const a = await viaThreads('GET', `/properties${q}`);
+      const b = await direct('GET', `/properties${q}`);
+      expect(a.status).toBe(200);
+      expect(a.body.data).toEqual(b.body.data);
+      expect(a.body.meta.pagination.total).toBe(b.body.meta.pagination.total);
+    }
+  });
+
+  it('see a write at once, from any connection', async () => {
+    const made = await create(direct, '/properties', propertyBody({ city: 'Ripon' }));
+    const seen = await viaThreads('GET', '/properties?city=ripon');
+    expect(seen.body.data.map((x: { uuid: string }) => x.uuid)).toEqual([made.uuid]);
+    await direct('DELETE', `/properties/${made.uuid}`);
+    expect((await viaThreads('GET', '/properties?city=ripon')).body.data).toEqual([]);
+  });
+
+  it('many lists at once, each answered, in any order of completion', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => viaThreads('GET', `/properties?bedrooms=${i % 5}&per_page=100`)),
+    );
+    for (const [i, a] of answers.entries()) {
+      expect(a.status).toBe(200);
+      expect(a.body.data.every((x: { bedrooms: number }) => x.bedrooms === i % 5)).toBe(true);
+      expect(a.body.meta.pagination.total).toBe(12);
+    }
+  });
+});
