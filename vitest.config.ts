@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Three tiers, which `npm test` runs together and `npx vitest run --project <name>` one at a time:
+ * Four tiers, which `npm test` runs together and `npx vitest run --project <name>` one at a time:
  * - unit: pure code and in-memory pieces, no server and no process (milliseconds);
  * - in-process: commands and the API against the real server, started in the test's process;
  * - black-box: the built bin/pm, shells, a terminal (tmux), and servers in child processes.
+ * - postgres: the server suite again, on a private PostgreSQL (below).
  * A new test file is in-process unless it is named below.
  */
 const unit = [
@@ -29,6 +30,29 @@ const blackBox = [
   'test/server/typed-client.test.ts',
 ];
 
+/**
+ * The server suite again on PostgreSQL (PM_TEST_STORE=postgres): every file that tests what the
+ * API answers, on a private cluster the global set-up starts (test/helpers/postgres-setup.ts),
+ * and the tests of several instances on one database. SQLite's own (the data file, migrations,
+ * crash, readers, scale) stay on SQLite alone.
+ */
+const onPostgres = [
+  'test/server/bad-input.test.ts',
+  'test/server/crud.test.ts',
+  'test/server/datetime-filters.test.ts',
+  'test/server/filters.test.ts',
+  'test/server/http.test.ts',
+  'test/server/note-parents.test.ts',
+  'test/server/openapi.test.ts',
+  'test/server/pagination.test.ts',
+  'test/server/property.test.ts',
+  'test/server/ratelimit.test.ts',
+  'test/server/scopes.test.ts',
+  'test/server/typed-client.test.ts',
+  'test/server/writes.test.ts',
+  'test/server/postgres.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
@@ -36,8 +60,24 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'unit', include: unit } },
-      { extends: true, test: { name: 'in-process', include: ['test/**/*.test.ts'], exclude: [...unit, ...blackBox] } },
+      {
+        extends: true,
+        test: {
+          name: 'in-process',
+          include: ['test/**/*.test.ts'],
+          exclude: [...unit, ...blackBox, 'test/server/postgres.test.ts'],
+        },
+      },
       { extends: true, test: { name: 'black-box', include: blackBox } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: onPostgres,
+          env: { PM_TEST_STORE: 'postgres' },
+          globalSetup: ['test/helpers/postgres-setup.ts'],
+        },
+      },
     ],
   },
 });

@@ -30,8 +30,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-beforeEach(() => {
-  acct = server.newAccount();
+beforeEach(async () => {
+  acct = await server.newAccount();
   dir = mkdtempSync(join(tmpdir(), 'pm-apply-'));
 });
 

@@ -18,7 +18,7 @@ afterAll(async () => {
 describe('pm auth', () => {
   it('logs in with --with-token, uses the stored token, and logs out', async () => {
     const home = tempHome();
-    const token = server.newAccount().token;
+    const token = (await server.newAccount()).token;
     const login = await runPm(['auth', 'login', '--base-url', server.url, '--with-token'], {
       home,
       stdin: `${token}\n`,
@@ -63,7 +63,7 @@ describe('pm auth', () => {
 
   it('asks without echo on a terminal, and never without one', async () => {
     const home = tempHome();
-    const token = server.newAccount().token;
+    const token = (await server.newAccount()).token;
     const asked: string[] = [];
     const r = await runPm(['--profile', 'work', 'auth', 'login', '--base-url', server.url], {
       home,

@@ -32,7 +32,7 @@ describe('bin/pm', () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     server = await startTestServer();
-    env = cleanEnv(tempHome(), { PM_BASE_URL: server.url, PM_TOKEN: server.newAccount().token });
+    env = cleanEnv(tempHome(), { PM_BASE_URL: server.url, PM_TOKEN: (await server.newAccount()).token });
   });
   afterAll(async () => {
     await server.close();
@@ -208,8 +208,8 @@ describe('configuration, black-box', () => {
     const project = join(home, 'project');
     mkdirSync(join(home, '.config', 'pm'), { recursive: true });
     mkdirSync(project);
-    const ta = a.newAccount().token;
-    const tb = b.newAccount().token;
+    const ta = (await a.newAccount()).token;
+    const tb = (await b.newAccount()).token;
     writeFileSync(
       join(home, '.config', 'pm', 'config.json'),
       JSON.stringify({ profiles: { default: { base_url: a.url, token: ta }, other: { base_url: b.url, token: tb } } }),
@@ -218,8 +218,8 @@ describe('configuration, black-box', () => {
     const title = (env: Record<string, string>, args: string[] = [], cwd = home) => {
       return pmBin([...args, 'reminders', 'create', '--title', 't', '-q'], cleanEnv(home, env), { cwd });
     };
-    const countA = () => a.store.db.prepare('SELECT COUNT(*) AS n FROM reminders').get() as { n: number };
-    const countB = () => b.store.db.prepare('SELECT COUNT(*) AS n FROM reminders').get() as { n: number };
+    const countA = () => a.sqlite.db.prepare('SELECT COUNT(*) AS n FROM reminders').get() as { n: number };
+    const countB = () => b.sqlite.db.prepare('SELECT COUNT(*) AS n FROM reminders').get() as { n: number };
 
     // The user config alone: server a.
     expect((await title({})).code).toBe(0);
@@ -246,7 +246,7 @@ describe('configuration, black-box', () => {
   });
 
   it('pages through --all across several pages in one JSON document', async () => {
-    const token = a.newAccount().token;
+    const token = (await a.newAccount()).token;
     const env = cleanEnv(tempHome(), { PM_BASE_URL: a.url, PM_TOKEN: token });
     for (let i = 0; i < 7; i++) await pmBin(['reminders', 'create', '--title', `p${i}`, '-q'], env);
     const r = await pmBin(['reminders', 'list', '--all', '--per-page', '2', '--json', 'title'], env);

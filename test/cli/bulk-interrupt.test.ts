@@ -30,19 +30,19 @@ interface Target {
   titles(): string[];
 }
 
-function overHttp(): Target {
-  const acct = server.newAccount();
+async function overHttp(): Promise<Target> {
+  const acct = await server.newAccount();
   return {
     env: { PATH: process.env.PATH ?? '', HOME: tempHome(), PM_BASE_URL: server.url, PM_TOKEN: acct.token },
     titles: () =>
-      server.store.db
+      server.sqlite.db
         .prepare('SELECT title FROM reminders WHERE account_id = ?')
         .all(acct.accountId)
         .map((r) => (r as { title: string }).title),
   };
 }
 
-function embedded(): Target {
+async function embedded(): Promise<Target> {
   const home = tempHome();
   return {
     env: { PATH: process.env.PATH ?? '', HOME: home },
@@ -66,7 +66,7 @@ it.each([
 ])(
   '%s: accounts for every record after SIGINT, and the --failed file finishes the job',
   async (_name, target) => {
-    const { env, titles } = target();
+    const { env, titles } = await target();
     const dir = mkdtempSync(join(tmpdir(), 'pm-sigint-'));
     const input = join(dir, 'reminders.ndjson');
     const failed = join(dir, 'failed.ndjson');
@@ -118,7 +118,7 @@ it.each([
 );
 
 it('on the embedded default, Ctrl-C stops a list --all: exit 130, and not every record printed', async () => {
-  const { env } = embedded();
+  const { env } = await embedded();
   const dir = mkdtempSync(join(tmpdir(), 'pm-sigint-'));
   const input = join(dir, 'reminders.ndjson');
   writeFileSync(input, Array.from({ length: 600 }, (_, i) => `${JSON.stringify({ title: `r${i}` })}\n`).join(''));

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 it('creates every record within the limit, close to the minimum time', async () => {
-  const acct = server.newAccount();
+  const acct = await server.newAccount();
   const dir = mkdtempSync(join(tmpdir(), 'pm-pace-'));
   const file = join(dir, 'r.ndjson');
   writeFileSync(file, Array.from({ length: RECORDS }, (_, i) => `{"title":"t${i}"}\n`).join(''));
@@ -36,7 +36,7 @@ it('creates every record within the limit, close to the minimum time', async () 
   const took = Date.now() - started;
   expect(r.code).toBe(0);
   expect(r.stdout.trim().split('\n')).toHaveLength(RECORDS);
-  const count = server.store.db
+  const count = server.sqlite.db
     .prepare('SELECT COUNT(*) AS n FROM reminders WHERE account_id = ?')
     .get(acct.accountId) as {
     n: number;

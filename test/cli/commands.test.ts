@@ -24,8 +24,8 @@ afterAll(async () => {
 });
 
 describe('properties', () => {
-  beforeAll(() => {
-    acct = server.newAccount();
+  beforeAll(async () => {
+    acct = await server.newAccount();
   });
 
   it('creates with flags and defaults, prints the uuid with -q', async () => {
@@ -83,7 +83,7 @@ describe('properties', () => {
 
   it('--sort sorts what was fetched: several fields, :desc, numbers as numbers, empty last', async () => {
     const before = acct;
-    acct = server.newAccount();
+    acct = await server.newAccount();
     const mk = (address: string, city: string | undefined, bedrooms: number) =>
       pm([
         'properties',
@@ -257,7 +257,7 @@ describe('properties', () => {
 describe('notes', () => {
   let property: string;
   beforeAll(async () => {
-    acct = server.newAccount();
+    acct = await server.newAccount();
     property = (
       await pm(['properties', 'create', '--address', 'n1', '--postcode', 'N1', '--city', 'Leeds', '-q'])
     ).stdout.trim();
@@ -289,7 +289,7 @@ describe('notes', () => {
 
 describe('reminders, paging and output', () => {
   beforeAll(async () => {
-    acct = server.newAccount();
+    acct = await server.newAccount();
     for (let i = 1; i <= 25; i++)
       await pm(['reminders', 'create', '--title', `r${i}`, '--due-at', `2026-12-${String(i).padStart(2, '0')}`, '-q']);
   });
@@ -334,8 +334,8 @@ describe('reminders, paging and output', () => {
 });
 
 describe('pm api and errors', () => {
-  beforeAll(() => {
-    acct = server.newAccount();
+  beforeAll(async () => {
+    acct = await server.newAccount();
   });
 
   it('sends any request with auth applied', async () => {

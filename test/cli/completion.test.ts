@@ -193,7 +193,7 @@ describe('pm __complete: uuids from the API, cached briefly', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    acct = server.newAccount();
+    acct = await server.newAccount();
     home = tempHome();
     const mk = async (args: string[]) => (await runPm([...args, '-q'], opts())).stdout.trim();
     p1 = await mk(['properties', 'create', '--address', '1 High St', '--postcode', 'LS1 1AA', '--city', 'Leeds']);
@@ -248,7 +248,7 @@ describe('pm __complete: uuids from the API, cached briefly', () => {
     // Another server is another cache.
     const other = await complete(['reminders', 'get', ''], {
       ...o(NOW + CACHE_TTL_MS + 2000),
-      env: { ...o(0).env, PM_TOKEN: server.newAccount().token },
+      env: { ...o(0).env, PM_TOKEN: (await server.newAccount()).token },
     });
     expect(other.values).toEqual([]);
   });
@@ -266,7 +266,7 @@ describe('pm __complete: pm api, from the OpenAPI document', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    acct = server.newAccount();
+    acct = await server.newAccount();
     home = tempHome();
     foreign = await startFaultyServer({ upstream: server.url });
   });
@@ -411,7 +411,7 @@ describe('the completion scripts', () => {
       PATH: `${pmOnPath()}:${dirname(process.execPath)}:/usr/bin:/bin`,
       HOME: home,
       PM_BASE_URL: server.url,
-      PM_TOKEN: server.newAccount().token,
+      PM_TOKEN: (await server.newAccount()).token,
     };
     uuid = (
       await runPm(['properties', 'create', '--address', '1 High St', '--postcode', 'LS1 1AA', '-q'], {

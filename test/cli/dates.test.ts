@@ -35,8 +35,8 @@ async function created(account: Account, args: string[], opts: RunOptions) {
 
 describe('reminders create and update --due-at in words', () => {
   let acct: Account;
-  beforeAll(() => {
-    acct = server.newAccount();
+  beforeAll(async () => {
+    acct = await server.newAccount();
   });
 
   it.each([
@@ -133,7 +133,7 @@ describe('list filters in words', () => {
   };
 
   beforeAll(async () => {
-    acct = server.newAccount();
+    acct = await server.newAccount();
     for (const [title, due_at] of [
       ['last week', '2026-11-14T12:00:00Z'],
       ['this morning', '2026-11-21T09:00:00Z'],
@@ -183,7 +183,7 @@ describe('list filters in words', () => {
   });
 
   it('--created-at yesterday and today are the user’s days', async () => {
-    const other = server.newAccount();
+    const other = await server.newAccount();
     server.clock.set('2026-11-20T23:30:00Z'); // Friday 18:30 in New York
     await other.api('POST', '/contacts', { name: 'Friday', email: 'f@x.test' });
     server.clock.set('2026-11-21T06:00:00Z'); // Saturday 01:00 in New York

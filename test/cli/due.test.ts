@@ -30,7 +30,7 @@ async function remind(account: Account, title: string, due_at: string | null): P
 
 beforeAll(async () => {
   server = await startTestServer({ clock: new Clock('2026-11-01T09:00:00Z') });
-  acct = server.newAccount();
+  acct = await server.newAccount();
   // Created in an order unlike the agenda's, so that sorting is tested.
   for (const [title, due] of [
     ['Upcoming far', '2026-11-28'], // all day, Saturday next week: the last day in 7 days
@@ -141,7 +141,7 @@ describe('on a terminal: grouped, in the user’s zone', () => {
   });
 
   it('an empty agenda is a friendly line on stderr, exit 0', async () => {
-    const empty = server.newAccount();
+    const empty = await server.newAccount();
     const r = await pm([], { tty: true }, empty);
     expect(r).toEqual({
       code: 0,
@@ -151,7 +151,7 @@ describe('on a terminal: grouped, in the user’s zone', () => {
   });
 
   it('long titles are shortened to fit the terminal', async () => {
-    const other = server.newAccount();
+    const other = await server.newAccount();
     await remind(other, `Renew the ${'very '.repeat(30)}long licence`, '2026-11-22T15:00:00Z');
     const r = await pm([], { tty: true }, other);
     const row = r.stdout.split('\n')[1] as string;
@@ -222,7 +222,7 @@ describe('piped: data through the shared output layer', () => {
   });
 
   it('fetches every page of the window', async () => {
-    const many = server.newAccount();
+    const many = await server.newAccount();
     for (let i = 0; i < 130; i++)
       await remind(many, `r${String(i).padStart(3, '0')}`, `2026-11-2${2 + (i % 5)}T1${i % 10}:00:00Z`);
     await remind(many, 'outside', '2027-01-01');

@@ -16,7 +16,7 @@ const scrub = (s: string) => s.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 
 beforeAll(async () => {
   server = await startTestServer({ clock: new Clock('2026-11-20T09:30:00Z') });
-  env = { PM_BASE_URL: server.url, PM_TOKEN: server.newAccount().token };
+  env = { PM_BASE_URL: server.url, PM_TOKEN: (await server.newAccount()).token };
   const p = await pm([
     'properties',
     'create',

@@ -16,7 +16,7 @@ const MISSING = '0f0e0d0c-0b0a-4909-8807-060504030201';
 
 beforeAll(async () => {
   server = await startTestServer();
-  acct = server.newAccount();
+  acct = await server.newAccount();
 });
 afterAll(() => server.close());
 

@@ -439,7 +439,7 @@ describe('the list examples of every help page and of the README run', () => {
   let opts: RunOptions;
   beforeAll(async () => {
     server = await startTestServer();
-    opts = { env: { PM_BASE_URL: server.url, PM_TOKEN: server.newAccount().token }, now: NOW };
+    opts = { env: { PM_BASE_URL: server.url, PM_TOKEN: (await server.newAccount()).token }, now: NOW };
   });
   afterAll(async () => {
     await server.close();
@@ -522,7 +522,11 @@ describe('the README', () => {
       const script = (job?.body.split(/^\s+script:\n/m)[1] ?? '').split('\n').map((l) => l.replace(/^\s*- /, ''));
       const runs = script.flatMap(pmInvocations);
       expect(runs.length).toBeGreaterThan(0);
-      const opts = { cwd, env: { CI: 'true', PM_BASE_URL: server.url, PM_TOKEN: server.newAccount().token }, now: NOW };
+      const opts = {
+        cwd,
+        env: { CI: 'true', PM_BASE_URL: server.url, PM_TOKEN: (await server.newAccount()).token },
+        now: NOW,
+      };
       const outputs: string[] = [];
       for (let round = 0; round < 2; round++)
         for (const args of runs) {

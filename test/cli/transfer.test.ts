@@ -43,8 +43,8 @@ function canonical(dir: string): Record<string, unknown[]> {
 }
 
 it('copies every record, custom field value, contact link and note parent', async () => {
-  const envA = { PM_BASE_URL: a.url, PM_TOKEN: a.newAccount().token };
-  const envB = { PM_BASE_URL: b.url, PM_TOKEN: b.newAccount().token };
+  const envA = { PM_BASE_URL: a.url, PM_TOKEN: (await a.newAccount()).token };
+  const envB = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
   const pmA = (args: string[]) => runPm(args, { env: envA });
   const q = async (args: string[]) => (await pmA([...args, '-q'])).stdout.trim();
 
@@ -123,7 +123,7 @@ it('copies every record, custom field value, contact link and note parent', asyn
   expect((await runPm(['reminders', 'delete', gone, '--yes'], { env: envB })).code).toBe(0);
   const again = await runPm(['import', '--dir', d1], { env: envB });
   expect(again.stderr).toContain('Imported 0 custom fields, 0 contacts, 0 properties, 0 notes, 1 reminder; 10 already');
-  const envC = { PM_BASE_URL: b.url, PM_TOKEN: b.newAccount().token };
+  const envC = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
   const other = await runPm(['import', '--dir', d1], { env: envC });
   expect(other.stderr).toContain('Imported 2 custom fields, 2 contacts, 2 properties, 3 notes, 2 reminders;');
   expect(other.stderr).not.toContain('already');
@@ -138,7 +138,7 @@ it('copies every record, custom field value, contact link and note parent', asyn
 
 it('refuses to write into a folder with files in it, unless --force', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pm-export-'));
-  const env = { PM_BASE_URL: a.url, PM_TOKEN: a.newAccount().token };
+  const env = { PM_BASE_URL: a.url, PM_TOKEN: (await a.newAccount()).token };
   expect((await runPm(['export', '--dir', dir], { env })).code).toBe(0);
   const again = await runPm(['export', '--dir', dir], { env });
   expect(again.code).toBe(2);

@@ -77,7 +77,7 @@ describe('against a server', () => {
   });
 
   it('a POST whose connection was refused is sent again, and creates one record', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const probe = await startFaultyServer({ upstream: server.url });
     const port = probe.port;
     await probe.close();
@@ -110,7 +110,7 @@ describe('against a server', () => {
   });
 
   it('the wait before a retry is cut short by the abort signal', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const faulty = await startFaultyServer({ upstream: server.url });
     faulty.script('GET', { kind: 'respond', status: 503 });
     const ac = new AbortController();
@@ -134,7 +134,7 @@ describe('against a server', () => {
   });
 
   it('an answer larger than the limit is refused, not held in memory', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const faulty = await startFaultyServer({ upstream: server.url });
     faulty.script('GET', { kind: 'respond', status: 200, body: JSON.stringify({ data: [], pad: 'x'.repeat(5000) }) });
     const http = new HttpClient({ baseUrl: faulty.url, token: acct.token, maxResponseBytes: 1000 });
@@ -149,7 +149,7 @@ describe('against a server', () => {
   });
 
   it('never sends the token to another origin', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const http = new HttpClient({ baseUrl: server.url, token: acct.token });
     await expect(http.request('GET', 'http://127.0.0.2:9/reminders')).rejects.toBeInstanceOf(ProtocolError);
     await http.close();

@@ -19,7 +19,7 @@ const pm = (args: string[], opts: RunOptions = {}) =>
 beforeAll(async () => {
   server = await startTestServer();
   foreign = await startFaultyServer({ upstream: server.url });
-  acct = server.newAccount();
+  acct = await server.newAccount();
 });
 afterAll(async () => {
   await foreign.close();

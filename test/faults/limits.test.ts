@@ -17,7 +17,7 @@ let reminder: { uuid: string };
 
 /** Every row of every table, but the tokens' last-use times (recorded on any request). */
 function snapshot(): string {
-  const db = server.store.db;
+  const db = server.sqlite.db;
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
     name: string;
   }[];
@@ -50,7 +50,7 @@ const json = { 'content-type': 'application/json' };
 
 beforeAll(async () => {
   server = await startTestServer();
-  acct = server.newAccount();
+  acct = await server.newAccount();
   await create(acct.api, '/contacts', contactBody());
   await create(acct.api, '/custom-fields', customFieldBody());
   property = await create(acct.api, '/properties', propertyBody({ city: 'Leeds' }));

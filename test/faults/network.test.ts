@@ -50,8 +50,8 @@ afterAll(async () => {
 afterEach(() => faulty.reset());
 
 describe('reads (GET) are retried', () => {
-  beforeAll(() => {
-    acct = server.newAccount();
+  beforeAll(async () => {
+    acct = await server.newAccount();
   });
 
   it('503, 502, 504 then the answer: success after four attempts', async () => {
@@ -231,8 +231,8 @@ describe('reads (GET) are retried', () => {
 });
 
 describe('answers that are not what the contract says', () => {
-  beforeAll(() => {
-    acct = server.newAccount();
+  beforeAll(async () => {
+    acct = await server.newAccount();
   });
 
   it("a proxy's HTML error page: its status and a clean excerpt, no markup", async () => {
@@ -369,8 +369,8 @@ describe('answers that are not what the contract says', () => {
 });
 
 describe('writes: nothing done twice, nothing done reported lost', () => {
-  beforeAll(() => {
-    acct = server.newAccount();
+  beforeAll(async () => {
+    acct = await server.newAccount();
   });
 
   it('POST answered 503: not retried (exit 5), nothing created', async () => {
@@ -484,8 +484,8 @@ describe('writes: nothing done twice, nothing done reported lost', () => {
 });
 
 describe('--debug', () => {
-  beforeAll(() => {
-    acct = server.newAccount();
+  beforeAll(async () => {
+    acct = await server.newAccount();
   });
 
   it('shows the exchange with the token redacted, and each retry decision', async () => {

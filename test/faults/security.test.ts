@@ -18,7 +18,7 @@ let acct: Account;
 
 beforeAll(async () => {
   server = await startTestServer();
-  acct = server.newAccount();
+  acct = await server.newAccount();
   front = await startFaultyServer({ upstream: server.url });
 });
 afterAll(async () => {
@@ -97,7 +97,7 @@ describe('files the CLI writes', () => {
       symlinkSync(target, join(exp, 'uuid-map.json'));
       const other = await startTestServer({ inProcess: false });
       try {
-        const to = other.newAccount();
+        const to = await other.newAccount();
         const imp = await runPm(['import', '--dir', exp], { env: { PM_BASE_URL: other.url, PM_TOKEN: to.token } });
         expect(imp.code).toBe(0);
       } finally {

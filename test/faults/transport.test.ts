@@ -33,7 +33,7 @@ async function titles(title: string): Promise<number> {
 
 beforeAll(async () => {
   server = await startTestServer();
-  acct = server.newAccount();
+  acct = await server.newAccount();
   tls = await startFaultyServer({ upstream: server.url, tls: true });
   proxy = await startTestProxy();
 });

@@ -105,13 +105,15 @@ export interface TestDatabase {
 let n = 0;
 
 /**
- * A new, empty database: on PM_TEST_DATABASE_URL's server, or on a private cluster started for
- * this test file (`shared` reuses one cluster for several databases of the file).
+ * A new, empty database: on PM_TEST_DATABASE_URL's server, on `adminUrl`'s (the cluster the
+ * global set-up started), or on a private cluster started for it (`shared` reuses one cluster
+ * for several databases of a file). Dropped, or its own cluster removed, by `drop`.
  */
-export async function createTestDatabase(shared?: Cluster): Promise<TestDatabase> {
-  const own = process.env.PM_TEST_DATABASE_URL || shared ? undefined : await startCluster();
+export async function createTestDatabase(shared?: Cluster, adminUrl?: string): Promise<TestDatabase> {
+  const given = process.env.PM_TEST_DATABASE_URL || adminUrl;
+  const own = given || shared ? undefined : await startCluster();
   const cluster = shared ?? own;
-  const admin = process.env.PM_TEST_DATABASE_URL ?? (cluster as Cluster).url;
+  const admin = given || (cluster as Cluster).url;
   const name = `pm_test_${process.pid}_${Date.now().toString(36)}_${++n}`;
   const c = new pg.Client({ connectionString: admin });
   await c.connect();

@@ -6,6 +6,11 @@
  * One server per test file; tests that count records take an account of their own
  * (`newAccount`), so that no test depends on another's records. Every answer is checked against
  * the OpenAPI document (./openapi.ts).
+ *
+ * The store is SQLite, or PostgreSQL with `store: 'postgres'` or PM_TEST_STORE=postgres (the
+ * `postgres` vitest project runs the server suite so): a database of its own on a private cluster
+ * (./postgres.ts). Tests reach the store through `store`, awaiting every answer; `sqlite` is the
+ * SQLite store itself, for tests about the data file (SQLite only).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +18,20 @@ import { join } from 'node:path';
 import { ALL_SCOPES } from '../../src/resources/index.js';
 import { type Api as CoreApi, createApi } from '../../src/server/api.js';
 import { RequestBody } from '../../src/server/body.js';
-import { bootstrap, openStore, type RateLimit, type SqliteStore, startServer } from '../../src/server/index.js';
-import { FixedWindowRateLimiter } from '../../src/server/ratelimit.js';
+import {
+  bootstrap,
+  openPostgres,
+  openStore,
+  type PostgresStore,
+  type RateLimit,
+  type SqliteStore,
+  type Store,
+  startServer,
+} from '../../src/server/index.js';
+import { PgRateLimiter } from '../../src/server/postgres/ratelimit.js';
+import { FixedWindowRateLimiter, type RateLimiter } from '../../src/server/ratelimit.js';
+import { inject } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
 import { checkAnswer } from './openapi.js';
 
 /** A clock the test sets: every timestamp the server writes comes from it. */
@@ -126,15 +143,23 @@ export interface Account {
   readonly token: string;
   readonly api: Api;
   /** Another token of the same user, with the given scopes. */
-  token2(scopes: readonly string[], name?: string): { token: string; id: number; api: Api };
+  token2(scopes: readonly string[], name?: string): Promise<{ token: string; id: number; api: Api }>;
 }
 
 export interface TestServer {
   readonly url: string;
   /** The full-scope token of the data file's first account (the one written beside the file). */
   readonly token: string;
-  /** The server's store, on its data file (tests may look at the file through `store.db`). */
-  readonly store: SqliteStore;
+  /** Which store the server runs on. */
+  readonly kind: StoreKind;
+  /** The server's store (SQLite or PostgreSQL): await its answers. */
+  readonly store: Store;
+  /** The SQLite store itself, to look at the data file through `sqlite.db`; throws on PostgreSQL. */
+  readonly sqlite: SqliteStore;
+  /** Runs SQL on the store's database, either store (`?` placeholders): its rows. */
+  sql(text: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /** The PostgreSQL store and its database, on PostgreSQL; throws on SQLite. */
+  readonly postgres: { readonly store: PostgresStore; readonly database: TestDatabase };
   readonly clock: Clock;
   readonly dataFile: string;
   /** `api` with the first account's token. */
@@ -145,11 +170,21 @@ export interface TestServer {
    */
   readonly loggedErrors: unknown[];
   /** A fresh account with its own user and full-scope token: a clean slate for one test. */
-  newAccount(name?: string): Account;
+  newAccount(name?: string): Promise<Account>;
   close(): Promise<void>;
 }
 
+export type StoreKind = 'sqlite' | 'postgres';
+
+/** The store server tests run on: PM_TEST_STORE (sqlite, the default, or postgres). */
+export const TEST_STORE: StoreKind = process.env.PM_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** Whether the suite runs on PostgreSQL: tests of SQLite's own behaviour skip then (`it.skipIf(ON_POSTGRES)`). */
+export const ON_POSTGRES = TEST_STORE === 'postgres';
+
 export interface TestServerOptions {
+  /** The store (default TEST_STORE). */
+  readonly store?: StoreKind;
   readonly clock?: Clock;
   readonly rateLimit?: RateLimit;
   /**
@@ -160,37 +195,50 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const kind = opts.store ?? TEST_STORE;
   const dir = mkdtempSync(join(tmpdir(), 'pm-server-test-'));
   const dataFile = join(dir, 'pm.db');
   const clock = opts.clock ?? new Clock();
   const errors: unknown[] = [];
-  const store = openStore(dataFile, clock.now);
   const logError = (e: unknown) => errors.push(e);
-  let url: string;
+  let sqlite: SqliteStore | undefined;
+  let pgStore: PostgresStore | undefined;
+  let database: TestDatabase | undefined;
   let token: string | undefined;
+  let limiter: RateLimiter | undefined;
+  if (kind === 'postgres') {
+    database = await createTestDatabase(undefined, sharedAdminUrl());
+    pgStore = await openPostgres(database.url, { now: clock.now });
+    await pgStore.ensureAccount();
+    const first = await pgStore.firstUser();
+    if (!first) throw new Error('no first account on a new database');
+    token = (await pgStore.createToken(first.userId, 'local', ALL_SCOPES)).token;
+    if (opts.rateLimit) limiter = new PgRateLimiter(pgStore.db, opts.rateLimit, clock.now);
+  } else {
+    sqlite = openStore(dataFile, clock.now);
+    if (opts.rateLimit) limiter = new FixedWindowRateLimiter(opts.rateLimit, clock.now);
+  }
+  const store: Store = (sqlite ?? pgStore) as Store;
+  let url: string;
   let apiFor: (token: string) => Api;
   let stop: () => Promise<void>;
   if (opts.inProcess) {
-    token = bootstrap(store);
-    const core = createApi({
-      store,
-      now: clock.now,
-      ...(opts.rateLimit ? { rateLimiter: new FixedWindowRateLimiter(opts.rateLimit, clock.now) } : {}),
-      logError,
-    });
+    if (sqlite) token = bootstrap(sqlite);
+    const core = createApi({ store, now: clock.now, ...(limiter ? { rateLimiter: limiter } : {}), logError });
     url = IN_PROCESS_ORIGIN;
     apiFor = (tok) => makeInProcessApi(core, url, tok);
     stop = async () => {};
   } else {
-    const server = await startServer({
-      dataFile,
-      store,
+    const common = {
       port: 0,
       now: clock.now,
       ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
       logError,
-    });
-    token = server.createdToken;
+    };
+    const server = pgStore
+      ? await startServer({ ...common, database: (database as TestDatabase).url, store: pgStore })
+      : await startServer({ ...common, dataFile, store: sqlite as SqliteStore });
+    if (sqlite) token = server.createdToken;
     url = server.url;
     apiFor = (tok) => makeApi(url, tok);
     stop = () => server.close();
@@ -202,28 +250,51 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     userId,
     token: tok,
     api: apiFor(tok),
-    token2(scopes, name = 'limited') {
-      const t = store.createToken(userId, name, scopes);
+    async token2(scopes, name = 'limited') {
+      const t = await store.createToken(userId, name, scopes);
       return { ...t, api: apiFor(t.token) };
     },
   });
   return {
     url,
     token,
+    kind,
     store,
+    get sqlite(): SqliteStore {
+      if (!sqlite) throw new Error('this test looks at the SQLite data file: it runs on SQLite only');
+      return sqlite;
+    },
+    async sql(text, params = []) {
+      if (pgStore) return pgStore.db.query(text, params, false);
+      return (sqlite as SqliteStore).db.prepare(text).all(...params) as Record<string, unknown>[];
+    },
+    get postgres() {
+      if (!pgStore || !database) throw new Error('this test needs PostgreSQL');
+      return { store: pgStore, database };
+    },
     clock,
     dataFile,
     api: apiFor(token),
     loggedErrors: errors,
-    newAccount(name = `account ${++n}`) {
-      const { accountId, userId } = store.createAccount(name);
-      return account(accountId, userId, store.createToken(userId, 'test', ALL_SCOPES).token);
+    async newAccount(name = `account ${++n}`) {
+      const { accountId, userId } = await store.createAccount(name);
+      return account(accountId, userId, (await store.createToken(userId, 'test', ALL_SCOPES)).token);
     },
     async close() {
       await stop();
-      store.close();
+      await store.close();
+      await database?.drop();
       rmSync(dir, { recursive: true, force: true });
       if (errors.length) throw new Error(`the server logged unexpected errors: ${errors.map(String).join('; ')}`);
     },
   };
+}
+
+/** The cluster the postgres project's global set-up started (test/helpers/postgres-setup.ts), if any. */
+function sharedAdminUrl(): string | undefined {
+  try {
+    return inject('pmPostgresAdminUrl') || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -33,7 +33,7 @@ let before: unknown;
 
 beforeAll(async () => {
   server = await startTestServer({ inProcess: true });
-  acct = server.newAccount();
+  acct = await server.newAccount();
   await create(acct.api, '/custom-fields', customFieldBody({ label: 'Note' }));
   for (const [key, address] of Object.entries(ADDRESSES)) {
     const p = await create(
@@ -153,7 +153,7 @@ describe('every other filter kind', () => {
 
 describe('bodies with SQL-looking strings', () => {
   it('are stored and returned verbatim', async () => {
-    const own = server.newAccount();
+    const own = await server.newAccount();
     const text = "Robert'); DROP TABLE contacts;-- \\ % _";
     const c = await create(own.api, '/contacts', contactBody({ name: text, email: text }));
     expect(c.name).toBe(text);

@@ -79,8 +79,8 @@ const cases: Case[] = [
 
 describe.each(cases)('/$path', ({ path, body, update, keys }) => {
   let acct: Account;
-  beforeAll(() => {
-    acct = server.newAccount();
+  beforeAll(async () => {
+    acct = await server.newAccount();
   });
 
   it('creates: 201, {data}, a Location header with the record URL', async () => {
@@ -107,7 +107,7 @@ describe.each(cases)('/$path', ({ path, body, update, keys }) => {
   });
 
   it('lists: 200, {data: [...], meta.pagination}', async () => {
-    const own = server.newAccount();
+    const own = await server.newAccount();
     const a = await create(own.api, `/${path}`, body);
     const b = await create(own.api, `/${path}`, body);
     const res = await own.api('GET', `/${path}`);
@@ -169,7 +169,7 @@ describe.each(cases)('/$path', ({ path, body, update, keys }) => {
 
 describe('/notes', () => {
   it('creates under a property and under a contact: 201, Location /notes/:uuid, num_notes counts it', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const prop = await create(api, '/properties', propertyBody());
     const contact = await create(api, '/contacts', contactBody());
     for (const [parent, uuid] of [
@@ -189,7 +189,7 @@ describe('/notes', () => {
   });
 
   it('404 when the parent is missing, and nothing is created', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     for (const parent of ['properties', 'contacts']) {
       const res = await api('POST', `/${parent}/${MISSING}/notes`, { content: 'orphan' });
       expect(res.status).toBe(404);
@@ -206,7 +206,7 @@ describe('/notes', () => {
   });
 
   it('PUT /notes/:uuid is 405 with an Allow header, and the note is unchanged', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const prop = await create(api, '/properties', propertyBody());
     const note = await create(api, `/properties/${prop.uuid}/notes`, { content: 'first' });
     const res = await api('PUT', `/notes/${note.uuid}`, { content: 'second' });
@@ -219,7 +219,7 @@ describe('/notes', () => {
   });
 
   it('deletes: 204, and the parent count drops', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const prop = await create(api, '/properties', propertyBody());
     const note = await create(api, `/properties/${prop.uuid}/notes`, { content: 'x' });
     const res = await api('DELETE', `/notes/${note.uuid}`);
@@ -229,7 +229,7 @@ describe('/notes', () => {
   });
 
   it('GET on the nested notes path is 405 (Allow: POST)', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const prop = await create(api, '/properties', propertyBody());
     const res = await api('GET', `/properties/${prop.uuid}/notes`);
     expect(res.status).toBe(405);

@@ -38,7 +38,7 @@ const INSTANTS = [
 describe('created_at', () => {
   let acct: Account;
   beforeAll(async () => {
-    acct = server.newAccount();
+    acct = await server.newAccount();
     await propertiesAt(acct, INSTANTS);
   });
 
@@ -154,7 +154,7 @@ describe('created_at', () => {
 
 describe('updated_at', () => {
   it('follows the last write, not the creation', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const ids = await propertiesAt(acct, ['2020-01-01T10:00:00Z', '2020-01-02T10:00:00Z']);
     server.clock.set('2020-03-05T08:00:00Z');
     const first = ids['2020-01-01T10:00:00Z'] as string;
@@ -174,7 +174,7 @@ describe('updated_at', () => {
 
 describe('due_at on reminders', () => {
   it('dates are due at midnight UTC; offsets are converted; no due_at never matches', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     server.clock.set('2026-11-30T12:00:00Z');
     const day = await create(acct.api, '/reminders', reminderBody({ due_at: '2026-12-01' }));
     const timed = await create(acct.api, '/reminders', reminderBody({ due_at: '2026-12-01T10:00:00+02:00' }));
@@ -196,7 +196,7 @@ describe('due_at on reminders', () => {
 
 describe('datetime inside relational filters', () => {
   it('/notes?property[created_at]=... selects by the parent creation time', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     server.clock.set('2019-06-01T00:00:00Z');
     const old = await create(acct.api, '/properties', propertyBody());
     server.clock.set('2019-07-01T00:00:00Z');
@@ -250,7 +250,7 @@ describe('any value', () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed % n;
     };
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     server.clock.set('2026-01-01T00:00:00Z');
     for (let i = 0; i < 300; i++) {
       const value = Array.from({ length: 1 + rand(7) }, () => parts[rand(parts.length)]).join('');

@@ -52,7 +52,7 @@ async function threeProperties(acct: Account) {
 
 describe('exact and arrayable filters', () => {
   it('uuid= is exact; uuid[]= is any of; an unknown uuid matches nothing', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const { a, b, c } = await threeProperties(acct);
     expect(await listKeys(acct.api, `/properties?uuid=${b}`)).toEqual([b]);
     expect(await listKeys(acct.api, `/properties?uuid[]=${a}&uuid[]=${c}`)).toEqual([a, c]);
@@ -68,7 +68,7 @@ describe('exact and arrayable filters', () => {
   });
 
   it('integer filters: exact value, int[] any of, non-integers 400', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const { a, b, c } = await threeProperties(acct);
     expect(await listKeys(acct.api, '/properties?bedrooms=2')).toEqual([b]);
     expect(await listKeys(acct.api, '/properties?bedrooms=0')).toEqual([c]);
@@ -83,7 +83,7 @@ describe('exact and arrayable filters', () => {
   });
 
   it('custom field type and entity_type filter by code', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const p = await create(acct.api, '/custom-fields', customFieldBody({ label: 'Roof' }));
     const c = await create(acct.api, '/custom-fields', customFieldBody({ label: 'Pet', entity_type: { code: 1 } }));
     expect(await listKeys(acct.api, '/custom-fields?entity_type=2')).toEqual([p.uuid]);
@@ -97,7 +97,7 @@ describe('exact and arrayable filters', () => {
 
 describe('boolean filters', () => {
   it('true/false/1/0 (any case) select; anything else is 400', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const { a, b, c } = await threeProperties(acct);
     expect(await listKeys(acct.api, '/properties?has_garage=true')).toEqual([b]);
     expect(await listKeys(acct.api, '/properties?has_garage=1')).toEqual([b]);
@@ -114,7 +114,7 @@ describe('boolean filters', () => {
   });
 
   it('reminders filter on anytime', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const day = await create(acct.api, '/reminders', reminderBody({ due_at: '2026-05-01' }));
     const timed = await create(acct.api, '/reminders', reminderBody({ due_at: '2026-05-01T10:00:00Z' }));
     expect(await listKeys(acct.api, '/reminders?anytime=true')).toEqual([day.uuid]);
@@ -124,7 +124,7 @@ describe('boolean filters', () => {
 
 describe('fuzzy filters', () => {
   it('are case-insensitive substrings on every string field', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const { a, b, c } = await threeProperties(acct);
     expect(await listKeys(acct.api, '/properties?city=leeds')).toEqual([b, c]);
     expect(await listKeys(acct.api, '/properties?city=EED')).toEqual([b, c]);
@@ -138,7 +138,7 @@ describe('fuzzy filters', () => {
   });
 
   it('fold case beyond ASCII, and treat % and _ literally', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const u = await create(acct.api, '/properties', propertyBody({ city: 'Überlingen' }));
     const pct = await create(acct.api, '/properties', propertyBody({ city: '100% Ltd_x' }));
     expect(await listKeys(acct.api, `/properties?city=${encodeURIComponent('überl')}`)).toEqual([u.uuid]);
@@ -148,7 +148,7 @@ describe('fuzzy filters', () => {
   });
 
   it('null values never match a fuzzy filter', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     await create(acct.api, '/properties', propertyBody());
     expect(await listKeys(acct.api, '/properties?address2=a')).toEqual([]);
   });
@@ -165,7 +165,7 @@ describe('fuzzy filters', () => {
   });
 
   it('postcode ignores spaces on both sides and case', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const { a, b, c } = await threeProperties(acct);
     expect(await listKeys(acct.api, '/properties?postcode=sw1a2aa')).toEqual([a]);
     expect(await listKeys(acct.api, '/properties?postcode=SW1A%202AA')).toEqual([a]);
@@ -176,7 +176,7 @@ describe('fuzzy filters', () => {
   });
 
   it('contacts: every string field is fuzzy, postcode ignores spaces', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const x = await create(
       acct.api,
       '/contacts',
@@ -193,7 +193,7 @@ describe('fuzzy filters', () => {
   });
 
   it('notes content and reminders title are fuzzy', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const p = await create(acct.api, '/properties', propertyBody());
     const n1 = await create(acct.api, `/properties/${p.uuid}/notes`, { content: 'Boiler serviced' });
     await create(acct.api, `/properties/${p.uuid}/notes`, { content: 'Gutter cleared' });
@@ -218,7 +218,7 @@ describe('relational filters on /notes', () => {
   }
 
   it('property[uuid], property[city], property[bedrooms], contact[email], contact[uuid][]', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const { leeds, york, acme, other, n } = await setup(acct);
     expect(await listKeys(acct.api, `/notes?property[uuid]=${leeds.uuid}`)).toEqual([n[0]]);
     expect(await listKeys(acct.api, `/notes?property[uuid][]=${leeds.uuid}&property[uuid][]=${york.uuid}`)).toEqual([
@@ -285,7 +285,7 @@ describe('custom_fields relational filter', () => {
   }
 
   it('[name] with [value] matches that field only; [value] alone any field; [name] alone any value', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const { red, blue, contact } = await setup(acct);
     expect(await listKeys(acct.api, '/properties?custom_fields[name]=colour&custom_fields[value]=RED')).toEqual([red]);
     expect(await listKeys(acct.api, '/properties?custom_fields[name]=roof&custom_fields[value]=red')).toEqual([blue]);
@@ -300,7 +300,7 @@ describe('custom_fields relational filter', () => {
   });
 
   it('custom_fields[uuid] names the field by uuid', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const { red, blue } = await setup(acct);
     const fields = (await acct.api('GET', '/custom-fields?name=roof&entity_type=2')).body.data;
     expect(fields).toHaveLength(1);
@@ -355,7 +355,7 @@ describe('unknown parameters', () => {
 
 describe('embed=custom_fields', () => {
   it('on list and get: {"custom_fields": {"data": [{uuid, name, label, value}]}}; absent without embed', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const field = await create(acct.api, '/custom-fields', customFieldBody({ label: 'Favourite Colour' }));
     const p = await create(
       acct.api,
@@ -378,7 +378,7 @@ describe('embed=custom_fields', () => {
   });
 
   it('on contacts too', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     await create(acct.api, '/custom-fields', customFieldBody({ label: 'Pet', entity_type: { code: 1 } }));
     const c = await create(acct.api, '/contacts', contactBody({ custom_fields: [{ name: 'pet', value: 'cat' }] }));
     const res = await acct.api('GET', `/contacts/${c.uuid}?embed=custom_fields`);

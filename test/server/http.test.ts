@@ -13,7 +13,7 @@ afterAll(() => server.close());
 
 describe('request bodies', () => {
   it('malformed JSON is 400, on POST and PUT, and nothing is written', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const headers = { 'content-type': 'application/json' };
     for (const raw of ['{"title": "x"', "{'title': 'x'}", '{"title": "x"}}', 'nul']) {
       const res = await api('POST', '/reminders', undefined, { raw, headers });
@@ -27,7 +27,7 @@ describe('request bodies', () => {
   });
 
   it('a content type other than JSON is 415; charset utf-8 and any case are fine', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const raw = JSON.stringify(reminderBody());
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', '']) {
       const res = await api('POST', '/reminders', undefined, { raw, headers: type ? { 'content-type': type } : {} });
@@ -45,7 +45,7 @@ describe('request bodies', () => {
   });
 
   it('a body over 1 MiB is 413; exactly 1 MiB is read (and validated)', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const make = (size: number) => {
       const head = '{"title":"';
       const tail = '"}';
@@ -69,14 +69,17 @@ describe('request bodies', () => {
   });
 
   it('a body refused before it is read is read and thrown away, so the next request on the connection is not broken', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const raw = JSON.stringify(reminderBody({ description: 'd'.repeat(900 * 1024) }));
     const headers = { 'content-type': 'application/json' };
     const refused = [
       await api('POST', '/reminders', undefined, { raw: raw + ' '.repeat(200 * 1024), headers }),
       await api('POST', '/reminders', undefined, { raw, headers, token: 'pm_wrong' }),
       await api('POST', '/reminders', undefined, { raw, headers: { 'content-type': 'text/plain' } }),
-      await server.newAccount().token2(['reminders.read']).api('POST', '/reminders', undefined, { raw, headers }),
+      await (await (await server.newAccount()).token2(['reminders.read'])).api('POST', '/reminders', undefined, {
+        raw,
+        headers,
+      }),
     ];
     expect(refused.map((r) => r.status)).toEqual([413, 401, 415, 403]);
     // Under 4 MiB, the rest is read and thrown away: the connection stays usable.
@@ -199,21 +202,21 @@ describe('authentication: 401 with WWW-Authenticate: Bearer', () => {
   });
 
   it('a revoked token stops working at once; other tokens of the user keep working', async () => {
-    const acct = server.newAccount();
-    const extra = acct.token2(ALL_SCOPES, 'to revoke');
+    const acct = await server.newAccount();
+    const extra = await acct.token2(ALL_SCOPES, 'to revoke');
     expect((await extra.api('GET', '/properties')).status).toBe(200);
-    expect(server.store.revokeToken(extra.id)).toBe(true);
+    expect(await server.store.revokeToken(extra.id)).toBe(true);
     await expect401(await extra.api('GET', '/properties'));
     expect((await acct.api('GET', '/properties')).status).toBe(200);
   });
 
   it('the server stores only a hash of each token, and records its last use', async () => {
-    const acct = server.newAccount();
-    const t = acct.token2(['reminders.read'], 'watch');
-    const rows = server.store.db.prepare('SELECT hash, hint FROM tokens').all() as { hash: string; hint: string }[];
+    const acct = await server.newAccount();
+    const t = await acct.token2(['reminders.read'], 'watch');
+    const rows = (await server.sql('SELECT hash, hint FROM tokens')) as { hash: string; hint: string }[];
     expect(rows.some((r) => r.hash.includes(t.token) || t.token.includes(r.hash))).toBe(false);
-    const info = () => server.store.listTokens().find((x) => x.id === t.id);
-    expect(info()).toMatchObject({
+    const info = async () => (await server.store.listTokens()).find((x) => x.id === t.id);
+    expect(await info()).toMatchObject({
       name: 'watch',
       scopes: ['reminders.read'],
       last_used_at: null,
@@ -221,14 +224,14 @@ describe('authentication: 401 with WWW-Authenticate: Bearer', () => {
     });
     server.clock.set('2026-04-01T10:00:00Z');
     await t.api('GET', '/reminders');
-    expect(info()?.last_used_at).toBe('2026-04-01T10:00:00+00:00');
+    expect((await info())?.last_used_at).toBe('2026-04-01T10:00:00+00:00');
     // Recorded at most once a minute.
     server.clock.set('2026-04-01T10:00:30Z');
     await t.api('GET', '/reminders');
-    expect(info()?.last_used_at).toBe('2026-04-01T10:00:00+00:00');
+    expect((await info())?.last_used_at).toBe('2026-04-01T10:00:00+00:00');
     server.clock.set('2026-04-01T10:05:00Z');
     await t.api('GET', '/reminders');
-    expect(info()?.last_used_at).toBe('2026-04-01T10:05:00+00:00');
+    expect((await info())?.last_used_at).toBe('2026-04-01T10:05:00+00:00');
   });
 
   it('an unknown path is 404 even without a token', async () => {
@@ -238,9 +241,9 @@ describe('authentication: 401 with WWW-Authenticate: Bearer', () => {
 
 describe('scopes: 403 when the token lacks one', () => {
   it('read and write scopes are separate, per resource', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const p = await create(acct.api, '/properties', propertyBody());
-    const ro = acct.token2(['properties.read']);
+    const ro = await acct.token2(['properties.read']);
     expect((await ro.api('GET', '/properties')).status).toBe(200);
     expect((await ro.api('GET', `/properties/${p.uuid}`)).status).toBe(200);
     for (const [method, path, body] of [
@@ -257,44 +260,44 @@ describe('scopes: 403 when the token lacks one', () => {
       expect(res.body.message).toMatch(/scope/);
     }
     expect((await acct.api('GET', `/properties/${p.uuid}`)).status).toBe(200);
-    const wo = acct.token2(['reminders.write']);
+    const wo = await acct.token2(['reminders.write']);
     expect((await wo.api('POST', '/reminders', reminderBody())).status).toBe(201);
     expect((await wo.api('GET', '/reminders')).status).toBe(403);
   });
 
   it('the message names the missing scope', async () => {
-    const t = server.newAccount().token2(['notes.read']);
+    const t = await (await server.newAccount()).token2(['notes.read']);
     const res = await t.api('GET', '/custom-fields');
     expect(res.body.message).toContain('custom-fields.read');
   });
 
   it('relational filters need read on the related resource too', async () => {
-    const acct = server.newAccount();
-    const notesOnly = acct.token2(['notes.read']);
+    const acct = await server.newAccount();
+    const notesOnly = await acct.token2(['notes.read']);
     expect((await notesOnly.api('GET', '/notes')).status).toBe(200);
     const res = await notesOnly.api('GET', '/notes?property[city]=leeds');
     expect(res.status).toBe(403);
     expect(res.body.message).toContain('properties.read');
     expect((await notesOnly.api('GET', '/notes?contact[email]=x')).status).toBe(403);
-    const both = acct.token2(['notes.read', 'properties.read']);
+    const both = await acct.token2(['notes.read', 'properties.read']);
     expect((await both.api('GET', '/notes?property[city]=leeds')).status).toBe(200);
-    const props = acct.token2(['properties.read']);
+    const props = await acct.token2(['properties.read']);
     expect((await props.api('GET', '/properties?custom_fields[value]=x')).status).toBe(403);
     // Embedding custom values reads them: custom-fields.read too (docs/security.md).
     expect((await props.api('GET', '/properties?embed=custom_fields')).status).toBe(403);
   });
 
   it('creating a note under a property needs notes.write only', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const p = await create(acct.api, '/properties', propertyBody());
-    const t = acct.token2(['notes.write']);
+    const t = await acct.token2(['notes.write']);
     expect((await t.api('POST', `/properties/${p.uuid}/notes`, { content: 'x' })).status).toBe(201);
-    const noNotes = acct.token2(['properties.write', 'properties.read']);
+    const noNotes = await acct.token2(['properties.write', 'properties.read']);
     expect((await noNotes.api('POST', `/properties/${p.uuid}/notes`, { content: 'x' })).status).toBe(403);
   });
 
   it('a token with no scopes can do nothing', async () => {
-    const t = server.newAccount().token2([]);
+    const t = await (await server.newAccount()).token2([]);
     for (const path of ['/properties', '/contacts', '/custom-fields', '/notes', '/reminders'])
       expect((await t.api('GET', path)).status, path).toBe(403);
   });
@@ -302,8 +305,8 @@ describe('scopes: 403 when the token lacks one', () => {
 
 describe('accounts: a record of another account is a missing one', () => {
   it('is invisible in list, get, update, delete, note create and relational filters', async () => {
-    const a = server.newAccount();
-    const b = server.newAccount();
+    const a = await server.newAccount();
+    const b = await server.newAccount();
     await create(a.api, '/custom-fields', customFieldBody({ label: 'Colour' }));
     const contact = await create(a.api, '/contacts', contactBody({ email: 'a@a.example' }));
     const prop = await create(
@@ -365,13 +368,12 @@ describe('accounts: a record of another account is a missing one', () => {
   });
 
   it('two users of one account see the same records', async () => {
-    const a = server.newAccount();
-    const userId2 = Number(
-      server.store.db
-        .prepare("INSERT INTO users (account_id, name, created_at) VALUES (?, 'second', 0)")
-        .run(a.accountId).lastInsertRowid,
+    const a = await server.newAccount();
+    const [user] = await server.sql(
+      "INSERT INTO users (account_id, name, created_at) VALUES (?, 'second', 0) RETURNING id",
+      [a.accountId],
     );
-    const second = makeApi(server.url, server.store.createToken(userId2, 't', ALL_SCOPES).token);
+    const second = makeApi(server.url, (await server.store.createToken(Number(user?.id), 't', ALL_SCOPES)).token);
     const r = await create(a.api, '/reminders', reminderBody());
     expect(await listKeys(second, '/reminders')).toEqual([r.uuid]);
   });

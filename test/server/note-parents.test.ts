@@ -14,7 +14,7 @@ afterAll(() => server.close());
 
 describe('?embed=property,contact on notes', () => {
   it('embeds the parent, and null for the other relation; on list and get', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const p = await create(api, '/properties', propertyBody({ address: '9 Elm Row', postcode: 'LS9 9EE' }));
     const c = await create(api, '/contacts', contactBody({ name: 'Jo', email: 'jo@x.test' }));
     const onP = await create(api, `/properties/${p.uuid}/notes`, { content: 'of the property' });
@@ -34,10 +34,10 @@ describe('?embed=property,contact on notes', () => {
   });
 
   it("needs the parent's read scope", async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const p = await create(acct.api, '/properties', propertyBody());
     await create(acct.api, `/properties/${p.uuid}/notes`, { content: 'x' });
-    const notesOnly = acct.token2(['notes.read']);
+    const notesOnly = await acct.token2(['notes.read']);
     const denied = await notesOnly.api('GET', '/notes?embed=property');
     expect(denied.status).toBe(403);
     expect(denied.body.message).toContain('properties.read');

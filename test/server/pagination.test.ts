@@ -11,7 +11,7 @@ afterAll(() => server.close());
 
 /** An account with n reminders titled r01..rNN, created in that order. */
 async function withReminders(n: number): Promise<Account> {
-  const acct = server.newAccount();
+  const acct = await server.newAccount();
   for (let i = 1; i <= n; i++)
     await create(acct.api, '/reminders', reminderBody({ title: `r${String(i).padStart(2, '0')}` }));
   return acct;
@@ -98,7 +98,7 @@ describe('pagination', () => {
   });
 
   it('orders by creation time, not by insertion, when the clock says so', async () => {
-    const own = server.newAccount();
+    const own = await server.newAccount();
     server.clock.set('2026-02-02T00:00:00Z');
     await create(own.api, '/reminders', reminderBody({ title: 'later' }));
     server.clock.set('2026-02-01T00:00:00Z');
@@ -111,7 +111,7 @@ describe('empty lists', () => {
   it.each(['properties', 'contacts', 'custom-fields', 'notes', 'reminders'])(
     '/%s with no records: 200, [], total 0, one page',
     async (path) => {
-      const res = await server.newAccount().api('GET', `/${path}`);
+      const res = await (await server.newAccount()).api('GET', `/${path}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         data: [],

@@ -269,8 +269,8 @@ const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 beforeAll(async () => {
   server = await startTestServer({ inProcess: true });
-  acct = server.newAccount();
-  other = server.newAccount();
+  acct = await server.newAccount();
+  other = await server.newAccount();
   const seed = fc.sample(
     fc.record({
       city: fc.option(fc.constantFrom(...WORDS), { nil: null }),

@@ -22,7 +22,7 @@ const RESET = String(Date.parse('2026-03-01T10:01:00Z') / 1000);
 describe('with --rate-limit 3/min', () => {
   it('every response carries the headers; the 4th request in a window is 429 with Retry-After', async () => {
     clock.set('2026-03-01T10:00:10Z');
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const seen = [];
     for (const [method, path, body] of [
       ['GET', '/reminders', undefined],
@@ -58,7 +58,7 @@ describe('with --rate-limit 3/min', () => {
 
   it('a new window starts afresh', async () => {
     clock.set('2026-03-01T11:00:00Z');
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     for (let i = 0; i < 3; i++) expect((await api('GET', '/reminders')).status).toBe(200);
     clock.set('2026-03-01T11:00:59.999Z');
     const last = await api('GET', '/reminders');
@@ -73,9 +73,9 @@ describe('with --rate-limit 3/min', () => {
 
   it('is per user: another user is unaffected; two tokens of one user share the budget', async () => {
     clock.set('2026-03-01T12:00:00Z');
-    const a = server.newAccount();
-    const b = server.newAccount();
-    const a2 = a.token2(ALL_SCOPES);
+    const a = await server.newAccount();
+    const b = await server.newAccount();
+    const a2 = await a.token2(ALL_SCOPES);
     await a.api('GET', '/reminders');
     await a2.api('GET', '/reminders');
     await a.api('GET', '/reminders');
@@ -88,7 +88,7 @@ describe('with --rate-limit 3/min', () => {
 
   it('unauthenticated requests are refused with 401 and do not use up a budget', async () => {
     clock.set('2026-03-01T13:00:00Z');
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     for (let i = 0; i < 5; i++) {
       const res = await api('GET', '/reminders', undefined, { token: 'pm_wrong' });
       expect(res.status).toBe(401);
@@ -100,7 +100,7 @@ describe('with --rate-limit 3/min', () => {
 
 describe('without a rate limit', () => {
   it('sends no rate-limit headers and never refuses', async () => {
-    const { api } = plain.newAccount();
+    const { api } = await plain.newAccount();
     for (let i = 0; i < 10; i++) {
       const res = await api('GET', '/reminders');
       expect(res.status).toBe(200);

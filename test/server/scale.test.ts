@@ -37,7 +37,7 @@ const word = fc.array(fc.constantFrom(...LETTERS), { minLength: 1, maxLength: 8 
 
 describe('fuzzy filters through the trigram index', () => {
   it('find exactly the records whose folded text holds the folded value, in order, across pages', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const made: { uuid: string; city: string; postcode: string }[] = [];
     const cities = fc.sample(word, { numRuns: 40, seed: 12 });
     for (const [i, city] of cities.entries()) {
@@ -62,7 +62,7 @@ describe('fuzzy filters through the trigram index', () => {
   });
 
   it('stay right after updates and deletes, and with other filters beside them', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const a = await create(acct.api, '/properties', propertyBody({ city: 'Leeds', bedrooms: 2 }));
     const b = await create(acct.api, '/properties', propertyBody({ city: 'Leeds', bedrooms: 3 }));
     const c = await create(acct.api, '/properties', propertyBody({ city: 'York', bedrooms: 3 }));
@@ -75,13 +75,13 @@ describe('fuzzy filters through the trigram index', () => {
     await acct.api('DELETE', `/properties/${b.uuid}`);
     expect((await all(acct.api, 'city=eed')).uuids).toEqual([c.uuid]);
     // Another account's matches are never counted.
-    const other = server.newAccount();
+    const other = await server.newAccount();
     await create(other.api, '/properties', propertyBody({ city: 'Leeds' }));
     expect((await all(acct.api, 'city=eed')).total).toBe(1);
   });
 
   it('a page past the few-matches limit is read from the rows in order, the same records as the index gives', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const uuids: string[] = [];
     for (let i = 0; i < 30; i++)
       uuids.push((await create(acct.api, '/properties', propertyBody({ city: i % 2 ? 'Leeds' : 'York' }))).uuid);
@@ -97,8 +97,8 @@ describe('fuzzy filters through the trigram index', () => {
 
 describe('the counts kept per account', () => {
   it('give the exact total of an unfiltered list after creates, deletes and cascades, per account', async () => {
-    const a = server.newAccount();
-    const b = server.newAccount();
+    const a = await server.newAccount();
+    const b = await server.newAccount();
     const total = async (api: Api, path: string) =>
       (await api('GET', `/${path}?per_page=1`)).body.meta.pagination.total;
     expect(await total(a.api, 'properties')).toBe(0);
@@ -114,7 +114,7 @@ describe('the counts kept per account', () => {
     expect(await total(a.api, 'properties')).toBe(4);
     // The property's notes went with it: their count too.
     expect(await total(a.api, 'notes')).toBe(3);
-    const counted = server.store.db
+    const counted = server.sqlite.db
       .prepare('SELECT COUNT(*) AS n FROM properties WHERE account_id = ?')
       .get(a.accountId) as { n: number };
     expect(counted.n).toBe(4);

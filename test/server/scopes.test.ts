@@ -11,7 +11,7 @@ let property: string;
 
 beforeAll(async () => {
   server = await startTestServer({ inProcess: true });
-  acct = server.newAccount();
+  acct = await server.newAccount();
   await acct.api('POST', '/custom-fields', { label: 'Colour', type: { code: 1 }, entity_type: { code: 2 } });
   await acct.api('POST', '/contacts', { name: 'Ann', email: 'ann@example.com' });
   const p = await acct.api('POST', '/properties', {
@@ -26,7 +26,7 @@ afterAll(() => server.close());
 
 describe('embeds need the embedded records’ read scope', () => {
   it('a properties.read token cannot read contacts or custom values through embed', async () => {
-    const { api } = acct.token2(['properties.read']);
+    const { api } = await acct.token2(['properties.read']);
     for (const path of [
       `/properties?embed=contact`,
       `/properties/${property}?embed=contact`,
@@ -42,7 +42,7 @@ describe('embeds need the embedded records’ read scope', () => {
   });
 
   it('with the scopes, the embeds are there', async () => {
-    const { api } = acct.token2(['properties.read', 'contacts.read', 'custom-fields.read']);
+    const { api } = await acct.token2(['properties.read', 'contacts.read', 'custom-fields.read']);
     const res = await api('GET', `/properties/${property}?embed=contact,custom_fields`);
     expect(res.status).toBe(200);
     expect(res.body.data.contact.data.email).toBe('ann@example.com');
@@ -52,7 +52,7 @@ describe('embeds need the embedded records’ read scope', () => {
 
 describe('linking by email needs contacts.read', () => {
   it('a properties.write token learns nothing of which emails exist', async () => {
-    const { api } = acct.token2(['properties.write']);
+    const { api } = await acct.token2(['properties.write']);
     for (const email of ['ann@example.com', 'nobody@example.com']) {
       const res = await api('POST', '/properties', { address: 'x', postcode: 'y', contact: { email } });
       expect(res.status, email).toBe(403);
@@ -65,12 +65,12 @@ describe('linking by email needs contacts.read', () => {
     const uuid = contacts.body.data[0].uuid;
     expect(
       (
-        await acct
-          .token2(['properties.write'])
-          .api('POST', '/properties', { address: 'x', postcode: 'y', contact: { uuid } })
+        await (
+          await acct.token2(['properties.write'])
+        ).api('POST', '/properties', { address: 'x', postcode: 'y', contact: { uuid } })
       ).status,
     ).toBe(201);
-    const { api } = acct.token2(['properties.write', 'contacts.read']);
+    const { api } = await acct.token2(['properties.write', 'contacts.read']);
     expect(
       (await api('POST', '/properties', { address: 'x', postcode: 'y', contact: { email: 'ANN@example.com' } })).status,
     ).toBe(201);

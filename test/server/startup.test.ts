@@ -94,7 +94,7 @@ describe('unexpected errors', () => {
   it('are a 500 with {"message": "Server Error"} and no internals; the error goes to the log', async () => {
     const server = await startTestServer();
     try {
-      server.store.db.close();
+      server.sqlite.db.close();
       const res = await server.api('GET', '/reminders');
       expect(res.status).toBe(500);
       expect(res.body).toEqual({ message: 'Server Error' });

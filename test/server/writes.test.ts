@@ -133,7 +133,7 @@ describe('validation: 422 naming every bad field', () => {
   });
 
   it('nothing is written when a body is refused', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     await invalid('POST', '/properties', propertyBody({ bedrooms: 'many' }), acct.api);
     await invalid('POST', '/properties', propertyBody({ custom_fields: [{ name: 'nope', value: 'x' }] }), acct.api);
     await invalid('POST', '/properties', propertyBody({ contact: { email: 'nobody@example.com' } }), acct.api);
@@ -238,7 +238,7 @@ describe('PUT', () => {
 
 describe('custom fields', () => {
   it('name generated from label; type and entity_type names filled', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const res = await acct.api('POST', '/custom-fields', customFieldBody({ label: 'Favourite Colour' }));
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({
@@ -259,7 +259,7 @@ describe('custom fields', () => {
   });
 
   it('a generated name that clashes gets a numeric suffix; the same name on the other entity is free', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const names = [];
     for (let i = 0; i < 3; i++)
       names.push((await create(acct.api, '/custom-fields', customFieldBody({ label: 'Favourite Colour' }))).name);
@@ -273,7 +273,7 @@ describe('custom fields', () => {
   });
 
   it('an explicit name that clashes is 409, on create and on update', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     await create(acct.api, '/custom-fields', customFieldBody({ name: 'roof', label: 'Roof' }));
     const res = await acct.api('POST', '/custom-fields', customFieldBody({ name: 'roof', label: 'Roof type' }));
     expect(res.status).toBe(409);
@@ -284,11 +284,11 @@ describe('custom fields', () => {
     // Renaming to its own name is no clash.
     expect((await acct.api('PUT', `/custom-fields/${other.uuid}`, { name: 'walls' })).status).toBe(200);
     // Another account may use the same name.
-    await create(server.newAccount().api, '/custom-fields', customFieldBody({ name: 'roof', label: 'Roof' }));
+    await create((await server.newAccount()).api, '/custom-fields', customFieldBody({ name: 'roof', label: 'Roof' }));
   });
 
   it('moving a field to the other entity type where its name is taken is 409 too', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     await create(
       acct.api,
       '/custom-fields',
@@ -338,7 +338,7 @@ describe('custom fields', () => {
   });
 
   it('update keeps the name when only the label changes', async () => {
-    const { api } = server.newAccount();
+    const { api } = await server.newAccount();
     const f = await create(api, '/custom-fields', customFieldBody({ label: 'Garage Size' }));
     expect(f.name).toBe('garage_size');
     const res = await api('PUT', `/custom-fields/${f.uuid}`, { label: 'Size of Garage' });
@@ -350,7 +350,7 @@ describe('custom fields', () => {
 
 describe('custom field values on properties and contacts', () => {
   it('set on create by name or uuid, updated, cleared by null, shown by embed', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const colour = await create(acct.api, '/custom-fields', customFieldBody({ label: 'Colour' }));
     const roof = await create(acct.api, '/custom-fields', customFieldBody({ label: 'Roof' }));
     const p = await create(
@@ -392,7 +392,7 @@ describe('custom field values on properties and contacts', () => {
   });
 
   it('refuses fields of the other entity, unknown fields and malformed items, naming the item', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     await create(acct.api, '/custom-fields', customFieldBody({ label: 'Pet', entity_type: { code: 1 } }));
     const errors = await invalid(
       'POST',
@@ -434,14 +434,14 @@ describe('custom field values on properties and contacts', () => {
   });
 
   it('contacts take their own custom fields', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     await create(acct.api, '/custom-fields', customFieldBody({ label: 'Pet', entity_type: { code: 1 } }));
     const c = await create(acct.api, '/contacts', contactBody({ custom_fields: [{ name: 'pet', value: 'dog' }] }));
     expect(await listKeys(acct.api, '/contacts?custom_fields[value]=dog')).toEqual([c.uuid]);
   });
 
   it('entity_type cannot change while values are stored', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const f = await create(acct.api, '/custom-fields', customFieldBody({ label: 'Colour' }));
     await create(acct.api, '/properties', propertyBody({ custom_fields: [{ name: 'colour', value: 'red' }] }));
     const errors = await invalid('PUT', `/custom-fields/${f.uuid}`, { entity_type: { code: 1 } }, acct.api);
@@ -454,7 +454,7 @@ describe('custom field values on properties and contacts', () => {
 
 describe('property create with a contact', () => {
   it('links the one contact named by uuid or by email (any case)', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const c = await create(acct.api, '/contacts', contactBody({ email: 'owner@example.com' }));
     const byUuid = await acct.api('POST', '/properties', propertyBody({ contact: { uuid: c.uuid } }));
     expect(byUuid.status).toBe(201);
@@ -466,7 +466,7 @@ describe('property create with a contact', () => {
   });
 
   it('is 422 when no contact or more than one matches, or the filter is malformed', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     await create(acct.api, '/contacts', contactBody({ email: 'twin@example.com' }));
     await create(acct.api, '/contacts', contactBody({ email: 'twin@example.com' }));
     const none = await invalid('POST', '/properties', propertyBody({ contact: { email: 'x@y.z' } }), acct.api);
@@ -485,8 +485,8 @@ describe('property create with a contact', () => {
   });
 
   it("another account's contact does not match", async () => {
-    const c = await create(server.newAccount().api, '/contacts', contactBody({ email: 'mine@example.com' }));
-    const acct = server.newAccount();
+    const c = await create((await server.newAccount()).api, '/contacts', contactBody({ email: 'mine@example.com' }));
+    const acct = await server.newAccount();
     await invalid('POST', '/properties', propertyBody({ contact: { uuid: c.uuid } }), acct.api);
     await invalid('POST', '/properties', propertyBody({ contact: { email: 'mine@example.com' } }), acct.api);
   });
@@ -548,7 +548,7 @@ describe('reminders', () => {
 
 describe('cascades and live counts', () => {
   it('deleting a property deletes its notes and custom values; num_notes is live', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     await create(acct.api, '/custom-fields', customFieldBody({ label: 'Colour' }));
     const p = await create(
       acct.api,
@@ -569,16 +569,15 @@ describe('cascades and live counts', () => {
     expect(await listKeys(acct.api, '/notes')).toEqual([kept.uuid]);
     expect((await acct.api('GET', `/notes/${notes[1].uuid}`)).status).toBe(404);
     expect(await listKeys(acct.api, '/properties?custom_fields[value]=red')).toEqual([]);
-    const left = server.store.db
-      .prepare(
-        'SELECT COUNT(*) AS n FROM custom_values v JOIN custom_fields f ON f.id = v.field_id WHERE f.account_id = ?',
-      )
-      .get(acct.accountId) as { n: number };
-    expect(left.n).toBe(0);
+    const [left] = await server.sql(
+      'SELECT COUNT(*) AS n FROM custom_values v JOIN custom_fields f ON f.id = v.field_id WHERE f.account_id = ?',
+      [acct.accountId],
+    );
+    expect(Number(left?.n)).toBe(0);
   });
 
   it('deleting a contact deletes its notes', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const c = await create(acct.api, '/contacts', contactBody());
     await create(acct.api, `/contacts/${c.uuid}/notes`, { content: 'x' });
     expect((await acct.api('GET', `/contacts/${c.uuid}`)).body.data.num_notes).toBe(1);
@@ -587,7 +586,7 @@ describe('cascades and live counts', () => {
   });
 
   it('deleting a contact keeps the properties it was linked to', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const c = await create(acct.api, '/contacts', contactBody());
     const p = await create(acct.api, '/properties', propertyBody({ contact: { uuid: c.uuid } }));
     await acct.api('DELETE', `/contacts/${c.uuid}`);
@@ -595,7 +594,7 @@ describe('cascades and live counts', () => {
   });
 
   it('deleting a custom field deletes its values', async () => {
-    const acct = server.newAccount();
+    const acct = await server.newAccount();
     const f = await create(acct.api, '/custom-fields', customFieldBody({ label: 'Colour' }));
     await create(acct.api, '/custom-fields', customFieldBody({ label: 'Roof' }));
     const p = await create(
