@@ -1,0 +1,276 @@
+/**
+ * pm serve on PostgreSQL, beyond what the server suite checks on both stores: the schema the
+ * migrations make, several instances on one database (a write through one read through the
+ * other, a revoked token refused by both, one rate-limit budget, starting at the same moment),
+ * a database newer than the code refused, 409 under concurrency from the unique constraint, the
+ * same fuzzy matches as SQLite, /health, and losing the database (503 with Retry-After, then
+ * recovery). Runs in the `postgres` project; skips with one line where there is no PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES, RESOURCES } from '../../src/resources/index.js';
+import { describedColumns } from '../../src/server/columns.js';
+import { openPostgres, type PostgresStore, type RunningServer, startServer } from '../../src/server/index.js';
+import { PG_MIGRATIONS } from '../../src/server/postgres/schema.js';
+import { type Cluster, createTestDatabase, pgMissing, startCluster, type TestDatabase } from '../helpers/postgres.js';
+import { Clock, makeApi, startTestServer, TEST_STORE } from '../helpers/server.js';
+
+if (pgMissing) console.warn(pgMissing);
+const suite = describe.skipIf(pgMissing !== undefined);
+
+type Running = RunningServer<PostgresStore>;
+
+/** A new database on this file's own cluster, dropped after the file. */
+let cluster: Cluster | undefined;
+const databases: TestDatabase[] = [];
+async function database(): Promise<TestDatabase> {
+  cluster ??= process.env.PM_TEST_DATABASE_URL ? undefined : await startCluster();
+  const db = await createTestDatabase(cluster);
+  databases.push(db);
+  return db;
+}
+
+afterAll(async () => {
+  for (const d of databases) await d.drop().catch(() => {});
+  cluster?.destroy();
+});
+
+async function tokenOf(store: PostgresStore): Promise<string> {
+  const first = await store.firstUser();
+  return (await store.createToken(first?.userId as number, 't', ALL_SCOPES)).token;
+}
+
+suite('PostgreSQL: the schema', () => {
+  it('runs as the postgres project says', () => {
+    expect(TEST_STORE).toBe('postgres');
+  });
+
+  it('migration 1 makes every column the descriptions imply, with their nullability', async () => {
+    const db = await database();
+    const store = await openPostgres(db.url);
+    try {
+      for (const r of RESOURCES) {
+        const rows = await store.db.query(
+          `SELECT column_name, is_nullable FROM information_schema.columns WHERE table_name = ? ORDER BY column_name`,
+          [r.table],
+        );
+        const actual = rows.map((c) => `${c.column_name}${c.is_nullable === 'NO' ? ' not null' : ''}`).sort();
+        const expected = describedColumns(r)
+          .map((c) => `${c.name}${c.notNull || c.name === 'id' ? ' not null' : ''}`)
+          .sort();
+        expect(actual, r.table).toEqual(expected);
+      }
+      expect((await store.db.query('SELECT version FROM pm_schema'))[0]?.version).toBe(PG_MIGRATIONS.length);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a database at a schema version newer than this pm is refused, saying so', async () => {
+    const db = await database();
+    const store = await openPostgres(db.url);
+    await store.db.query('UPDATE pm_schema SET version = ?', [PG_MIGRATIONS.length + 1]);
+    await store.close();
+    await expect(startServer({ database: db.url, port: 0 })).rejects.toThrow(
+      `is at schema version ${PG_MIGRATIONS.length + 1}, newer than this pm knows (${PG_MIGRATIONS.length}); upgrade pm`,
+    );
+  });
+
+  it('a database that cannot be reached is named without its password', async () => {
+    const url = 'postgres://pm:s3cret-pass@127.0.0.1:1/pm';
+    const err = await startServer({ database: url, port: 0 }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err?.message).toContain('cannot connect to the database postgres://pm:***@127.0.0.1:1/pm');
+    expect(err?.message).not.toContain('s3cret');
+  });
+});
+
+suite('PostgreSQL: several instances on one database', () => {
+  let a: Running;
+  let b: Running;
+  let token: string;
+  const clock = new Clock('2026-03-01T10:00:00Z');
+
+  beforeAll(async () => {
+    const db = await database();
+    // Both started at the same moment on an empty database: one migrates, the other waits.
+    [a, b] = await Promise.all([
+      startServer({ database: db.url, port: 0, now: clock.now, rateLimit: { limit: 5, windowMs: 60_000 } }),
+      startServer({ database: db.url, port: 0, now: clock.now, rateLimit: { limit: 5, windowMs: 60_000 } }),
+    ]);
+    token = await tokenOf(a.store);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('both came up on the empty database, with one account and the schema made once', async () => {
+    expect(
+      (a as { createdAccount: boolean }).createdAccount !== (b as { createdAccount: boolean }).createdAccount,
+    ).toBe(true);
+    expect(await a.store.db.query('SELECT COUNT(*) AS n FROM accounts')).toEqual([{ n: 1 }]);
+    expect(await a.store.db.query('SELECT version FROM pm_schema')).toEqual([{ version: PG_MIGRATIONS.length }]);
+  });
+
+  it('a write through one is read through the other at once; a delete too', async () => {
+    clock.advance(60_000);
+    const viaA = makeApi(a.url, token);
+    const viaB = makeApi(b.url, token);
+    const made = await viaA('POST', '/reminders', { title: 'written through A' });
+    expect(made.status).toBe(201);
+    const read = await viaB('GET', `/reminders/${made.body.data.uuid}`);
+    expect(read.status).toBe(200);
+    expect(read.body.data.title).toBe('written through A');
+    expect((await viaB('DELETE', `/reminders/${made.body.data.uuid}`)).status).toBe(204);
+    expect((await viaA('GET', `/reminders/${made.body.data.uuid}`)).status).toBe(404);
+  });
+
+  it('a revoked token is refused by every instance at once', async () => {
+    clock.advance(60_000);
+    const first = await a.store.firstUser();
+    const t = await b.store.createToken(first?.userId as number, 'short-lived', ALL_SCOPES);
+    expect((await makeApi(a.url, t.token)('GET', '/properties')).status).toBe(200);
+    expect((await makeApi(b.url, t.token)('GET', '/properties')).status).toBe(200);
+    expect(await a.store.revokeToken(t.id)).toBe(true);
+    expect((await makeApi(a.url, t.token)('GET', '/properties')).status).toBe(401);
+    expect((await makeApi(b.url, t.token)('GET', '/properties')).status).toBe(401);
+  });
+
+  it('the rate limit is one budget per user across the instances', async () => {
+    clock.advance(60_000);
+    const viaA = makeApi(a.url, token);
+    const viaB = makeApi(b.url, token);
+    const statuses: number[] = [];
+    const remaining: (string | null)[] = [];
+    for (const api of [viaA, viaB, viaA, viaB, viaA, viaB, viaA]) {
+      const r = await api('GET', '/properties');
+      statuses.push(r.status);
+      remaining.push(r.headers.get('x-ratelimit-remaining'));
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    expect(remaining).toEqual(['4', '3', '2', '1', '0', '0', '0']);
+    const refused = await viaB('GET', '/properties');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The next window starts afresh, on both.
+    clock.advance(60_000);
+    expect((await viaB('GET', '/properties')).status).toBe(200);
+    expect((await viaA('GET', '/properties')).headers.get('x-ratelimit-remaining')).toBe('3');
+  });
+
+  it('clashing writes at once: one 201, the others 409 from the unique constraint', async () => {
+    clock.advance(60_000);
+    const many = await a.store.createAccount('clashes');
+    const tok = (await a.store.createToken(many.userId, 't', ALL_SCOPES)).token;
+    const apis = [makeApi(a.url, tok), makeApi(b.url, tok)];
+    const body = { name: 'colour', label: 'Colour', type: { code: 1 }, entity_type: { code: 2 } };
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => apis[i % 2]?.('POST', '/custom-fields', body)),
+    );
+    const statuses = answers.map((r) => r?.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409]);
+    const clash = answers.find((r) => r?.status === 409);
+    expect(clash?.body).toEqual({
+      message: 'A custom field named "colour" already exists for properties.',
+      errors: { name: ['The name "colour" is already taken.'] },
+    });
+  });
+});
+
+suite('PostgreSQL: fuzzy filters match as on SQLite', () => {
+  it('the same records for the same filters: Unicode case, % and _, postcode spaces', async () => {
+    const values = ['İstanbul Road', 'STRASSE 1', 'Straße 2', 'ΣΊΣΥΦΟΣ', '100% Lane', 'a_b Court', 'ab Close', 'Ǆemal'];
+    const queries = [
+      'i̇stanbul',
+      'istanbul',
+      'straße',
+      'strasse',
+      'σίσυφος',
+      '%',
+      '0%',
+      '_',
+      'a_b',
+      'ǆ',
+      'ǅemal',
+      'ls14',
+    ];
+    const servers = [await startTestServer({ store: 'sqlite' }), await startTestServer({ store: 'postgres' })];
+    try {
+      const results: string[][][] = [];
+      for (const s of servers) {
+        const acct = await s.newAccount();
+        for (const [i, address] of values.entries())
+          expect(
+            (await acct.api('POST', '/properties', { address, postcode: i % 2 ? 'LS1 4AB' : 'ls 14ab' })).status,
+          ).toBe(201);
+        const got: string[][] = [];
+        for (const q of queries) {
+          const key = q === 'ls14' ? 'postcode' : 'address';
+          const r = await acct.api('GET', `/properties?${key}=${encodeURIComponent(q)}&per_page=100`);
+          expect(r.status).toBe(200);
+          got.push(r.body.data.map((p: { address: string }) => p.address));
+        }
+        results.push(got);
+      }
+      expect(results[1]).toEqual(results[0]);
+      // And they are not all empty: the filters found something.
+      expect(results[0]?.filter((x) => x.length > 0).length).toBeGreaterThan(6);
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  });
+});
+
+suite('PostgreSQL: /health and losing the database', () => {
+  let own: Cluster;
+  let server: Running | undefined;
+  const errors: unknown[] = [];
+  beforeAll(async () => {
+    own = await startCluster();
+  });
+  afterAll(async () => {
+    await server?.close();
+    own?.destroy();
+  });
+
+  it('503 with Retry-After while the database is down, no 500, then it recovers by itself', async () => {
+    const db = await createTestDatabase(own);
+    const s = await startServer({ database: db.url, port: 0, logError: (e) => errors.push(e) });
+    server = s;
+    const api = makeApi(s.url, await tokenOf(s.store));
+    expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    const before = await api('POST', '/reminders', { title: 'before' });
+    expect(before.status).toBe(201);
+
+    own.stop();
+    const health = await fetch(`${s.url}/health`);
+    expect(health.status).toBe(503);
+    expect(health.headers.get('retry-after')).toBe('5');
+    for (const [method, path, body] of [
+      ['GET', '/reminders', undefined],
+      ['POST', '/reminders', { title: 'while down' }],
+      ['GET', `/reminders/${before.body.data.uuid}`, undefined],
+    ] as const) {
+      const r = await api(method, path, body);
+      expect(r.status, `${method} ${path}`).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('5');
+      expect(r.body.message).toBe(
+        'The server cannot reach its database at the moment. Nothing was written; try again shortly.',
+      );
+    }
+
+    own.start();
+    let recovered = 0;
+    for (let i = 0; i < 50 && recovered !== 200; i++) {
+      recovered = (await fetch(`${s.url}/health`)).status;
+      if (recovered !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(recovered).toBe(200);
+    const list = await api('GET', '/reminders');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((r: { title: string }) => r.title)).toEqual(['before']);
+    expect((await api('POST', '/reminders', { title: 'after' })).status).toBe(201);
+    expect(errors).toEqual([]);
+  });
+});
