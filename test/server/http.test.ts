@@ -378,3 +378,16 @@ describe('accounts: a record of another account is a missing one', () => {
     expect(await listKeys(second, '/reminders')).toEqual([r.uuid]);
   });
 });
+
+describe('GET /health, for load balancers', () => {
+  it('200 without a token while the store answers; HEAD too; other methods 405; never cached', async () => {
+    const res = await fetch(`${server.url}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect((await fetch(`${server.url}/health`, { method: 'HEAD' })).status).toBe(200);
+    const post = await fetch(`${server.url}/health`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
