@@ -608,10 +608,25 @@ process.on('exit', () => require('node:fs').writeFileSync(process.env.PM_LOAD_LO
     expect(r.status).toBe(0);
     expect(r.requests.some((m) => m.endsWith('dist/bundle/pm.cjs'))).toBe(true);
     const late = r.requests.filter((m) =>
-      /^(node:)?(net|http|https|tls|crypto|zlib)$|better-sqlite3|cosmiconfig|luxon|chrono-node|jq-web|cli-progress/.test(
+      /^(node:)?(net|http|https|tls|crypto|zlib)$|^pg$|better-sqlite3|cosmiconfig|luxon|chrono-node|jq-web|cli-progress/.test(
         m,
       ),
     );
     expect(late).toEqual([]);
+  });
+
+  it('a run that does not use PostgreSQL never loads its driver (pg)', () => {
+    for (const args of [
+      ['reminders', 'list'],
+      ['serve', '--help'],
+      ['serve', 'tokens', 'list'],
+    ]) {
+      const r = required(args);
+      expect(r.status, args.join(' ')).toBe(0);
+      expect(
+        r.requests.filter((m) => m === 'pg' || m.includes('node_modules/pg/')),
+        args.join(' '),
+      ).toEqual([]);
+    }
   });
 });

@@ -4,27 +4,47 @@
  */
 import { availableParallelism } from 'node:os';
 import { tokenFileFor } from '../../core/paths.js';
-import { bootstrap, openStore, type RateLimit, type SqliteStore, startServer } from '../../server/index.js';
+import { printableUrl } from '../../core/redact.js';
+import {
+  bootstrap,
+  openPostgres,
+  openStore,
+  type RateLimit,
+  type RunningServer,
+  type Store,
+  startServer,
+} from '../../server/index.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type * as Serve from './serve.js';
 
 export async function serveRun(o: Serve.ServeOptions): Promise<void> {
-  const { f, dataFile } = o;
+  const { f, dataFile, database } = o;
   const { io } = f;
   const rateLimit: RateLimit | undefined = o.rateLimit;
-  const server = await startServer({
-    dataFile,
+  const common = {
     host: o.host,
     port: o.port,
     ...(rateLimit ? { rateLimit } : {}),
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     ...(o.maxConnections ? { maxConnections: o.maxConnections } : {}),
-    readers: o.readers ?? Math.min(4, availableParallelism()),
-    logError: (err) => io.stderr.write(`pm serve: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
-  });
-  if (server.createdToken) io.stderr.write(NEW_FILE(dataFile));
+    logError: (err: unknown) =>
+      io.stderr.write(`pm serve: internal error: ${redacted((err as Error)?.stack ?? String(err), database)}\n`),
+  };
+  let server: RunningServer<Store>;
+  if (database !== undefined) {
+    try {
+      server = await startServer({ ...common, database, ...(o.poolSize ? { poolSize: o.poolSize } : {}) });
+    } catch (e) {
+      throw new CliError(EXIT.api, redacted((e as Error).message, database));
+    }
+    if (server.createdAccount) io.stderr.write(NEW_DATABASE(database));
+  } else {
+    server = await startServer({ ...common, dataFile, readers: o.readers ?? Math.min(4, availableParallelism()) });
+    if (server.createdToken) io.stderr.write(NEW_FILE(dataFile));
+  }
+  const where = database !== undefined ? `database: ${printableUrl(database)}` : `data: ${dataFile}`;
   io.stderr.write(
-    `pm serve: listening on ${server.url} (data: ${dataFile}${rateLimit ? `, rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000}s` : ''})\n`,
+    `pm serve: listening on ${server.url} (${where}${rateLimit ? `, rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000}s` : ''})\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -40,6 +60,22 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
   });
 }
 
+/** A message with the database's password, if it holds it anywhere, shown as ***. */
+function redacted(text: string, database: string | undefined): string {
+  if (database === undefined) return text;
+  let out = text.split(database).join(printableUrl(database));
+  try {
+    const password = decodeURIComponent(new URL(database).password);
+    if (password) out = out.split(password).join('***');
+  } catch {
+    // Not a URL node can read: nothing more to hide than printableUrl did.
+  }
+  return out;
+}
+
+const NEW_DATABASE = (database: string) =>
+  `pm serve: new database: created an account; make its token with \`pm serve tokens create --database ${printableUrl(database)}\`\n`;
+
 const NEW_FILE = (dataFile: string) =>
   `pm serve: new data file: created an account and a token, written to ${tokenFileFor(dataFile)}\n`;
 
@@ -48,7 +84,23 @@ const NEW_FILE = (dataFile: string) =>
  * whichever command opens it (an account, and its token written beside the file), so that the
  * embedded default and `pm serve` find it there later.
  */
-function openData(o: Serve.OnDataFile): SqliteStore {
+async function openData(o: Serve.OnDataFile): Promise<Store> {
+  if (o.database !== undefined) {
+    const database = o.database;
+    let store: Awaited<ReturnType<typeof openPostgres>>;
+    try {
+      store = await openPostgres(database);
+    } catch (e) {
+      throw new CliError(EXIT.api, redacted((e as Error).message, database));
+    }
+    try {
+      if (await store.ensureAccount()) o.f.io.stderr.write(NEW_DATABASE(database));
+    } catch (e) {
+      await store.close();
+      throw new CliError(EXIT.api, redacted((e as Error).message, database));
+    }
+    return store;
+  }
   const store = openStore(o.dataFile);
   try {
     if (bootstrap(store)) o.f.io.stderr.write(NEW_FILE(o.dataFile));
@@ -59,32 +111,35 @@ function openData(o: Serve.OnDataFile): SqliteStore {
   return store;
 }
 
+/** Where a command's store is, in its messages. */
+const storeWord = (o: Serve.OnDataFile) => (o.database !== undefined ? 'database' : 'data file');
+
 export async function tokensCreateRun(o: Serve.TokensCreateOptions): Promise<void> {
   const { io } = o.f;
-  const store = openData(o);
+  const store = await openData(o);
   try {
     let userId: number | undefined;
     if (o.account !== undefined) {
-      userId = store.userOfAccount(o.account);
-      if (userId === undefined) throw usageError(`--account: no account ${o.account} in this data file.`);
+      userId = await store.userOfAccount(o.account);
+      if (userId === undefined) throw usageError(`--account: no account ${o.account} in this ${storeWord(o)}.`);
     } else {
-      userId = (store.firstUser() as { userId: number }).userId;
+      userId = ((await store.firstUser()) as { userId: number }).userId;
     }
-    const { token, id } = store.createToken(userId, o.name, o.scopes);
+    const { token, id } = await store.createToken(userId, o.name, o.scopes);
     io.stdout.write(`${token}\n`);
     io.stderr.write(
       `Created token ${id} "${o.name}" with scopes ${o.scopes.join(' ')}. Store it now: it is not shown again.\n`,
     );
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 export async function tokensListRun(o: Serve.TokensListOptions): Promise<void> {
   const { io } = o.f;
-  const store = openData(o);
+  const store = await openData(o);
   try {
-    const list = store.listTokens();
+    const list = await store.listTokens();
     if (o.json) {
       io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
       return;
@@ -94,34 +149,34 @@ export async function tokensListRun(o: Serve.TokensListOptions): Promise<void> {
         `${t.id}\t${t.name}\taccount ${t.account_id}\t…${t.hint}\t${t.revoked_at ? `revoked ${t.revoked_at}` : 'active'}\t${t.scopes.join(' ')}\n`,
       );
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 export async function tokensRevokeRun(o: Serve.TokensRevokeOptions): Promise<void> {
-  const store = openData(o);
+  const store = await openData(o);
   try {
-    if (!store.revokeToken(o.id))
-      throw new CliError(EXIT.notFound, `No active token ${o.id} in this data file.`, {
+    if (!(await store.revokeToken(o.id)))
+      throw new CliError(EXIT.notFound, `No active token ${o.id} in this ${storeWord(o)}.`, {
         hint: 'List them with `pm serve tokens list`.',
       });
     o.f.io.stderr.write(`Revoked token ${o.id}.\n`);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 export async function accountsCreateRun(o: Serve.AccountsCreateOptions): Promise<void> {
   const { io } = o.f;
-  const store = openData(o);
+  const store = await openData(o);
   try {
-    const { accountId, userId } = store.createAccount(o.name);
-    const { token } = store.createToken(userId, 'owner', o.scopes);
+    const { accountId, userId } = await store.createAccount(o.name);
+    const { token } = await store.createToken(userId, 'owner', o.scopes);
     io.stdout.write(`${token}\n`);
     io.stderr.write(
       `Created account ${accountId} "${o.name}" and a full-scope token. Store it now: it is not shown again.\n`,
     );
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import { ALL_SCOPES } from '../../resources/index.js';
 import { defaultDataFile } from '../../core/paths.js';
+import { printableUrl } from '../../core/redact.js';
 import { adopt } from '../command.js';
 import { usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
@@ -23,12 +24,20 @@ export interface ServeOptions {
   readonly maxConnections?: number | undefined;
   /** Reader threads that answer lists (default: one per core, at most 4). */
   readonly readers?: number | undefined;
+  /** A PostgreSQL database's URL, served instead of the data file. */
+  readonly database?: string | undefined;
+  /** PostgreSQL connections held at most (with a database). */
+  readonly poolSize?: number | undefined;
 }
 
-/** What every command on a data file is given: the factory and the file. */
+/**
+ * What every command on a store is given: the factory, and the store: a PostgreSQL database
+ * (`database`, its URL) or else the SQLite data file.
+ */
 export interface OnDataFile {
   readonly f: Factory;
   readonly dataFile: string;
+  readonly database?: string | undefined;
 }
 
 export interface TokensCreateOptions extends OnDataFile {
@@ -67,10 +76,29 @@ const RUNS: ServeRuns = {
   accountsCreate: async (o) => (await run()).accountsCreateRun(o),
 };
 
-/** --data given before or after the subcommand (`pm serve --data F tokens list` or `pm serve tokens list --data F`). */
-function dataFileOf(f: Factory, cmd: Command): string {
-  const given = (cmd.optsWithGlobals() as { data?: string }).data;
-  return given ?? defaultDataFile(f.env, f.home);
+/**
+ * The store a command works on: --database (or PM_DATABASE_URL), else --data (or the default data
+ * file); each given before or after the subcommand (`pm serve --data F tokens list` or
+ * `pm serve tokens list --data F`). --data with --database is a usage error; --data given wins
+ * over PM_DATABASE_URL.
+ */
+function storeOf(f: Factory, cmd: Command): { dataFile: string; database?: string } {
+  const given = cmd.optsWithGlobals() as { data?: string; database?: string };
+  if (given.data !== undefined && given.database !== undefined)
+    throw usageError('--data and --database name two stores: give one of them.', DATABASE_HINT);
+  const database = given.database ?? (given.data === undefined ? f.env.PM_DATABASE_URL || undefined : undefined);
+  if (database !== undefined && !/^postgres(ql)?:\/\//i.test(database))
+    throw usageError(`--database must be a postgres:// URL, not "${printableUrl(database)}".`, DATABASE_HINT);
+  return { dataFile: given.data ?? defaultDataFile(f.env, f.home), ...(database !== undefined ? { database } : {}) };
+}
+
+const DATABASE_HINT = 'For example: --database postgres://pm@db.example.com:5432/pm?sslmode=require';
+
+function parsePoolSize(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 1000)
+    throw usageError(`--pool-size must be a whole number from 1 to 1000, not "${text}".`);
+  return Number(text);
 }
 
 function parsePort(text: string): number {
@@ -135,6 +163,8 @@ async function parseRateLimitFlag(text: string | undefined): Promise<RateLimit |
 
 const DATA_OPTION = '--data <file>';
 const DATA_HELP = 'SQLite data file (default: the embedded default data file)';
+const DATABASE_OPTION = '--database <url>';
+const DATABASE_HELP = 'PostgreSQL database URL, instead of a data file (default: $PM_DATABASE_URL)';
 
 export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
   const serve = new Command('serve')
@@ -142,6 +172,11 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8080')
     .option('--data <file>', 'SQLite data file (default: $XDG_DATA_HOME/pm/pm.db, else ~/.local/share/pm/pm.db)')
+    .option(
+      DATABASE_OPTION,
+      'a PostgreSQL database instead (postgres://user:password@host:port/db; TLS by ?sslmode=require): several instances may share it (default: $PM_DATABASE_URL)',
+    )
+    .option('--pool-size <n>', 'connections to the PostgreSQL database held at most (default 10)')
     .option(
       '--rate-limit <n/min>',
       'limit each user to N requests per minute (or N/s, N/hour), as the hosted service does',
@@ -160,10 +195,13 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
       `
 On first use of a data file, an account and a full-scope token are created; the token is written
 beside the data file (FILE.token, mode 0600) and pm uses it when nothing else is configured.
+On first use of a PostgreSQL database, the account is created and no token is written: make one
+with \`pm serve tokens create --database URL\`.
 
 Examples:
   pm serve
   pm serve --port 9000 --data ./team.db --rate-limit 60/min
+  pm serve --host 0.0.0.0 --database postgres://pm@db.internal:5432/pm --pool-size 20
   curl -H "Authorization: Bearer $(cat ~/.local/share/pm/pm.db.token)" http://127.0.0.1:8080/properties`,
     )
     .action(
@@ -176,6 +214,7 @@ Examples:
           publicUrl?: string;
           maxConnections?: string;
           readers?: string;
+          poolSize?: string;
         },
         cmd: Command,
       ) =>
@@ -183,7 +222,8 @@ Examples:
           f,
           host: opts.host,
           port: parsePort(opts.port),
-          dataFile: dataFileOf(f, cmd),
+          ...storeOf(f, cmd),
+          poolSize: parsePoolSize(opts.poolSize),
           rateLimit: await parseRateLimitFlag(opts.rateLimit),
           publicUrl: parsePublicUrl(opts.publicUrl),
           maxConnections: parseMaxConnections(opts.maxConnections),
@@ -210,6 +250,7 @@ Examples:
     .option('--name <name>', 'a name to recognise the token by', 'token')
     .option('--account <id>', 'account id (default: the first account)')
     .option(DATA_OPTION, DATA_HELP)
+    .option(DATABASE_OPTION, DATABASE_HELP)
     .addHelpText(
       'after',
       `
@@ -223,7 +264,7 @@ Examples:
         throw usageError(`--account must be an account id number, not "${opts.account}".`);
       return runs.tokensCreate({
         f,
-        dataFile: dataFileOf(f, cmd),
+        ...storeOf(f, cmd),
         scopes,
         name: opts.name,
         account: opts.account === undefined ? undefined : Number(opts.account),
@@ -234,6 +275,7 @@ Examples:
     .command('list')
     .description('List the tokens of a data file (never the tokens themselves)')
     .option(DATA_OPTION, DATA_HELP)
+    .option(DATABASE_OPTION, DATABASE_HELP)
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
@@ -245,13 +287,14 @@ Examples:
   pm serve tokens list --data /srv/pm/team.db --json`,
     )
     .action((opts: { json?: boolean }, cmd: Command) =>
-      runs.tokensList({ f, dataFile: dataFileOf(f, cmd), json: opts.json === true }),
+      runs.tokensList({ f, ...storeOf(f, cmd), json: opts.json === true }),
     );
 
   tokens
     .command('revoke <id>')
     .description('Revoke a token by its id (see pm serve tokens list)')
     .option(DATA_OPTION, DATA_HELP)
+    .option(DATABASE_OPTION, DATABASE_HELP)
     .addHelpText(
       'after',
       `
@@ -261,7 +304,7 @@ Examples:
     )
     .action((id: string, _opts: unknown, cmd: Command) => {
       if (!/^\d+$/.test(id)) throw usageError(`<id> must be a token id number, not "${id}".`);
-      return runs.tokensRevoke({ f, dataFile: dataFileOf(f, cmd), id: Number(id) });
+      return runs.tokensRevoke({ f, ...storeOf(f, cmd), id: Number(id) });
     });
 
   serve
@@ -271,6 +314,7 @@ Examples:
     .description('Create an account with a user and a full-scope token; print the token')
     .requiredOption('--name <name>', 'the account name')
     .option(DATA_OPTION, DATA_HELP)
+    .option(DATABASE_OPTION, DATABASE_HELP)
     .addHelpText(
       'after',
       `
@@ -281,7 +325,7 @@ Examples:
   token=$(pm serve accounts create --name team --data /srv/pm/team.db)`,
     )
     .action((opts: { name: string }, cmd: Command) =>
-      runs.accountsCreate({ f, dataFile: dataFileOf(f, cmd), name: opts.name, scopes: ALL_SCOPES }),
+      runs.accountsCreate({ f, ...storeOf(f, cmd), name: opts.name, scopes: ALL_SCOPES }),
     );
   return serve;
 }
