@@ -51,6 +51,7 @@ const onPostgres = [
   'test/server/typed-client.test.ts',
   'test/server/writes.test.ts',
   'test/server/postgres.test.ts',
+  'test/cli/serve-postgres.test.ts',
 ];
 
 export default defineConfig({
@@ -65,7 +66,7 @@ export default defineConfig({
         test: {
           name: 'in-process',
           include: ['test/**/*.test.ts'],
-          exclude: [...unit, ...blackBox, 'test/server/postgres.test.ts'],
+          exclude: [...unit, ...blackBox, 'test/server/postgres.test.ts', 'test/cli/serve-postgres.test.ts'],
         },
       },
       { extends: true, test: { name: 'black-box', include: blackBox } },

@@ -1,0 +1,132 @@
+/**
+ * `pm serve` and its token and account commands on a PostgreSQL database (--database, or
+ * PM_DATABASE_URL): what they print, --data with --database refused, and the password never
+ * shown. Runs in the `postgres` project; skips with one line where there is no PostgreSQL.
+ */
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES } from '../../src/resources/index.js';
+import { EXIT } from '../../src/cli/errors.js';
+import { BIN, runPm, tempHome } from '../helpers/cli.js';
+import { type Cluster, createTestDatabase, pgMissing, startCluster, type TestDatabase } from '../helpers/postgres.js';
+
+if (pgMissing) console.warn(pgMissing);
+
+describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
+  let cluster: Cluster | undefined;
+  let db: TestDatabase;
+  beforeAll(async () => {
+    cluster = process.env.PM_TEST_DATABASE_URL ? undefined : await startCluster();
+    db = await createTestDatabase(cluster);
+  });
+  afterAll(async () => {
+    await db?.drop();
+    cluster?.destroy();
+  });
+
+  it('tokens and accounts: the first use makes the account and says how to make a token; then as with --data', async () => {
+    const printable = db.url.replace(/:([^:@/]*)@/, ':***@');
+    const list0 = await runPm(['serve', 'tokens', 'list', '--database', db.url]);
+    expect(list0).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `pm serve: new database: created an account; make its token with \`pm serve tokens create --database ${printable}\`\n`,
+    });
+    const made = await runPm([
+      'serve',
+      'tokens',
+      'create',
+      '--name',
+      'ci',
+      '--scopes',
+      'reminders.read',
+      '--database',
+      db.url,
+    ]);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/^pm_[A-Za-z0-9_-]{43}\n$/);
+    expect(made.stderr).toBe('Created token 1 "ci" with scopes reminders.read. Store it now: it is not shown again.\n');
+    const hint = made.stdout.trim().slice(-4);
+    const list = await runPm(['serve', 'tokens', 'list', '--database', db.url]);
+    expect(list).toEqual({ code: 0, stdout: `1\tci\taccount 1\t…${hint}\tactive\treminders.read\n`, stderr: '' });
+    const json = await runPm(['serve', '--database', db.url, 'tokens', 'list', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual([
+      {
+        id: 1,
+        name: 'ci',
+        hint,
+        scopes: ['reminders.read'],
+        account_id: 1,
+        user_id: 1,
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/),
+        last_used_at: null,
+        revoked_at: null,
+      },
+    ]);
+    const account = await runPm(['serve', 'accounts', 'create', '--name', 'Team', '--database', db.url]);
+    expect(account.code).toBe(0);
+    expect(account.stderr).toBe(
+      'Created account 2 "Team" and a full-scope token. Store it now: it is not shown again.\n',
+    );
+    // The same through PM_DATABASE_URL.
+    const env = { PM_DATABASE_URL: db.url };
+    expect((await runPm(['serve', 'tokens', 'revoke', '1'], { env })).stderr).toBe('Revoked token 1.\n');
+    const again = await runPm(['serve', 'tokens', 'revoke', '1'], { env });
+    expect(again.code).toBe(EXIT.notFound);
+    expect(again.stderr).toContain('No active token 1 in this database.');
+    const after = await runPm(['serve', 'tokens', 'list'], { env });
+    expect(after.stdout.split('\n')[0]).toMatch(/^1\tci\taccount 1\t…\S{4}\trevoked \S+\treminders\.read$/);
+    expect(after.stdout.split('\n')[1]).toBe(
+      `2\towner\taccount 2\t…${account.stdout.trim().slice(-4)}\tactive\t${ALL_SCOPES.join(' ')}`,
+    );
+  });
+
+  it('--data given wins over PM_DATABASE_URL; --data with --database is a usage error', async () => {
+    const home = tempHome();
+    const viaData = await runPm(['serve', 'tokens', 'list', '--data', `${home}/team.db`], {
+      env: { PM_DATABASE_URL: db.url },
+      home,
+    });
+    expect(viaData.code).toBe(0);
+    expect(viaData.stderr).toContain('new data file');
+    const both = await runPm(['serve', 'tokens', 'list', '--data', `${home}/team.db`, '--database', db.url]);
+    expect(both.code).toBe(EXIT.usage);
+    expect(both.stderr).toContain('--data and --database name two stores: give one of them.');
+    const notPg = await runPm(['serve', 'tokens', 'list', '--database', 'mysql://u:topsecret@h/db']);
+    expect(notPg.code).toBe(EXIT.usage);
+    expect(notPg.stderr).not.toContain('topsecret');
+    const pool = await runPm(['serve', '--database', db.url, '--pool-size', '0']);
+    expect(pool.code).toBe(EXIT.usage);
+    expect(pool.stderr).toContain('--pool-size must be a whole number from 1 to 1000, not "0".');
+  });
+
+  it('the password is never printed: not when the database cannot be reached, not when serving', async () => {
+    const unreachable = await runPm(['serve', 'tokens', 'list', '--database', 'postgres://pm:pa55word@127.0.0.1:1/pm']);
+    expect(unreachable.code).not.toBe(0);
+    expect(unreachable.stderr).toContain('postgres://pm:***@127.0.0.1:1/pm');
+    expect(unreachable.stderr).not.toContain('pa55word');
+
+    const u = new URL(db.url);
+    u.password = 'pa55word';
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--database', u.toString()], {
+      env: { PATH: process.env.PATH ?? '', HOME: tempHome() },
+    });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`pm serve did not start: ${stderr}`)), 15_000);
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('listening on')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const url = /listening on (\S+)/.exec(stderr)?.[1];
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    child.kill('SIGTERM');
+    await new Promise((r) => child.on('close', r));
+    expect(stderr).toContain(`(database: postgres://${u.username}:***@${u.host}${u.pathname})`);
+    expect(stderr).not.toContain('pa55word');
+  });
+});
