@@ -52,6 +52,7 @@ const onPostgres = [
   'test/server/writes.test.ts',
   'test/server/postgres.test.ts',
   'test/cli/serve-postgres.test.ts',
+  'test/cli/transfer.test.ts',
 ];
 
 export default defineConfig({

@@ -1,5 +1,7 @@
 /**
- * pm export from one server and pm import into another: a round trip loses nothing.
+ * pm export from one server and pm import into another: a round trip loses nothing. The first
+ * server is on SQLite (the default); the second on the suite's store, so that in the postgres
+ * project this is a team moving from SQLite to PostgreSQL.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +13,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 let a: TestServer;
 let b: TestServer;
 beforeAll(async () => {
-  [a, b] = await Promise.all([startTestServer(), startTestServer()]);
+  [a, b] = await Promise.all([startTestServer({ store: 'sqlite' }), startTestServer()]);
 });
 afterAll(async () => {
   await Promise.all([a.close(), b.close()]);
