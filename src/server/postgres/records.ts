@@ -37,7 +37,9 @@ export function containsPattern(value: string): string {
   return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-const contains = (column: string) => `${column} LIKE ? ESCAPE '\\'`;
+// LIKE's escape character is the backslash already: no ESCAPE clause, which keeps the pattern a
+// plain bound value that a trigram index can answer.
+const contains = (column: string) => `${column} LIKE ?`;
 
 // ------------------------------------------------------------------ WHERE
 

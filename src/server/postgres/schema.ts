@@ -157,5 +157,44 @@ const initial: PgMigration = [
 )`,
 ];
 
+/**
+ * Migration 2: trigram indexes (pg_trgm) over every fold column, which answer a fuzzy filter's
+ * LIKE '%text%' without reading every row. Where the extension is not installed, or the user may
+ * not create it, the migration makes nothing and the filters read every row, as before.
+ */
+const trigrams: PgMigration = [
+  `DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm') THEN
+    BEGIN
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+      CREATE INDEX contacts_name_trgm ON contacts USING gin ("name_fold" gin_trgm_ops);
+      CREATE INDEX contacts_email_trgm ON contacts USING gin ("email_fold" gin_trgm_ops);
+      CREATE INDEX contacts_contact_number_trgm ON contacts USING gin ("contact_number_fold" gin_trgm_ops);
+      CREATE INDEX contacts_company_trgm ON contacts USING gin ("company_fold" gin_trgm_ops);
+      CREATE INDEX contacts_address_trgm ON contacts USING gin ("address_fold" gin_trgm_ops);
+      CREATE INDEX contacts_address2_trgm ON contacts USING gin ("address2_fold" gin_trgm_ops);
+      CREATE INDEX contacts_city_trgm ON contacts USING gin ("city_fold" gin_trgm_ops);
+      CREATE INDEX contacts_county_trgm ON contacts USING gin ("county_fold" gin_trgm_ops);
+      CREATE INDEX contacts_postcode_trgm ON contacts USING gin ("postcode_fold" gin_trgm_ops);
+      CREATE INDEX properties_address_trgm ON properties USING gin ("address_fold" gin_trgm_ops);
+      CREATE INDEX properties_address2_trgm ON properties USING gin ("address2_fold" gin_trgm_ops);
+      CREATE INDEX properties_city_trgm ON properties USING gin ("city_fold" gin_trgm_ops);
+      CREATE INDEX properties_county_trgm ON properties USING gin ("county_fold" gin_trgm_ops);
+      CREATE INDEX properties_postcode_trgm ON properties USING gin ("postcode_fold" gin_trgm_ops);
+      CREATE INDEX properties_type_trgm ON properties USING gin ("type_fold" gin_trgm_ops);
+      CREATE INDEX custom_fields_name_trgm ON custom_fields USING gin ("name_fold" gin_trgm_ops);
+      CREATE INDEX custom_fields_label_trgm ON custom_fields USING gin ("label_fold" gin_trgm_ops);
+      CREATE INDEX notes_content_trgm ON notes USING gin ("content_fold" gin_trgm_ops);
+      CREATE INDEX reminders_title_trgm ON reminders USING gin ("title_fold" gin_trgm_ops);
+      CREATE INDEX custom_values_value_trgm ON custom_values USING gin (value_fold gin_trgm_ops);
+    EXCEPTION WHEN insufficient_privilege THEN
+      RAISE NOTICE 'pm: pg_trgm not created (%): fuzzy filters read every row', SQLERRM;
+    END;
+  END IF;
+END
+$$`,
+];
+
 /** Every migration, in order; index + 1 is the version pm_schema records after applying one. */
-export const PG_MIGRATIONS: readonly PgMigration[] = [initial];
+export const PG_MIGRATIONS: readonly PgMigration[] = [initial, trigrams];
