@@ -303,4 +303,60 @@ suite('PostgreSQL: /health and losing the database', () => {
     expect((await api('POST', '/reminders', { title: 'after' })).status).toBe(201);
     expect(errors).toEqual([]);
   });
+
+  it('stopped and started under load: only 201s and 503s, every 201 kept, nothing half written', async () => {
+    const db = await createTestDatabase(own);
+    const s = await startServer({ database: db.url, port: 0, logError: (e) => errors.push(e) });
+    try {
+      const api = makeApi(s.url, await tokenOf(s.store));
+      const answers: { status: number; title: string; uuid?: string }[] = [];
+      let running = true;
+      let n = 0;
+      const worker = async () => {
+        while (running) {
+          const title = `load ${++n}`;
+          const r = await api('POST', '/custom-fields', {
+            label: title,
+            type: { code: 1 },
+            entity_type: { code: 2 },
+          }).catch(() => ({ status: -1, body: undefined }));
+          answers.push({ status: r.status, title, uuid: r.body?.data?.uuid });
+          if (r.status !== 201) await new Promise((res) => setTimeout(res, 20));
+        }
+      };
+      const load = Promise.all([worker(), worker(), worker(), worker()]);
+      await new Promise((res) => setTimeout(res, 300));
+      own.stop();
+      await new Promise((res) => setTimeout(res, 500));
+      own.start();
+      let healthy = 0;
+      for (let i = 0; i < 50 && healthy !== 200; i++) {
+        healthy = (await fetch(`${s.url}/health`)).status;
+        if (healthy !== 200) await new Promise((res) => setTimeout(res, 100));
+      }
+      await new Promise((res) => setTimeout(res, 300));
+      running = false;
+      await load;
+      expect(healthy).toBe(200);
+      const statuses = new Set(answers.map((a) => a.status));
+      expect([...statuses].sort()).toEqual([201, 503]);
+      const made = answers.filter((a) => a.status === 201);
+      const stored = new Map<string, string>();
+      for (let page = 1; ; page++) {
+        const r = await api('GET', `/custom-fields?per_page=100&page=${page}`);
+        expect(r.status).toBe(200);
+        for (const f of r.body.data) stored.set(f.uuid, f.label);
+        if (page >= r.body.meta.pagination.total_pages) break;
+      }
+      // Every answered create is there, whole; anything else there was attempted (a commit whose
+      // answer the lost connection swallowed), never a record half made.
+      for (const m of made) expect(stored.get(m.uuid as string)).toBe(m.title);
+      const attempted = new Set(answers.map((a) => a.title));
+      for (const label of stored.values()) expect(attempted.has(label)).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await s.close();
+      await db.drop();
+    }
+  });
 });

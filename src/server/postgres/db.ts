@@ -136,6 +136,13 @@ export function openPg(opts: PgOptions): PgDatabase {
         if (inTx) return fn(self);
         const c = await pool.connect();
         let broken: unknown;
+        // A connection lost between two statements of the transaction is reported as an event of
+        // its client (no query is waiting for it): without a listener it would end the process.
+        // The next statement fails, and the client is then dropped rather than given back.
+        const lost = (err: Error) => {
+          broken = err;
+        };
+        c.on('error', lost);
         try {
           await c.query('BEGIN');
           const out = await fn(on(c, true));
@@ -150,6 +157,7 @@ export function openPg(opts: PgOptions): PgDatabase {
           }
           throw e;
         } finally {
+          c.off('error', lost);
           // A connection that failed is not given back to be used again.
           c.release(broken instanceof Error ? broken : undefined);
         }
@@ -173,6 +181,8 @@ export async function migrate(db: PgDatabase, url: string): Promise<void> {
   } catch (e) {
     throw new Error(`cannot connect to the database ${printableUrl(url)}: ${(e as Error).message}`);
   }
+  const lost = () => {};
+  c.on('error', lost);
   try {
     await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
@@ -199,6 +209,7 @@ export async function migrate(db: PgDatabase, url: string): Promise<void> {
       await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
   } finally {
+    c.off('error', lost);
     c.release();
   }
 }
