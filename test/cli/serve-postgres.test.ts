@@ -114,6 +114,7 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`pm serve did not start: ${stderr}`)), 15_000);
+      child.on('close', (code) => reject(new Error(`pm serve ended (${code}): ${stderr}`)));
       child.stderr.on('data', (d) => {
         stderr += d;
         if (stderr.includes('listening on')) {
@@ -124,8 +125,9 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
     });
     const url = /listening on (\S+)/.exec(stderr)?.[1];
     expect((await fetch(`${url}/health`)).status).toBe(200);
+    const closed = new Promise((r) => child.on('close', r));
     child.kill('SIGTERM');
-    await new Promise((r) => child.on('close', r));
+    await closed;
     expect(stderr).toContain(`(database: postgres://${u.username}:***@${u.host}${u.pathname})`);
     expect(stderr).not.toContain('pa55word');
   });
