@@ -117,24 +117,21 @@ export async function listRecords(
 ): Promise<{ records: ApiRecord[]; total: number }> {
   const params: unknown[] = [accountId];
   const where = ['t.account_id = ?', ...whereSql(r, 't', q.conditions, accountId, params)].join(' AND ');
-  // The count and the page in one snapshot, as SQLite's one connection gives them.
-  return pg.write(async (tx) => {
-    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY', [], false);
-    const total = (await tx.query(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params, false))[0]
-      ?.n as number;
-    const offset = (q.page - 1) * q.perPage;
-    const rows =
-      offset >= total
-        ? []
-        : await tx.query(
-            `SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE ${where} ORDER BY t.created_at, t.id LIMIT ? OFFSET ?`,
-            [...params, q.perPage, offset],
-            false,
-          );
-    const records = rows.map((row) => toRecord(r, row));
-    await embed(tx, accountId, r, q.embed, rows, records);
-    return { records, total };
-  });
+  const offset = (q.page - 1) * q.perPage;
+  // The total and the page in one statement (one snapshot, one round trip): the count's one row,
+  // joined to the page's rows (none past the end: the page's columns are then null).
+  const rows = await pg.query(
+    `SELECT c.n AS _total, p.* FROM (SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}) c
+     LEFT JOIN LATERAL (SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE ${where}
+       ORDER BY t.created_at, t.id LIMIT ? OFFSET ?) p ON true`,
+    [...params, ...params, q.perPage, offset],
+    false,
+  );
+  const total = (rows[0]?._total as number | undefined) ?? 0;
+  const page = rows.filter((row) => row._id !== null);
+  const records = page.map((row) => toRecord(r, row));
+  await embed(pg, accountId, r, q.embed, page, records);
+  return { records, total };
 }
 
 export async function getRecord(
