@@ -86,6 +86,9 @@ function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | unde
       return bag.add(`${at}.value`, `The ${at}.value field must be a string or null.`);
     if (typeof value === 'string' && !wellFormed(value))
       return bag.add(`${at}.value`, `The ${at}.value field must be valid Unicode text.`);
+    // As a text field: a NUL is no text (PostgreSQL's text cannot hold one; SQLite's LIKE stops at it).
+    if (typeof value === 'string' && value.includes('\u0000'))
+      return bag.add(`${at}.value`, `The ${at}.value field must not contain NUL characters.`);
     if (typeof value === 'string' && [...value].length > 65535)
       return bag.add(`${at}.value`, `The ${at}.value field must not be greater than 65535 characters.`);
     out.push({ ...(name !== undefined ? { name } : { uuid: uuid as string }), value: value as string | null });
