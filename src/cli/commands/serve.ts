@@ -168,7 +168,9 @@ const DATABASE_HELP = 'PostgreSQL database URL, instead of a data file (default:
 
 export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
   const serve = new Command('serve')
-    .description('Run the Property Management Service API on an SQLite file (the embedded default, for a team)')
+    .description(
+      'Run the Property Management Service API on an SQLite file (the embedded default, for a team) or a PostgreSQL database',
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8080')
     .option('--data <file>', 'SQLite data file (default: $XDG_DATA_HOME/pm/pm.db, else ~/.local/share/pm/pm.db)')

@@ -62,7 +62,7 @@ export function isUnavailable(e: unknown): boolean {
   // Connection exceptions (08), the server shutting down or starting (57P01-57P03), too many connections (53300).
   if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300') return true;
   const msg = typeof err?.message === 'string' ? err.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i.test(
     msg,
   );
 }
@@ -103,6 +103,10 @@ export function openPg(opts: PgOptions): PgDatabase {
     connectionString: opts.url,
     max: opts.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: 5000,
+    // A database that stops answering (a network cut without a reset) fails a request after 30 s
+    // as one that is down does, rather than holding it for ever.
+    query_timeout: 30_000,
+    keepAlive: true,
     idleTimeoutMillis: 30_000,
     application_name: 'pm serve',
     // BIGINT (ids, counts, milliseconds) as numbers, as SQLite gives them: all are far below 2^53.
