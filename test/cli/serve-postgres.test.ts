@@ -98,6 +98,11 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
     const pool = await runPm(['serve', '--database', db.url, '--pool-size', '0']);
     expect(pool.code).toBe(EXIT.usage);
     expect(pool.stderr).toContain('--pool-size must be a whole number from 1 to 1000, not "0".');
+    const poolAlone = await runPm(['serve', '--pool-size', '5']);
+    expect(poolAlone.code).toBe(EXIT.usage);
+    expect(poolAlone.stderr).toContain('--pool-size is the number of connections to a PostgreSQL database');
+    const readers = await runPm(['serve', '--database', db.url, '--readers', '2']);
+    expect(readers.code).toBe(EXIT.usage);
   });
 
   it('the password is never printed: not when the database cannot be reached, not when serving', async () => {

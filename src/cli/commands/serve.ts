@@ -219,18 +219,24 @@ Examples:
           poolSize?: string;
         },
         cmd: Command,
-      ) =>
-        runs.serve({
+      ) => {
+        const store = storeOf(f, cmd);
+        if (store.database === undefined && opts.poolSize !== undefined)
+          throw usageError('--pool-size is the number of connections to a PostgreSQL database: give --database too.');
+        if (store.database !== undefined && opts.readers !== undefined)
+          throw usageError('--readers is for a data file: on PostgreSQL, --pool-size sets the connections.');
+        return runs.serve({
           f,
           host: opts.host,
           port: parsePort(opts.port),
-          ...storeOf(f, cmd),
+          ...store,
           poolSize: parsePoolSize(opts.poolSize),
           rateLimit: await parseRateLimitFlag(opts.rateLimit),
           publicUrl: parsePublicUrl(opts.publicUrl),
           maxConnections: parseMaxConnections(opts.maxConnections),
           readers: parseReaders(opts.readers),
-        }),
+        });
+      },
     );
 
   const tokens = serve
