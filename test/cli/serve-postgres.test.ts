@@ -110,6 +110,16 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
     expect(unreachable.code).not.toBe(0);
     expect(unreachable.stderr).toContain('postgres://pm:***@127.0.0.1:1/pm');
     expect(unreachable.stderr).not.toContain('pa55word');
+    const inQuery = await runPm([
+      'serve',
+      'tokens',
+      'list',
+      '--database',
+      'postgres://pm@127.0.0.1:1/pm?password=qu3ry-secret',
+    ]);
+    expect(inQuery.code).not.toBe(0);
+    expect(inQuery.stderr).toContain('cannot connect to the database');
+    expect(inQuery.stderr).not.toContain('qu3ry-secret');
 
     const u = new URL(db.url);
     u.password = 'pa55word';

@@ -42,7 +42,7 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
     server = await startServer({ ...common, dataFile, readers: o.readers ?? Math.min(4, availableParallelism()) });
     if (server.createdToken) io.stderr.write(NEW_FILE(dataFile));
   }
-  const where = database !== undefined ? `database: ${printableUrl(database)}` : `data: ${dataFile}`;
+  const where = database !== undefined ? `database: ${redacted(database, database)}` : `data: ${dataFile}`;
   io.stderr.write(
     `pm serve: listening on ${server.url} (${where}${rateLimit ? `, rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000}s` : ''})\n`,
   );
@@ -65,8 +65,10 @@ function redacted(text: string, database: string | undefined): string {
   if (database === undefined) return text;
   let out = text.split(database).join(printableUrl(database));
   try {
-    const password = decodeURIComponent(new URL(database).password);
-    if (password) out = out.split(password).join('***');
+    const u = new URL(database);
+    // In the userinfo, or as a parameter (?password=...), which node-postgres reads too.
+    for (const password of [decodeURIComponent(u.password), u.password, u.searchParams.get('password') ?? ''])
+      if (password) out = out.split(password).join('***');
   } catch {
     // Not a URL node can read: nothing more to hide than printableUrl did.
   }
@@ -74,7 +76,7 @@ function redacted(text: string, database: string | undefined): string {
 }
 
 const NEW_DATABASE = (database: string) =>
-  `pm serve: new database: created an account; make its token with \`pm serve tokens create --database ${printableUrl(database)}\`\n`;
+  `pm serve: new database: created an account; make its token with \`pm serve tokens create --database ${redacted(database, database)}\`\n`;
 
 const NEW_FILE = (dataFile: string) =>
   `pm serve: new data file: created an account and a token, written to ${tokenFileFor(dataFile)}\n`;
