@@ -119,11 +119,14 @@ export async function listRecords(
   const where = ['t.account_id = ?', ...whereSql(r, 't', q.conditions, accountId, params)].join(' AND ');
   const offset = (q.page - 1) * q.perPage;
   // The total and the page in one statement (one snapshot, one round trip): the count's one row,
-  // joined to the page's rows (none past the end: the page's columns are then null).
+  // joined to the page's rows (none past the end: the page's columns are then null). The page's
+  // ids are found first, on the order index, so that the rows skipped are never read whole (nor
+  // their live counts computed).
   const rows = await pg.query(
     `SELECT c.n AS _total, p.* FROM (SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}) c
-     LEFT JOIN LATERAL (SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE ${where}
-       ORDER BY t.created_at, t.id LIMIT ? OFFSET ?) p ON true`,
+     LEFT JOIN LATERAL (SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE t.id IN (
+       SELECT t.id FROM ${r.table} t WHERE ${where} ORDER BY t.created_at, t.id LIMIT ? OFFSET ?)
+       ORDER BY t.created_at, t.id) p ON true`,
     [...params, ...params, q.perPage, offset],
     false,
   );
