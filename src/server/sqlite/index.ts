@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../../core/errors.js';
 import { type DB, openDatabase } from '../db.js';
+import type { ResourceDef } from '../../resources/types.js';
 import type { SyncStore } from '../store.js';
 import * as records from './records.js';
 import { type Sql, StatementCache, trigramColumns } from './statements.js';
@@ -18,6 +19,8 @@ export interface SqliteStore extends SyncStore {
   readonly statements: StatementCache;
   /** SQLite's quick integrity check of the whole file: what is wrong, or undefined when it is sound. */
   quickCheck(): string | undefined;
+  /** How many records of `r` an account has, from the counts kept (undefined on an older file). */
+  recordCount(accountId: number, r: ResourceDef): number | undefined;
 }
 
 /**
@@ -81,6 +84,14 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sql
     db,
     statements,
     list: guard((accountId, r, q) => records.listRecords(sql, accountId, r, q)),
+    recordCount: (accountId, r) =>
+      sql.counted
+        ? ((
+            sql.stmt('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, r.table) as
+              | { n: number }
+              | undefined
+          )?.n ?? 0)
+        : undefined,
     get: guard((accountId, r, uuid, embed) => records.getRecord(sql, accountId, r, uuid, embed)),
     create: guard((accountId, r, body, parent) => records.createRecord(sql, accountId, r, body, parent)),
     update: guard((accountId, r, uuid, body) => records.updateRecord(sql, accountId, r, uuid, body)),

@@ -82,10 +82,26 @@ export class ReaderPool {
   }
 }
 
-/** A store whose lists are answered by reader threads; everything else as `store` does it. */
-export function withReaders<S extends Store>(store: S, pool: ReaderPool): Store {
+/**
+ * Records an account must have in a table before its lists go to a reader thread: below it, a
+ * list is quick on the event loop, and the hop to a thread would cost more than it saves.
+ */
+export const THREADED_FROM = 20_000;
+
+/**
+ * A store whose lists of large tables are answered by reader threads; everything else as `store`
+ * does it.
+ */
+export function withReaders<S extends Store & { recordCount?(accountId: number, r: ResourceDef): number | undefined }>(
+  store: S,
+  pool: ReaderPool,
+  from = THREADED_FROM,
+): Store {
   return {
-    list: (accountId, r, q) => pool.list(accountId, r, q),
+    list: (accountId, r, q) =>
+      (store.recordCount?.(accountId, r) ?? Number.POSITIVE_INFINITY) >= from
+        ? pool.list(accountId, r, q)
+        : store.list(accountId, r, q),
     get: (...a) => store.get(...a),
     create: (...a) => store.create(...a),
     update: (...a) => store.update(...a),
