@@ -662,6 +662,7 @@ async function figure6() {
   await seed(data, { properties: SIZES.serverProperties });
   const server = await startPmServe(data, home);
   let bare;
+  let peer;
   try {
     bare = await startListening(
       'node:http + better-sqlite3 server',
@@ -694,9 +695,20 @@ async function figure6() {
         );
       return result.requests.average;
     };
-    const names = ['bare', 'list', 'post'];
+    // The peer: json-server over the same properties as a JSON file (city_like is its substring match).
+    const db = join(dir, 'db.json');
+    const every = [];
+    for (let p = 1; ; p++) {
+      const got = await getJson(`${server.url}/properties?per_page=100&page=${p}`, server.token);
+      every.push(...got.data);
+      if (p >= got.meta.pagination.total_pages) break;
+    }
+    writeFileSync(db, JSON.stringify({ properties: every.map((r, i) => ({ id: i + 1, ...r })) }));
+    peer = await startListening('json-server', NODE, [baseline('json-server.mjs'), db], cleanEnv(home));
+    targets.peer = { url: `${peer.url}/properties?city_like=leeds&bedrooms=3&_page=1&_limit=10`, method: 'GET' };
+    const names = ['bare', 'list', 'post', 'peer'];
     for (const name of names) await cannon(name, SIZES.cannonWarmupSeconds)();
-    const [b, l, p] = await interleave(
+    const [b, l, p, j] = await interleave(
       SIZES.cannonRounds,
       names.map((name) => cannon(name, SIZES.cannonSeconds)),
       { warmup: 0, label: 'autocannon' },
@@ -712,6 +724,15 @@ async function figure6() {
         samples: { pm: l, baseline: b },
         note: `${note}; ${SIZES.serverProperties.toLocaleString('en')} properties, ${page.meta.pagination.total} match`,
       }),
+      row('6c', `server GET ${listPath} vs json-server 0.17 (city_like, _page, _limit)`, {
+        pm: median(l),
+        base: median(j),
+        unit: 'req/s',
+        ratio: median(l) / median(j),
+        target: { op: '>=', value: 1 },
+        samples: { pm: l, baseline: j },
+        note: `${note}; the same ${every.length.toLocaleString('en')} properties as a JSON file`,
+      }),
       row('6b', 'server POST /reminders vs the same baseline (a read)', {
         pm: median(p),
         base: median(b),
@@ -722,7 +743,7 @@ async function figure6() {
       }),
     ];
   } finally {
-    await Promise.all([server.stop(), bare?.stop()]);
+    await Promise.all([server.stop(), bare?.stop(), peer?.stop()]);
   }
 }
 
