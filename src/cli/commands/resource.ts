@@ -392,10 +392,10 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUN
   cmd.addHelpText(
     'after',
     `
-A record of the file is matched to the one ${r.singular} with the same --key fields: missing,
-it is created; found, the fields the file gives are compared and only those that differ are
-sent; the same, it is left alone. Run twice, apply changes nothing the second time. --prune
-needs at least one filter, so that it deletes only what it is meant to.${examples(r, 'apply')}`,
+Each record of the file is matched to the one ${r.singular} with the same --key
+fields: missing, it is created; found, only the fields that differ from the file
+are sent; the same, it is left alone. Run twice, apply changes nothing the
+second time. --prune needs a filter, so that it deletes only what it should.${examples(r, 'apply')}`,
   );
   return cmd.action((flags: Flags) => {
     const filters =
