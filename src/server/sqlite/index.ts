@@ -8,7 +8,7 @@ import { type DB, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { SyncStore } from '../store.js';
 import * as records from './records.js';
-import { type Sql, StatementCache, trigramColumns } from './statements.js';
+import { PageEnds, type Sql, StatementCache, trigramColumns } from './statements.js';
 import * as tokens from './tokens.js';
 
 export interface SqliteStore extends SyncStore {
@@ -49,17 +49,25 @@ function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
 
 /** What the record modules need of a connection: its statements, and what the schema has. */
 function sqlOf(db: DB, statements: StatementCache, now: () => number): Sql {
+  // PRAGMA data_version moves when another connection commits; this connection's own writes are counted here.
+  let own = 0;
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
   return {
     db,
     now,
     stmt: (text) => statements.get(text),
     write: (fn) => {
+      own++;
       try {
         return db.transaction(fn).immediate();
       } catch (e) {
         throw storeError(e);
+      } finally {
+        own++;
       }
     },
+    pageEnds: new PageEnds(),
+    version: () => `${dataVersion.get()}:${own}`,
     trigram: trigramColumns(db),
     counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,
   };
