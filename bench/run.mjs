@@ -881,6 +881,32 @@ async function headOfLine(server, size) {
   ];
 }
 
+/**
+ * Walking a long list page after page (as --all and pm export do) from half-way through: the
+ * first page there is an OFFSET walk; each next one starts where the one before ended.
+ */
+async function pageWalk(server, size) {
+  const start = Math.floor(size / 200);
+  const first = [];
+  const next = [];
+  for (let round = 0; round < 5; round++) {
+    const from = start + round * 50;
+    for (let p = from; p < from + 10; p++) {
+      const t = process.hrtime.bigint();
+      await getJson(`${server.url}/properties?per_page=100&page=${p}`, server.token);
+      (p === from ? first : next).push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }
+  const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  return row('7q', `the next page of 100 after one half-way through ${k} vs that page`, {
+    pm: median(next),
+    base: median(first),
+    unit: 'ms',
+    ratio: median(next) / median(first),
+    note: 'p50 of 45 next pages against 5 pages reached by OFFSET',
+  });
+}
+
 /** RSS of pm serve after 20,000 list queries, each a filter shape or value not seen before. */
 async function memoryAfterQueries(server, size) {
   const before = rssOf(server.pid);
@@ -944,6 +970,7 @@ async function figure7() {
       }
       results.push({ size, p50, seedMs });
       if (size === sizes[sizes.length - 1]) {
+        extra.push(await pageWalk(server, size));
         extra.push(...(await headOfLine(server, size)));
         extra.push(await memoryAfterQueries(server, size));
       }
