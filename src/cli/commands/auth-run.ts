@@ -6,6 +6,8 @@
 import { printableUrl, visible } from '../../core/redact.js';
 import { RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
+import type { GlobalOptions } from '../globals.js';
+import { readUserConfig, resolveTarget, writeUserConfig } from '../config.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { readStdin } from '../input.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusOptions } from './auth.js';
@@ -14,20 +16,15 @@ import { describeApiError, interactive } from './shared.js';
 /** What a token is checked against: a list it may read, the first resource's as good as any. */
 const PROBE = RESOURCES.find((r) => r.verbs.list) as ResourceDef;
 
+/** The global flags that say where pm points (an empty one is no flag). */
+function pointedBy(globals: GlobalOptions): { baseUrl?: string | undefined; profile?: string | undefined } {
+  return { baseUrl: globals.baseUrl || undefined, profile: globals.profile || undefined };
+}
+
 export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
-  const { f } = o;
-  const deps = f;
-  const { io } = f;
-  const globals = f.globals();
-  const { resolveTarget, readUserConfig, writeUserConfig } = await import('../config.js');
-  const target = await resolveTarget(
-    {
-      ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
-      ...(globals.profile ? { profile: globals.profile } : {}),
-    },
-    deps,
-    { allowNewProfile: true },
-  );
+  const { f: deps } = o;
+  const globals = deps.globals();
+  const target = await resolveTarget(pointedBy(globals), deps, { allowNewProfile: true });
   const baseUrl = target.baseUrl;
   if (!baseUrl)
     throw usageError(
@@ -72,24 +69,16 @@ export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
   const profiles = { ...(cfg.profiles ?? {}) };
   profiles[target.profile] = { ...(profiles[target.profile] ?? {}), base_url: baseUrl, token };
   await writeUserConfig(deps, { ...cfg, profiles });
-  io.stderr.write(
+  deps.io.stderr.write(
     `Logged in to ${printableUrl(baseUrl)} (profile "${target.profile}"); the token is stored in ${target.userConfigPath}.\n`,
   );
 }
 
 export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
-  const { f } = o;
-  const deps = f;
-  const { io } = f;
-  const globals = f.globals();
-  const { resolveTarget } = await import('../config.js');
-  const target = await resolveTarget(
-    {
-      ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
-      ...(globals.profile ? { profile: globals.profile } : {}),
-    },
-    deps,
-  );
+  const { f: deps } = o;
+  const { io } = deps;
+  const globals = deps.globals();
+  const target = await resolveTarget(pointedBy(globals), deps);
   for (const w of target.warnings) io.stderr.write(`warning: ${visible(w)}\n`);
   const tokenFrom: Record<string, string> = {
     env: 'the PM_TOKEN environment variable',
@@ -150,12 +139,10 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
 }
 
 export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {
-  const { f } = o;
-  const deps = f;
-  const { io } = f;
-  const globals = f.globals();
-  const { resolveTarget, readUserConfig, writeUserConfig } = await import('../config.js');
-  const target = await resolveTarget({ ...(globals.profile ? { profile: globals.profile } : {}) }, deps);
+  const { f: deps } = o;
+  const { io } = deps;
+  const { profile: flag } = pointedBy(deps.globals());
+  const target = await resolveTarget({ profile: flag }, deps);
   const cfg = await readUserConfig(deps);
   const profile = cfg.profiles?.[target.profile];
   const topLevel = target.profile === 'default' && cfg.token !== undefined;
@@ -172,7 +159,7 @@ export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {
   await writeUserConfig(deps, next);
   io.stderr.write(`Logged out of profile "${target.profile}"; its token was removed from ${target.userConfigPath}.\n`);
   // What pm talks to now, and how to change that.
-  const now = await resolveTarget({ ...(globals.profile ? { profile: globals.profile } : {}) }, deps);
+  const now = await resolveTarget({ profile: flag }, deps);
   const where = (src: string) =>
     src === 'env'
       ? 'the environment'
