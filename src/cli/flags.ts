@@ -3,7 +3,7 @@
  * resource, declared. What their values become (query parameters, bodies) is flag-values.ts.
  * Wire names are snake_case; flags are their kebab-case.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { filterFields, inputFields, resourceByPath } from '../resources/index.js';
 import type { FilterKind, ResourceDef } from '../resources/types.js';
 import { FIELD_KINDS, FILTER_KINDS } from '../core/kinds.js';
@@ -75,5 +75,3 @@ export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'up
   cmd.option('--data <json>', 'the body as JSON, @file.json, or - for stdin; flags override its fields');
   cmd.option('--dry-run', 'print the request that would be sent, and send nothing');
 }
-
-export { Option };

@@ -16,6 +16,7 @@ import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { addFilterFlags, addInputFlags, kebab, optKey } from '../flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
+import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
 import { newCmdDue } from './due.js';
@@ -148,8 +149,7 @@ function verbsSummary(r: ResourceDef): string {
   const words = (['list', 'show', 'create', 'update', 'delete'] as const).filter((w) =>
     w === 'show' ? r.verbs.get : r.verbs[w],
   );
-  const said = words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}` : words[0];
-  const text = `${said} ${r.plural}`;
+  const text = `${inWords(words)} ${r.plural}`;
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${r.verbs.update ? '' : ` (${r.plural} cannot be updated)`}`;
 }
 
@@ -456,5 +456,3 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     if (r.agenda) add(newCmdDue(f, r));
   }
 }
-
-export type { Verb };
