@@ -14,6 +14,13 @@ export const optKey = (name: string): string => name.replace(/_([a-z])/g, (_, c:
 
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+/** The names of a comma-separated flag value ("a, b,,c" -> a, b, c). */
+export const splitList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
 // ------------------------------------------------------------------ list filters
 
 export function addFilterFlags(cmd: Command, r: ResourceDef): void {

@@ -141,7 +141,7 @@ function wallToMillis(w: Wall, zone: Zone): number {
 const dayStart = (d: DateTime): DateTime => d.startOf('day');
 
 /** `YYYY-MM-DDTHH:MM:SSZ`: what is sent for a local time, converted. */
-function utcText(ms: number): string {
+export function utcText(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 

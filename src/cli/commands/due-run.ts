@@ -11,13 +11,13 @@
 import { Chalk } from 'chalk';
 import type { DateTime, Duration } from 'luxon';
 import { luxon } from '../../core/luxon.js';
-import { HumanDateError, parseHumanDuration, parseHumanInstant } from '../../core/humandate.js';
+import { HumanDateError, parseHumanDuration, parseHumanInstant, utcText } from '../../core/humandate.js';
+import { visible } from '../../core/redact.js';
 import { fieldOf } from '../../resources/index.js';
 import type { AgendaDef, FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { usageError } from '../errors.js';
 import { createListPrinter, type Display, outputSpecFrom, prepareOutput } from '../output/index.js';
-import { oneLine } from '../output/format.js';
 import type { DueOptions } from './due.js';
 import { describeApiError } from './shared.js';
 
@@ -166,7 +166,7 @@ export async function dueRun(o: DueOptions): Promise<void> {
   // A day of slack each side: an all-day record's due date is the date, which the server places
   // at midnight UTC, while its day here is the user's.
   const q = new URLSearchParams();
-  q.set(agenda.due, `${isoSeconds(w.since - 86_400_000)}/${isoSeconds(w.until + 86_400_000)}`);
+  q.set(agenda.due, `${utcText(w.since - 86_400_000)}/${utcText(w.until + 86_400_000)}`);
   q.set('per_page', '100');
   const s = await f.session();
   const records: Record<string, unknown>[] = [];
@@ -188,8 +188,6 @@ export async function dueRun(o: DueOptions): Promise<void> {
 }
 
 const within = (opts: WindowFlags): string => opts.within ?? '7 days';
-
-const isoSeconds = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 /** The agenda on a terminal: a heading per group, then `date  time  title  uuid` lines. */
 async function printAgenda(
@@ -244,7 +242,7 @@ async function printAgenda(
         '  ',
       ),
     );
-    const titles = list.map((e) => oneLine(String(e.record[title] ?? '')));
+    const titles = list.map((e) => visible(String(e.record[title] ?? '')));
     const uuidWidth = Math.max(0, ...list.map((e) => String(e.record.uuid ?? '').length));
     // The title column: as wide as the longest title, or what the terminal leaves for it.
     const room = Math.max(10, columns - 2 - (whens[0] as string).length - 2 - (uuidWidth ? uuidWidth + 2 : 0));

@@ -10,7 +10,7 @@ import { encodeListQuery } from '../../core/query.js';
 import { CliError, EXIT, type ExitCode, oneKind, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { bodyFromFlags, filterQuery } from '../flag-values.js';
-import { kebab } from '../flags.js';
+import { kebab, splitList } from '../flags.js';
 import { readFileOrStdin, readInline, readStdin } from '../input.js';
 import {
   autoEmbeds,
@@ -43,8 +43,8 @@ async function outputSpec(r: ResourceDef, flags: OutputFlags): Promise<OutputSpe
  * the parents a table shows.
  */
 function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec, auto: boolean): string[] {
-  const given = (embed ?? '').split(',').map((e) => e.trim());
-  return [...new Set([...given.filter(Boolean), ...embedsFor(r, spec), ...(auto ? autoEmbeds(r, spec) : [])])];
+  const given = splitList(embed ?? '');
+  return [...new Set([...given, ...embedsFor(r, spec), ...(auto ? autoEmbeds(r, spec) : [])])];
 }
 
 export async function listRun(o: Cmd.ListOptions): Promise<void> {

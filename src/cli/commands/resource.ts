@@ -14,7 +14,7 @@ import { addBulkFlags, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from '.
 import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { addFilterFlags, addInputFlags, kebab, optKey } from '../flags.js';
+import { addFilterFlags, addInputFlags, kebab, optKey, splitList } from '../flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
 import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
@@ -188,11 +188,7 @@ const str = (v: unknown): string | undefined => (v === undefined ? undefined : S
 /** --embed: names the resource can embed, checked before any request. */
 function embedOf(r: ResourceDef, value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const names = String(value)
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-  const bad = names.find((n) => !r.embeds?.includes(n));
+  const bad = splitList(String(value)).find((n) => !r.embeds?.includes(n));
   if (bad) throw usageError(`--embed: ${r.path} cannot embed "${bad}"; they can embed ${(r.embeds ?? []).join(', ')}.`);
   return String(value);
 }
@@ -200,20 +196,16 @@ function embedOf(r: ResourceDef, value: unknown): string | undefined {
 /** --sort city,bedrooms:desc: fields of the resource, each ascending unless :desc. */
 function sortOf(r: ResourceDef, value: unknown): SortKey[] | undefined {
   if (value === undefined) return undefined;
-  const keys = String(value)
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)
-    .map((part) => {
-      const m = /^([a-z0-9_-]+)(?::(asc|desc))?$/i.exec(part);
-      const field = m?.[1]?.replace(/-/g, '_');
-      if (!m || !r.fields.some((x) => x.name === field))
-        throw usageError(
-          `--sort: "${part}" is not a field of ${r.plural} (with :asc or :desc).`,
-          `Fields: ${r.fields.map((x) => x.name).join(', ')}.`,
-        );
-      return { field: field as string, desc: m[2]?.toLowerCase() === 'desc' };
-    });
+  const keys = splitList(String(value)).map((part) => {
+    const m = /^([a-z0-9_-]+)(?::(asc|desc))?$/i.exec(part);
+    const field = m?.[1]?.replace(/-/g, '_');
+    if (!m || !r.fields.some((x) => x.name === field))
+      throw usageError(
+        `--sort: "${part}" is not a field of ${r.plural} (with :asc or :desc).`,
+        `Fields: ${r.fields.map((x) => x.name).join(', ')}.`,
+      );
+    return { field: field as string, desc: m[2]?.toLowerCase() === 'desc' };
+  });
   if (!keys.length) throw usageError('--sort takes field names: --sort city,bedrooms:desc.');
   return keys;
 }

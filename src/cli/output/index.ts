@@ -11,6 +11,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { OutStream } from '../context.js';
 import { usageError } from '../errors.js';
+import { splitList } from '../flags.js';
 import { editDistance } from '../suggest.js';
 import { TimeFormatter, cellValue, csvCell, guardCell, humanValue, isTimeField, relative, tsvCell } from './format.js';
 import { checkJq, runJq } from './jq.js';
@@ -132,14 +133,7 @@ export function embedsFor(resource: ResourceDef, spec: OutputSpec): string[] {
 function parseFields(resource: ResourceDef, text: string, flag: string): string[] {
   const valid = fieldNames(resource);
   const list = `Valid fields for ${resource.path}: ${valid.join(', ')}.`;
-  const names = [
-    ...new Set(
-      text
-        .split(',')
-        .map((s) => s.trim().replace(/-/g, '_'))
-        .filter(Boolean),
-    ),
-  ];
+  const names = [...new Set(splitList(text).map((s) => s.replace(/-/g, '_')))];
   if (!names.length) throw usageError(`${flag} needs at least one field name. ${list}`);
   for (const name of names) {
     if (valid.includes(name)) continue;
