@@ -6,25 +6,20 @@
 import { printableUrl, visible } from '../../core/redact.js';
 import { RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import type { GlobalOptions } from '../globals.js';
 import { readUserConfig, resolveTarget, writeUserConfig } from '../config.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { readStdin } from '../input.js';
+import { httpOptions, targetFlags, withSession } from '../session.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusOptions } from './auth.js';
 import { describeApiError, interactive } from './shared.js';
 
 /** What a token is checked against: a list it may read, the first resource's as good as any. */
 const PROBE = RESOURCES.find((r) => r.verbs.list) as ResourceDef;
 
-/** The global flags that say where pm points (an empty one is no flag). */
-function pointedBy(globals: GlobalOptions): { baseUrl?: string | undefined; profile?: string | undefined } {
-  return { baseUrl: globals.baseUrl || undefined, profile: globals.profile || undefined };
-}
-
 export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
   const { f: deps } = o;
   const globals = deps.globals();
-  const target = await resolveTarget(pointedBy(globals), deps, { allowNewProfile: true });
+  const target = await resolveTarget(targetFlags(globals), deps, { allowNewProfile: true });
   const baseUrl = target.baseUrl;
   if (!baseUrl)
     throw usageError(
@@ -44,10 +39,7 @@ export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
   if (/\s/.test(token)) throw usageError('the token contains white space; paste it as one word.');
 
   if (o.verify) {
-    const [{ HttpClient }, { httpOptions }] = await Promise.all([
-      import('../../client/http.js'),
-      import('../session.js'),
-    ]);
+    const { HttpClient } = await import('../../client/http.js');
     let http: InstanceType<typeof HttpClient> | undefined;
     try {
       http = new HttpClient({ baseUrl, token, ...httpOptions(globals, deps, target) });
@@ -78,7 +70,7 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
   const { f: deps } = o;
   const { io } = deps;
   const globals = deps.globals();
-  const target = await resolveTarget(pointedBy(globals), deps);
+  const target = await resolveTarget(targetFlags(globals), deps);
   for (const w of target.warnings) io.stderr.write(`warning: ${visible(w)}\n`);
   const tokenFrom: Record<string, string> = {
     env: 'the PM_TOKEN environment variable',
@@ -93,7 +85,6 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
   let check = 'not checked';
   let exit: CliError | undefined;
   if (!o.offline && (target.token || target.embedded)) {
-    const { withSession } = await import('../session.js');
     try {
       await withSession(globals, deps, async (s) => {
         await s.http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
@@ -141,7 +132,7 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
 export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {
   const { f: deps } = o;
   const { io } = deps;
-  const { profile: flag } = pointedBy(deps.globals());
+  const { profile: flag } = targetFlags(deps.globals());
   const target = await resolveTarget({ profile: flag }, deps);
   const cfg = await readUserConfig(deps);
   const profile = cfg.profiles?.[target.profile];
