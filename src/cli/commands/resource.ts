@@ -119,27 +119,19 @@ export interface ApplyOptions {
   readonly flags: Flags;
 }
 
-/** The run function of each verb: resource-run.ts, or what a test gives. */
-export interface Runs {
-  list(o: ListOptions): Promise<void>;
-  get(o: GetOptions): Promise<void>;
-  create(o: CreateOptions): Promise<void>;
-  update(o: UpdateOptions): Promise<void>;
-  delete(o: DeleteOptions): Promise<void>;
-  bulk(o: BulkOptions): Promise<void>;
-  apply(o: ApplyOptions): Promise<void>;
-}
-
 /** The real run functions, loaded when a command runs (the one lazy boundary of these commands). */
-const RUNS: Runs = {
-  list: async (o) => (await import('./resource-run.js')).listRun(o),
-  get: async (o) => (await import('./resource-run.js')).getRun(o),
-  create: async (o) => (await import('./resource-run.js')).createRun(o),
-  update: async (o) => (await import('./resource-run.js')).updateRun(o),
-  delete: async (o) => (await import('./resource-run.js')).deleteRun(o),
-  bulk: async (o) => (await import('./resource-run.js')).bulkRun(o),
-  apply: async (o) => (await import('../bulk/apply.js')).applyRun(o),
+const RUNS = {
+  list: async (o: ListOptions) => (await import('./resource-run.js')).listRun(o),
+  get: async (o: GetOptions) => (await import('./resource-run.js')).getRun(o),
+  create: async (o: CreateOptions) => (await import('./resource-run.js')).createRun(o),
+  update: async (o: UpdateOptions) => (await import('./resource-run.js')).updateRun(o),
+  delete: async (o: DeleteOptions) => (await import('./resource-run.js')).deleteRun(o),
+  bulk: async (o: BulkOptions) => (await import('./resource-run.js')).bulkRun(o),
+  apply: async (o: ApplyOptions) => (await import('../bulk/apply.js')).applyRun(o),
 };
+
+/** The run function of each verb: resource-run.ts, or what a test gives. */
+export type Runs = typeof RUNS;
 
 const examples = (r: ResourceDef, verb: Parameters<typeof resourceExamples>[1]) =>
   examplesText(resourceExamples(r, verb));
