@@ -133,18 +133,11 @@ export function parseTimeout(raw: string, origin: string): number {
   return n;
 }
 
-/** The settings a config file gives one profile. */
+/** The settings a config file gives one profile (undefined where it gives none). */
 export function profileSettings(cfg: UserConfig, profile: string): ProfileConfig {
   const p = own(cfg.profiles, profile) ?? {};
-  const out: ProfileConfig = {};
   const top = profile === DEFAULT_PROFILE ? cfg : {};
-  const baseUrl = p.base_url ?? top.base_url;
-  const token = p.token ?? top.token;
-  const timeout = p.timeout ?? cfg.timeout;
-  if (baseUrl !== undefined) out.base_url = baseUrl;
-  if (token !== undefined) out.token = token;
-  if (timeout !== undefined) out.timeout = timeout;
-  return out;
+  return { base_url: p.base_url ?? top.base_url, token: p.token ?? top.token, timeout: p.timeout ?? cfg.timeout };
 }
 
 /** Does the file hold a token anywhere? */
@@ -580,13 +573,7 @@ export async function resolveTarget(
     if (token === undefined) warnings.push(...skipped);
   }
 
-  let timeout: number | undefined;
-  let timeoutSource: Source = 'none';
   const withTimeout = settings.find((s) => s.values.timeout !== undefined);
-  if (withTimeout) {
-    timeout = withTimeout.values.timeout;
-    timeoutSource = withTimeout.layer.kind;
-  }
 
   for (const layer of layers) {
     const w = await permissionWarning(layer);
@@ -610,12 +597,17 @@ export async function resolveTarget(
     baseUrl,
     token,
     profile,
-    sources: { baseUrl: baseSource, token: tokenSource, profile: profileSource, timeout: timeoutSource },
+    sources: {
+      baseUrl: baseSource,
+      token: tokenSource,
+      profile: profileSource,
+      timeout: withTimeout?.layer.kind ?? 'none',
+    },
     projectConfigPath: loaded.project.path,
     userConfigPath: loaded.userConfigPath,
     embedded,
     warnings,
   };
-  if (timeout !== undefined) target.timeout = timeout;
+  if (withTimeout) target.timeout = withTimeout.values.timeout as number;
   return target;
 }
