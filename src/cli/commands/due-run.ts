@@ -11,12 +11,13 @@
 import { Chalk } from 'chalk';
 import type { DateTime, Duration } from 'luxon';
 import { luxon } from '../../core/luxon.js';
-import { HumanDateError, parseHumanDuration, parseHumanInstant, utcText } from '../../core/humandate.js';
+import { parseHumanDuration, parseHumanInstant, utcText } from '../../core/humandate.js';
 import { visible } from '../../core/redact.js';
 import { fieldOf } from '../../resources/index.js';
 import type { AgendaDef, FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { usageError } from '../errors.js';
+import { typed } from '../flag-values.js';
 import { createListPrinter, type Display, outputSpecFrom, prepareOutput } from '../output/index.js';
 import type { DueOptions } from './due.js';
 import { describeApiError } from './shared.js';
@@ -56,16 +57,9 @@ export function agendaWindow(opts: WindowFlags, deps: Pick<Deps, 'now' | 'timeZo
   const zone = deps.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const now = luxon().DateTime.fromMillis(deps.now(), { zone });
   if (!now.isValid) throw usageError(`"${zone}" is not a time zone I know; use an IANA name such as Europe/London.`);
-  const fail = (flag: string, e: unknown) =>
-    e instanceof HumanDateError ? usageError(`--${flag}: ${e.message}`, e.hint) : e;
-
   let within: Duration = luxon().Duration.fromObject({ days: 7 });
   if (opts.within !== undefined) {
-    try {
-      within = parseHumanDuration(String(opts.within));
-    } catch (e) {
-      throw fail('within', e);
-    }
+    within = typed('within', () => parseHumanDuration(String(opts.within)));
     if (now.plus(within) <= now) throw usageError(`--within must be a length of time ahead, not "${opts.within}".`);
   }
   const until = now.plus(within);
@@ -83,15 +77,11 @@ export function agendaWindow(opts: WindowFlags, deps: Pick<Deps, 'now' | 'timeZo
       since = now.minus(back);
       if (since > now) since = now.plus(back);
     } else {
-      try {
-        const at = parseHumanInstant(text, { now: deps.now(), zone });
-        // A day starts at midnight here; a datetime without offset is UTC, as everywhere in pm.
-        since = at.dateOnly
-          ? luxon().DateTime.fromISO(at.iso, { zone }).startOf('day')
-          : luxon().DateTime.fromISO(at.iso, { zone: 'utc' }).setZone(zone);
-      } catch (e) {
-        throw fail('overdue-since', e);
-      }
+      const at = typed('overdue-since', () => parseHumanInstant(text, { now: deps.now(), zone }));
+      // A day starts at midnight here; a datetime without offset is UTC, as everywhere in pm.
+      since = at.dateOnly
+        ? luxon().DateTime.fromISO(at.iso, { zone }).startOf('day')
+        : luxon().DateTime.fromISO(at.iso, { zone: 'utc' }).setZone(zone);
     }
     if (since > now) throw usageError(`--overdue-since must be in the past, not "${text}".`);
   }
