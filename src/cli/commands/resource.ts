@@ -23,9 +23,13 @@ import { newCmdDue } from './due.js';
 
 type Flags = Readonly<Record<string, unknown>>;
 
-export interface ListOptions {
+/** What every resource command is given: the factory, and the resource it works on. */
+export interface OnResource {
   readonly f: Factory;
   readonly resource: ResourceDef;
+}
+
+export interface ListOptions extends OnResource {
   /** Every parsed flag: filterQuery (flag-values.ts) reads the filter flags among them. */
   readonly flags: Flags;
   readonly page?: number | undefined;
@@ -43,9 +47,7 @@ export interface SortKey {
   readonly desc: boolean;
 }
 
-export interface GetOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface GetOptions extends OnResource {
   readonly uuid: string;
   readonly embed?: string | undefined;
   readonly output: OutputFlags;
@@ -57,9 +59,7 @@ export interface ParentOption {
   readonly uuid: string;
 }
 
-export interface CreateOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface CreateOptions extends OnResource {
   /** Every parsed flag: bodyFromFlags (flag-values.ts) reads the field flags among them. */
   readonly flags: Flags;
   /** --data: inline JSON, @file or - for stdin. */
@@ -71,9 +71,7 @@ export interface CreateOptions {
   readonly output: OutputFlags;
 }
 
-export interface UpdateOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface UpdateOptions extends OnResource {
   readonly uuid: string;
   readonly flags: Flags;
   readonly data?: string | undefined;
@@ -81,9 +79,7 @@ export interface UpdateOptions {
   readonly output: OutputFlags;
 }
 
-export interface DeleteOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface DeleteOptions extends OnResource {
   readonly uuids: readonly string[];
   readonly yes: boolean;
   readonly dryRun: boolean;
@@ -94,9 +90,7 @@ export interface DeleteOptions {
 }
 
 /** A write from records in a file (or uuids on stdin, for delete). */
-export interface BulkOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface BulkOptions extends OnResource {
   readonly verb: Verb;
   /** The file, or - for stdin; undefined when delete reads uuids from stdin. */
   readonly fromFile?: string | undefined;
@@ -104,9 +98,7 @@ export interface BulkOptions {
 }
 
 /** `apply`: make the records match a file, matched on key fields. */
-export interface ApplyOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface ApplyOptions extends OnResource {
   /** The file, or - for stdin. */
   readonly fromFile: string;
   /** The fields a record of the file is matched on. */
