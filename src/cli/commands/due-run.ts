@@ -166,7 +166,7 @@ export async function dueRun(o: DueOptions): Promise<void> {
     throw describeApiError(e, resource);
   }
   const entries = agendaEntries(records, w, { due: agenda.due, allDay: fieldOf(resource, agenda.due)?.allDayFlag });
-  const d = await f.display();
+  const d = await f.display({ paged: true });
   const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
   if (agendaView) {
     await printAgenda(entries, w, d, within(o), agenda.title, o.limit);

@@ -67,7 +67,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const q = query(auto);
 
   const s = await f.session();
-  const printer = createListPrinter(r, spec, await f.display());
+  const printer = createListPrinter(r, spec, await f.display({ paged: true }));
   let first: { total: number; page: number; perPage: number; totalPages: number } | undefined;
   let fetched = 0;
   const held: Record<string, unknown>[] = [];
