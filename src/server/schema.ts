@@ -191,11 +191,19 @@ function foldColumns(db: BetterSqlite3.Database): void {
 const TABLES = ['contacts', 'properties', 'custom_fields', 'notes', 'reminders'] as const;
 
 /**
+ * Where an account's records sit in a trigram index: a row's key there is its account's id times
+ * TRIGRAM_ACCOUNT_SPAN plus its own id, so that one account's matches are a range of keys the
+ * index reads alone (a count needs no row). Record ids stay below 2^32, accounts below 2^31.
+ */
+export const TRIGRAM_ACCOUNT_SPAN = 4294967296;
+
+/**
  * Migration 3, for lists at scale: a count of each account's records per table, kept by
  * triggers (an unfiltered list's total without counting the rows), and a trigram index (FTS5)
  * over the fold columns of each table (a fuzzy filter of three characters or more looks its
- * matches up instead of reading every row). The indexes are external-content tables kept by
- * triggers, filled from the rows already there.
+ * matches up instead of reading every row). The indexes are contentless (they keep no text, only
+ * which key holds which trigrams), keyed by account and id (TRIGRAM_ACCOUNT_SPAN), kept by
+ * triggers and filled from the rows already there. Not in a release before it took this form.
  */
 function scaleIndexes(): string[] {
   const out = [
@@ -219,20 +227,21 @@ END`,
     );
   for (const t of TABLES) {
     const cols = FOLDED.filter(([table]) => table === t).map(([, c]) => `"${c}_fold"`);
-    const news = cols.map((c) => `NEW.${c}`).join(', ');
-    const olds = cols.map((c) => `OLD.${c}`).join(', ');
+    const key = (row: string) => `${row}.account_id * ${TRIGRAM_ACCOUNT_SPAN} + ${row}.id`;
+    const insert = (row: string) =>
+      `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (${key(row)}, ${cols.map((c) => `${row}.${c}`).join(', ')});`;
     out.push(
-      `CREATE VIRTUAL TABLE ${t}_fts USING fts5(${cols.join(', ')}, content='${t}', content_rowid='id', tokenize='trigram case_sensitive 1')`,
-      `INSERT INTO ${t}_fts (${t}_fts) VALUES ('rebuild')`,
+      `CREATE VIRTUAL TABLE ${t}_fts USING fts5(${cols.join(', ')}, content='', contentless_delete=1, tokenize='trigram case_sensitive 1')`,
+      `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) SELECT ${key(t)}, ${cols.map((c) => `${t}.${c}`).join(', ')} FROM ${t}`,
       `CREATE TRIGGER ${t}_fts_insert AFTER INSERT ON ${t} BEGIN
-  INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (NEW.id, ${news});
+  ${insert('NEW')}
 END`,
       `CREATE TRIGGER ${t}_fts_delete AFTER DELETE ON ${t} BEGIN
-  INSERT INTO ${t}_fts (${t}_fts, rowid, ${cols.join(', ')}) VALUES ('delete', OLD.id, ${olds});
+  DELETE FROM ${t}_fts WHERE rowid = ${key('OLD')};
 END`,
       `CREATE TRIGGER ${t}_fts_update AFTER UPDATE OF ${cols.join(', ')} ON ${t} BEGIN
-  INSERT INTO ${t}_fts (${t}_fts, rowid, ${cols.join(', ')}) VALUES ('delete', OLD.id, ${olds});
-  INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (NEW.id, ${news});
+  DELETE FROM ${t}_fts WHERE rowid = ${key('OLD')};
+  ${insert('NEW')}
 END`,
     );
   }
