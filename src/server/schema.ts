@@ -198,8 +198,19 @@ const TABLES = ['contacts', 'properties', 'custom_fields', 'notes', 'reminders']
 export const TRIGRAM_ACCOUNT_SPAN = 4294967296;
 
 /**
+ * The records of an account's table, in list order (created_at, id), fall in blocks of about this
+ * many: a block is the range from its first key to the next block's, and keeps how many records
+ * it holds, so that a deep page of an unfiltered list adds up block sizes to find where it starts.
+ */
+export const ORDER_BLOCK = 1024;
+
+/**
  * Migration 3, for lists at scale: a count of each account's records per table, kept by
- * triggers (an unfiltered list's total without counting the rows), and a trigram index (FTS5)
+ * triggers (an unfiltered list's total without counting the rows); the order blocks of each
+ * account's table (ORDER_BLOCK), kept by triggers: a record joins the block its key falls in,
+ * or starts a new last block when it comes after a full one (records come in creation order, so
+ * blocks stay near their size; one made earlier than the first block's key moves that key); and
+ * a trigram index (FTS5)
  * over the fold columns of each table (a fuzzy filter of three characters or more looks its
  * matches up instead of reading every row). The indexes are contentless (they keep no text, only
  * which key holds which trigrams), keyed by account and id (TRIGRAM_ACCOUNT_SPAN), kept by
@@ -225,6 +236,45 @@ END`,
   UPDATE record_counts SET n = n - 1 WHERE account_id = OLD.account_id AND tbl = '${t}';
 END`,
     );
+  out.push(`CREATE TABLE order_blocks (
+  account_id INTEGER NOT NULL,
+  tbl TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  id INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (account_id, tbl, created_at, id)
+) WITHOUT ROWID`);
+  for (const t of TABLES) {
+    const blocks = `order_blocks WHERE account_id = NEW.account_id AND tbl = '${t}'`;
+    const holding = (row: string) =>
+      `(SELECT created_at, id FROM order_blocks WHERE account_id = ${row}.account_id AND tbl = '${t}'
+      AND (created_at, id) <= (${row}.created_at, ${row}.id) ORDER BY created_at DESC, id DESC LIMIT 1)`;
+    out.push(
+      `INSERT INTO order_blocks (account_id, tbl, created_at, id, n)
+SELECT account_id, '${t}', created_at, id, MIN(${ORDER_BLOCK}, of - k + 1) FROM (
+  SELECT account_id, created_at, id,
+    row_number() OVER (PARTITION BY account_id ORDER BY created_at, id) AS k,
+    COUNT(*) OVER (PARTITION BY account_id) AS of
+  FROM ${t}
+) WHERE (k - 1) % ${ORDER_BLOCK} = 0`,
+      `CREATE TRIGGER ${t}_block_insert AFTER INSERT ON ${t} BEGIN
+  INSERT INTO order_blocks (account_id, tbl, created_at, id, n)
+    SELECT NEW.account_id, '${t}', NEW.created_at, NEW.id, 0
+    WHERE COALESCE((SELECT n >= ${ORDER_BLOCK} AND (created_at, id) < (NEW.created_at, NEW.id) FROM ${blocks}
+      ORDER BY created_at DESC, id DESC LIMIT 1), 1);
+  UPDATE order_blocks SET created_at = NEW.created_at, id = NEW.id
+    WHERE account_id = NEW.account_id AND tbl = '${t}'
+    AND (created_at, id) = (SELECT created_at, id FROM ${blocks} ORDER BY created_at, id LIMIT 1)
+    AND (created_at, id) > (NEW.created_at, NEW.id);
+  UPDATE order_blocks SET n = n + 1
+    WHERE account_id = NEW.account_id AND tbl = '${t}' AND (created_at, id) = ${holding('NEW')};
+END`,
+      `CREATE TRIGGER ${t}_block_delete AFTER DELETE ON ${t} BEGIN
+  UPDATE order_blocks SET n = n - 1
+    WHERE account_id = OLD.account_id AND tbl = '${t}' AND (created_at, id) = ${holding('OLD')};
+END`,
+    );
+  }
   for (const t of TABLES) {
     const cols = FOLDED.filter(([table]) => table === t).map(([, c]) => `"${c}_fold"`);
     const key = (row: string) => `${row}.account_id * ${TRIGRAM_ACCOUNT_SPAN} + ${row}.id`;

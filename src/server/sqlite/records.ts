@@ -20,6 +20,7 @@ import type { LinkDef, RelationDef, ResourceDef } from '../../resources/types.js
 import type { ApiRecord, ParentRef } from '../store.js';
 import { beforeCustomFieldWrite, embedCustomValues, setCustomValues } from './custom-values.js';
 import { columnValues, dateFlagColumn, type Row, selectList, toRecord, withFolds } from './rows.js';
+import { ORDER_BLOCK } from '../schema.js';
 import type { Sql } from './statements.js';
 import { trigramKeys, trigramMatch, whereSql } from './where.js';
 
@@ -66,8 +67,27 @@ export function listRecords(
     if (offset >= total) rows = [];
     else if (walk > WALK_PER_MATCH * total)
       rows = sql.stmt(`${select} FROM ${from} WHERE ${w} ${order}`).all(...p, q.perPage, offset) as Row[];
-  } else if (sql.counted && !q.conditions.length) total = kept();
-  else total = one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params);
+  } else if (sql.counted && !q.conditions.length) {
+    total = kept();
+    // A deep page starts from the order block it falls in (schema.ts): the block sizes before it
+    // are added up, and only the records of that block before the page are walked.
+    if (offset >= 2 * ORDER_BLOCK && offset < total) {
+      const block = sql
+        .stmt(
+          `SELECT created_at AS c, id AS i, before FROM (
+             SELECT created_at, id, SUM(n) OVER (ORDER BY created_at, id) - n AS before
+             FROM order_blocks WHERE account_id = ? AND tbl = ?
+           ) WHERE before <= ? ORDER BY created_at DESC, id DESC LIMIT 1`,
+        )
+        .get(accountId, r.table, offset) as { c: number; i: number; before: number } | undefined;
+      if (block)
+        rows = sql
+          .stmt(
+            `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE t.account_id = ? AND (t.created_at, t.id) >= (?, ?) ${order}) ORDER BY t.created_at, t.id`,
+          )
+          .all(accountId, block.c, block.i, q.perPage, offset - block.before) as Row[];
+    }
+  } else total = one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params);
   // The page's ids first, walking the order index alone (no row is read for the ones skipped).
   rows ??=
     offset >= total
