@@ -2,7 +2,7 @@
  * Reader threads for lists: a list that reads many rows (a filter matching much of a large table)
  * runs on one of them, each with its own connection (WAL lets readers run beside the writer), so
  * that the event loop stays free for everything else: a record by uuid, a write, another list.
- * Writes and single records stay on the server's own connection.
+ * Writes, single records and unfiltered lists stay on the server's own connection.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -82,10 +82,14 @@ export class ReaderPool {
   }
 }
 
-/** A store whose lists are answered by reader threads; everything else as `store` does it. */
+/**
+ * A store whose filtered lists are answered by reader threads; everything else as `store` does it.
+ * An unfiltered list costs its page alone (its total and a deep page's start are kept by the
+ * schema's triggers), so it stays on the server's connection and never queues behind long lists.
+ */
 export function withReaders<S extends Store>(store: S, pool: ReaderPool): Store {
   return {
-    list: (accountId, r, q) => pool.list(accountId, r, q),
+    list: (accountId, r, q) => (q.conditions.length ? pool.list(accountId, r, q) : store.list(accountId, r, q)),
     get: (...a) => store.get(...a),
     create: (...a) => store.create(...a),
     update: (...a) => store.update(...a),
