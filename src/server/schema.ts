@@ -284,6 +284,7 @@ END`,
       `CREATE VIRTUAL TABLE ${t}_fts USING fts5(${cols.join(', ')}, content='', contentless_delete=1, tokenize='trigram case_sensitive 1')`,
       `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) SELECT ${key(t)}, ${cols.map((c) => `${t}.${c}`).join(', ')} FROM ${t}`,
       `CREATE TRIGGER ${t}_fts_insert AFTER INSERT ON ${t} BEGIN
+  SELECT RAISE(ABORT, 'record ids must stay below 2^32') WHERE NEW.id >= ${TRIGRAM_ACCOUNT_SPAN};
   ${insert('NEW')}
 END`,
       `CREATE TRIGGER ${t}_fts_delete AFTER DELETE ON ${t} BEGIN

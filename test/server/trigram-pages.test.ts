@@ -94,3 +94,15 @@ describe('lists driven by the trigram index', () => {
       );
     });
 });
+
+describe('the trigram index keys', () => {
+  it('refuse a record id that would reach into the next account’s keys', () => {
+    const acct = server.newAccount();
+    const insert = server.store.db.prepare(
+      `INSERT INTO properties (id, account_id, uuid, created_at, updated_at, address, postcode)
+       VALUES (?, ?, ?, 0, 0, 'x', 'y')`,
+    );
+    expect(() => insert.run(2 ** 32, acct.accountId, '00000000-0000-4000-8000-000000000001')).toThrow(/below 2\^32/);
+    expect(() => insert.run(2 ** 32 - 1, acct.accountId, '00000000-0000-4000-8000-000000000002')).not.toThrow();
+  });
+});
