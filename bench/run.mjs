@@ -662,6 +662,7 @@ async function figure6() {
   await seed(data, { properties: SIZES.serverProperties });
   const server = await startPmServe(data, home);
   let bare;
+  let peer;
   try {
     bare = await startListening(
       'node:http + better-sqlite3 server',
@@ -694,9 +695,20 @@ async function figure6() {
         );
       return result.requests.average;
     };
-    const names = ['bare', 'list', 'post'];
+    // The peer: json-server over the same properties as a JSON file (city_like is its substring match).
+    const db = join(dir, 'db.json');
+    const every = [];
+    for (let p = 1; ; p++) {
+      const got = await getJson(`${server.url}/properties?per_page=100&page=${p}`, server.token);
+      every.push(...got.data);
+      if (p >= got.meta.pagination.total_pages) break;
+    }
+    writeFileSync(db, JSON.stringify({ properties: every.map((r, i) => ({ id: i + 1, ...r })) }));
+    peer = await startListening('json-server', NODE, [baseline('json-server.mjs'), db], cleanEnv(home));
+    targets.peer = { url: `${peer.url}/properties?city_like=leeds&bedrooms=3&_page=1&_limit=10`, method: 'GET' };
+    const names = ['bare', 'list', 'post', 'peer'];
     for (const name of names) await cannon(name, SIZES.cannonWarmupSeconds)();
-    const [b, l, p] = await interleave(
+    const [b, l, p, j] = await interleave(
       SIZES.cannonRounds,
       names.map((name) => cannon(name, SIZES.cannonSeconds)),
       { warmup: 0, label: 'autocannon' },
@@ -712,6 +724,15 @@ async function figure6() {
         samples: { pm: l, baseline: b },
         note: `${note}; ${SIZES.serverProperties.toLocaleString('en')} properties, ${page.meta.pagination.total} match`,
       }),
+      row('6c', `server GET ${listPath} vs json-server 0.17 (city_like, _page, _limit)`, {
+        pm: median(l),
+        base: median(j),
+        unit: 'req/s',
+        ratio: median(l) / median(j),
+        target: { op: '>=', value: 1 },
+        samples: { pm: l, baseline: j },
+        note: `${note}; the same ${every.length.toLocaleString('en')} properties as a JSON file`,
+      }),
       row('6b', 'server POST /reminders vs the same baseline (a read)', {
         pm: median(p),
         base: median(b),
@@ -722,7 +743,7 @@ async function figure6() {
       }),
     ];
   } finally {
-    await Promise.all([server.stop(), bare?.stop()]);
+    await Promise.all([server.stop(), bare?.stop(), peer?.stop()]);
   }
 }
 
@@ -907,6 +928,32 @@ async function unknownKeys(server) {
   });
 }
 
+/**
+ * Walking a long list page after page (as --all and pm export do) from half-way through: the
+ * first page there starts from its order block; each next one where the one before ended.
+ */
+async function pageWalk(server, size) {
+  const start = Math.floor(size / 200);
+  const first = [];
+  const next = [];
+  for (let round = 0; round < 5; round++) {
+    const from = start + round * 50;
+    for (let p = from; p < from + 10; p++) {
+      const t = process.hrtime.bigint();
+      await getJson(`${server.url}/properties?per_page=100&page=${p}`, server.token);
+      (p === from ? first : next).push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }
+  const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  return row('7q', `the next page of 100 after one half-way through ${k} vs that page`, {
+    pm: median(next),
+    base: median(first),
+    unit: 'ms',
+    ratio: median(next) / median(first),
+    note: 'p50 of 45 next pages against 5 pages reached from their order block',
+  });
+}
+
 /** RSS of pm serve after 20,000 list queries, each a filter shape or value not seen before. */
 async function memoryAfterQueries(server, size) {
   const before = rssOf(server.pid);
@@ -928,7 +975,7 @@ async function memoryAfterQueries(server, size) {
   }
   const after = rssOf(server.pid);
   const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
-  return row('7q', `pm serve RSS after ${total.toLocaleString('en')} distinct list queries (${k})`, {
+  return row('7s', `pm serve RSS after ${total.toLocaleString('en')} distinct list queries (${k})`, {
     pm: after - before,
     base: before,
     unit: 'MB',
@@ -973,6 +1020,7 @@ async function figure7() {
       }
       results.push({ size, p50, matches, seedMs });
       if (size === sizes[sizes.length - 1]) {
+        extra.push(await pageWalk(server, size));
         extra.push(...(await headOfLine(server, size)));
         extra.push(await memoryAfterQueries(server, size));
         extra.push(await unknownKeys(server));

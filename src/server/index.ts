@@ -33,6 +33,8 @@ export interface ServerOptions {
    * long list does not hold up other requests (0: lists on the event loop, as the embedded default).
    */
   readonly readers?: number;
+  /** Records an account must have in a table for its lists to go to a reader (default 20,000). */
+  readonly threadedFrom?: number;
   /** An already open store to serve (tests); the server then does not close it. */
   readonly store?: DataFileStore;
 }
@@ -62,7 +64,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
   const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
   const api = createApi({
-    store: pool ? withReaders(store, pool) : store,
+    store: pool ? withReaders(store, pool, opts.threadedFrom) : store,
     now,
     ...(opts.rateLimit ? { rateLimiter: new FixedWindowRateLimiter(opts.rateLimit, now) } : {}),
     ...(opts.logError ? { logError: opts.logError } : {}),

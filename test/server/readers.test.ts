@@ -23,7 +23,8 @@ let direct: Api;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pm-readers-'));
   const dataFile = join(dir, 'pm.db');
-  threaded = await startServer({ dataFile, port: 0, readers: 2 });
+  // Every list to a thread, however small the table (pm serve sends only those of large ones).
+  threaded = await startServer({ dataFile, port: 0, readers: 2, threadedFrom: 0 });
   const token = threaded.createdToken as string;
   plain = await startServer({ dataFile, port: 0, readers: 0 });
   viaThreads = makeApi(threaded.url, token);

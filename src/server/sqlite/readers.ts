@@ -115,13 +115,27 @@ export class ReaderPool {
 }
 
 /**
- * A store whose filtered lists are answered by reader threads; everything else as `store` does it.
- * An unfiltered list costs its page alone (its total and a deep page's start are kept by the
- * schema's triggers), so it stays on the server's connection and never queues behind long lists.
+ * Records an account must have in a table before its lists go to a reader thread: below it, a
+ * list is quick on the event loop, and the hop to a thread would cost more than it saves.
  */
-export function withReaders<S extends Store>(store: S, pool: ReaderPool): Store {
+export const THREADED_FROM = 20_000;
+
+/**
+ * A store whose filtered lists of large tables are answered by reader threads; everything else as
+ * `store` does it. An unfiltered list costs its page alone (its total and a deep page's start are
+ * kept by the schema's triggers), so it stays on the server's connection and never queues behind
+ * long lists.
+ */
+export function withReaders<S extends Store & { recordCount?(accountId: number, r: ResourceDef): number | undefined }>(
+  store: S,
+  pool: ReaderPool,
+  from = THREADED_FROM,
+): Store {
   return {
-    list: (accountId, r, q) => (q.conditions.length ? pool.list(accountId, r, q) : store.list(accountId, r, q)),
+    list: (accountId, r, q) =>
+      q.conditions.length && (store.recordCount?.(accountId, r) ?? Number.POSITIVE_INFINITY) >= from
+        ? pool.list(accountId, r, q)
+        : store.list(accountId, r, q),
     get: (...a) => store.get(...a),
     create: (...a) => store.create(...a),
     update: (...a) => store.update(...a),

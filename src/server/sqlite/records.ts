@@ -88,7 +88,18 @@ export function listRecords(
           .all(accountId, block.c, block.i, q.perPage, offset - block.before) as Row[];
     }
   } else total = one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params);
-  // The page's ids first, walking the order index alone (no row is read for the ones skipped).
+  // Page N+1 right after page N of the same list, with nothing written in between: from where page
+  // N ended (the same rows an OFFSET gives, without walking the ones before). Otherwise the page's
+  // ids first, walking the order index alone (no row is read for the ones skipped).
+  const shape = `${r.table}\u0000${where}\u0000${JSON.stringify(params)}\u0000${q.perPage}`;
+  const hint = sql.pageEnds.get(shape);
+  const fresh = hint && hint.page === q.page - 1 && hint.version === sql.version();
+  if (!rows && offset < total && fresh)
+    rows = sql
+      .stmt(
+        `${select} FROM ${r.table} t WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id LIMIT ?`,
+      )
+      .all(...params, hint.createdAt, hint.id, q.perPage) as Row[];
   rows ??=
     offset >= total
       ? []
@@ -97,6 +108,9 @@ export function listRecords(
             `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where} ${order}) ORDER BY t.created_at, t.id`,
           )
           .all(...params, q.perPage, offset) as Row[]);
+  const last = rows[rows.length - 1];
+  if (last && !driver?.m)
+    sql.pageEnds.set(shape, { page: q.page, createdAt: last.created_at, id: last._id, version: sql.version() });
   const records = rows.map((row) => toRecord(r, row));
   embed(sql, accountId, r, q.embed, rows, records);
   return { records, total };
