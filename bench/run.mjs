@@ -823,16 +823,16 @@ async function timeRequests(n, next) {
 
 /** The request kinds of figure 7, each varying its values and pages between requests. */
 const SCALE_KINDS = [
-  ['first page', (n, i) => `/properties?per_page=${10 + (i % 3)}`],
+  ['first page', (_n, i) => `/properties?per_page=${10 + (i % 3)}`],
   ['a page half-way through', (n, i) => `/properties?per_page=10&page=${Math.floor(n / 20) + (i % 7)}`],
-  ['?bedrooms=N', (n, i) => `/properties?per_page=10&bedrooms=${i % 6}`],
-  ['?city= (fuzzy, 1 in 10)', (n, i) => `/properties?per_page=10&city=${['leeds', 'york', 'hull', 'ripon'][i % 4]}`],
+  ['?bedrooms=N', (_n, i) => `/properties?per_page=10&bedrooms=${i % 6}`],
+  ['?city= (fuzzy, 1 in 10)', (_n, i) => `/properties?per_page=10&city=${['leeds', 'york', 'hull', 'ripon'][i % 4]}`],
   [
     '?address= (fuzzy, few)',
-    (n, i) => `/properties?per_page=10&address=${encodeURIComponent(`${290 + (i % 9)} station`)}`,
+    (_n, i) => `/properties?per_page=10&address=${encodeURIComponent(`${290 + (i % 9)} station`)}`,
   ],
-  ['?postcode= (fuzzy)', (n, i) => `/properties?per_page=10&postcode=ls1${1 + (i % 9)}`],
-  ['GET /properties/{uuid}', (n, i, uuids) => `/properties/${uuids[i % uuids.length]}`],
+  ['?postcode= (fuzzy)', (_n, i) => `/properties?per_page=10&postcode=ls1${1 + (i % 9)}`],
+  ['GET /properties/{uuid}', (_n, i, uuids) => `/properties/${uuids[i % uuids.length]}`],
 ];
 
 /** The resident memory of a process (MB), from /proc. */
@@ -848,9 +848,19 @@ function rssOf(pid) {
 async function headOfLine(server, size) {
   const sample = await getJson(`${server.url}/properties?per_page=100`, server.token);
   const uuids = sample.data.map((r) => r.uuid);
-  const one = (i) => ({ url: `${server.url}/properties/${uuids[i % uuids.length]}`, token: server.token });
+  const cheap = {
+    'GET /properties/{uuid}': (i) => ({
+      url: `${server.url}/properties/${uuids[i % uuids.length]}`,
+      token: server.token,
+    }),
+    'GET /properties?per_page=5 (a small list)': (i) => ({
+      url: `${server.url}/properties?per_page=${5 + (i % 2)}`,
+      token: server.token,
+    }),
+  };
   const n = SIZES.scaleRequests * 5;
-  const idle = await timeRequests(n, one);
+  const idle = {};
+  for (const [name, next] of Object.entries(cheap)) idle[name] = await timeRequests(n, next);
   let running = true;
   const heavy = async (k) => {
     for (let i = 0; running; i++) {
@@ -865,25 +875,62 @@ async function headOfLine(server, size) {
   };
   const clients = Array.from({ length: 8 }, (_, k) => heavy(k));
   await new Promise((r) => setTimeout(r, 200));
-  const loaded = await timeRequests(n, one);
+  const loaded = {};
+  for (const [name, next] of Object.entries(cheap)) loaded[name] = await timeRequests(n, next);
   running = false;
   await Promise.all(clients);
   const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
-  return [
-    row('7o', `GET /properties/{uuid} p99 while 8 clients run ?address= at ${k} vs idle`, {
-      pm: loaded.p99,
-      base: idle.p99,
+  return Object.keys(cheap).map((name, j) =>
+    row(`7${'op'[j]}`, `${name} p99 while 8 clients run ?address= at ${k} vs idle`, {
+      pm: loaded[name].p99,
+      base: idle[name].p99,
       unit: 'ms',
-      ratio: loaded.p99 / idle.p99,
+      ratio: loaded[name].p99 / idle[name].p99,
       target: { op: '<=', value: 3 },
-      note: `p99 of ${n} requests; p50 ${loaded.p50.toFixed(2)} ms loaded, ${idle.p50.toFixed(2)} ms idle`,
+      note: `p99 of ${n} requests; p50 ${loaded[name].p50.toFixed(2)} ms loaded, ${idle[name].p50.toFixed(2)} ms idle`,
     }),
-  ];
+  );
+}
+
+/**
+ * The cost of a 422 to a body of 50,000 unknown keys (the answer names at most 100 and counts the
+ * rest) beside a 422 to a body with one: p50 of each, and the size of the big one's answer.
+ */
+async function unknownKeys(server) {
+  const big = { address: 'x', postcode: 'y' };
+  for (let i = 0; i < 50_000; i++) big[`k${i}`] = 1;
+  const bodies = { big: JSON.stringify(big), one: JSON.stringify({ address: 'x', postcode: 'y', k0: 1 }) };
+  let bytes = 0;
+  const time = async (body) => {
+    const ms = [];
+    for (let i = 0; i < SIZES.scaleRequests; i++) {
+      const t = process.hrtime.bigint();
+      const res = await fetch(`${server.url}/properties`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body,
+      });
+      const answer = await res.arrayBuffer();
+      if (res.status !== 422) throw new Error(`unknown keys: ${res.status}, expected 422`);
+      ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+      if (body === bodies.big) bytes = answer.byteLength;
+    }
+    return median(ms);
+  };
+  const one = await time(bodies.one);
+  const many = await time(bodies.big);
+  return row('7r', 'POST a body of 50,000 unknown keys (422) vs one unknown key', {
+    pm: many,
+    base: one,
+    unit: 'ms',
+    ratio: many / one,
+    note: `p50 of ${SIZES.scaleRequests}; the body is ${(bodies.big.length / 1024).toFixed(0)} KiB, its 422 ${(bytes / 1024).toFixed(1)} KiB`,
+  });
 }
 
 /**
  * Walking a long list page after page (as --all and pm export do) from half-way through: the
- * first page there is an OFFSET walk; each next one starts where the one before ended.
+ * first page there starts from its order block; each next one where the one before ended.
  */
 async function pageWalk(server, size) {
   const start = Math.floor(size / 200);
@@ -903,7 +950,7 @@ async function pageWalk(server, size) {
     base: median(first),
     unit: 'ms',
     ratio: median(next) / median(first),
-    note: 'p50 of 45 next pages against 5 pages reached by OFFSET',
+    note: 'p50 of 45 next pages against 5 pages reached from their order block',
   });
 }
 
@@ -928,7 +975,7 @@ async function memoryAfterQueries(server, size) {
   }
   const after = rssOf(server.pid);
   const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
-  return row('7p', `pm serve RSS after ${total.toLocaleString('en')} distinct list queries (${k})`, {
+  return row('7s', `pm serve RSS after ${total.toLocaleString('en')} distinct list queries (${k})`, {
     pm: after - before,
     base: before,
     unit: 'MB',
@@ -958,8 +1005,11 @@ async function figure7() {
       );
       const uuids = sample.data.map((r) => r.uuid);
       const p50 = {};
+      const matches = {};
       for (const [name, path] of SCALE_KINDS) {
         progress(`${size.toLocaleString('en')}: ${name}`);
+        const first = await getJson(server.url + path(size, 0, uuids), server.token);
+        matches[name] = first.meta?.pagination?.total;
         await timeRequests(3, (i) => ({ url: server.url + path(size, i, uuids), token: server.token }));
         p50[name] = (
           await timeRequests(SIZES.scaleRequests, (i) => ({
@@ -968,11 +1018,12 @@ async function figure7() {
           }))
         ).p50;
       }
-      results.push({ size, p50, seedMs });
+      results.push({ size, p50, matches, seedMs });
       if (size === sizes[sizes.length - 1]) {
         extra.push(await pageWalk(server, size));
         extra.push(...(await headOfLine(server, size)));
         extra.push(await memoryAfterQueries(server, size));
+        extra.push(await unknownKeys(server));
       }
     } finally {
       await server.stop();
@@ -982,10 +1033,12 @@ async function figure7() {
   }
   const rows = [];
   const k = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
+  const seeded = results.map((r) => `${k(r.size)} in ${(r.seedMs / 1000).toFixed(1)} s`).join(', ');
   for (const [name] of SCALE_KINDS)
     for (let i = 1; i < results.length; i++) {
       const big = results[i];
       const small = results[i - 1];
+      const m = (r) => (r.matches[name] === undefined ? '' : r.matches[name].toLocaleString('en'));
       rows.push(
         row(`7${String.fromCharCode(96 + rows.length + 1)}`, `${name}: p50 at ${k(big.size)} vs ${k(small.size)}`, {
           pm: big.p50[name],
@@ -993,10 +1046,24 @@ async function figure7() {
           unit: 'ms',
           ratio: big.p50[name] / small.p50[name],
           target: { op: '<=', value: 3 },
-          note: `p50 of ${SIZES.scaleRequests} requests, one keep-alive connection; seeded in ${(big.seedMs / 1000).toFixed(1)} s`,
+          note: `p50 of ${SIZES.scaleRequests} requests, one keep-alive connection${
+            big.matches[name] === undefined ? '' : `; the first request's total ${m(small)} -> ${m(big)}`
+          }; seeded ${seeded}`,
         }),
       );
     }
+  // The p50s side by side, as issue 12 tabulates them, with each list's total at each size.
+  const head = ['request', ...results.map((r) => `p50 ${k(r.size)}`), 'totals'];
+  const lines = SCALE_KINDS.map(([name]) => [
+    name,
+    ...results.map((r) => fmt(r.p50[name], 'ms')),
+    results[0].matches[name] === undefined ? '' : results.map((r) => r.matches[name].toLocaleString('en')).join(' / '),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const text = [head, widths.map((w) => '-'.repeat(w)), ...lines]
+    .map((cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '))
+    .join('\n');
+  say(`\n${text}\n(seeded ${seeded})\n`);
   return [...rows, ...extra];
 }
 
