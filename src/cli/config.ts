@@ -11,12 +11,13 @@
  * the user's token).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { printableUrl } from '../core/redact.js';
 import { configDir, defaultDataFile } from '../core/paths.js';
 import type { Deps } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
+import { writeFileAtomic } from './write-file.js';
 
 export type Source = 'flag' | 'env' | 'project' | 'user' | 'embedded' | 'none';
 
@@ -55,7 +56,6 @@ export interface UserConfig extends ProfileConfig {
   profile?: string;
   profiles?: Record<string, ProfileConfig>;
 }
-export type ConfigFile = UserConfig;
 
 export const DEFAULT_PROFILE = 'default';
 
@@ -78,7 +78,7 @@ const PROFILE_KEYS = ['base_url', 'token', 'timeout'] as const;
 export interface Layer {
   readonly kind: 'project' | 'user';
   readonly path: string;
-  readonly config: ConfigFile;
+  readonly config: UserConfig;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -133,22 +133,15 @@ export function parseTimeout(raw: string, origin: string): number {
   return n;
 }
 
-/** The settings a config file gives one profile. */
-export function profileSettings(cfg: ConfigFile, profile: string): ProfileConfig {
+/** The settings a config file gives one profile (undefined where it gives none). */
+export function profileSettings(cfg: UserConfig, profile: string): ProfileConfig {
   const p = own(cfg.profiles, profile) ?? {};
-  const out: ProfileConfig = {};
   const top = profile === DEFAULT_PROFILE ? cfg : {};
-  const baseUrl = p.base_url ?? top.base_url;
-  const token = p.token ?? top.token;
-  const timeout = p.timeout ?? cfg.timeout;
-  if (baseUrl !== undefined) out.base_url = baseUrl;
-  if (token !== undefined) out.token = token;
-  if (timeout !== undefined) out.timeout = timeout;
-  return out;
+  return { base_url: p.base_url ?? top.base_url, token: p.token ?? top.token, timeout: p.timeout ?? cfg.timeout };
 }
 
 /** Does the file hold a token anywhere? */
-function holdsToken(cfg: ConfigFile): boolean {
+function holdsToken(cfg: UserConfig): boolean {
   return cfg.token !== undefined || Object.values(cfg.profiles ?? {}).some((p) => p.token !== undefined);
 }
 
@@ -211,12 +204,12 @@ function checkProfileFields(
   return out;
 }
 
-/** Checks what a file held against the ConfigFile shape; unknown keys become warnings. */
-export function checkConfig(raw: unknown, path: string, warnings: string[]): ConfigFile {
+/** Checks what a file held against the UserConfig shape; unknown keys become warnings. */
+export function checkConfig(raw: unknown, path: string, warnings: string[]): UserConfig {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw malformed(path, `the configuration must be an object of settings, not ${describe(raw)}.`);
   const { profiles, ...rest } = raw as Record<string, unknown>;
-  const cfg: ConfigFile = checkProfileFields(rest, path, '', TOP_KEYS, warnings);
+  const cfg: UserConfig = checkProfileFields(rest, path, '', TOP_KEYS, warnings);
   if (profiles !== undefined && profiles !== null) {
     if (typeof profiles !== 'object' || Array.isArray(profiles))
       throw malformed(path, `"profiles" must be an object of profiles by name, not ${describe(profiles)}.`);
@@ -269,20 +262,8 @@ export async function readUserConfig(deps: Pick<Deps, 'env' | 'home'>): Promise<
  */
 export async function writeUserConfig(deps: Pick<Deps, 'env' | 'home'>, cfg: UserConfig): Promise<void> {
   const path = userConfigPath(deps);
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(
-    dir,
-    `.config.json.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2)}.tmp`,
-  );
-  try {
-    await writeFile(tmp, `${JSON.stringify(cfg, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    await chmod(tmp, 0o600);
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileAtomic(path, `${JSON.stringify(cfg, null, 2)}\n`);
   await chmod(path, 0o600);
 }
 
@@ -354,11 +335,6 @@ export interface ProjectSearch {
 }
 
 /**
- * Searches for a project config with cosmiconfig (loaded here, lazily). Each directory is searched
- * on its own (strategy "none") so that the walk stops at the home directory and never falls back
- * to cosmiconfig's global directory, which would read the real environment, not deps.env.
- */
-/**
  * Whether a directory holds a file the search would read (a package.json only with a "pm" key,
  * or one that cannot be parsed): most runs find none, and never load cosmiconfig.
  */
@@ -377,6 +353,11 @@ function holdsCandidate(dir: string): boolean {
   return false;
 }
 
+/**
+ * Searches for a project config with cosmiconfig (loaded here, lazily). Each directory is searched
+ * on its own (strategy "none") so that the walk stops at the home directory and never falls back
+ * to cosmiconfig's global directory, which would read the real environment, not deps.env.
+ */
 export async function searchProjectConfig(
   deps: Pick<Deps, 'cwd' | 'home'>,
   warnings: string[] = [],
@@ -516,27 +497,16 @@ export function activeProfile(
   return choice;
 }
 
-export interface ResolveOptions {
-  /** Accept a profile no config defines yet (for commands that create it, as `pm auth login`). */
-  allowNewProfile?: boolean;
-}
-
-/** Where pm points and with which token, for the given global flags. */
+/**
+ * Where pm points and with which token, for the given global flags. With `allowNewProfile`, a
+ * profile no config defines yet is accepted (for commands that create it, as `pm auth login`).
+ */
 export async function resolveTarget(
-  flags: { baseUrl?: string; profile?: string },
+  flags: { baseUrl?: string | undefined; profile?: string | undefined },
   deps: Deps,
-  opts: ResolveOptions = {},
+  opts: { allowNewProfile?: boolean } = {},
 ): Promise<Target> {
   const loaded = await loadConfig(deps);
-  return resolveFrom(loaded, flags, deps, opts);
-}
-
-export async function resolveFrom(
-  loaded: LoadedConfig,
-  flags: { baseUrl?: string; profile?: string },
-  deps: Pick<Deps, 'env' | 'cwd' | 'home'>,
-  opts: ResolveOptions = {},
-): Promise<Target> {
   const { layers } = loaded;
   const warnings = [...loaded.warnings];
   const { profile, source: profileSource } = activeProfile(flags, deps, layers, {
@@ -603,13 +573,7 @@ export async function resolveFrom(
     if (token === undefined) warnings.push(...skipped);
   }
 
-  let timeout: number | undefined;
-  let timeoutSource: Source = 'none';
   const withTimeout = settings.find((s) => s.values.timeout !== undefined);
-  if (withTimeout) {
-    timeout = withTimeout.values.timeout;
-    timeoutSource = withTimeout.layer.kind;
-  }
 
   for (const layer of layers) {
     const w = await permissionWarning(layer);
@@ -633,12 +597,17 @@ export async function resolveFrom(
     baseUrl,
     token,
     profile,
-    sources: { baseUrl: baseSource, token: tokenSource, profile: profileSource, timeout: timeoutSource },
+    sources: {
+      baseUrl: baseSource,
+      token: tokenSource,
+      profile: profileSource,
+      timeout: withTimeout?.layer.kind ?? 'none',
+    },
     projectConfigPath: loaded.project.path,
     userConfigPath: loaded.userConfigPath,
     embedded,
     warnings,
   };
-  if (timeout !== undefined) target.timeout = timeout;
+  if (withTimeout) target.timeout = withTimeout.values.timeout as number;
   return target;
 }

@@ -16,8 +16,12 @@ export interface Factory extends Deps {
   globals(): GlobalOptions;
   /** The session to the configured server or the embedded default: opened on first use. */
   session(): Promise<Session>;
-  /** How output is shown: terminal or pipe, colour, time zone, clock. */
-  display(): Promise<Display>;
+  /**
+   * How output is shown: terminal or pipe, colour, time zone, clock. `paged`: the output may be
+   * long (a list, an agenda), so on a terminal it goes through the pager; a single record, with
+   * the line about it on stderr, never does (the two would reach the screen out of order).
+   */
+  display(opts?: { paged?: boolean }): Promise<Display>;
 }
 
 /** A factory with the hooks run() drives: the globals, once parsed, and the close at the end. */
@@ -44,10 +48,11 @@ export function createFactory(deps: Deps): RunFactory {
       session ??= import('./session.js').then(({ openSession }) => openSession(f.globals(), deps));
       return session;
     },
-    async display() {
+    async display(opts = {}) {
       const { colorEnabled } = await import('./output/index.js');
-      pager ??= import('./pager.js').then(({ startPager }) => startPager(deps, f.globals().pager !== false));
-      const paged = await pager;
+      if (opts.paged)
+        pager ??= import('./pager.js').then(({ startPager }) => startPager(deps, f.globals().pager !== false));
+      const paged = opts.paged ? await pager : undefined;
       return {
         stdout: paged?.stdout ?? deps.io.stdout,
         // The footer goes through the pager too, after the records, rather than over its screen.

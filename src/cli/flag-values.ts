@@ -30,7 +30,7 @@ function clientContext(when: DateContext): ClientContext {
 }
 
 /** A value typed for --flag, read by `read`; a value that does not fit is a usage error naming the flag. */
-function typed<T>(flag: string, read: () => T): T {
+export function typed<T>(flag: string, read: () => T): T {
   try {
     return read();
   } catch (e) {

@@ -3,7 +3,7 @@
  * resource, declared. What their values become (query parameters, bodies) is flag-values.ts.
  * Wire names are snake_case; flags are their kebab-case.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { filterFields, inputFields, resourceByPath } from '../resources/index.js';
 import type { FilterKind, ResourceDef } from '../resources/types.js';
 import { FIELD_KINDS, FILTER_KINDS } from '../core/kinds.js';
@@ -13,6 +13,13 @@ export const kebab = (name: string): string => name.replace(/_/g, '-');
 export const optKey = (name: string): string => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** The names of a comma-separated flag value ("a, b,,c" -> a, b, c). */
+export const splitList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 // ------------------------------------------------------------------ list filters
 
@@ -75,5 +82,3 @@ export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'up
   cmd.option('--data <json>', 'the body as JSON, @file.json, or - for stdin; flags override its fields');
   cmd.option('--dry-run', 'print the request that would be sent, and send nothing');
 }
-
-export { Option };

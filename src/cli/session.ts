@@ -21,14 +21,13 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/** The global flags that say where pm points (an empty one is no flag). */
+export function targetFlags(globals: GlobalOptions): { baseUrl: string | undefined; profile: string | undefined } {
+  return { baseUrl: globals.baseUrl || undefined, profile: globals.profile || undefined };
+}
+
 export async function openSession(globals: GlobalOptions, deps: Deps): Promise<Session> {
-  const target = await resolveTarget(
-    {
-      ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
-      ...(globals.profile ? { profile: globals.profile } : {}),
-    },
-    deps,
-  );
+  const target = await resolveTarget(targetFlags(globals), deps);
   for (const w of target.warnings) deps.io.stderr.write(`warning: ${visible(w)}\n`);
   const transport = httpOptions(globals, deps, target);
   const [{ HttpClient }, { ResourceClient }, { insecureHost }] = await Promise.all([

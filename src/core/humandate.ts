@@ -98,6 +98,12 @@ function zoneOf(name: string | undefined): Zone {
   return zone;
 }
 
+/** The zone, and now in it to the second. */
+function clockOf(opts: HumanDateOptions): { zone: Zone; now: DateTime } {
+  const zone = zoneOf(opts.zone);
+  return { zone, now: luxon().DateTime.fromMillis(Math.floor(opts.now / 1000) * 1000, { zone }) };
+}
+
 interface Wall {
   year: number;
   month: number;
@@ -135,7 +141,7 @@ function wallToMillis(w: Wall, zone: Zone): number {
 const dayStart = (d: DateTime): DateTime => d.startOf('day');
 
 /** `YYYY-MM-DDTHH:MM:SSZ`: what is sent for a local time, converted. */
-function utcText(ms: number): string {
+export function utcText(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
@@ -147,41 +153,20 @@ const sayTime = (d: DateTime) => `${sayDay(d)} ${d.toFormat('HH:mm')} ${d.zoneNa
 
 // ------------------------------------------------------------------ the explicit rules
 
-const UNIT_WORDS: Record<string, keyof DurationLikeObject> = {
-  s: 'seconds',
-  sec: 'seconds',
-  secs: 'seconds',
-  second: 'seconds',
-  seconds: 'seconds',
-  m: 'minutes',
-  min: 'minutes',
-  mins: 'minutes',
-  minute: 'minutes',
-  minutes: 'minutes',
-  h: 'hours',
-  hr: 'hours',
-  hrs: 'hours',
-  hour: 'hours',
-  hours: 'hours',
-  d: 'days',
-  day: 'days',
-  days: 'days',
-  w: 'weeks',
-  wk: 'weeks',
-  wks: 'weeks',
-  week: 'weeks',
-  weeks: 'weeks',
-  mo: 'months',
-  month: 'months',
-  months: 'months',
-  y: 'years',
-  yr: 'years',
-  yrs: 'years',
-  year: 'years',
-  years: 'years',
-};
+/** The words of each unit, in the order a pattern tries them. */
+const UNIT_WORDS: Record<string, string> = Object.fromEntries(
+  Object.entries({
+    seconds: ['s', 'secs', 'sec', 'seconds', 'second'],
+    minutes: ['m', 'mins', 'min', 'minutes', 'minute'],
+    hours: ['h', 'hrs', 'hr', 'hours', 'hour'],
+    days: ['d', 'days', 'day'],
+    weeks: ['w', 'wks', 'wk', 'weeks', 'week'],
+    months: ['mo', 'months', 'month'],
+    years: ['y', 'yrs', 'yr', 'years', 'year'],
+  }).flatMap(([unit, words]) => words.map((w) => [w, unit])),
+);
 const CLOCK_UNITS = new Set<string>(['seconds', 'minutes', 'hours']);
-const UNIT = '(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|mo|months?|y|yrs?|years?)';
+const UNIT = `(${Object.keys(UNIT_WORDS).join('|')})`;
 const COUNT_WORDS: Record<string, number> = {
   a: 1,
   an: 1,
@@ -211,6 +196,15 @@ const N_AGO = new RegExp(`^${COUNT}\\s+${UNIT}\\s+ago$`);
 const ROLLING = new RegExp(`^(last|past|previous|next|coming)\\s+(?:${COUNT}\\s+)?${UNIT}$`);
 /** `this week`, `last month`, `next year`: calendar periods. */
 const CALENDAR = /^(this|current|last|previous|next)\s+(day|week|month|year)$/;
+
+/** `in 3 days`, `2 hours ago`: the instant it names, and whether its unit is a clock's (no whole day). */
+function countFromNow(s: string, now: DateTime): { to: DateTime; clock: boolean } | undefined {
+  const m = IN_N.exec(s) ?? N_AGO.exec(s);
+  if (!m) return undefined;
+  const n = count((m[1] ?? m[3]) as string) * (s.endsWith(' ago') ? -1 : 1);
+  const unit = UNIT_WORDS[(m[2] ?? m[4]) as string] as string;
+  return { to: now.plus({ [unit]: n }), clock: CLOCK_UNITS.has(unit) };
+}
 
 function shorthand(sign: string, body: string): DurationLikeObject {
   const d: Record<string, number> = {};
@@ -250,10 +244,7 @@ function localDatetime(text: string, zone: Zone): number | undefined {
   if (!m) return undefined;
   const [year, month, day, hour, minute, second] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
   const w = { year, month, day, hour, minute, second } as Wall;
-  const check = luxon().DateTime.fromObject(
-    { year: w.year, month: w.month, day: w.day, hour: w.hour, minute: w.minute, second: w.second },
-    { zone: 'utc' },
-  );
+  const check = luxon().DateTime.fromObject(w, { zone: 'utc' });
   if (!check.isValid)
     throw new HumanDateError(`"${text}" is not a valid date and time (${check.invalidExplanation ?? 'out of range'})`);
   return wallToMillis(w, zone);
@@ -314,10 +305,11 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
       ? wallToMillis(wall, zone)
       : Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) - fixedOffset * 60_000;
   // A time alone, or a weekday and time, already past: the next one.
-  if (at < now.toMillis()) {
-    if (timeOnly) at = wallToMillis(wallOf(luxon().DateTime.fromMillis(at, { zone }).plus({ days: 1 })), zone);
-    else if (weekdayOnly && !MODIFIER.test(text))
-      at = wallToMillis(wallOf(luxon().DateTime.fromMillis(at, { zone }).plus({ weeks: 1 })), zone);
+  if (at < now.toMillis() && (timeOnly || (weekdayOnly && !MODIFIER.test(text)))) {
+    const next = luxon()
+      .DateTime.fromMillis(at, { zone })
+      .plus(timeOnly ? { days: 1 } : { weeks: 1 });
+    at = wallToMillis(wallOf(next), zone);
   }
   const precision: DurationLikeObject = c.isCertain('second')
     ? { seconds: 1 }
@@ -373,8 +365,7 @@ function normalise(text: string): string {
 export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanInstant {
   const raw = text.trim();
   if (raw === '') throw new HumanDateError(`is empty; ${DATE_TRY}`);
-  const zone = zoneOf(opts.zone);
-  const now = luxon().DateTime.fromMillis(Math.floor(opts.now / 1000) * 1000, { zone });
+  const { zone, now } = clockOf(opts);
   const local = localDatetime(raw, zone);
   if (local !== undefined) return { iso: utcText(local), dateOnly: false };
   if (parseInstant(raw)) return { iso: raw, dateOnly: /^\d{4}-\d{2}-\d{2}$/.test(raw) };
@@ -394,15 +385,10 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
   if (s === 'today') return day(now);
   if (s === 'tomorrow') return day(now.plus({ days: 1 }));
   if (s === 'yesterday') return day(now.minus({ days: 1 }));
-  let m = SHORTHAND.exec(s);
+  const m = SHORTHAND.exec(s);
   if (m) return at(now.plus(shorthand(m[1] as string, m[2] as string)).toMillis());
-  m = IN_N.exec(s) ?? N_AGO.exec(s);
-  if (m) {
-    const n = count((m[1] ?? m[3]) as string) * (s.endsWith(' ago') ? -1 : 1);
-    const unit = UNIT_WORDS[(m[2] ?? m[4]) as string] as string;
-    const to = now.plus({ [unit]: n });
-    return CLOCK_UNITS.has(unit) ? at(to.toMillis()) : day(to);
-  }
+  const counted = countFromNow(s, now);
+  if (counted) return counted.clock ? at(counted.to.toMillis()) : day(counted.to);
   if (ROLLING.test(s) || CALENDAR.test(s))
     throw new HumanDateError(
       `"${raw}" is a span of time, not a date; give a day ("next monday", "in 7 days") or a time ("tomorrow 9am")`,
@@ -427,8 +413,7 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
 export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   const raw = text.trim();
   if (raw === '') throw new HumanDateError(`is empty; ${RANGE_TRY}`);
-  const zone = zoneOf(opts.zone);
-  const now = luxon().DateTime.fromMillis(Math.floor(opts.now / 1000) * 1000, { zone });
+  const { zone, now } = clockOf(opts);
   const nowMs = now.toMillis();
 
   const local = localDatetime(raw, zone);
@@ -476,13 +461,10 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
     const start = now.startOf(unit).plus({ [`${unit}s`]: shift });
     return interval(start.toMillis(), start.plus({ [`${unit}s`]: 1 }).toMillis());
   }
-  m = IN_N.exec(s) ?? N_AGO.exec(s);
-  if (m) {
-    const n = count((m[1] ?? m[3]) as string) * (s.endsWith(' ago') ? -1 : 1);
-    const unit = UNIT_WORDS[(m[2] ?? m[4]) as string] as string;
-    const to = now.plus({ [unit]: n });
-    if (!CLOCK_UNITS.has(unit)) return wholeDay(to);
-    const t = Math.floor(to.toMillis() / 60_000) * 60_000;
+  const counted = countFromNow(s, now);
+  if (counted) {
+    if (!counted.clock) return wholeDay(counted.to);
+    const t = Math.floor(counted.to.toMillis() / 60_000) * 60_000;
     return interval(t, t + 60_000);
   }
   checkNumericOrder(s, now);

@@ -43,6 +43,8 @@ export interface ServerOptions extends CommonOptions {
    * long list does not hold up other requests (0: lists on the event loop, as the embedded default).
    */
   readonly readers?: number;
+  /** Records an account must have in a table for its lists to go to a reader (default 20,000). */
+  readonly threadedFrom?: number;
   /** An already open store to serve (tests); the server then does not close it. */
   readonly store?: DataFileStore;
 }
@@ -105,7 +107,7 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<DataFileS
   }
   const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, now) : undefined;
   const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
-  const answering = pool ? withReaders(store, pool) : store;
+  const answering = pool ? withReaders(store, pool, opts.threadedFrom) : store;
   return listen(opts, store, answering, limiter, createdToken, createdToken !== undefined, async () => {
     if (!opts.store) store.close();
     await pool?.close();

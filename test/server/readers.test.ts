@@ -5,8 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseListQuery } from '../../src/core/query.js';
+import { properties } from '../../src/resources/index.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
+import { ReaderPool } from '../../src/server/sqlite/readers.js';
 import { create, propertyBody } from './fixtures.js';
 import { type Api, makeApi } from '../helpers/server.js';
 
@@ -19,7 +23,8 @@ let direct: Api;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pm-readers-'));
   const dataFile = join(dir, 'pm.db');
-  threaded = await startServer({ dataFile, port: 0, readers: 2 });
+  // Every list to a thread, however small the table (pm serve sends only those of large ones).
+  threaded = await startServer({ dataFile, port: 0, readers: 2, threadedFrom: 0 });
   const token = threaded.createdToken as string;
   plain = await startServer({ dataFile, port: 0, readers: 0 });
   viaThreads = makeApi(threaded.url, token);
@@ -67,6 +72,34 @@ describe('reader threads', () => {
       expect(a.status).toBe(200);
       expect(a.body.data.every((x: { bedrooms: number }) => x.bedrooms === i % 5)).toBe(true);
       expect(a.body.meta.pagination.total).toBe(12);
+    }
+  });
+});
+
+describe('a reader thread that dies', () => {
+  it('fails only the lists it held, and is started again for the next ones', async () => {
+    const pool = new ReaderPool(join(dir, 'pm.db'), 1);
+    try {
+      const db = new Database(join(dir, 'pm.db'), { readonly: true });
+      const { accountId } = db.prepare('SELECT account_id AS accountId FROM properties LIMIT 1').get() as {
+        accountId: number;
+      };
+      db.close();
+      const query = parseListQuery(properties, new URLSearchParams('city=leeds'), Date.now());
+      const first = await pool.list(accountId, properties, query);
+      expect(first.total).toBe(20);
+      const threads = (pool as unknown as { threads: { worker: { terminate(): Promise<number> } }[] }).threads;
+      // A list in flight when its thread dies settles (an error, or its answer if it came first).
+      const inFlight = pool.list(accountId, properties, query).then(
+        (a) => a.total,
+        (e: Error) => e.message,
+      );
+      await threads[0]?.worker.terminate();
+      expect([20, 'a reader thread stopped (exit code 1)']).toContain(await inFlight);
+      expect(pool.size).toBe(1);
+      expect((await pool.list(accountId, properties, query)).total).toBe(20);
+    } finally {
+      await pool.close();
     }
   });
 });

@@ -37,7 +37,7 @@ const word = fc.array(fc.constantFrom(...LETTERS), { minLength: 1, maxLength: 8 
 
 describe('fuzzy filters through the trigram index', () => {
   it('find exactly the records whose folded text holds the folded value, in order, across pages', async () => {
-    const acct = await server.newAccount();
+    const acct = await await server.newAccount();
     const made: { uuid: string; city: string; postcode: string }[] = [];
     const cities = fc.sample(word, { numRuns: 40, seed: 12 });
     for (const [i, city] of cities.entries()) {
@@ -62,7 +62,7 @@ describe('fuzzy filters through the trigram index', () => {
   });
 
   it('stay right after updates and deletes, and with other filters beside them', async () => {
-    const acct = await server.newAccount();
+    const acct = await await server.newAccount();
     const a = await create(acct.api, '/properties', propertyBody({ city: 'Leeds', bedrooms: 2 }));
     const b = await create(acct.api, '/properties', propertyBody({ city: 'Leeds', bedrooms: 3 }));
     const c = await create(acct.api, '/properties', propertyBody({ city: 'York', bedrooms: 3 }));
@@ -75,13 +75,13 @@ describe('fuzzy filters through the trigram index', () => {
     await acct.api('DELETE', `/properties/${b.uuid}`);
     expect((await all(acct.api, 'city=eed')).uuids).toEqual([c.uuid]);
     // Another account's matches are never counted.
-    const other = await server.newAccount();
+    const other = await await server.newAccount();
     await create(other.api, '/properties', propertyBody({ city: 'Leeds' }));
     expect((await all(acct.api, 'city=eed')).total).toBe(1);
   });
 
   it('a page past the few-matches limit is read from the rows in order, the same records as the index gives', async () => {
-    const acct = await server.newAccount();
+    const acct = await await server.newAccount();
     const uuids: string[] = [];
     for (let i = 0; i < 30; i++)
       uuids.push((await create(acct.api, '/properties', propertyBody({ city: i % 2 ? 'Leeds' : 'York' }))).uuid);
@@ -95,10 +95,42 @@ describe('fuzzy filters through the trigram index', () => {
   });
 });
 
+describe('page N+1 right after page N', () => {
+  it('is the same page an OFFSET gives, in order, out of order, and after a write in between', async () => {
+    const acct = await server.newAccount();
+    const uuids: string[] = [];
+    for (let i = 0; i < 37; i++)
+      uuids.push((await create(acct.api, '/properties', propertyBody({ bedrooms: i % 3 }))).uuid);
+    const page = async (query: string, n: number) =>
+      (await acct.api('GET', `/properties?${query}&per_page=5&page=${n}`)).body.data.map(
+        (x: { uuid: string }) => x.uuid,
+      );
+    // In order (each page right after the one before), then backwards (never right after).
+    const forward: string[][] = [];
+    for (let n = 1; n <= 8; n++) forward.push(await page('bedrooms[]=0&bedrooms[]=1&bedrooms[]=2', n));
+    const backward: string[][] = [];
+    for (let n = 8; n >= 1; n--) backward.unshift(await page('bedrooms[]=0&bedrooms[]=1&bedrooms[]=2', n));
+    expect(forward).toEqual(backward);
+    expect(forward.flat()).toEqual(uuids);
+    // A record of page 1 deleted after page 1 was served: page 2 is what an OFFSET gives now.
+    const p1 = await page('bedrooms[]=0&bedrooms[]=1&bedrooms[]=2', 1);
+    await acct.api('DELETE', `/properties/${p1[0]}`);
+    const rest = uuids.filter((u) => u !== p1[0]);
+    expect(await page('bedrooms[]=0&bedrooms[]=1&bedrooms[]=2', 2)).toEqual(rest.slice(5, 10));
+    // A record created in between joins the end, where an OFFSET finds it too.
+    expect(await page('bedrooms[]=0&bedrooms[]=1&bedrooms[]=2', 3)).toEqual(rest.slice(10, 15));
+    const late = (await create(acct.api, '/properties', propertyBody({ bedrooms: 1 }))).uuid;
+    expect(await page('bedrooms[]=0&bedrooms[]=1&bedrooms[]=2', 4)).toEqual(rest.slice(15, 20));
+    const all: string[] = [];
+    for (let n = 1; n <= 8; n++) all.push(...(await page('bedrooms[]=0&bedrooms[]=1&bedrooms[]=2', n)));
+    expect(all).toEqual([...rest, late]);
+  });
+});
+
 describe('the counts kept per account', () => {
   it('give the exact total of an unfiltered list after creates, deletes and cascades, per account', async () => {
-    const a = await server.newAccount();
-    const b = await server.newAccount();
+    const a = await await server.newAccount();
+    const b = await await server.newAccount();
     const total = async (api: Api, path: string) =>
       (await api('GET', `/${path}?per_page=1`)).body.meta.pagination.total;
     expect(await total(a.api, 'properties')).toBe(0);

@@ -7,6 +7,7 @@ import type { ResourceDef } from '../../resources/types.js';
 import { parseInstant } from '../../core/datetime.js';
 import { KindError, uuidOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
+import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
 import { describeApiError } from '../commands/shared.js';
 import { readFileOrStdin, readStdin } from '../input.js';
@@ -127,10 +128,7 @@ export function keyPart(v: unknown): string {
 
 /** The fields records are matched on (--skip-existing, apply's --key): names of the resource's fields. */
 export function keyFields(r: ResourceDef, text: string, flag: string): string[] {
-  const keys = text
-    .split(',')
-    .map((k) => k.trim().replace(/-/g, '_'))
-    .filter(Boolean);
+  const keys = splitList(text).map((k) => k.replace(/-/g, '_'));
   const bad = keys.filter((k) => !fieldOf(r, k) || k === 'uuid');
   if (!keys.length || bad.length)
     throw usageError(

@@ -6,8 +6,10 @@
 import { printableUrl, visible } from '../../core/redact.js';
 import { RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
+import { readUserConfig, resolveTarget, writeUserConfig } from '../config.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { readStdin } from '../input.js';
+import { httpOptions, targetFlags, withSession } from '../session.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusOptions } from './auth.js';
 import { describeApiError, interactive } from './shared.js';
 
@@ -15,19 +17,9 @@ import { describeApiError, interactive } from './shared.js';
 const PROBE = RESOURCES.find((r) => r.verbs.list) as ResourceDef;
 
 export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
-  const { f } = o;
-  const deps = f;
-  const { io } = f;
-  const globals = f.globals();
-  const { resolveTarget, readUserConfig, writeUserConfig } = await import('../config.js');
-  const target = await resolveTarget(
-    {
-      ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
-      ...(globals.profile ? { profile: globals.profile } : {}),
-    },
-    deps,
-    { allowNewProfile: true },
-  );
+  const { f: deps } = o;
+  const globals = deps.globals();
+  const target = await resolveTarget(targetFlags(globals), deps, { allowNewProfile: true });
   const baseUrl = target.baseUrl;
   if (!baseUrl)
     throw usageError(
@@ -47,10 +39,7 @@ export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
   if (/\s/.test(token)) throw usageError('the token contains white space; paste it as one word.');
 
   if (o.verify) {
-    const [{ HttpClient }, { httpOptions }] = await Promise.all([
-      import('../../client/http.js'),
-      import('../session.js'),
-    ]);
+    const { HttpClient } = await import('../../client/http.js');
     let http: InstanceType<typeof HttpClient> | undefined;
     try {
       http = new HttpClient({ baseUrl, token, ...httpOptions(globals, deps, target) });
@@ -72,24 +61,16 @@ export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
   const profiles = { ...(cfg.profiles ?? {}) };
   profiles[target.profile] = { ...(profiles[target.profile] ?? {}), base_url: baseUrl, token };
   await writeUserConfig(deps, { ...cfg, profiles });
-  io.stderr.write(
+  deps.io.stderr.write(
     `Logged in to ${printableUrl(baseUrl)} (profile "${target.profile}"); the token is stored in ${target.userConfigPath}.\n`,
   );
 }
 
 export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
-  const { f } = o;
-  const deps = f;
-  const { io } = f;
-  const globals = f.globals();
-  const { resolveTarget } = await import('../config.js');
-  const target = await resolveTarget(
-    {
-      ...(globals.baseUrl ? { baseUrl: globals.baseUrl } : {}),
-      ...(globals.profile ? { profile: globals.profile } : {}),
-    },
-    deps,
-  );
+  const { f: deps } = o;
+  const { io } = deps;
+  const globals = deps.globals();
+  const target = await resolveTarget(targetFlags(globals), deps);
   for (const w of target.warnings) io.stderr.write(`warning: ${visible(w)}\n`);
   const tokenFrom: Record<string, string> = {
     env: 'the PM_TOKEN environment variable',
@@ -104,7 +85,6 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
   let check = 'not checked';
   let exit: CliError | undefined;
   if (!o.offline && (target.token || target.embedded)) {
-    const { withSession } = await import('../session.js');
     try {
       await withSession(globals, deps, async (s) => {
         await s.http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
@@ -150,12 +130,10 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
 }
 
 export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {
-  const { f } = o;
-  const deps = f;
-  const { io } = f;
-  const globals = f.globals();
-  const { resolveTarget, readUserConfig, writeUserConfig } = await import('../config.js');
-  const target = await resolveTarget({ ...(globals.profile ? { profile: globals.profile } : {}) }, deps);
+  const { f: deps } = o;
+  const { io } = deps;
+  const { profile: flag } = targetFlags(deps.globals());
+  const target = await resolveTarget({ profile: flag }, deps);
   const cfg = await readUserConfig(deps);
   const profile = cfg.profiles?.[target.profile];
   const topLevel = target.profile === 'default' && cfg.token !== undefined;
@@ -172,7 +150,7 @@ export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {
   await writeUserConfig(deps, next);
   io.stderr.write(`Logged out of profile "${target.profile}"; its token was removed from ${target.userConfigPath}.\n`);
   // What pm talks to now, and how to change that.
-  const now = await resolveTarget({ ...(globals.profile ? { profile: globals.profile } : {}) }, deps);
+  const now = await resolveTarget({ profile: flag }, deps);
   const where = (src: string) =>
     src === 'env'
       ? 'the environment'

@@ -25,18 +25,13 @@ export interface AuthLogoutOptions {
   readonly f: Factory;
 }
 
-export interface AuthRuns {
-  login(o: AuthLoginOptions): Promise<void>;
-  status(o: AuthStatusOptions): Promise<void>;
-  logout(o: AuthLogoutOptions): Promise<void>;
-}
-
 const run = () => import('./auth-run.js');
-const RUNS: AuthRuns = {
-  login: async (o) => (await run()).authLoginRun(o),
-  status: async (o) => (await run()).authStatusRun(o),
-  logout: async (o) => (await run()).authLogoutRun(o),
+const RUNS = {
+  login: async (o: AuthLoginOptions) => (await run()).authLoginRun(o),
+  status: async (o: AuthStatusOptions) => (await run()).authStatusRun(o),
+  logout: async (o: AuthLogoutOptions) => (await run()).authLogoutRun(o),
 };
+export type AuthRuns = typeof RUNS;
 
 export function newCmdAuth(f: Factory, runs: AuthRuns = RUNS): Command {
   const auth = new Command('auth').description('Log in to a server, see which one pm uses, log out').addHelpText(

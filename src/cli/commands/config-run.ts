@@ -4,24 +4,31 @@
  */
 import { printableUrl } from '../../core/redact.js';
 import { tokenFileFor } from '../../core/paths.js';
-import type { Deps } from '../context.js';
 import type { Factory } from '../factory.js';
 import type { ConfigGetOptions, ConfigListOptions, ConfigSetOptions, ConfigUnsetOptions, SetKey } from './config.js';
 import { usageError } from '../errors.js';
-import type { LoadedConfig, Source, Target, UserConfig } from '../config.js';
-
-interface Globals {
-  baseUrl?: string;
-  profile?: string;
-}
+import {
+  activeProfile,
+  DEFAULT_PROFILE,
+  isValidProfileName,
+  knownProfiles,
+  type LoadedConfig,
+  loadConfig,
+  normalizeBaseUrl,
+  parseTimeout,
+  profileSettings,
+  readUserConfig,
+  redact,
+  resolveTarget,
+  searchProjectConfig,
+  type Source,
+  type Target,
+  type UserConfig,
+  userConfigPath,
+  writeUserConfig,
+} from '../config.js';
 
 const TOKEN_NOTE = 'note: tokens are never printed; this is a redacted form of it.\n';
-
-/** The global flags config reads: where pm points. */
-function globals(f: Factory): Globals {
-  const { baseUrl, profile } = f.globals();
-  return { ...(baseUrl !== undefined ? { baseUrl } : {}), ...(profile !== undefined ? { profile } : {}) };
-}
 
 /** Where a setting came from, in words. */
 function origin(key: 'profile' | 'base_url' | 'token' | 'timeout', source: Source, target: Target): string {
@@ -41,8 +48,8 @@ function origin(key: 'profile' | 'base_url' | 'token' | 'timeout', source: Sourc
   }
 }
 
-function writeWarnings(deps: Deps, warnings: readonly string[]): void {
-  for (const w of warnings) deps.io.stderr.write(`warning: ${w}\n`);
+function writeWarnings(f: Factory, warnings: readonly string[]): void {
+  for (const w of warnings) f.io.stderr.write(`warning: ${w}\n`);
 }
 
 function listJson(t: Target, redacted: string | undefined): Record<string, unknown> {
@@ -87,37 +94,25 @@ function listText(t: Target, redacted: string | undefined): string {
 }
 
 /** A note when something with higher precedence hides what was just written. */
-function shadowNote(
-  mod: ConfigModule,
-  key: SetKey,
-  loaded: LoadedConfig,
-  flags: Globals,
-  deps: Deps,
-  profile: string,
-): string | undefined {
+function shadowNote(key: SetKey, loaded: LoadedConfig, f: Factory, profile: string): string | undefined {
+  const flags = f.globals();
   if (key === 'base_url') {
     if (flags.baseUrl !== undefined) return '--base-url overrides it for this command.';
-    if (deps.env.PM_BASE_URL?.trim()) return 'PM_BASE_URL is set in this environment and overrides it.';
+    if (f.env.PM_BASE_URL?.trim()) return 'PM_BASE_URL is set in this environment and overrides it.';
   }
   if (key === 'default_profile') {
     if (flags.profile !== undefined) return '--profile overrides it for this command.';
-    if (deps.env.PM_PROFILE?.trim()) return 'PM_PROFILE is set in this environment and overrides it.';
+    if (f.env.PM_PROFILE?.trim()) return 'PM_PROFILE is set in this environment and overrides it.';
     const p = loaded.project.layer?.config;
     if (p && (p.profile ?? p.default_profile) !== undefined)
       return `the project config ${loaded.project.path} chooses a profile and overrides it here.`;
   }
   const project = loaded.project.layer;
   if (project && (key === 'base_url' || key === 'timeout')) {
-    if (mod.profileSettings(project.config, profile)[key] !== undefined)
+    if (profileSettings(project.config, profile)[key] !== undefined)
       return `the project config ${project.path} sets ${key} for profile "${profile}" and takes precedence here.`;
   }
   return undefined;
-}
-
-type ConfigModule = typeof import('../config.js');
-
-function load(): Promise<ConfigModule> {
-  return import('../config.js');
 }
 
 function profileEntry(cfg: UserConfig, profile: string): NonNullable<UserConfig['profiles']>[string] {
@@ -140,22 +135,17 @@ function scopeOf(profile: string): string {
 
 export async function configListRun(o: ConfigListOptions): Promise<void> {
   const { f } = o;
-  const deps = f;
-  const { io } = f;
-  const { resolveTarget, redact } = await load();
-  const target = await resolveTarget(globals(f), deps);
-  writeWarnings(deps, target.warnings);
+  const target = await resolveTarget(f.globals(), f);
+  writeWarnings(f, target.warnings);
   const redacted = redact(target.token);
-  io.stdout.write(o.json ? `${JSON.stringify(listJson(target, redacted), null, 2)}\n` : listText(target, redacted));
+  f.io.stdout.write(o.json ? `${JSON.stringify(listJson(target, redacted), null, 2)}\n` : listText(target, redacted));
 }
 
 export async function configGetRun(o: ConfigGetOptions): Promise<void> {
   const { f, key } = o;
-  const deps = f;
   const { io } = f;
-  const { resolveTarget, redact, readUserConfig } = await load();
-  const target = await resolveTarget(globals(f), deps);
-  writeWarnings(deps, target.warnings);
+  const target = await resolveTarget(f.globals(), f);
+  writeWarnings(f, target.warnings);
   let value: string | undefined;
   switch (key) {
     case 'profile':
@@ -176,7 +166,7 @@ export async function configGetRun(o: ConfigGetOptions): Promise<void> {
       value = target.timeout === undefined ? undefined : String(target.timeout);
       break;
     case 'default_profile':
-      value = (await readUserConfig(deps)).default_profile;
+      value = (await readUserConfig(f)).default_profile;
       break;
   }
   if (value !== undefined) io.stdout.write(`${value}\n`);
@@ -187,20 +177,17 @@ export async function configGetRun(o: ConfigGetOptions): Promise<void> {
 export async function configSetRun(o: ConfigSetOptions): Promise<void> {
   const { f, key: k } = o;
   let { value } = o;
-  const deps = f;
   const { io } = f;
-  const mod = await load();
-  const flags = globals(f);
-  const loaded = await mod.loadConfig(deps);
-  const { profile } = mod.activeProfile(flags, deps, loaded.layers, { allowNew: true });
+  const loaded = await loadConfig(f);
+  const { profile } = activeProfile(f.globals(), f, loaded.layers, { allowNew: true });
   const cfg: UserConfig = loaded.user?.config ?? {};
-  const isNew = profile !== mod.DEFAULT_PROFILE && !mod.knownProfiles(loaded.layers).includes(profile);
+  const isNew = profile !== DEFAULT_PROFILE && !knownProfiles(loaded.layers).includes(profile);
   let where: string;
   switch (k) {
     case 'base_url': {
-      const url = mod.normalizeBaseUrl(value, 'base_url');
-      const before = mod.profileSettings(cfg, profile);
-      if (profile === mod.DEFAULT_PROFILE) {
+      const url = normalizeBaseUrl(value, 'base_url');
+      const before = profileSettings(cfg, profile);
+      if (profile === DEFAULT_PROFILE) {
         cfg.base_url = url;
         const p = cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
         if (p) delete p.base_url;
@@ -215,7 +202,7 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
       break;
     }
     case 'timeout': {
-      const seconds = mod.parseTimeout(value, 'timeout');
+      const seconds = parseTimeout(value, 'timeout');
       if (o.profileScope) {
         profileEntry(cfg, profile).timeout = seconds;
         where = scopeOf(profile);
@@ -228,9 +215,9 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
     }
     case 'default_profile': {
       if (o.profileScope) throw usageError('default_profile applies to the whole config; drop --profile-scope.');
-      if (!mod.isValidProfileName(value))
+      if (!isValidProfileName(value))
         throw usageError(`"${value}" is not a profile name (letters, digits, "_", "-", ".").`);
-      const known = mod.knownProfiles(loaded.layers);
+      const known = knownProfiles(loaded.layers);
       if (!known.includes(value))
         throw usageError(
           `no profile "${value}" in any config file.`,
@@ -241,21 +228,19 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
       break;
     }
   }
-  await mod.writeUserConfig(deps, cfg);
+  await writeUserConfig(f, cfg);
   io.stderr.write(
     `set ${k} = ${value} for ${where}${isNew && where === scopeOf(profile) ? ' (new profile)' : ''} in ${loaded.userConfigPath}\n`,
   );
-  const note = shadowNote(mod, k, loaded, flags, deps, profile);
+  const note = shadowNote(k, loaded, f, profile);
   if (note) io.stderr.write(`note: ${note}\n`);
 }
 
 export async function configUnsetRun(o: ConfigUnsetOptions): Promise<void> {
   const { f, key } = o;
-  const deps = f;
   const { io } = f;
-  const mod = await load();
-  const loaded = await mod.loadConfig(deps);
-  const { profile } = mod.activeProfile(globals(f), deps, loaded.layers, { allowNew: true });
+  const loaded = await loadConfig(f);
+  const { profile } = activeProfile(f.globals(), f, loaded.layers, { allowNew: true });
   const cfg: UserConfig = loaded.user?.config ?? {};
   const p = cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
   let removed = false;
@@ -275,26 +260,24 @@ export async function configUnsetRun(o: ConfigUnsetOptions): Promise<void> {
     where = 'every profile';
   } else {
     drop(p as Record<string, unknown> | undefined, key);
-    if (profile === mod.DEFAULT_PROFILE && key !== 'timeout') drop(cfg as Record<string, unknown>, key);
+    if (profile === DEFAULT_PROFILE && key !== 'timeout') drop(cfg as Record<string, unknown>, key);
   }
   if (!removed) {
     io.stderr.write(`${key} was not set for ${where} in ${loaded.userConfigPath}; nothing changed.\n`);
     return;
   }
   tidy(cfg, profile);
-  await mod.writeUserConfig(deps, cfg);
+  await writeUserConfig(f, cfg);
   io.stderr.write(`unset ${key} for ${where} in ${loaded.userConfigPath}\n`);
   if (key === 'token') io.stderr.write('note: the token was removed from the file, not revoked on the server.\n');
 }
 
 export async function configPathRun(o: { f: Factory }): Promise<void> {
   const { f } = o;
-  const deps = f;
   const { io } = f;
-  const { userConfigPath, searchProjectConfig } = await load();
   // The search tolerates a malformed project file: its path is what is needed to fix it.
-  const project = await searchProjectConfig(deps);
-  io.stdout.write(`${userConfigPath(deps)}\n`);
+  const project = await searchProjectConfig(f);
+  io.stdout.write(`${userConfigPath(f)}\n`);
   if (project.path) io.stdout.write(`${project.path}\n`);
   if (project.error) io.stderr.write(`warning: ${project.error.message}\n`);
 }

@@ -40,22 +40,15 @@ export interface ConfigUnsetOptions {
   readonly profileScope: boolean;
 }
 
-export interface ConfigRuns {
-  list(o: ConfigListOptions): Promise<void>;
-  get(o: ConfigGetOptions): Promise<void>;
-  set(o: ConfigSetOptions): Promise<void>;
-  unset(o: ConfigUnsetOptions): Promise<void>;
-  path(o: { f: Factory }): Promise<void>;
-}
-
 const run = () => import('./config-run.js');
-const RUNS: ConfigRuns = {
-  list: async (o) => (await run()).configListRun(o),
-  get: async (o) => (await run()).configGetRun(o),
-  set: async (o) => (await run()).configSetRun(o),
-  unset: async (o) => (await run()).configUnsetRun(o),
-  path: async (o) => (await run()).configPathRun(o),
+const RUNS = {
+  list: async (o: ConfigListOptions) => (await run()).configListRun(o),
+  get: async (o: ConfigGetOptions) => (await run()).configGetRun(o),
+  set: async (o: ConfigSetOptions) => (await run()).configSetRun(o),
+  unset: async (o: ConfigUnsetOptions) => (await run()).configUnsetRun(o),
+  path: async (o: { f: Factory }) => (await run()).configPathRun(o),
 };
+export type ConfigRuns = typeof RUNS;
 
 /** A key among `keys`, or a usage error listing them. */
 function keyOf<K extends string>(key: string, keys: readonly K[], what: string): K {

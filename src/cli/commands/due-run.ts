@@ -11,13 +11,14 @@
 import { Chalk } from 'chalk';
 import type { DateTime, Duration } from 'luxon';
 import { luxon } from '../../core/luxon.js';
-import { HumanDateError, parseHumanDuration, parseHumanInstant } from '../../core/humandate.js';
+import { parseHumanDuration, parseHumanInstant, utcText } from '../../core/humandate.js';
+import { visible } from '../../core/redact.js';
 import { fieldOf } from '../../resources/index.js';
 import type { AgendaDef, FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { usageError } from '../errors.js';
+import { typed } from '../flag-values.js';
 import { createListPrinter, type Display, outputSpecFrom, prepareOutput } from '../output/index.js';
-import { oneLine } from '../output/format.js';
 import type { DueOptions } from './due.js';
 import { describeApiError } from './shared.js';
 
@@ -56,16 +57,9 @@ export function agendaWindow(opts: WindowFlags, deps: Pick<Deps, 'now' | 'timeZo
   const zone = deps.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const now = luxon().DateTime.fromMillis(deps.now(), { zone });
   if (!now.isValid) throw usageError(`"${zone}" is not a time zone I know; use an IANA name such as Europe/London.`);
-  const fail = (flag: string, e: unknown) =>
-    e instanceof HumanDateError ? usageError(`--${flag}: ${e.message}`, e.hint) : e;
-
   let within: Duration = luxon().Duration.fromObject({ days: 7 });
   if (opts.within !== undefined) {
-    try {
-      within = parseHumanDuration(String(opts.within));
-    } catch (e) {
-      throw fail('within', e);
-    }
+    within = typed('within', () => parseHumanDuration(String(opts.within)));
     if (now.plus(within) <= now) throw usageError(`--within must be a length of time ahead, not "${opts.within}".`);
   }
   const until = now.plus(within);
@@ -83,15 +77,11 @@ export function agendaWindow(opts: WindowFlags, deps: Pick<Deps, 'now' | 'timeZo
       since = now.minus(back);
       if (since > now) since = now.plus(back);
     } else {
-      try {
-        const at = parseHumanInstant(text, { now: deps.now(), zone });
-        // A day starts at midnight here; a datetime without offset is UTC, as everywhere in pm.
-        since = at.dateOnly
-          ? luxon().DateTime.fromISO(at.iso, { zone }).startOf('day')
-          : luxon().DateTime.fromISO(at.iso, { zone: 'utc' }).setZone(zone);
-      } catch (e) {
-        throw fail('overdue-since', e);
-      }
+      const at = typed('overdue-since', () => parseHumanInstant(text, { now: deps.now(), zone }));
+      // A day starts at midnight here; a datetime without offset is UTC, as everywhere in pm.
+      since = at.dateOnly
+        ? luxon().DateTime.fromISO(at.iso, { zone }).startOf('day')
+        : luxon().DateTime.fromISO(at.iso, { zone: 'utc' }).setZone(zone);
     }
     if (since > now) throw usageError(`--overdue-since must be in the past, not "${text}".`);
   }
@@ -166,7 +156,7 @@ export async function dueRun(o: DueOptions): Promise<void> {
   // A day of slack each side: an all-day record's due date is the date, which the server places
   // at midnight UTC, while its day here is the user's.
   const q = new URLSearchParams();
-  q.set(agenda.due, `${isoSeconds(w.since - 86_400_000)}/${isoSeconds(w.until + 86_400_000)}`);
+  q.set(agenda.due, `${utcText(w.since - 86_400_000)}/${utcText(w.until + 86_400_000)}`);
   q.set('per_page', '100');
   const s = await f.session();
   const records: Record<string, unknown>[] = [];
@@ -176,7 +166,7 @@ export async function dueRun(o: DueOptions): Promise<void> {
     throw describeApiError(e, resource);
   }
   const entries = agendaEntries(records, w, { due: agenda.due, allDay: fieldOf(resource, agenda.due)?.allDayFlag });
-  const d = await f.display();
+  const d = await f.display({ paged: true });
   const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
   if (agendaView) {
     await printAgenda(entries, w, d, within(o), agenda.title, o.limit);
@@ -188,8 +178,6 @@ export async function dueRun(o: DueOptions): Promise<void> {
 }
 
 const within = (opts: WindowFlags): string => opts.within ?? '7 days';
-
-const isoSeconds = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 /** The agenda on a terminal: a heading per group, then `date  time  title  uuid` lines. */
 async function printAgenda(
@@ -244,7 +232,7 @@ async function printAgenda(
         '  ',
       ),
     );
-    const titles = list.map((e) => oneLine(String(e.record[title] ?? '')));
+    const titles = list.map((e) => visible(String(e.record[title] ?? '')));
     const uuidWidth = Math.max(0, ...list.map((e) => String(e.record.uuid ?? '').length));
     // The title column: as wide as the longest title, or what the terminal leaves for it.
     const room = Math.max(10, columns - 2 - (whens[0] as string).length - 2 - (uuidWidth ? uuidWidth + 2 : 0));

@@ -10,11 +10,12 @@ import { encodeListQuery } from '../../core/query.js';
 import { CliError, EXIT, type ExitCode, oneKind, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { bodyFromFlags, filterQuery } from '../flag-values.js';
-import { kebab } from '../flags.js';
+import { kebab, splitList } from '../flags.js';
 import { readFileOrStdin, readInline, readStdin } from '../input.js';
 import {
   autoEmbeds,
   createListPrinter,
+  embedsFor,
   type OutputFlags,
   type OutputSpec,
   outputSpecFrom,
@@ -37,12 +38,13 @@ async function outputSpec(r: ResourceDef, flags: OutputFlags): Promise<OutputSpe
   return spec;
 }
 
-/** --embed, plus what the selected fields need (--json custom_fields embeds them). */
-function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec): string[] {
-  const names = new Set<string>();
-  if (embed !== undefined) for (const e of embed.split(',')) if (e.trim()) names.add(e.trim());
-  for (const e of r.embeds ?? []) if (spec.fields?.includes(e)) names.add(e);
-  return [...names];
+/**
+ * --embed, plus what the selected fields need (--json custom_fields embeds them) and, with `auto`,
+ * the parents a table shows.
+ */
+function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec, auto: boolean): string[] {
+  const given = splitList(embed ?? '');
+  return [...new Set([...given, ...embedsFor(r, spec), ...(auto ? autoEmbeds(r, spec) : [])])];
 }
 
 export async function listRun(o: Cmd.ListOptions): Promise<void> {
@@ -53,7 +55,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const query = (auto: boolean) => {
     const q = filterQuery(r, o.flags, f.now(), f.timeZone);
     for (const [k, v] of encodeListQuery(r, {
-      embed: [...new Set([...embedList(r, o.embed, spec), ...(auto ? autoEmbeds(r, spec) : [])])],
+      embed: embedList(r, o.embed, spec, auto),
       ...(o.page !== undefined ? { page: o.page } : {}),
       ...(size !== undefined ? { perPage: size } : {}),
     }))
@@ -65,7 +67,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const q = query(auto);
 
   const s = await f.session();
-  const printer = createListPrinter(r, spec, await f.display());
+  const printer = createListPrinter(r, spec, await f.display({ paged: true }));
   let first: { total: number; page: number; perPage: number; totalPages: number } | undefined;
   let fetched = 0;
   const held: Record<string, unknown>[] = [];
@@ -132,7 +134,7 @@ export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const s = await f.session();
   let rec: Record<string, unknown>;
   const get = (auto: boolean) => {
-    const embed = [...new Set([...embedList(r, o.embed, spec), ...(auto ? autoEmbeds(r, spec) : [])])];
+    const embed = embedList(r, o.embed, spec, auto);
     return s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
   };
   try {

@@ -14,17 +14,22 @@ import { addBulkFlags, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from '.
 import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { addFilterFlags, addInputFlags, kebab, optKey } from '../flags.js';
+import { addFilterFlags, addInputFlags, kebab, optKey, splitList } from '../flags.js';
 import { examplesText, resourceExamples } from '../help/examples.js';
+import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
 import { newCmdDue } from './due.js';
 
 type Flags = Readonly<Record<string, unknown>>;
 
-export interface ListOptions {
+/** What every resource command is given: the factory, and the resource it works on. */
+export interface OnResource {
   readonly f: Factory;
   readonly resource: ResourceDef;
+}
+
+export interface ListOptions extends OnResource {
   /** Every parsed flag: filterQuery (flag-values.ts) reads the filter flags among them. */
   readonly flags: Flags;
   readonly page?: number | undefined;
@@ -42,9 +47,7 @@ export interface SortKey {
   readonly desc: boolean;
 }
 
-export interface GetOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface GetOptions extends OnResource {
   readonly uuid: string;
   readonly embed?: string | undefined;
   readonly output: OutputFlags;
@@ -56,9 +59,7 @@ export interface ParentOption {
   readonly uuid: string;
 }
 
-export interface CreateOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface CreateOptions extends OnResource {
   /** Every parsed flag: bodyFromFlags (flag-values.ts) reads the field flags among them. */
   readonly flags: Flags;
   /** --data: inline JSON, @file or - for stdin. */
@@ -70,9 +71,7 @@ export interface CreateOptions {
   readonly output: OutputFlags;
 }
 
-export interface UpdateOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface UpdateOptions extends OnResource {
   readonly uuid: string;
   readonly flags: Flags;
   readonly data?: string | undefined;
@@ -80,9 +79,7 @@ export interface UpdateOptions {
   readonly output: OutputFlags;
 }
 
-export interface DeleteOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface DeleteOptions extends OnResource {
   readonly uuids: readonly string[];
   readonly yes: boolean;
   readonly dryRun: boolean;
@@ -93,9 +90,7 @@ export interface DeleteOptions {
 }
 
 /** A write from records in a file (or uuids on stdin, for delete). */
-export interface BulkOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface BulkOptions extends OnResource {
   readonly verb: Verb;
   /** The file, or - for stdin; undefined when delete reads uuids from stdin. */
   readonly fromFile?: string | undefined;
@@ -103,9 +98,7 @@ export interface BulkOptions {
 }
 
 /** `apply`: make the records match a file, matched on key fields. */
-export interface ApplyOptions {
-  readonly f: Factory;
-  readonly resource: ResourceDef;
+export interface ApplyOptions extends OnResource {
   /** The file, or - for stdin. */
   readonly fromFile: string;
   /** The fields a record of the file is matched on. */
@@ -118,27 +111,19 @@ export interface ApplyOptions {
   readonly flags: Flags;
 }
 
-/** The run function of each verb: resource-run.ts, or what a test gives. */
-export interface Runs {
-  list(o: ListOptions): Promise<void>;
-  get(o: GetOptions): Promise<void>;
-  create(o: CreateOptions): Promise<void>;
-  update(o: UpdateOptions): Promise<void>;
-  delete(o: DeleteOptions): Promise<void>;
-  bulk(o: BulkOptions): Promise<void>;
-  apply(o: ApplyOptions): Promise<void>;
-}
-
 /** The real run functions, loaded when a command runs (the one lazy boundary of these commands). */
-const RUNS: Runs = {
-  list: async (o) => (await import('./resource-run.js')).listRun(o),
-  get: async (o) => (await import('./resource-run.js')).getRun(o),
-  create: async (o) => (await import('./resource-run.js')).createRun(o),
-  update: async (o) => (await import('./resource-run.js')).updateRun(o),
-  delete: async (o) => (await import('./resource-run.js')).deleteRun(o),
-  bulk: async (o) => (await import('./resource-run.js')).bulkRun(o),
-  apply: async (o) => (await import('../bulk/apply.js')).applyRun(o),
+const RUNS = {
+  list: async (o: ListOptions) => (await import('./resource-run.js')).listRun(o),
+  get: async (o: GetOptions) => (await import('./resource-run.js')).getRun(o),
+  create: async (o: CreateOptions) => (await import('./resource-run.js')).createRun(o),
+  update: async (o: UpdateOptions) => (await import('./resource-run.js')).updateRun(o),
+  delete: async (o: DeleteOptions) => (await import('./resource-run.js')).deleteRun(o),
+  bulk: async (o: BulkOptions) => (await import('./resource-run.js')).bulkRun(o),
+  apply: async (o: ApplyOptions) => (await import('../bulk/apply.js')).applyRun(o),
 };
+
+/** The run function of each verb: resource-run.ts, or what a test gives. */
+export type Runs = typeof RUNS;
 
 const examples = (r: ResourceDef, verb: Parameters<typeof resourceExamples>[1]) =>
   examplesText(resourceExamples(r, verb));
@@ -148,8 +133,7 @@ function verbsSummary(r: ResourceDef): string {
   const words = (['list', 'show', 'create', 'update', 'delete'] as const).filter((w) =>
     w === 'show' ? r.verbs.get : r.verbs[w],
   );
-  const said = words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}` : words[0];
-  const text = `${said} ${r.plural}`;
+  const text = `${inWords(words)} ${r.plural}`;
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${r.verbs.update ? '' : ` (${r.plural} cannot be updated)`}`;
 }
 
@@ -188,11 +172,7 @@ const str = (v: unknown): string | undefined => (v === undefined ? undefined : S
 /** --embed: names the resource can embed, checked before any request. */
 function embedOf(r: ResourceDef, value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const names = String(value)
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-  const bad = names.find((n) => !r.embeds?.includes(n));
+  const bad = splitList(String(value)).find((n) => !r.embeds?.includes(n));
   if (bad) throw usageError(`--embed: ${r.path} cannot embed "${bad}"; they can embed ${(r.embeds ?? []).join(', ')}.`);
   return String(value);
 }
@@ -200,20 +180,16 @@ function embedOf(r: ResourceDef, value: unknown): string | undefined {
 /** --sort city,bedrooms:desc: fields of the resource, each ascending unless :desc. */
 function sortOf(r: ResourceDef, value: unknown): SortKey[] | undefined {
   if (value === undefined) return undefined;
-  const keys = String(value)
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)
-    .map((part) => {
-      const m = /^([a-z0-9_-]+)(?::(asc|desc))?$/i.exec(part);
-      const field = m?.[1]?.replace(/-/g, '_');
-      if (!m || !r.fields.some((x) => x.name === field))
-        throw usageError(
-          `--sort: "${part}" is not a field of ${r.plural} (with :asc or :desc).`,
-          `Fields: ${r.fields.map((x) => x.name).join(', ')}.`,
-        );
-      return { field: field as string, desc: m[2]?.toLowerCase() === 'desc' };
-    });
+  const keys = splitList(String(value)).map((part) => {
+    const m = /^([a-z0-9_-]+)(?::(asc|desc))?$/i.exec(part);
+    const field = m?.[1]?.replace(/-/g, '_');
+    if (!m || !r.fields.some((x) => x.name === field))
+      throw usageError(
+        `--sort: "${part}" is not a field of ${r.plural} (with :asc or :desc).`,
+        `Fields: ${r.fields.map((x) => x.name).join(', ')}.`,
+      );
+    return { field: field as string, desc: m[2]?.toLowerCase() === 'desc' };
+  });
   if (!keys.length) throw usageError('--sort takes field names: --sort city,bedrooms:desc.');
   return keys;
 }
@@ -392,10 +368,10 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUN
   cmd.addHelpText(
     'after',
     `
-A record of the file is matched to the one ${r.singular} with the same --key fields: missing,
-it is created; found, the fields the file gives are compared and only those that differ are
-sent; the same, it is left alone. Run twice, apply changes nothing the second time. --prune
-needs at least one filter, so that it deletes only what it is meant to.${examples(r, 'apply')}`,
+Each record of the file is matched to the one ${r.singular} with the same --key
+fields: missing, it is created; found, only the fields that differ from the file
+are sent; the same, it is left alone. Run twice, apply changes nothing the
+second time. --prune needs a filter, so that it deletes only what it should.${examples(r, 'apply')}`,
   );
   return cmd.action((flags: Flags) => {
     const filters =
@@ -456,5 +432,3 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     if (r.agenda) add(newCmdDue(f, r));
   }
 }
-
-export type { Verb };

@@ -10,6 +10,7 @@ import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { globalsOf } from '../globals.js';
+import { inWords } from '../help/text.js';
 import type { Session } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
 import { describeApiError } from './shared.js';
@@ -17,10 +18,6 @@ import { describeApiError } from './shared.js';
 type Rec = Record<string, unknown>;
 
 const fileOf = (r: ResourceDef) => `${r.path}.ndjson`;
-
-/** "a, b and c". */
-const inWords = (words: readonly string[]) =>
-  words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}` : (words[0] ?? '');
 
 /** Custom field values as a write takes them: [{name, value}]. */
 function customValues(rec: Rec): { name: string; value: string }[] | undefined {

@@ -105,7 +105,7 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
     update: ['pm reminders update 9d4e6f21-… --due-at 2026-12-08', 'pm reminders update 9d4e6f21-… --unset due_at'],
     apply: [
       'pm reminders apply --from-file reminders.csv --key title --dry-run',
-      'pm reminders apply --from-file reminders.csv --key title --prune --title "[ci]"',
+      'pm reminders apply --from-file ci.csv --key title --prune --title "[ci]"',
     ],
   },
 };

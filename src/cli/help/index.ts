@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { Deps } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { similar } from '../suggest.js';
-import { wrap } from './text.js';
+import { commas, wrap } from './text.js';
 
 export interface Topic {
   readonly name: string;
@@ -75,8 +75,7 @@ function globalOptionsLine(program: Command): string {
   const names = program.options
     .filter((o) => !o.hidden && o.long !== '--version')
     .map((o) => (o.required || o.optional ? o.flags.replace(/^-\w, /, '') : (o.long ?? o.flags)));
-  const words = names.map((n, i) => (i < names.length - 1 ? `${n},` : n));
-  return `\n${wrap(words, 80, 'Global options (see pm --help):', '  ')}`;
+  return `\n${wrap(commas(names), 80, 'Global options (see pm --help):', '  ')}`;
 }
 
 export function registerHelp(program: Command, deps: Deps): void {

@@ -27,9 +27,9 @@ pipe or $(...) only ever sees data.
 On a terminal
   A list is a table with colour and times in your time zone, and a footer on stderr:
   "showing 1-10 of 53, page 1 of 6". One record (get, create, update) is a list of its fields.
-  An empty list prints "No properties found." on stderr and exits 0. Output longer than the
-  screen opens in a pager: PM_PAGER, else PAGER, else less -FRX (--no-pager or PM_PAGER=cat:
-  none). Piped output is never paged.
+  An empty list prints "No properties found." on stderr and exits 0. A list (or an agenda)
+  longer than the screen opens in a pager: PM_PAGER, else PAGER, else less -FRX (--no-pager or
+  PM_PAGER=cat: none). Piped output is never paged.
 
 Piped or redirected
   No colour, no box drawing, nothing cut short: the table's columns are separated by tabs,

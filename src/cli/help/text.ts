@@ -20,6 +20,11 @@ export function wrap(words: readonly string[], width: number, first = '', indent
   return lines.join('\n');
 }
 
+/** "a, b and c". */
+export function inWords(words: readonly string[]): string {
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}` : (words[0] ?? '');
+}
+
 /** "a, b, c": the words of a list, each but the last with its comma. */
 export function commas(words: readonly string[], end = ''): string[] {
   return words.map((w, i) => (i < words.length - 1 ? `${w},` : `${w}${end}`));

@@ -20,16 +20,6 @@ function customValues(v: unknown): { name?: unknown; label?: unknown; value?: un
   return Array.isArray(list) && list.every((x) => typeof x === 'object' && x !== null) ? list : undefined;
 }
 
-/** Control characters would let a record's text move the cursor or recolour a terminal. */
-export function oneLine(s: string): string {
-  return visible(s);
-}
-
-/** Like oneLine, but keeps line breaks (the vertical record listing shows them). */
-function keepLines(s: string): string {
-  return visible(s, true);
-}
-
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** Formats instants as `YYYY-MM-DD HH:mm` in one time zone; one formatter per printer. */
@@ -116,11 +106,12 @@ export function humanValue(
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (isCode(v)) {
     const name = typeof v.name === 'string' ? v.name : f?.codes?.[Number(v.code)];
-    return oneLine(name ?? String(v.code));
+    return visible(name ?? String(v.code));
   }
   if (typeof v === 'string') {
     if (times && isTimeField(f, v)) return times.local(v);
-    return multiline ? keepLines(v) : oneLine(v);
+    // Control characters would let a record's text move the cursor or recolour a terminal.
+    return visible(v, multiline);
   }
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
   // An embedded record (a property's contact, a note's parent): its uuid and what names it.
@@ -129,11 +120,11 @@ export function humanValue(
   if (typeof one === 'object' && one !== null && !Array.isArray(one) && 'uuid' in one) {
     const { uuid, ...rest } = one as Record<string, unknown>;
     const words = Object.values(rest).filter((x): x is string => typeof x === 'string' && x.trim() !== '');
-    return oneLine(`${String(uuid)}${words.length ? ` (${words.join(', ')})` : ''}`);
+    return visible(`${String(uuid)}${words.length ? ` (${words.join(', ')})` : ''}`);
   }
   const custom = customValues(v);
   if (custom) {
-    return oneLine(
+    return visible(
       custom
         .map((c) => {
           const label = String(c.label ?? c.name ?? '');
@@ -144,7 +135,7 @@ export function humanValue(
         .join(', '),
     );
   }
-  return oneLine(JSON.stringify(v));
+  return visible(JSON.stringify(v));
 }
 
 /** A value for a CSV/TSV cell: ISO strings as sent, true/false, codes as numbers, JSON otherwise. */

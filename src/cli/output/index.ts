@@ -11,6 +11,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { OutStream } from '../context.js';
 import { usageError } from '../errors.js';
+import { splitList } from '../flags.js';
 import { editDistance } from '../suggest.js';
 import { TimeFormatter, cellValue, csvCell, guardCell, humanValue, isTimeField, relative, tsvCell } from './format.js';
 import { checkJq, runJq } from './jq.js';
@@ -90,10 +91,10 @@ export function fieldNames(resource: ResourceDef): string[] {
  * A table column of the records that belong to a parent (notes): which parent, by its relation
  * and uuid ("property 3f2a…"), from the parents embedded (`autoEmbeds`).
  */
-export const PARENT_COLUMN = 'parent';
+const PARENT_COLUMN = 'parent';
 
 /** Names shown in a terminal table unless --fields says otherwise. */
-export function defaultColumns(resource: ResourceDef): string[] {
+function defaultColumns(resource: ResourceDef): string[] {
   const names = resource.fields.filter((f) => f.column).map((f) => f.name);
   if (resource.parents?.length) names.push(PARENT_COLUMN);
   return names;
@@ -132,14 +133,7 @@ export function embedsFor(resource: ResourceDef, spec: OutputSpec): string[] {
 function parseFields(resource: ResourceDef, text: string, flag: string): string[] {
   const valid = fieldNames(resource);
   const list = `Valid fields for ${resource.path}: ${valid.join(', ')}.`;
-  const names = [
-    ...new Set(
-      text
-        .split(',')
-        .map((s) => s.trim().replace(/-/g, '_'))
-        .filter(Boolean),
-    ),
-  ];
+  const names = [...new Set(splitList(text).map((s) => s.replace(/-/g, '_')))];
   if (!names.length) throw usageError(`${flag} needs at least one field name. ${list}`);
   for (const name of names) {
     if (valid.includes(name)) continue;
@@ -255,8 +249,6 @@ function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Record<stri
   return names;
 }
 
-const plural = (resource: ResourceDef): string => resource.plural;
-
 const colors = (d: Display): ChalkInstance => new Chalk({ level: d.color ? 1 : 0 });
 
 const uuidLine = (r: Record<string, unknown>): string =>
@@ -266,8 +258,8 @@ const uuidLine = (r: Record<string, unknown>): string =>
 export function footer(resource: ResourceDef, count: number, info?: PageInfo & { fetchedPages?: number }): string {
   if (count === 0) {
     if (info && info.total > 0 && info.page > info.totalPages)
-      return `No ${plural(resource)} on page ${info.page}: there ${info.totalPages === 1 ? 'is 1 page' : `are ${info.totalPages} pages`}.\n`;
-    return `No ${plural(resource)} found.\n`;
+      return `No ${resource.plural} on page ${info.page}: there ${info.totalPages === 1 ? 'is 1 page' : `are ${info.totalPages} pages`}.\n`;
+    return `No ${resource.plural} found.\n`;
   }
   if (!info) return '';
   const start = (info.page - 1) * info.perPage + 1;
@@ -280,6 +272,17 @@ export function footer(resource: ResourceDef, count: number, info?: PageInfo & {
 interface Sink {
   add(records: Record<string, unknown>[]): void;
   end(): Promise<void> | void;
+}
+
+/** Writes a line (or nothing) per record, as records come. */
+function lineSink(d: Display, line: (r: Record<string, unknown>) => string): Sink {
+  return {
+    add(records) {
+      const s = records.map(line).join('');
+      if (s) d.stdout.write(s);
+    },
+    end() {},
+  };
 }
 
 function jsonSink(spec: OutputSpec, d: Display): Sink {
@@ -326,14 +329,7 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
 function pipedTableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   const defs = fieldMap(resource);
   const columns = spec.fields ?? defaultColumns(resource);
-  return {
-    add(records) {
-      let s = '';
-      for (const r of records) s += `${columns.map((c) => cellOf(resource, defs, r, c, undefined)).join('\t')}\n`;
-      if (s) d.stdout.write(s);
-    },
-    end() {},
-  };
+  return lineSink(d, (r) => `${columns.map((c) => cellOf(resource, defs, r, c, undefined)).join('\t')}\n`);
 }
 
 function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
@@ -383,26 +379,13 @@ function jqSink(spec: OutputSpec & { jq: string }, d: Display): Sink {
 }
 
 function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
-  if (spec.quiet)
-    return {
-      add: (records) => {
-        const s = records.map(uuidLine).join('');
-        if (s) d.stdout.write(s);
-      },
-      end() {},
-    };
+  if (spec.quiet) return lineSink(d, uuidLine);
   if (spec.jq !== undefined) return jqSink({ ...spec, jq: spec.jq }, d);
   switch (spec.format) {
     case 'json':
       return jsonSink(spec, d);
     case 'ndjson':
-      return {
-        add: (records) => {
-          const s = records.map((r) => `${JSON.stringify(select(r, spec.fields))}\n`).join('');
-          if (s) d.stdout.write(s);
-        },
-        end() {},
-      };
+      return lineSink(d, (r) => `${JSON.stringify(select(r, spec.fields))}\n`);
     case 'csv':
       return delimitedSink(resource, spec, d, ',');
     case 'tsv':
@@ -476,42 +459,22 @@ export async function printRecord(
   spec: OutputSpec,
   d: Display,
 ): Promise<void> {
-  if (spec.quiet) {
-    d.stdout.write(uuidLine(record));
+  if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table')) {
+    // A uuid, one NDJSON line, or a CSV/TSV header and row: as a list of one.
+    sinkFor(resource, spec, d).add([record]);
     return;
   }
-  if (spec.jq !== undefined) {
-    d.stdout.write(await runJq(select(record, spec.fields), spec.jq, (s) => d.stderr.write(s)));
+  if (spec.jq !== undefined || spec.format === 'json') return printJson(select(record, spec.fields), spec, d);
+  if (d.tty) {
+    d.stdout.write(verticalTerminal(resource, record, spec, d));
     return;
   }
-  switch (spec.format) {
-    case 'json': {
-      const v = select(record, spec.fields);
-      d.stdout.write(`${d.tty ? JSON.stringify(v, null, 2) : JSON.stringify(v)}\n`);
-      return;
-    }
-    case 'ndjson':
-      d.stdout.write(`${JSON.stringify(select(record, spec.fields))}\n`);
-      return;
-    case 'csv':
-    case 'tsv': {
-      const sink = delimitedSink(resource, spec, d, spec.format === 'csv' ? ',' : '\t');
-      sink.add([record]);
-      return;
-    }
-    default: {
-      if (d.tty) {
-        d.stdout.write(verticalTerminal(resource, record, spec, d));
-        return;
-      }
-      const defs = fieldMap(resource);
-      const lines = recordKeys(resource, record, spec).map(
-        (k) =>
-          `${k}\t${humanValue(defs.get(k), typeof record[k] === 'string' ? tsvCell(record[k]) : record[k], undefined)}\n`,
-      );
-      d.stdout.write(lines.join(''));
-    }
-  }
+  const defs = fieldMap(resource);
+  const lines = recordKeys(resource, record, spec).map(
+    (k) =>
+      `${k}\t${humanValue(defs.get(k), typeof record[k] === 'string' ? tsvCell(record[k]) : record[k], undefined)}\n`,
+  );
+  d.stdout.write(lines.join(''));
 }
 
 /** A raw JSON value (`pm api`): pretty on a terminal, compact when piped; --jq applied if given. */

@@ -5,9 +5,10 @@
  */
 import { ApiError } from '../../core/errors.js';
 import { type DB, openDatabase } from '../db.js';
+import type { ResourceDef } from '../../resources/types.js';
 import type { SyncStore } from '../store.js';
 import * as records from './records.js';
-import { type Sql, StatementCache, trigramColumns } from './statements.js';
+import { PageEnds, type Sql, StatementCache, trigramColumns } from './statements.js';
 import * as tokens from './tokens.js';
 
 export interface SqliteStore extends SyncStore {
@@ -18,6 +19,8 @@ export interface SqliteStore extends SyncStore {
   readonly statements: StatementCache;
   /** SQLite's quick integrity check of the whole file: what is wrong, or undefined when it is sound. */
   quickCheck(): string | undefined;
+  /** How many records of `r` an account has, from the counts kept (undefined on an older file). */
+  recordCount(accountId: number, r: ResourceDef): number | undefined;
 }
 
 /**
@@ -46,17 +49,25 @@ function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
 
 /** What the record modules need of a connection: its statements, and what the schema has. */
 function sqlOf(db: DB, statements: StatementCache, now: () => number): Sql {
+  // PRAGMA data_version moves when another connection commits; this connection's own writes are counted here.
+  let own = 0;
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
   return {
     db,
     now,
     stmt: (text) => statements.get(text),
     write: (fn) => {
+      own++;
       try {
         return db.transaction(fn).immediate();
       } catch (e) {
         throw storeError(e);
+      } finally {
+        own++;
       }
     },
+    pageEnds: new PageEnds(),
+    version: () => `${dataVersion.get()}:${own}`,
     trigram: trigramColumns(db),
     counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,
   };
@@ -81,6 +92,14 @@ export function openSqliteStore(file: string, now: () => number = Date.now): Sql
     db,
     statements,
     list: guard((accountId, r, q) => records.listRecords(sql, accountId, r, q)),
+    recordCount: (accountId, r) =>
+      sql.counted
+        ? ((
+            sql.stmt('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, r.table) as
+              | { n: number }
+              | undefined
+          )?.n ?? 0)
+        : undefined,
     get: guard((accountId, r, uuid, embed) => records.getRecord(sql, accountId, r, uuid, embed)),
     create: guard((accountId, r, body, parent) => records.createRecord(sql, accountId, r, body, parent)),
     update: guard((accountId, r, uuid, body) => records.updateRecord(sql, accountId, r, uuid, body)),

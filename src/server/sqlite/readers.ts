@@ -2,7 +2,7 @@
  * Reader threads for lists: a list that reads many rows (a filter matching much of a large table)
  * runs on one of them, each with its own connection (WAL lets readers run beside the writer), so
  * that the event loop stays free for everything else: a record by uuid, a write, another list.
- * Writes and single records stay on the server's own connection.
+ * Writes, single records and unfiltered lists stay on the server's own connection.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -30,62 +30,112 @@ function workerFile(): string {
   throw new Error('the reader thread module (dist/server/sqlite/reader-worker.js) is missing: run npm run build');
 }
 
+type Answer = { records: ApiRecord[]; total: number };
+
+interface Pending {
+  readonly resolve: (v: Answer) => void;
+  readonly reject: (e: unknown) => void;
+}
+
 interface Thread {
   readonly worker: Worker;
-  busy: number;
+  /** Its lists not answered yet, by request id. */
+  readonly pending: Map<number, Pending>;
+  /** Whether it has answered at least once (a thread that fails before that is not started again). */
+  answered: boolean;
 }
 
 export class ReaderPool {
-  private readonly threads: Thread[];
-  private readonly pending = new Map<
-    number,
-    { resolve: (v: { records: ApiRecord[]; total: number }) => void; reject: (e: unknown) => void }
-  >();
+  private threads: Thread[] = [];
   private next = 1;
+  private closing = false;
+  private readonly path = workerFile();
 
-  constructor(file: string, count: number) {
-    const path = workerFile();
-    this.threads = Array.from({ length: count }, () => {
-      const thread: Thread = { worker: new Worker(path, { workerData: { file } }), busy: 0 };
-      thread.worker.on('message', (reply: ListReply) => {
-        thread.busy--;
-        const p = this.pending.get(reply.id);
-        this.pending.delete(reply.id);
-        if (!p) return;
-        if ('ok' in reply) p.resolve(reply.ok);
-        else if (reply.error.status !== undefined)
-          p.reject(new ApiError(reply.error.status, reply.error.message, reply.error.errors));
-        else p.reject(new Error(reply.error.message));
-      });
-      thread.worker.on('error', (e) => {
-        for (const [, p] of this.pending) p.reject(e);
-        this.pending.clear();
-      });
-      return thread;
+  constructor(
+    private readonly file: string,
+    count: number,
+  ) {
+    for (let i = 0; i < count; i++) this.threads.push(this.start());
+  }
+
+  /** How many threads are running. */
+  get size(): number {
+    return this.threads.length;
+  }
+
+  private start(): Thread {
+    const thread: Thread = {
+      worker: new Worker(this.path, { workerData: { file: this.file } }),
+      pending: new Map(),
+      answered: false,
+    };
+    thread.worker.on('message', (reply: ListReply) => {
+      thread.answered = true;
+      const p = thread.pending.get(reply.id);
+      thread.pending.delete(reply.id);
+      if (!p) return;
+      if ('ok' in reply) p.resolve(reply.ok);
+      else if (reply.error.status !== undefined)
+        p.reject(new ApiError(reply.error.status, reply.error.message, reply.error.errors));
+      else p.reject(new Error(reply.error.message));
     });
+    // A thread that dies fails only its own lists; it is started again if it had ever answered
+    // (one that cannot start would only die again), so later lists never wait on a dead thread.
+    const died = (e: unknown) => {
+      if (this.closing || !this.threads.includes(thread)) return;
+      for (const [, p] of thread.pending) p.reject(e);
+      thread.pending.clear();
+      this.threads = this.threads.filter((t) => t !== thread);
+      if (thread.answered) this.threads.push(this.start());
+    };
+    thread.worker.on('error', died);
+    thread.worker.on('exit', (code) => died(new Error(`a reader thread stopped (exit code ${code})`)));
+    return thread;
   }
 
   /** A list, on the least busy thread. */
-  list(accountId: number, r: ResourceDef, query: ListQuery): Promise<{ records: ApiRecord[]; total: number }> {
-    const thread = this.threads.reduce((a, b) => (b.busy < a.busy ? b : a));
+  list(accountId: number, r: ResourceDef, query: ListQuery): Promise<Answer> {
+    const thread = this.threads.reduce<Thread | undefined>(
+      (a, b) => (a === undefined || b.pending.size < a.pending.size ? b : a),
+      undefined,
+    );
+    if (!thread) return Promise.reject(new Error('no reader thread is running'));
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      thread.busy++;
+      thread.pending.set(id, { resolve, reject });
       const request: ListRequest = { id, accountId, path: r.path, query };
       thread.worker.postMessage(request);
     });
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 }
 
-/** A store whose lists are answered by reader threads; everything else as `store` does it. */
-export function withReaders<S extends Store>(store: S, pool: ReaderPool): Store {
+/**
+ * Records an account must have in a table before its lists go to a reader thread: below it, a
+ * list is quick on the event loop, and the hop to a thread would cost more than it saves.
+ */
+export const THREADED_FROM = 20_000;
+
+/**
+ * A store whose filtered lists of large tables are answered by reader threads; everything else as
+ * `store` does it. An unfiltered list costs its page alone (its total and a deep page's start are
+ * kept by the schema's triggers), so it stays on the server's connection and never queues behind
+ * long lists.
+ */
+export function withReaders<S extends Store & { recordCount?(accountId: number, r: ResourceDef): number | undefined }>(
+  store: S,
+  pool: ReaderPool,
+  from = THREADED_FROM,
+): Store {
   return {
-    list: (accountId, r, q) => pool.list(accountId, r, q),
+    list: (accountId, r, q) =>
+      q.conditions.length && (store.recordCount?.(accountId, r) ?? Number.POSITIVE_INFINITY) >= from
+        ? pool.list(accountId, r, q)
+        : store.list(accountId, r, q),
     get: (...a) => store.get(...a),
     create: (...a) => store.create(...a),
     update: (...a) => store.update(...a),

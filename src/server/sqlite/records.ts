@@ -20,11 +20,16 @@ import type { LinkDef, RelationDef, ResourceDef } from '../../resources/types.js
 import type { ApiRecord, ParentRef } from '../store.js';
 import { beforeCustomFieldWrite, embedCustomValues, setCustomValues } from './custom-values.js';
 import { columnValues, dateFlagColumn, type Row, selectList, toRecord, withFolds } from './rows.js';
+import { ORDER_BLOCK } from '../schema.js';
 import type { Sql } from './statements.js';
-import { trigramMatch, whereSql } from './where.js';
+import { trigramKeys, trigramMatch, whereSql } from './where.js';
 
-/** Matches of an indexed fuzzy filter up to which a page is sorted from the index's rows. */
-const FEW_MATCHES = 5000;
+/**
+ * How many rows a page may walk in the order index, per match, before the page is sorted from the
+ * trigram index's matches instead: walking reads a row and tests it (about a tenth of what
+ * looking a match up and sorting it costs), so with matches dense enough the walk wins.
+ */
+const WALK_PER_MATCH = 8;
 
 export function listRecords(
   sql: Sql,
@@ -37,34 +42,64 @@ export function listRecords(
   const select = `SELECT ${selectList(r, 't')}`;
   const params: unknown[] = [accountId];
   const where = ['t.account_id = ?', ...whereSql(sql, r, 't', q.conditions, accountId, params)].join(' AND ');
-  const count = (from: string, w: string, p: unknown[]) =>
-    (sql.stmt(`SELECT COUNT(*) AS n FROM ${from} WHERE ${w}`).get(...p) as { n: number }).n;
+  const one = (text: string, p: unknown[]) => (sql.stmt(text).get(...p) as { n: number } | undefined)?.n ?? 0;
+  // The account's records, kept by triggers (schema.ts, migration 3): an unfiltered list's total.
+  const kept = () => one('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?', [accountId, r.table]);
   let total: number;
   let rows: Row[] | undefined;
-  // A fuzzy filter the trigram index answers drives the count from its matches (their number, not
-  // the table's, sets the cost); few of them, the page too.
+  // A fuzzy filter the trigram index answers gives the count from the index (the account's keys
+  // alone when it is the only filter; else its matches' rows, tested for the rest): the matches'
+  // number sets the cost, not the table's.
   const driver = q.conditions.map((c) => ({ c, m: trigramMatch(sql, r, c) })).find((x) => x.m);
   if (driver?.m) {
-    const p: unknown[] = [driver.m.match, accountId];
+    const [first, last] = trigramKeys(accountId);
+    const match = `f."${driver.m.column}" MATCH ? AND f.rowid BETWEEN ? AND ?`;
     const rest = q.conditions.filter((c) => c !== driver.c);
-    const w = [`f."${driver.m.column}" MATCH ?`, 't.account_id = ?', ...whereSql(sql, r, 't', rest, accountId, p)].join(
-      ' AND ',
-    );
-    const from = `${r.table}_fts f JOIN ${r.table} t ON t.id = f.rowid`;
-    total = count(from, w, p);
-    if (total <= FEW_MATCHES)
-      rows =
-        offset >= total
-          ? []
-          : (sql.stmt(`${select} FROM ${from} WHERE ${w} ${order}`).all(...p, q.perPage, offset) as Row[]);
+    const p: unknown[] = [first, driver.m.match, first, last, accountId];
+    const w = [match, 't.account_id = ?', ...whereSql(sql, r, 't', rest, accountId, p)].join(' AND ');
+    const from = `${r.table}_fts f JOIN ${r.table} t ON t.id = f.rowid - ?`;
+    total = rest.length
+      ? one(`SELECT COUNT(*) AS n FROM ${from} WHERE ${w}`, p)
+      : one(`SELECT COUNT(*) AS n FROM ${r.table}_fts f WHERE ${match}`, [driver.m.match, first, last]);
+    // The page: from the order index, testing each row, when the matches are dense enough that
+    // it reaches the page soon; else the matches sorted.
+    const walk = ((offset + q.perPage) * (sql.counted ? kept() : Number.POSITIVE_INFINITY)) / Math.max(total, 1);
+    if (offset >= total) rows = [];
+    else if (walk > WALK_PER_MATCH * total)
+      rows = sql.stmt(`${select} FROM ${from} WHERE ${w} ${order}`).all(...p, q.perPage, offset) as Row[];
   } else if (sql.counted && !q.conditions.length) {
-    // An unfiltered list's total is kept by triggers (schema.ts, migration 3): no rows are counted.
-    const kept = sql.stmt('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, r.table) as
-      | { n: number }
-      | undefined;
-    total = kept?.n ?? 0;
-  } else total = count(`${r.table} t`, where, params);
-  // The page's ids first, walking the order index alone (no row is read for the ones skipped).
+    total = kept();
+    // A deep page starts from the order block it falls in (schema.ts): the block sizes before it
+    // are added up, and only the records of that block before the page are walked.
+    if (offset >= 2 * ORDER_BLOCK && offset < total) {
+      const block = sql
+        .stmt(
+          `SELECT created_at AS c, id AS i, before FROM (
+             SELECT created_at, id, SUM(n) OVER (ORDER BY created_at, id) - n AS before
+             FROM order_blocks WHERE account_id = ? AND tbl = ?
+           ) WHERE before <= ? ORDER BY created_at DESC, id DESC LIMIT 1`,
+        )
+        .get(accountId, r.table, offset) as { c: number; i: number; before: number } | undefined;
+      if (block)
+        rows = sql
+          .stmt(
+            `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE t.account_id = ? AND (t.created_at, t.id) >= (?, ?) ${order}) ORDER BY t.created_at, t.id`,
+          )
+          .all(accountId, block.c, block.i, q.perPage, offset - block.before) as Row[];
+    }
+  } else total = one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params);
+  // Page N+1 right after page N of the same list, with nothing written in between: from where page
+  // N ended (the same rows an OFFSET gives, without walking the ones before). Otherwise the page's
+  // ids first, walking the order index alone (no row is read for the ones skipped).
+  const shape = `${r.table}\u0000${where}\u0000${JSON.stringify(params)}\u0000${q.perPage}`;
+  const hint = sql.pageEnds.get(shape);
+  const fresh = hint && hint.page === q.page - 1 && hint.version === sql.version();
+  if (!rows && offset < total && fresh)
+    rows = sql
+      .stmt(
+        `${select} FROM ${r.table} t WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id LIMIT ?`,
+      )
+      .all(...params, hint.createdAt, hint.id, q.perPage) as Row[];
   rows ??=
     offset >= total
       ? []
@@ -73,6 +108,9 @@ export function listRecords(
             `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where} ${order}) ORDER BY t.created_at, t.id`,
           )
           .all(...params, q.perPage, offset) as Row[]);
+  const last = rows[rows.length - 1];
+  if (last && !driver?.m)
+    sql.pageEnds.set(shape, { page: q.page, createdAt: last.created_at, id: last._id, version: sql.version() });
   const records = rows.map((row) => toRecord(r, row));
   embed(sql, accountId, r, q.embed, rows, records);
   return { records, total };

@@ -21,6 +21,32 @@ export interface Sql {
   readonly trigram: ReadonlySet<string>;
   /** Whether the data file keeps a count of each account's records per table. */
   readonly counted: boolean;
+  /** Where the last page served of a list ended, by the list's shape (bounded; records.ts). */
+  readonly pageEnds: PageEnds;
+  /** Changes when anything is written to the data file, by this connection or another. */
+  version(): string;
+}
+
+/** Where a page ended: its number, and the order key of its last row. */
+export interface PageEnd {
+  readonly page: number;
+  readonly createdAt: unknown;
+  readonly id: unknown;
+  readonly version: string;
+}
+
+/** The ends of the last pages served, for as many list shapes as MAX_PAGE_ENDS, the oldest dropped. */
+export class PageEnds {
+  private readonly ends = new Map<string, PageEnd>();
+  constructor(readonly max = 1000) {}
+  get(shape: string): PageEnd | undefined {
+    return this.ends.get(shape);
+  }
+  set(shape: string, end: PageEnd): void {
+    this.ends.delete(shape);
+    if (this.ends.size >= this.max) this.ends.delete(this.ends.keys().next().value as string);
+    this.ends.set(shape, end);
+  }
 }
 
 /** The fold columns a data file has a trigram index of: the columns of its `<table>_fts` tables. */

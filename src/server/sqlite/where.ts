@@ -6,6 +6,7 @@
 import type { Condition } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { foldColumnOf } from '../columns.js';
+import { TRIGRAM_ACCOUNT_SPAN } from '../schema.js';
 import { customValuesCondition } from './custom-values.js';
 import { fold } from './fold.js';
 import type { Sql } from './statements.js';
@@ -26,7 +27,18 @@ export function trigramMatch(
   return { column, match: `"${needle.replace(/"/g, '""')}"` };
 }
 
-/** SQL conditions on the records of `r` aliased `alias`, to be joined with AND. */
+/** The keys of one account's rows in a trigram index (schema.ts): the first, and the last. */
+export function trigramKeys(accountId: number): [number, number] {
+  const base = accountId * TRIGRAM_ACCOUNT_SPAN;
+  return [base, base + TRIGRAM_ACCOUNT_SPAN - 1];
+}
+
+/**
+ * SQL conditions on the records of `r` aliased `alias`, to be joined with AND. A fuzzy condition
+ * reads the row's fold column (the row is read anyway, and listRecords drives a list from the
+ * trigram index itself); within a relational subquery, which selects every matching record, it
+ * looks its matches up in the trigram index when it can.
+ */
 export function whereSql(
   sql: Pick<Sql, 'trigram'>,
   r: ResourceDef,
@@ -49,11 +61,14 @@ export function whereSql(
         params.push(c.value ? 1 : 0);
         break;
       case 'fuzzy': {
-        // The trigram index finds the rows holding three characters or more; shorter, every row is read.
-        const indexed = trigramMatch(sql, r, c);
+        // Three characters or more, a subquery's matches come from the trigram index; shorter, or on the row itself, from the fold column.
+        const indexed = depth > 0 ? trigramMatch(sql, r, c) : undefined;
         if (indexed) {
-          out.push(`${alias}.id IN (SELECT rowid FROM ${r.table}_fts WHERE "${indexed.column}" MATCH ?)`);
-          params.push(indexed.match);
+          const [first, last] = trigramKeys(accountId);
+          out.push(
+            `${alias}.id IN (SELECT rowid - ? FROM ${r.table}_fts WHERE "${indexed.column}" MATCH ? AND rowid BETWEEN ? AND ?)`,
+          );
+          params.push(first, indexed.match, first, last);
         } else {
           out.push(`instr(${alias}."${foldColumnOf(c.field)}", ?) > 0`);
           params.push(fold(c.value, c.field.filter));
