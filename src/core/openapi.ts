@@ -22,6 +22,8 @@ import { MAX_CUSTOM_VALUES } from './validate.js';
 
 /** Where `pm serve` serves the document (no token needed). */
 export const OPENAPI_PATH = '/openapi.json';
+/** Where `pm serve` says whether it can reach its store (no token needed). */
+export const HEALTH_PATH = '/health';
 /** The version of the API the document describes: it changes when the API does. */
 export const API_VERSION = '1.0.0';
 
@@ -428,6 +430,28 @@ export function openApiDocument(): Obj {
 function build(): Obj {
   const paths: Obj = {};
   for (const r of RESOURCES) for (const [p, ops] of Object.entries(operations(r))) paths[p] = withHead(ops);
+  const health = (status: string, extra: Obj = {}) => ({
+    type: 'object',
+    properties: { status: { const: status }, ...extra },
+    required: ['status', ...Object.keys(extra)],
+    additionalProperties: false,
+  });
+  paths[HEALTH_PATH] = withHead({
+    get: {
+      operationId: 'getHealth',
+      summary: 'Whether the server can reach its store (for load balancers)',
+      tags: ['meta'],
+      security: [],
+      responses: {
+        200: { description: 'the store answers', ...json(health('ok')) },
+        503: {
+          description: 'the store does not answer: try again later',
+          headers: { 'Retry-After': ref('headers', 'Retry-After') },
+          ...json(health('unavailable', { message: { type: 'string' } })),
+        },
+      },
+    },
+  });
   paths[OPENAPI_PATH] = withHead({
     get: {
       operationId: 'getOpenApiDocument',

@@ -9,7 +9,7 @@
 import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
-import { OPENAPI_PATH, openApiDocument } from '../core/openapi.js';
+import { HEALTH_PATH, OPENAPI_PATH, openApiDocument } from '../core/openapi.js';
 import { parseListQuery } from '../core/query.js';
 import { type ValidBody, validateBody } from '../core/validate.js';
 import type { RequestBody } from './body.js';
@@ -48,7 +48,6 @@ export interface ApiResponse {
 export type Api = (req: ApiRequest) => Promise<ApiResponse>;
 
 /** The path a load balancer asks whether the server can answer, without a token. */
-export const HEALTH_PATH = '/health';
 
 /** One request on its way through: what the handlers read, and the headers they set. */
 interface Exchange {
