@@ -20,10 +20,9 @@ import { fieldKind, filterKind, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
 import { MAX_CUSTOM_VALUES } from './validate.js';
 
-/** Where `pm serve` serves the document (no token needed). */
-export const OPENAPI_PATH = '/openapi.json';
-/** Where `pm serve` says whether it can reach its store (no token needed). */
-export const HEALTH_PATH = '/health';
+import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
+
+export { HEALTH_PATH, OPENAPI_PATH };
 /** The version of the API the document describes: it changes when the API does. */
 export const API_VERSION = '1.0.0';
 
