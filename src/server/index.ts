@@ -18,7 +18,7 @@ import type { Store } from './store.js';
 export { parseRateLimit } from './ratelimit.js';
 export type { RateLimit, RateLimiter } from './ratelimit.js';
 export { bootstrap, type DataFileStore, openStore, readLocalToken } from './datafile.js';
-export type { SqliteStore } from './sqlite/index.js';
+export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';
 export type { ApiRecord, Principal, Store, TokenInfo } from './store.js';
 

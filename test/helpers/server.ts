@@ -25,6 +25,7 @@ import {
   type PostgresStore,
   type RateLimit,
   type SqliteStore,
+  type SqliteTuning,
   type Store,
   startServer,
 } from '../../src/server/index.js';
@@ -192,6 +193,8 @@ export interface TestServerOptions {
    * only `api` and the accounts' `api` can reach.
    */
   readonly inProcess?: boolean;
+  /** How the SQLite store plans its lists (default: as pm serve does). */
+  readonly sqliteTuning?: SqliteTuning;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -215,7 +218,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     token = (await pgStore.createToken(first.userId, 'local', ALL_SCOPES)).token;
     if (opts.rateLimit) limiter = new PgRateLimiter(pgStore.db, opts.rateLimit, clock.now);
   } else {
-    sqlite = openStore(dataFile, clock.now);
+    sqlite = openStore(dataFile, clock.now, opts.sqliteTuning);
     if (opts.rateLimit) limiter = new FixedWindowRateLimiter(opts.rateLimit, clock.now);
   }
   const store: Store = (sqlite ?? pgStore) as Store;

@@ -48,7 +48,7 @@ function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
 }
 
 /** What the record modules need of a connection: its statements, and what the schema has. */
-function sqlOf(db: DB, statements: StatementCache, now: () => number): Sql {
+function sqlOf(db: DB, statements: StatementCache, now: () => number, scanBelow = records.SCAN_BELOW): Sql {
   // PRAGMA data_version moves when another connection commits; this connection's own writes are counted here.
   let own = 0;
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -70,6 +70,7 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number): Sql {
     version: () => `${dataVersion.get()}:${own}`,
     trigram: trigramColumns(db),
     counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,
+    scanBelow,
   };
 }
 
@@ -83,10 +84,16 @@ export function openListReader(file: string): { list: SqliteStore['list']; close
   return { list: guard((accountId, r, q) => records.listRecords(sql, accountId, r, q)), close: () => db.close() };
 }
 
-export function openSqliteStore(file: string, now: () => number = Date.now): SqliteStore {
+/** How a store plans its lists; tests set it to take each path on small data. */
+export interface SqliteTuning {
+  /** Below this many records of a table, a fuzzy filter beside another is tested on the rows. */
+  readonly scanBelow?: number;
+}
+
+export function openSqliteStore(file: string, now: () => number = Date.now, tuning: SqliteTuning = {}): SqliteStore {
   const db = openDatabase(file);
   const statements = new StatementCache(db);
-  const sql = sqlOf(db, statements, now);
+  const sql = sqlOf(db, statements, now, tuning.scanBelow);
   return {
     file,
     db,

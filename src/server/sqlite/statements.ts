@@ -21,6 +21,8 @@ export interface Sql {
   readonly trigram: ReadonlySet<string>;
   /** Whether the data file keeps a count of each account's records per table. */
   readonly counted: boolean;
+  /** Below this many records of a table, a fuzzy filter beside another is tested on the rows (records.ts). */
+  readonly scanBelow: number;
   /** Where the last page served of a list ended, by the list's shape (bounded; records.ts). */
   readonly pageEnds: PageEnds;
   /** Changes when anything is written to the data file, by this connection or another. */
