@@ -7,14 +7,24 @@ import { Command, Option } from 'commander';
 import type { Factory } from './factory.js';
 import { ROOT_HELP } from './help/root.js';
 import { version } from './version.js';
-import { registerApi } from './commands/api.js';
-import { registerAuth } from './commands/auth.js';
-import { registerCompletion } from './commands/completion.js';
-import { registerConfig } from './commands/config.js';
+import { API_COMMANDS, registerApi } from './commands/api.js';
+import { AUTH_COMMANDS, registerAuth } from './commands/auth.js';
+import { COMPLETION_COMMANDS, registerCompletion } from './commands/completion.js';
+import { CONFIG_COMMANDS, registerConfig } from './commands/config.js';
 import { registerResources } from './commands/resource.js';
-import { registerServe } from './commands/serve.js';
+import { registerServe, SERVE_COMMANDS } from './commands/serve.js';
 import { registerHelp } from './help/index.js';
-import { registerTransfer } from './commands/transfer.js';
+import { registerTransfer, TRANSFER_COMMANDS } from './commands/transfer.js';
+
+/** The commands besides the resources', by module: their names and summaries, and how to build them. */
+const GROUPS: readonly [Readonly<Record<string, string>>, (program: Command, f: Factory) => void][] = [
+  [API_COMMANDS, registerApi],
+  [AUTH_COMMANDS, registerAuth],
+  [CONFIG_COMMANDS, registerConfig],
+  [TRANSFER_COMMANDS, registerTransfer],
+  [SERVE_COMMANDS, registerServe],
+  [COMPLETION_COMMANDS, registerCompletion],
+];
 
 /** Global options that take a value: the word after them is not a command. */
 const VALUED_GLOBALS = new Set(['--base-url', '--profile', '--timeout', '--retries']);
@@ -40,7 +50,7 @@ function commandWords(argv: readonly string[]): string[] {
 /**
  * The program. With `argv`, only the command group the run names is built in full (plus the one
  * `pm help <group>` names); completion, which walks the whole tree, and a call without argv get
- * every command.
+ * every command. A run naming no command builds every group but the resources' (the root help).
  */
 export function buildProgram(f: Factory, argv?: readonly string[]): Command {
   const { io } = f;
@@ -73,12 +83,12 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
   const only =
     words && words[0] !== '__complete' ? new Set(words[0] === 'help' ? words.slice(1) : words.slice(0, 1)) : undefined;
   registerResources(program, f, only);
-  registerApi(program, f);
-  registerAuth(program, f);
-  registerConfig(program, f);
-  registerTransfer(program, f);
-  registerServe(program, f);
-  registerCompletion(program, f);
+  // A group the run does not name is its name and summary alone (enough for "did you mean").
+  for (const [commands, register] of GROUPS) {
+    const names = Object.keys(commands);
+    if (!only?.size || names.some((n) => only.has(n))) register(program, f);
+    else for (const n of names) program.command(n).description(commands[n] as string);
+  }
   registerHelp(program, f);
 
   // Every command reports usage errors the same way, and never exits by itself.

@@ -32,6 +32,18 @@ describe('buildProgram', () => {
     expect(group(['__complete', '--', 'pm'], 'contacts')?.commands.length).toBeGreaterThan(0);
   });
 
+  it('does the same for the groups besides the resources', () => {
+    const run = ['properties', 'list'];
+    for (const name of ['auth', 'config', 'serve']) {
+      expect(group(run, name)?.commands, name).toEqual([]);
+      expect(group(run, name)?.description(), name).toBe(group(undefined, name)?.description());
+      expect(group([name, 'list'], name)?.commands.length, name).toBeGreaterThan(0);
+    }
+    expect(group(run, 'export')?.options).toEqual([]);
+    expect(group(['import'], 'export')?.options.map((o) => o.long)).toContain('--dir');
+    expect(group(['help', 'auth'], 'auth')?.commands.length).toBeGreaterThan(0);
+  });
+
   it('shows the same root help either way', () => {
     expect(buildProgram(createFactory(deps()), ['--help']).helpInformation()).toBe(
       buildProgram(createFactory(deps())).helpInformation(),

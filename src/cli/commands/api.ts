@@ -37,10 +37,15 @@ async function everyPage(
   return { data };
 }
 
+/** The top-level commands this module adds, with their one-line summaries. */
+export const API_COMMANDS = {
+  api: 'Send a request to any API path, with the base URL and token applied; print the JSON answer',
+};
+
 export function registerApi(program: Command, deps: Deps): void {
   program
     .command('api <method> <path>')
-    .description('Send a request to any API path, with the base URL and token applied; print the JSON answer')
+    .description(API_COMMANDS.api)
     .option('--data <json>', 'the request body as JSON, @file.json, or - for stdin')
     .option('-F, --field <key=value>', 'add a query parameter (GET, DELETE) or a body field (repeatable)', collect)
     .option('-i, --include', 'print the status line and response headers before the body (on stderr)')

@@ -33,8 +33,11 @@ const RUNS = {
 };
 export type AuthRuns = typeof RUNS;
 
+/** The top-level commands this module adds, with their one-line summaries. */
+export const AUTH_COMMANDS = { auth: 'Log in to a server, see which one pm uses, log out' };
+
 export function newCmdAuth(f: Factory, runs: AuthRuns = RUNS): Command {
-  const auth = new Command('auth').description('Log in to a server, see which one pm uses, log out').addHelpText(
+  const auth = new Command('auth').description(AUTH_COMMANDS.auth).addHelpText(
     'after',
     `
 Examples:

@@ -8,10 +8,13 @@ import { CACHE_TTL_MS, SHELLS, type Shell } from './completion-limits.js';
 
 export { CACHE_TTL_MS, EMBEDDED_TIMEOUT_MS, SHELLS, type Shell, TIMEOUT_MS } from './completion-limits.js';
 
+/** The top-level commands this module adds, with their one-line summaries. */
+export const COMPLETION_COMMANDS = { completion: 'Print the tab-completion script for bash, zsh or fish' };
+
 export function registerCompletion(program: Command, deps: Deps): void {
   program
     .command('completion')
-    .description('Print the tab-completion script for bash, zsh or fish')
+    .description(COMPLETION_COMMANDS.completion)
     .addArgument(new Argument('<shell>', 'the shell: bash, zsh or fish').choices(SHELLS))
     .addHelpText(
       'after',

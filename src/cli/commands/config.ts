@@ -57,9 +57,14 @@ function keyOf<K extends string>(key: string, keys: readonly K[], what: string):
   return key as K;
 }
 
+/** The top-level commands this module adds, with their one-line summaries. */
+export const CONFIG_COMMANDS = {
+  config: 'Show where pm points and where each setting comes from; change the user config',
+};
+
 export function newCmdConfig(f: Factory, runs: ConfigRuns = RUNS): Command {
   const config = new Command('config')
-    .description('Show where pm points and where each setting comes from; change the user config')
+    .description(CONFIG_COMMANDS.config)
     .addHelpText(
       'after',
       `

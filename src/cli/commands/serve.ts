@@ -166,11 +166,15 @@ const DATA_HELP = 'SQLite data file (default: the embedded default data file)';
 const DATABASE_OPTION = '--database <url>';
 const DATABASE_HELP = 'PostgreSQL database URL, instead of a data file (default: $PM_DATABASE_URL)';
 
+/** The top-level commands this module adds, with their one-line summaries. */
+export const SERVE_COMMANDS = {
+  serve:
+    'Run the Property Management Service API on an SQLite file (the embedded default, for a team) or a PostgreSQL database',
+};
+
 export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
   const serve = new Command('serve')
-    .description(
-      'Run the Property Management Service API on an SQLite file (the embedded default, for a team) or a PostgreSQL database',
-    )
+    .description(SERVE_COMMANDS.serve)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8080')
     .option('--data <file>', 'SQLite data file (default: $XDG_DATA_HOME/pm/pm.db, else ~/.local/share/pm/pm.db)')

@@ -227,10 +227,16 @@ async function importAccount(
 const summary = (counts: Record<string, number>) =>
   DEPENDENCY_ORDER.map((r) => `${counts[r.path] ?? 0} ${counts[r.path] === 1 ? r.singular : r.plural}`).join(', ');
 
+/** The top-level commands this module adds, with their one-line summaries. */
+export const TRANSFER_COMMANDS = {
+  export: 'Write every record of the account as NDJSON files (custom field values and note parents included)',
+  import: 'Create the records of a pm export on this server, mapping old uuids to new ones',
+};
+
 export function registerTransfer(program: Command, deps: Deps): void {
   program
     .command('export')
-    .description('Write every record of the account as NDJSON files (custom field values and note parents included)')
+    .description(TRANSFER_COMMANDS.export)
     .option('--dir <dir>', 'where to write the files', 'pm-export')
     .option('--force', 'write into a folder that already has files')
     .addHelpText(
@@ -259,7 +265,7 @@ Examples:
 
   program
     .command('import')
-    .description('Create the records of a pm export on this server, mapping old uuids to new ones')
+    .description(TRANSFER_COMMANDS.import)
     .requiredOption('--dir <dir>', 'the folder pm export wrote')
     .addHelpText(
       'after',
