@@ -63,11 +63,9 @@ export const CONFIG_COMMANDS = {
 };
 
 export function newCmdConfig(f: Factory, runs: ConfigRuns = RUNS): Command {
-  const config = new Command('config')
-    .description(CONFIG_COMMANDS.config)
-    .addHelpText(
-      'after',
-      `
+  const config = new Command('config').description(CONFIG_COMMANDS.config).addHelpText(
+    'after',
+    `
 Settings come from, in order: the flags (--base-url, --profile), the environment (PM_BASE_URL,
 PM_TOKEN, PM_PROFILE), a project config (a "pm" key in package.json, .pmrc, .pmrc.json,
 .pmrc.yaml or .pmrc.yml, in the working directory or one above it, up to your home directory or
@@ -84,7 +82,7 @@ every profile. A token in a config file is only sent to that file's base URL.
 Examples:
   pm config list
   pm --profile work config set base_url https://pm.example.org`,
-    );
+  );
 
   config
     .command('list')
