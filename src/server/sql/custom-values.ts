@@ -37,11 +37,11 @@ export function* setCustomValues(
     const wanted = cv.name ?? cv.uuid;
     const row = hasNul(wanted)
       ? undefined
-      : yield* get(`SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${key} = ?`, [
+      : ((yield get(`SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${key} = ?`, [
           accountId,
           entity,
           wanted,
-        ]);
+        ])) as Row | undefined);
     if (!row)
       bag.add(
         `${CUSTOM_VALUES_KEY}.${i}.${key}`,
@@ -51,9 +51,9 @@ export function* setCustomValues(
   }
   if (!bag.empty) return;
   for (const [fieldId, value] of resolved) {
-    if (value === null) yield* run(`DELETE FROM custom_values WHERE field_id = ? AND ${col} = ?`, [fieldId, ownerId]);
+    if (value === null) yield run(`DELETE FROM custom_values WHERE field_id = ? AND ${col} = ?`, [fieldId, ownerId]);
     else
-      yield* run(
+      yield run(
         `INSERT INTO custom_values (field_id, ${col}, value, value_fold) VALUES (?, ?, ?, ?)
            ON CONFLICT (field_id, ${col}) DO UPDATE SET value = excluded.value, value_fold = excluded.value_fold`,
         [fieldId, ownerId, value, fold(value)],
@@ -67,12 +67,12 @@ export function* embedCustomValues(d: Dialect, r: ResourceDef, owners: Row[], re
   const ids = owners.map((row) => row._id as number);
   const byOwner = new Map<number, ApiRecord[]>();
   if (ids.length) {
-    const values = yield* rows(
+    const values = (yield rows(
       `SELECT cv.${col} AS owner, cf.uuid, cf.${FIELD.name} AS name, cf.${FIELD.label} AS label, cv.value
          FROM custom_values cv JOIN ${FIELDS} cf ON cf.id = cv.field_id
          WHERE ${d.inIds(`cv.${col}`)} ORDER BY cf.created_at, cf.id`,
       [d.ids(ids)],
-    );
+    )) as Row[];
     for (const v of values) {
       const list = byOwner.get(v.owner as number) ?? [];
       list.push({ uuid: v.uuid, name: v.name, label: v.label, value: v.value });
@@ -93,7 +93,9 @@ export function* embedCustomValues(d: Dialect, r: ResourceDef, owners: Row[], re
  */
 export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row, current?: Row): Steps<void> {
   if (current && cols[FIELD.entity] !== undefined && cols[FIELD.entity] !== current[FIELD.entity]) {
-    const used = yield* get('SELECT 1 FROM custom_values WHERE field_id = ? LIMIT 1', [current._id]);
+    const used = (yield get('SELECT 1 FROM custom_values WHERE field_id = ? LIMIT 1', [current._id])) as
+      | Row
+      | undefined;
     if (used)
       throw new ValidationError({
         [FIELD.entity]: ['The entity type cannot change while values of this field are stored.'],
@@ -119,10 +121,12 @@ export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row
   const base = nameFromLabel(String(cols[FIELD.label]));
   // The names taken that a generated one could clash with, in one query.
   const taken = new Set(
-    (yield* rows(
-      `SELECT ${FIELD.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND (${FIELD.name} = ? OR ${FIELD.name} LIKE ? ESCAPE '\\')`,
-      [accountId, entity, base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}\\_%`],
-    )).map((x) => x.name as string),
+    (
+      (yield rows(
+        `SELECT ${FIELD.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND (${FIELD.name} = ? OR ${FIELD.name} LIKE ? ESCAPE '\\')`,
+        [accountId, entity, base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}\\_%`],
+      )) as Row[]
+    ).map((x) => x.name as string),
   );
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;

@@ -20,7 +20,7 @@ import type { LinkDef, RelationDef, ResourceDef } from '../../resources/types.js
 import type { ApiRecord, ParentRef } from '../store.js';
 import { beforeCustomFieldWrite, embedCustomValues, hasNul, setCustomValues } from './custom-values.js';
 import { columnValues, dateFlagColumn, selectList, toRecord, withFolds } from './rows.js';
-import { type Dialect, get, insert, type Row, rows, run, type Steps } from './steps.js';
+import { type Dialect, get, insert, type Query, type Row, rows, run, type Steps } from './steps.js';
 
 export function* getRecord(
   d: Dialect,
@@ -43,10 +43,10 @@ export function notFound(r: ResourceDef, uuid: string): ApiError {
 function* mustFind(d: Dialect, accountId: number, r: ResourceDef, uuid: string, lock = false): Steps<Row> {
   const row = hasNul(uuid)
     ? undefined
-    : yield* get(
+    : ((yield get(
         `SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE t.account_id = ? AND t.uuid = ?${lock ? d.forUpdate : ''}`,
         [accountId, uuid],
-      );
+      )) as Row | undefined);
   if (!row) throw notFound(r, uuid);
   return row;
 }
@@ -78,11 +78,11 @@ function* embedLink(
   const byId = new Map<number, ApiRecord>();
   if (ids.length) {
     const cols = embeddedFieldsOf(link);
-    const linked = yield* rows(
+    const linked = (yield rows(
       `SELECT id, ${cols.map((c) => `"${c}"`).join(', ')} FROM ${target.table}
          WHERE account_id = ? AND ${d.inIds('id')}`,
       [accountId, d.ids(ids)],
-    );
+    )) as Row[];
     for (const f of linked) {
       const { id, ...rest } = f;
       byId.set(id as number, rest);
@@ -116,12 +116,17 @@ export function* createRecord(
   const uuid = randomUUID();
   withFolds(r, cols);
   const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];
-  const id = yield* unique(d, accountId, r, cols, undefined, () =>
+  const id = (yield* unique(
+    d,
+    accountId,
+    r,
+    cols,
+    undefined,
     insert(
       `INSERT INTO ${r.table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
       [accountId, uuid, t, t, ...Object.values(cols)],
     ),
-  );
+  )) as number;
   yield* setCustomValues(accountId, r, id, body, bag);
   bag.throwIfAny();
   return yield* getRecord(d, accountId, r, uuid);
@@ -146,7 +151,12 @@ export function* updateRecord(
   if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols, row);
   withFolds(r, cols);
   const names = Object.keys(cols);
-  yield* unique(d, accountId, r, cols, row, () =>
+  yield* unique(
+    d,
+    accountId,
+    r,
+    cols,
+    row,
     run(`UPDATE ${r.table} SET ${[...names.map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ')} WHERE id = ?`, [
       ...Object.values(cols),
       d.now(),
@@ -161,7 +171,7 @@ export function* updateRecord(
 export function* deleteRecord(accountId: number, r: ResourceDef, uuid: string): Steps<void> {
   const changes = hasNul(uuid)
     ? 0
-    : yield* run(`DELETE FROM ${r.table} WHERE account_id = ? AND uuid = ?`, [accountId, uuid]);
+    : ((yield run(`DELETE FROM ${r.table} WHERE account_id = ? AND uuid = ?`, [accountId, uuid])) as number);
   if (changes === 0) throw notFound(r, uuid);
 }
 
@@ -175,10 +185,10 @@ function* resolveLinks(d: Dialect, accountId: number, r: ResourceDef, body: Vali
     const target = resourceByPath(link.target);
     const found = hasNul(value)
       ? []
-      : yield* rows(`SELECT id FROM ${target.table} WHERE account_id = ? AND ${d.equalsNoCase(`"${key}"`)} LIMIT 2`, [
+      : ((yield rows(`SELECT id FROM ${target.table} WHERE account_id = ? AND ${d.equalsNoCase(`"${key}"`)} LIMIT 2`, [
           accountId,
           value,
-        ]);
+        ])) as Row[]);
     if (found.length === 1) out[link.column] = (found[0] as Row).id;
     else
       bag.add(
@@ -198,17 +208,17 @@ function* resolveLinks(d: Dialect, accountId: number, r: ResourceDef, body: Vali
  * both pass. `current` is the stored row on update (its own values are no clash, and fill the
  * key's fields the write leaves alone).
  */
-function* unique<T>(
+function* unique(
   d: Dialect,
   accountId: number,
   r: ResourceDef,
   cols: Row,
   current: Row | undefined,
-  write: () => Steps<T>,
-): Steps<T> {
+  write: Query,
+): Steps<unknown> {
   if (d.isUniqueViolation) {
     try {
-      return yield* write();
+      return yield write;
     } catch (e) {
       if (!d.isUniqueViolation(e, r)) throw e;
       const key = r.unique?.[0] as readonly string[];
@@ -224,13 +234,13 @@ function* unique<T>(
     const values = key.map((k) => (k in cols ? cols[k] : current?.[k]));
     // As in SQL, a null is never equal to another.
     if (values.some((v) => v === null || v === undefined)) continue;
-    const clash = yield* get(
+    const clash = (yield get(
       `SELECT id FROM ${r.table} WHERE account_id = ? AND ${key.map((k) => `"${k}" = ?`).join(' AND ')} LIMIT 1`,
       [accountId, ...values],
-    );
+    )) as Row | undefined;
     if (clash && clash.id !== current?._id) throw conflict(r, key, values);
   }
-  return yield* write();
+  return yield write;
 }
 
 /** The 409 of a clash with a unique key, naming its values. */

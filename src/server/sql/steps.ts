@@ -47,23 +47,13 @@ export interface Dialect {
   readonly now: () => number;
 }
 
-export function* rows(sql: string, params: readonly unknown[] = []): Steps<Row[]> {
-  return (yield { op: 'rows', sql, params }) as Row[];
-}
-
-export function* get(sql: string, params: readonly unknown[] = []): Steps<Row | undefined> {
-  return (yield { op: 'get', sql, params }) as Row | undefined;
-}
-
-/** The number of rows the statement changed. */
-export function* run(sql: string, params: readonly unknown[] = []): Steps<number> {
-  return (yield { op: 'run', sql, params }) as number;
-}
-
-/** The id of the row an INSERT wrote. */
-export function* insert(sql: string, params: readonly unknown[] = []): Steps<number> {
-  return (yield { op: 'insert', sql, params }) as number;
-}
+/** Statements, each yielded as it is (`(yield get(...)) as Row | undefined`): its answer is said by its op. */
+export const rows = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'rows', sql, params });
+export const get = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'get', sql, params });
+/** Answered by the number of rows the statement changed. */
+export const run = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'run', sql, params });
+/** Answered by the id of the row an INSERT wrote. */
+export const insert = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'insert', sql, params });
 
 /** Runs an operation whose statements answer at once; a statement's error is thrown into it. */
 export function runSync<T>(exec: (q: Query) => unknown, steps: Steps<T>): T {
