@@ -272,6 +272,18 @@ describe('custom fields', () => {
     expect(other.name).toBe('favourite_colour');
   });
 
+  it('creates at once with one label all succeed, with the names one after another would get', async () => {
+    const acct = await server.newAccount();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => acct.api('POST', '/custom-fields', customFieldBody({ label: 'Roof Colour' }))),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
+    const names = answers
+      .map((a) => a.body.data.name as string)
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    expect(names).toEqual(['roof_colour', ...Array.from({ length: 9 }, (_, i) => `roof_colour_${i + 2}`)]);
+  });
+
   it('an explicit name that clashes is 409, on create and on update', async () => {
     const acct = await server.newAccount();
     await create(acct.api, '/custom-fields', customFieldBody({ name: 'roof', label: 'Roof' }));

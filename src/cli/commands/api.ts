@@ -4,11 +4,11 @@
  */
 import type { Command } from 'commander';
 import type { Deps } from '../context.js';
+import type { Factory } from '../factory.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { collect } from '../flags.js';
-import { globalsOf } from '../globals.js';
 import { readInline } from '../input.js';
-import { describeApiError, display } from './shared.js';
+import { describeApiError } from './shared.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 
@@ -42,7 +42,7 @@ export const API_COMMANDS = {
   api: 'Send a request to any API path, with the base URL and token applied; print the JSON answer',
 };
 
-export function registerApi(program: Command, deps: Deps): void {
+export function registerApi(program: Command, f: Factory): void {
   program
     .command('api <method> <path>')
     .description(API_COMMANDS.api)
@@ -64,7 +64,7 @@ Examples:
   pm api GET /reminders --jq '.data[].title'
   pm api GET /properties --paginate -F per_page=100 --jq '.data | length'`,
     )
-    .action(async (methodArg: string, path: string, opts: Record<string, unknown>, cmd: Command) => {
+    .action(async (methodArg: string, path: string, opts: Record<string, unknown>) => {
       const method = methodArg.toUpperCase();
       if (!METHODS.includes(method))
         throw usageError(`<method> must be one of ${METHODS.join(', ')}, not "${methodArg}".`);
@@ -73,7 +73,7 @@ Examples:
       const query = new URLSearchParams();
       let body: Record<string, unknown> | undefined;
       if (opts.data !== undefined) {
-        const { text: json } = await readInline(String(opts.data), deps, '--data');
+        const { text: json } = await readInline(String(opts.data), f, '--data');
         try {
           body = JSON.parse(json) as Record<string, unknown>;
         } catch (e) {
@@ -90,30 +90,29 @@ Examples:
           body[k] = /^(true|false|null|-?\d+(\.\d+)?)$/.test(v) ? JSON.parse(v) : v;
         }
       }
-      const globals = globalsOf(cmd);
       const { withSession } = await import('../session.js');
       const { printJson, prepareOutput } = await import('../output/index.js');
       if (opts.jq !== undefined) await prepareOutput({ format: 'json', quiet: false, jq: String(opts.jq) });
       if (opts.paginate && method !== 'GET')
         throw usageError('--paginate goes with GET: it follows the pages of a list.');
-      await withSession(globals, deps, async (s) => {
+      await withSession(f.globals(), f, async (s) => {
         let res: Awaited<ReturnType<typeof s.http.request>>;
         try {
           res = await s.http.request(method, path, { query, ...(body !== undefined ? { body } : {}) });
-          if (opts.paginate) res = { ...res, body: await everyPage(s.http, res.body, deps) };
+          if (opts.paginate) res = { ...res, body: await everyPage(s.http, res.body, f) };
         } catch (e) {
           const err = describeApiError(e);
           const r = (e as { response?: { text?: string } }).response;
-          if (r?.text) deps.io.stdout.write(`${r.text}${r.text.endsWith('\n') ? '' : '\n'}`);
+          if (r?.text) f.io.stdout.write(`${r.text}${r.text.endsWith('\n') ? '' : '\n'}`);
           throw err;
         }
         if (opts.include) {
-          deps.io.stderr.write(`HTTP ${res.status}\n`);
-          for (const [k, v] of Object.entries(res.headers)) deps.io.stderr.write(`${k}: ${v}\n`);
-          deps.io.stderr.write('\n');
+          f.io.stderr.write(`HTTP ${res.status}\n`);
+          for (const [k, v] of Object.entries(res.headers)) f.io.stderr.write(`${k}: ${v}\n`);
+          f.io.stderr.write('\n');
         }
         if (res.body !== undefined)
-          printJson(res.body, { ...(opts.jq ? { jq: String(opts.jq) } : {}) }, await display(deps, globals));
+          printJson(res.body, { ...(opts.jq ? { jq: String(opts.jq) } : {}) }, await f.display());
       });
     });
 }

@@ -1,10 +1,9 @@
-/** Pieces every command shares: stdin, confirmation, display settings, API errors as CLI errors. */
+/** Pieces every command shares: confirmation, a record's short description, API errors as CLI errors. */
 import type { ResourceDef } from '../../resources/types.js';
 import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from '../../client/errors.js';
 import { visible } from '../../core/redact.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import type { Display } from '../output/index.js';
 import type { GlobalOptions } from '../globals.js';
 
 /** Whether a person can be asked: a terminal on both ends, and neither --no-input nor CI=true. */
@@ -41,18 +40,6 @@ export function describeRecord(r: ResourceDef, rec: Record<string, unknown>): st
     if (typeof v === 'string' && v.trim()) parts.push(visible(v.trim()));
   }
   return parts.join(', ');
-}
-
-export async function display(deps: Deps, globals: GlobalOptions): Promise<Display> {
-  const { colorEnabled } = await import('../output/index.js');
-  return {
-    stdout: deps.io.stdout,
-    stderr: deps.io.stderr,
-    color: colorEnabled(deps.env, deps.io.stdout.isTTY, globals.color),
-    tty: deps.io.stdout.isTTY === true,
-    ...(deps.timeZone ? { timeZone: deps.timeZone } : {}),
-    now: deps.now,
-  };
 }
 
 const tries = (n: number) => (n > 1 ? ` (${n} attempts)` : '');

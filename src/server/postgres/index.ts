@@ -4,10 +4,12 @@
  * request, the rate limit counts in the database (ratelimit.ts). A lost database makes every
  * operation a 503 with Retry-After (db.ts), and the pool connects again when it is back.
  */
+import * as records from '../sql/records.js';
+import { runAsync, type Steps } from '../sql/steps.js';
+import * as tokens from '../sql/tokens.js';
 import type { Store } from '../store.js';
-import { migrate, openPg, type PgDatabase, type PgOptions, storeError } from './db.js';
-import * as records from './records.js';
-import * as tokens from './tokens.js';
+import { migrate, openPg, type Pg, type PgDatabase, type PgOptions, storeError } from './db.js';
+import { execute, listRecords, pgDialect } from './records.js';
 
 export { DEFAULT_POOL_SIZE } from './db.js';
 export { PgRateLimiter } from './ratelimit.js';
@@ -49,25 +51,30 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     throw e;
   }
   let closed: Promise<void> | undefined;
+  const d = pgDialect(db.now);
+  /** Runs an operation of ../sql/ on the pool, or on a transaction's connection. */
+  const run = <T>(steps: Steps<T>, pg: Pg = db) => runAsync((q) => execute(pg, q), steps);
+  /** An operation of ../sql/ in one write transaction. */
+  const write = <T>(steps: Steps<T>) => db.write((tx) => run(steps, tx));
   return {
     db,
-    list: guard((accountId, r, q) => records.listRecords(db, accountId, r, q)),
-    get: guard((accountId, r, uuid, embed) => records.getRecord(db, accountId, r, uuid, embed)),
-    create: guard((accountId, r, body, parent) => records.createRecord(db, accountId, r, body, parent)),
-    update: guard((accountId, r, uuid, body) => records.updateRecord(db, accountId, r, uuid, body)),
-    delete: guard((accountId, r, uuid) => records.deleteRecord(db, accountId, r, uuid)),
-    createAccount: guard((name, userName) => tokens.createAccount(db, name, userName)),
-    firstUser: guard(() => tokens.firstUser(db)),
-    userOfAccount: guard((accountId) => tokens.userOfAccount(db, accountId)),
-    createToken: guard((userId, name, scopes) => tokens.createToken(db, userId, name, scopes)),
-    authenticate: guard((token) => tokens.authenticate(db, token)),
-    listTokens: guard(() => tokens.listTokens(db)),
-    revokeToken: guard((id) => tokens.revokeToken(db, id)),
+    list: guard((accountId, r, q) => listRecords(db, d, accountId, r, q)),
+    get: guard((accountId, r, uuid, embed) => run(records.getRecord(d, accountId, r, uuid, embed))),
+    create: guard((accountId, r, body, parent) => write(records.createRecord(d, accountId, r, body, parent))),
+    update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),
+    delete: guard((accountId, r, uuid) => write(records.deleteRecord(accountId, r, uuid))),
+    createAccount: guard((name, userName) => write(tokens.createAccount(d, name, userName))),
+    firstUser: guard(() => run(tokens.firstUser())),
+    userOfAccount: guard((accountId) => run(tokens.userOfAccount(accountId))),
+    createToken: guard((userId, name, scopes) => run(tokens.createToken(d, userId, name, scopes))),
+    authenticate: guard((token) => run(tokens.authenticate(d, token))),
+    listTokens: guard(() => run(tokens.listTokens())),
+    revokeToken: guard((id) => run(tokens.revokeToken(d, id))),
     ensureAccount: guard(() =>
       db.write(async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock(?::bigint)', [FIRST_ACCOUNT_LOCK]);
-        if (await tokens.firstUser(tx)) return false;
-        await tokens.createAccount(tx, 'default');
+        if (await run(tokens.firstUser(), tx)) return false;
+        await run(tokens.createAccount(d, 'default'), tx);
         return true;
       }),
     ),

@@ -1,15 +1,18 @@
 /**
  * The Store on SQLite (better-sqlite3): one connection to a data file, its statements in a
- * bounded cache, and the store's operations in modules by concern: records.ts (with rows.ts,
- * where.ts, custom-values.ts, fold.ts) and tokens.ts. Opening the file and migrating it is db.ts's.
+ * bounded cache, a list's pages (records.ts), and the operations shared with PostgreSQL (../sql/)
+ * run at once in SQLite's dialect (dialect.ts). Opening the file and migrating it is db.ts's.
  */
 import { ApiError } from '../../core/errors.js';
 import { type DB, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { SyncStore } from '../store.js';
-import * as records from './records.js';
+import * as records from '../sql/records.js';
+import { type Query, runSync, type Steps } from '../sql/steps.js';
+import * as tokens from '../sql/tokens.js';
+import { execute, sqliteDialect } from './dialect.js';
+import { listRecords, SCAN_BELOW } from './records.js';
 import { PageEnds, type Sql, StatementCache, trigramColumns } from './statements.js';
-import * as tokens from './tokens.js';
 
 export interface SqliteStore extends SyncStore {
   /** The data file (or ":memory:"). */
@@ -48,14 +51,18 @@ function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
 }
 
 /** What the record modules need of a connection: its statements, and what the schema has. */
-function sqlOf(db: DB, statements: StatementCache, now: () => number, scanBelow = records.SCAN_BELOW): Sql {
+function sqlOf(db: DB, statements: StatementCache, now: () => number, scanBelow = SCAN_BELOW): Sql {
   // PRAGMA data_version moves when another connection commits; this connection's own writes are counted here.
   let own = 0;
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const exec = (q: Query) => execute(statements, q);
+  const trigram = trigramColumns(db);
   return {
     db,
     now,
     stmt: (text) => statements.get(text),
+    dialect: sqliteDialect(trigram, now),
+    run: (steps) => runSync(exec, steps),
     write: (fn) => {
       own++;
       try {
@@ -68,7 +75,7 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, scanBelow 
     },
     pageEnds: new PageEnds(),
     version: () => `${dataVersion.get()}:${own}`,
-    trigram: trigramColumns(db),
+    trigram,
     counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,
     scanBelow,
   };
@@ -81,7 +88,7 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, scanBelow 
 export function openListReader(file: string): { list: SqliteStore['list']; close(): void } {
   const db = openDatabase(file);
   const sql = sqlOf(db, new StatementCache(db), Date.now);
-  return { list: guard((accountId, r, q) => records.listRecords(sql, accountId, r, q)), close: () => db.close() };
+  return { list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)), close: () => db.close() };
 }
 
 /** How a store plans its lists; tests set it to take each path on small data. */
@@ -94,11 +101,14 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
   const db = openDatabase(file);
   const statements = new StatementCache(db);
   const sql = sqlOf(db, statements, now, tuning.scanBelow);
+  const d = sql.dialect;
+  /** An operation of ../sql/ in one write transaction. */
+  const write = <T>(steps: Steps<T>): T => sql.write(() => sql.run(steps));
   return {
     file,
     db,
     statements,
-    list: guard((accountId, r, q) => records.listRecords(sql, accountId, r, q)),
+    list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)),
     recordCount: (accountId, r) =>
       sql.counted
         ? ((
@@ -107,10 +117,10 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
               | undefined
           )?.n ?? 0)
         : undefined,
-    get: guard((accountId, r, uuid, embed) => records.getRecord(sql, accountId, r, uuid, embed)),
-    create: guard((accountId, r, body, parent) => records.createRecord(sql, accountId, r, body, parent)),
-    update: guard((accountId, r, uuid, body) => records.updateRecord(sql, accountId, r, uuid, body)),
-    delete: guard((accountId, r, uuid) => records.deleteRecord(sql, accountId, r, uuid)),
+    get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
+    create: guard((accountId, r, body, parent) => write(records.createRecord(d, accountId, r, body, parent))),
+    update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),
+    delete: guard((accountId, r, uuid) => write(records.deleteRecord(accountId, r, uuid))),
     quickCheck: () => {
       try {
         const rows = db.pragma('quick_check(20)') as { quick_check: string }[];
@@ -121,13 +131,13 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
         throw e;
       }
     },
-    createAccount: (name, userName) => tokens.createAccount(sql, name, userName),
-    firstUser: () => tokens.firstUser(sql),
-    userOfAccount: (accountId) => tokens.userOfAccount(sql, accountId),
-    createToken: (userId, name, scopes) => tokens.createToken(sql, userId, name, scopes),
-    authenticate: (token) => tokens.authenticate(sql, token),
-    listTokens: () => tokens.listTokens(sql),
-    revokeToken: (id) => tokens.revokeToken(sql, id),
+    createAccount: (name, userName) => write(tokens.createAccount(d, name, userName)),
+    firstUser: () => sql.run(tokens.firstUser()),
+    userOfAccount: (accountId) => sql.run(tokens.userOfAccount(accountId)),
+    createToken: (userId, name, scopes) => sql.run(tokens.createToken(d, userId, name, scopes)),
+    authenticate: (token) => sql.run(tokens.authenticate(d, token)),
+    listTokens: () => sql.run(tokens.listTokens()),
+    revokeToken: (id) => sql.run(tokens.revokeToken(d, id)),
     write: sql.write,
     ping: guard(() => {
       db.prepare('SELECT 1').get();

@@ -1,28 +1,18 @@
 /**
- * The records of every resource, in SQLite: list (with its total), get, create, update, delete,
- * each confined to one account. Tables, columns, links, parents, unique keys and counts come from
- * the resource descriptions; the custom fields' one escape hatch is in custom-values.ts.
+ * A list of the records of a resource in SQLite, with its total: the counts, order blocks,
+ * trigram indexes and keyset pages that keep a list's cost to its matches. The other record
+ * operations are ../sql/records.ts's, shared with PostgreSQL.
  */
-import { randomUUID } from 'node:crypto';
-import { ApiError, ErrorBag, ValidationError } from '../../core/errors.js';
 import type { ListQuery } from '../../core/query.js';
-import type { ValidBody } from '../../core/validate.js';
-import {
-  embeddedFieldsOf,
-  CUSTOM_FIELDS,
-  CUSTOM_VALUES_KEY,
-  ENTITY_TYPES,
-  fieldOf,
-  ownerOfEntity,
-  resourceByPath,
-} from '../../resources/index.js';
-import type { LinkDef, RelationDef, ResourceDef } from '../../resources/types.js';
-import type { ApiRecord, ParentRef } from '../store.js';
-import { beforeCustomFieldWrite, embedCustomValues, setCustomValues } from './custom-values.js';
-import { columnValues, dateFlagColumn, type Row, selectList, toRecord, withFolds } from './rows.js';
+import type { ResourceDef } from '../../resources/types.js';
 import { ORDER_BLOCK } from '../schema.js';
+import { embed } from '../sql/records.js';
+import { selectList, toRecord } from '../sql/rows.js';
+import type { Row } from '../sql/steps.js';
+import { whereSql } from '../sql/where.js';
+import type { ApiRecord } from '../store.js';
+import { trigramKeys, trigramMatch } from './dialect.js';
 import type { Sql } from './statements.js';
-import { trigramKeys, trigramMatch, whereSql } from './where.js';
 
 /**
  * How many rows a page may walk in the order index, per match, before the page is sorted from the
@@ -51,7 +41,7 @@ export function listRecords(
   const order = `ORDER BY t.created_at, t.id ${limit} OFFSET ?`;
   const select = `SELECT ${selectList(r, 't')}`;
   const params: unknown[] = [accountId];
-  const where = ['t.account_id = ?', ...whereSql(sql, r, 't', q.conditions, accountId, params)].join(' AND ');
+  const where = ['t.account_id = ?', ...whereSql(sql.dialect, r, 't', q.conditions, accountId, params)].join(' AND ');
   const one = (text: string, p: unknown[]) => (sql.stmt(text).get(...p) as { n: number } | undefined)?.n ?? 0;
   // The account's records, kept by triggers (schema.ts, migration 3): an unfiltered list's total.
   const kept = () => one('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?', [accountId, r.table]);
@@ -63,13 +53,15 @@ export function listRecords(
   // Below scanBelow records, a list with another filter as well reads the rows that filter leaves
   // (through its index) and tests the fuzzy one on each: cheaper there than the index's matches.
   const scan = sql.counted && q.conditions.some((c) => c.kind !== 'fuzzy') && kept() < sql.scanBelow;
-  const driver = scan ? undefined : q.conditions.map((c) => ({ c, m: trigramMatch(sql, r, c) })).find((x) => x.m);
+  const driver = scan
+    ? undefined
+    : q.conditions.map((c) => ({ c, m: trigramMatch(sql.trigram, r, c) })).find((x) => x.m);
   if (driver?.m) {
     const [first, last] = trigramKeys(accountId);
     const match = `f."${driver.m.column}" MATCH ? AND f.rowid BETWEEN ? AND ?`;
     const rest = q.conditions.filter((c) => c !== driver.c);
     const p: unknown[] = [first, driver.m.match, first, last, accountId];
-    const w = [match, 't.account_id = ?', ...whereSql(sql, r, 't', rest, accountId, p)].join(' AND ');
+    const w = [match, 't.account_id = ?', ...whereSql(sql.dialect, r, 't', rest, accountId, p)].join(' AND ');
     const from = `${r.table}_fts f JOIN ${r.table} t ON t.id = f.rowid - ?`;
     total = rest.length
       ? one(`SELECT COUNT(*) AS n FROM ${from} WHERE ${w}`, p)
@@ -125,194 +117,6 @@ export function listRecords(
   if (last && !driver?.m)
     sql.pageEnds.set(shape, { page: q.page, createdAt: last.created_at, id: last._id, version: sql.version() });
   const records = rows.map((row) => toRecord(r, row));
-  embed(sql, accountId, r, q.embed, rows, records);
+  sql.run(embed(sql.dialect, accountId, r, q.embed, rows, records));
   return { records, total };
-}
-
-export function getRecord(
-  sql: Sql,
-  accountId: number,
-  r: ResourceDef,
-  uuid: string,
-  names: readonly string[] = [],
-): ApiRecord {
-  const row = mustFind(sql, accountId, r, uuid);
-  const rec = toRecord(r, row);
-  embed(sql, accountId, r, names, [row], [rec]);
-  return rec;
-}
-
-export function createRecord(
-  sql: Sql,
-  accountId: number,
-  r: ResourceDef,
-  body: ValidBody,
-  parent?: ParentRef,
-): ApiRecord {
-  return sql.write(() => {
-    const bag = new ErrorBag();
-    const cols = columnValues(r, body.values);
-    Object.assign(cols, resolveLinks(sql, accountId, r, body, bag));
-    if (parent) {
-      const rel = r.parents?.find((x) => x.target === parent.resource.path);
-      const p = mustFind(sql, accountId, parent.resource, parent.uuid);
-      if (rel) cols[rel.column] = p._id;
-    }
-    bag.throwIfAny();
-    if (r === CUSTOM_FIELDS) beforeCustomFieldWrite(sql, accountId, cols);
-    checkUnique(sql, accountId, r, cols);
-    const t = sql.now();
-    const uuid = randomUUID();
-    withFolds(r, cols);
-    const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];
-    const id = Number(
-      sql
-        .stmt(
-          `INSERT INTO ${r.table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
-        )
-        .run(accountId, uuid, t, t, ...Object.values(cols)).lastInsertRowid,
-    );
-    setCustomValues(sql, accountId, r, id, body, bag);
-    bag.throwIfAny();
-    return getRecord(sql, accountId, r, uuid);
-  });
-}
-
-export function updateRecord(sql: Sql, accountId: number, r: ResourceDef, uuid: string, body: ValidBody): ApiRecord {
-  return sql.write(() => {
-    const row = mustFind(sql, accountId, r, uuid);
-    const bag = new ErrorBag();
-    const cols = columnValues(r, body.values);
-    // A stored date (all day) cannot be made "not all day" without giving a time.
-    for (const f of r.fields)
-      if (f.allDayFlag && cols[f.name] === undefined && cols[f.allDayFlag] === 0 && row[dateFlagColumn(f)] === 1)
-        throw new ValidationError({
-          [f.allDayFlag]: [`The ${f.allDayFlag} field cannot be false when ${f.name} is a date without a time.`],
-        });
-    if (r === CUSTOM_FIELDS) beforeCustomFieldWrite(sql, accountId, cols, row);
-    checkUnique(sql, accountId, r, cols, row);
-    withFolds(r, cols);
-    const names = Object.keys(cols);
-    sql
-      .stmt(`UPDATE ${r.table} SET ${[...names.map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ')} WHERE id = ?`)
-      .run(...Object.values(cols), sql.now(), row._id);
-    setCustomValues(sql, accountId, r, row._id as number, body, bag);
-    bag.throwIfAny();
-    return getRecord(sql, accountId, r, uuid);
-  });
-}
-
-export function deleteRecord(sql: Sql, accountId: number, r: ResourceDef, uuid: string): void {
-  const changes = sql.write(
-    () => sql.stmt(`DELETE FROM ${r.table} WHERE account_id = ? AND uuid = ?`).run(accountId, uuid).changes,
-  );
-  if (changes === 0) throw notFound(r, uuid);
-}
-
-function notFound(r: ResourceDef, uuid: string): ApiError {
-  return new ApiError(404, `No ${r.singular} with uuid "${uuid}".`);
-}
-
-function mustFind(sql: Sql, accountId: number, r: ResourceDef, uuid: string): Row {
-  const row = sql
-    .stmt(`SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE t.account_id = ? AND t.uuid = ?`)
-    .get(accountId, uuid) as Row | undefined;
-  if (!row) throw notFound(r, uuid);
-  return row;
-}
-
-function embed(
-  sql: Sql,
-  accountId: number,
-  r: ResourceDef,
-  names: readonly string[],
-  rows: Row[],
-  records: ApiRecord[],
-): void {
-  if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) embedCustomValues(sql, r, rows, records);
-  for (const link of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
-    if (names.includes(link.name)) embedLink(sql, accountId, link, rows, records);
-}
-
-/** A linked record (a property's contact, a note's parent) as {"data": {uuid, ...identifying fields} | null}. */
-function embedLink(sql: Sql, accountId: number, link: LinkDef | RelationDef, rows: Row[], records: ApiRecord[]): void {
-  const target = resourceByPath(link.target);
-  const ids = [...new Set(rows.map((row) => row[`_link_${link.name}`]).filter((v) => v !== null))];
-  const byId = new Map<number, ApiRecord>();
-  if (ids.length) {
-    const cols = embeddedFieldsOf(link);
-    const found = sql
-      .stmt(
-        `SELECT id, ${cols.map((c) => `"${c}"`).join(', ')} FROM ${target.table}
-         WHERE account_id = ? AND id IN (SELECT value FROM json_each(?))`,
-      )
-      .all(accountId, JSON.stringify(ids)) as Row[];
-    for (const f of found) {
-      const { id, ...rest } = f;
-      byId.set(id as number, rest);
-    }
-  }
-  rows.forEach((row, i) => {
-    const id = row[`_link_${link.name}`] as number | null;
-    (records[i] as ApiRecord)[link.name] = { data: id === null ? null : (byId.get(id) ?? null) };
-  });
-}
-
-/** The columns of the records a create body links to (a property's contact), each found by one field. */
-function resolveLinks(sql: Sql, accountId: number, r: ResourceDef, body: ValidBody, bag: ErrorBag): Row {
-  const out: Row = {};
-  for (const link of r.linkOnCreate ?? []) {
-    const by = body.links[link.name];
-    if (!by) continue;
-    const [key, value] = Object.entries(by)[0] as [string, string];
-    const target = resourceByPath(link.target);
-    const rows = sql
-      .stmt(`SELECT id FROM ${target.table} WHERE account_id = ? AND "${key}" = ? COLLATE NOCASE LIMIT 2`)
-      .all(accountId, value) as { id: number }[];
-    if (rows.length === 1) out[link.column] = (rows[0] as { id: number }).id;
-    else
-      bag.add(
-        link.name,
-        rows.length === 0
-          ? `No ${target.singular} has ${key} "${value}".`
-          : `More than one ${target.singular} has ${key} "${value}"; name it by uuid.`,
-      );
-  }
-  return out;
-}
-
-/**
- * 409 when a write would give a record the values another record of the account has for one of
- * the description's unique keys. `current` is the stored row on update (its own values are no
- * clash, and fill the key's fields the write leaves alone).
- */
-function checkUnique(sql: Sql, accountId: number, r: ResourceDef, cols: Row, current?: Row): void {
-  for (const key of r.unique ?? []) {
-    if (!key.some((k) => k in cols)) continue;
-    const values = key.map((k) => (k in cols ? cols[k] : current?.[k]));
-    // As in SQL, a null is never equal to another.
-    if (values.some((v) => v === null || v === undefined)) continue;
-    const clash = sql
-      .stmt(`SELECT id FROM ${r.table} WHERE account_id = ? AND ${key.map((k) => `"${k}" = ?`).join(' AND ')} LIMIT 1`)
-      .get(accountId, ...values) as { id: number } | undefined;
-    if (clash && clash.id !== current?._id) {
-      const field = key[key.length - 1] as string;
-      const value = values[values.length - 1];
-      const scope = key.slice(0, -1).map((k, i) => valueInWords(r, k, values[i]));
-      const what = field === 'name' ? `named "${value}"` : `with ${field} "${value}"`;
-      throw new ApiError(
-        409,
-        `A ${r.singular} ${what} already exists${scope.length ? ` for ${scope.join(' and ')}` : ''}.`,
-        { [field]: [`The ${field} "${value}" is already taken.`] },
-      );
-    }
-  }
-}
-
-/** A value of a unique key's scope, as a 409 message names it: an entity type as its resource's records. */
-function valueInWords(r: ResourceDef, name: string, value: unknown): string {
-  const f = fieldOf(r, name);
-  if (f?.codes === ENTITY_TYPES) return ownerOfEntity(value as number)?.plural ?? `entity type ${value}`;
-  if (f?.codes) return `${name} ${f.codes[value as number] ?? value}`;
-  return `${name} "${value}"`;
 }

@@ -6,6 +6,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { DB } from '../db.js';
+import type { Dialect, Steps } from '../sql/steps.js';
 
 export const STATEMENT_CACHE_SIZE = 200;
 
@@ -15,6 +16,10 @@ export interface Sql {
   readonly now: () => number;
   /** The prepared statement for a SQL text. */
   stmt(sql: string): Statement<unknown[]>;
+  /** What the code shared with PostgreSQL (../sql/) needs to know of SQLite. */
+  readonly dialect: Dialect;
+  /** Runs an operation of ../sql/, its statements through the cache. */
+  run<T>(steps: Steps<T>): T;
   /** Runs `fn` in a write transaction taken up front, so that concurrent writers queue cleanly. */
   write<T>(fn: () => T): T;
   /** The fold columns with a trigram index, as "table.column" (schema.ts, migration 3). */

@@ -1,7 +1,7 @@
 /**
  * A resource's rows and its records as the API shows them: the columns a record is read with, a
  * row made a record, and a body's values made column assignments (with their fold columns). Every
- * column comes from the description, through schema.ts.
+ * column comes from the description, through ../columns.ts.
  */
 import { fieldKind } from '../../core/kinds.js';
 import type { ValidBody } from '../../core/validate.js';
@@ -10,8 +10,7 @@ import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import { columnsOf, foldColumnOf } from '../columns.js';
 import type { ApiRecord } from '../store.js';
 import { fold } from './fold.js';
-
-export type Row = Record<string, unknown>;
+import type { Row } from './steps.js';
 
 /** The column beside a date_or_datetime field's instant that says it is a date (all day). */
 export function dateFlagColumn(f: FieldDef): string {

@@ -2,106 +2,84 @@
  * Custom field values: the custom_values table, which ties a value to a custom field (a record of
  * CUSTOM_FIELDS) and to the record of the resource it was given on (`customValues` of that
  * resource's description names the column). Setting them on a write, showing them
- * (embed=custom_fields), filtering by them (custom_fields[...]); and the one escape hatch of the
- * custom fields themselves: a name generated from the label, and an entity type fixed once values
+ * (embed=custom_fields) (filtering by them is where.ts's); and the one escape hatch of the custom
+ * fields themselves: a name generated from the label, and an entity type fixed once values
  * refer to it.
  */
 import { type ErrorBag, ValidationError } from '../../core/errors.js';
-import type { Condition } from '../../core/query.js';
 import { NAME_RE, nameFromLabel, type ValidBody } from '../../core/validate.js';
 import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { ApiRecord } from '../store.js';
 import { fold } from './fold.js';
-import type { Row } from './rows.js';
-import type { Sql } from './statements.js';
+import { type Dialect, get, type Row, rows, run, type Steps } from './steps.js';
 
 /** The columns of a custom field (fields of CUSTOM_FIELDS) that its values are found and shown by. */
-const FIELD = { entity: 'entity_type', name: 'name', label: 'label' } as const;
+export const FIELD = { entity: 'entity_type', name: 'name', label: 'label' } as const;
 const FIELDS = CUSTOM_FIELDS.table;
 
-/** SQL for a custom_fields[...] filter on the records of `r` aliased `alias`, pushing its values. */
-export function customValuesCondition(
-  r: ResourceDef,
-  alias: string,
-  c: Extract<Condition, { kind: 'custom' }>,
-  accountId: number,
-  params: unknown[],
-): string {
-  const parts = ['cf.account_id = ?', `cf.${FIELD.entity} = ?`];
-  params.push(accountId, c.entity);
-  if (c.name !== undefined) {
-    parts.push(`cf.${FIELD.name} = ?`);
-    params.push(c.name);
-  }
-  if (c.uuids !== undefined) {
-    parts.push(`cf.uuid IN (${c.uuids.map(() => '?').join(', ')})`);
-    params.push(...c.uuids);
-  }
-  if (c.value !== undefined) {
-    parts.push('instr(cv.value_fold, ?) > 0');
-    params.push(fold(c.value));
-  }
-  return `${alias}.id IN (SELECT cv.${r.customValues?.column} FROM custom_values cv JOIN ${FIELDS} cf ON cf.id = cv.field_id WHERE ${parts.join(' AND ')})`;
-}
+/** PostgreSQL's text holds no NUL, and no text SQLite keeps has one: a value with one names nothing. */
+export const hasNul = (v: unknown) => typeof v === 'string' && v.includes('\u0000');
 
 /** Sets (or, for a null value, clears) the custom values a body gives a record; errors go to `bag`. */
-export function setCustomValues(
-  sql: Sql,
+export function* setCustomValues(
   accountId: number,
   r: ResourceDef,
   ownerId: number,
   body: ValidBody,
   bag: ErrorBag,
-): void {
+): Steps<void> {
   if (!body.customValues || !r.customValues) return;
   const { column: col, entity } = r.customValues;
   const resolved: [number, string | null][] = [];
-  body.customValues.forEach((cv, i) => {
+  for (const [i, cv] of body.customValues.entries()) {
     const key = cv.name !== undefined ? FIELD.name : 'uuid';
-    const row = sql
-      .stmt(`SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${key} = ?`)
-      .get(accountId, entity, cv.name ?? cv.uuid) as { id: number } | undefined;
+    const wanted = cv.name ?? cv.uuid;
+    const row = hasNul(wanted)
+      ? undefined
+      : ((yield get(`SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${key} = ?`, [
+          accountId,
+          entity,
+          wanted,
+        ])) as Row | undefined);
     if (!row)
       bag.add(
         `${CUSTOM_VALUES_KEY}.${i}.${key}`,
-        `No ${r.singular} custom field has ${key} "${cv.name ?? cv.uuid}"; create it with ${FIELD.entity} ${entity}.`,
+        `No ${r.singular} custom field has ${key} "${wanted}"; create it with ${FIELD.entity} ${entity}.`,
       );
-    else resolved.push([row.id, cv.value]);
-  });
+    else resolved.push([row.id as number, cv.value]);
+  }
   if (!bag.empty) return;
   for (const [fieldId, value] of resolved) {
-    if (value === null) sql.stmt(`DELETE FROM custom_values WHERE field_id = ? AND ${col} = ?`).run(fieldId, ownerId);
+    if (value === null) yield run(`DELETE FROM custom_values WHERE field_id = ? AND ${col} = ?`, [fieldId, ownerId]);
     else
-      sql
-        .stmt(
-          `INSERT INTO custom_values (field_id, ${col}, value, value_fold) VALUES (?, ?, ?, ?)
+      yield run(
+        `INSERT INTO custom_values (field_id, ${col}, value, value_fold) VALUES (?, ?, ?, ?)
            ON CONFLICT (field_id, ${col}) DO UPDATE SET value = excluded.value, value_fold = excluded.value_fold`,
-        )
-        .run(fieldId, ownerId, value, fold(value));
+        [fieldId, ownerId, value, fold(value)],
+      );
   }
 }
 
 /** Shows each record's custom values, as `custom_fields: {data: [{uuid, name, label, value}]}`. */
-export function embedCustomValues(sql: Sql, r: ResourceDef, rows: Row[], records: ApiRecord[]): void {
+export function* embedCustomValues(d: Dialect, r: ResourceDef, owners: Row[], records: ApiRecord[]): Steps<void> {
   const col = r.customValues?.column;
-  const ids = rows.map((row) => row._id as number);
+  const ids = owners.map((row) => row._id as number);
   const byOwner = new Map<number, ApiRecord[]>();
   if (ids.length) {
-    const values = sql
-      .stmt(
-        `SELECT cv.${col} AS owner, cf.uuid, cf.${FIELD.name} AS name, cf.${FIELD.label} AS label, cv.value
+    const values = (yield rows(
+      `SELECT cv.${col} AS owner, cf.uuid, cf.${FIELD.name} AS name, cf.${FIELD.label} AS label, cv.value
          FROM custom_values cv JOIN ${FIELDS} cf ON cf.id = cv.field_id
-         WHERE cv.${col} IN (SELECT value FROM json_each(?)) ORDER BY cf.created_at, cf.id`,
-      )
-      .all(JSON.stringify(ids)) as Row[];
+         WHERE ${d.inIds(`cv.${col}`)} ORDER BY cf.created_at, cf.id`,
+      [d.ids(ids)],
+    )) as Row[];
     for (const v of values) {
       const list = byOwner.get(v.owner as number) ?? [];
       list.push({ uuid: v.uuid, name: v.name, label: v.label, value: v.value });
       byOwner.set(v.owner as number, list);
     }
   }
-  rows.forEach((row, i) => {
+  owners.forEach((row, i) => {
     (records[i] as ApiRecord)[CUSTOM_VALUES_KEY] = { data: byOwner.get(row._id as number) ?? [] };
   });
 }
@@ -113,9 +91,11 @@ export function embedCustomValues(sql: Sql, r: ResourceDef, rows: Row[], records
  * `favourite_colour_2`); on update, a missing one keeps the stored name. The entity type cannot
  * change while values of the field are stored. `current` is the stored row on update.
  */
-export function beforeCustomFieldWrite(sql: Sql, accountId: number, cols: Row, current?: Row): void {
+export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row, current?: Row): Steps<void> {
   if (current && cols[FIELD.entity] !== undefined && cols[FIELD.entity] !== current[FIELD.entity]) {
-    const used = sql.stmt('SELECT 1 FROM custom_values WHERE field_id = ? LIMIT 1').get(current._id);
+    const used = (yield get('SELECT 1 FROM custom_values WHERE field_id = ? LIMIT 1', [current._id])) as
+      | Row
+      | undefined;
     if (used)
       throw new ValidationError({
         [FIELD.entity]: ['The entity type cannot change while values of this field are stored.'],
@@ -129,19 +109,26 @@ export function beforeCustomFieldWrite(sql: Sql, accountId: number, cols: Row, c
           'The name field must start with a letter and hold only lower-case letters, digits and underscores.',
         ],
       });
+    if (d.lockNames) yield d.lockNames(accountId);
     return;
   }
   if (current) {
     delete cols[FIELD.name];
     return;
   }
+  if (d.lockNames) yield d.lockNames(accountId);
   const entity = cols[FIELD.entity];
-  const taken = (name: string) =>
-    sql
-      .stmt(`SELECT 1 FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${FIELD.name} = ?`)
-      .get(accountId, entity, name) !== undefined;
   const base = nameFromLabel(String(cols[FIELD.label]));
+  // The names taken that a generated one could clash with, in one query.
+  const taken = new Set(
+    (
+      (yield rows(
+        `SELECT ${FIELD.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND (${FIELD.name} = ? OR ${FIELD.name} LIKE ? ESCAPE '\\')`,
+        [accountId, entity, base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}\\_%`],
+      )) as Row[]
+    ).map((x) => x.name as string),
+  );
   let name = base;
-  for (let i = 2; taken(name); i++) name = `${base}_${i}`;
+  for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
   cols[FIELD.name] = name;
 }

@@ -1,0 +1,265 @@
+/**
+ * The records of every resource, for both stores: get, create, update, delete (a list is each
+ * store's own: its pages are where the two differ), each confined to one account. Tables,
+ * columns, links, parents and unique keys come from the resource descriptions; the custom
+ * fields' one escape hatch is in custom-values.ts. What differs by store is its dialect (steps.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { ApiError, ErrorBag, ValidationError } from '../../core/errors.js';
+import type { ValidBody } from '../../core/validate.js';
+import {
+  CUSTOM_FIELDS,
+  CUSTOM_VALUES_KEY,
+  ENTITY_TYPES,
+  embeddedFieldsOf,
+  fieldOf,
+  ownerOfEntity,
+  resourceByPath,
+} from '../../resources/index.js';
+import type { LinkDef, RelationDef, ResourceDef } from '../../resources/types.js';
+import type { ApiRecord, ParentRef } from '../store.js';
+import { beforeCustomFieldWrite, embedCustomValues, hasNul, setCustomValues } from './custom-values.js';
+import { columnValues, dateFlagColumn, selectList, toRecord, withFolds } from './rows.js';
+import { type Dialect, get, insert, type Query, type Row, rows, run, type Steps } from './steps.js';
+
+export function* getRecord(
+  d: Dialect,
+  accountId: number,
+  r: ResourceDef,
+  uuid: string,
+  names: readonly string[] = [],
+): Steps<ApiRecord> {
+  const row = yield* mustFind(d, accountId, r, uuid);
+  const rec = toRecord(r, row);
+  yield* embed(d, accountId, r, names, [row], [rec]);
+  return rec;
+}
+
+export function notFound(r: ResourceDef, uuid: string): ApiError {
+  return new ApiError(404, `No ${r.singular} with uuid "${uuid}".`);
+}
+
+/** The row of a record; `lock`: read to be written (the dialect's lock). */
+function* mustFind(d: Dialect, accountId: number, r: ResourceDef, uuid: string, lock = false): Steps<Row> {
+  const row = hasNul(uuid)
+    ? undefined
+    : ((yield get(
+        `SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE t.account_id = ? AND t.uuid = ?${lock ? d.forUpdate : ''}`,
+        [accountId, uuid],
+      )) as Row | undefined);
+  if (!row) throw notFound(r, uuid);
+  return row;
+}
+
+/** The embeds a list or a record asks for (custom values, linked records), set on `records`. */
+export function* embed(
+  d: Dialect,
+  accountId: number,
+  r: ResourceDef,
+  names: readonly string[],
+  found: Row[],
+  records: ApiRecord[],
+): Steps<void> {
+  if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) yield* embedCustomValues(d, r, found, records);
+  for (const link of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
+    if (names.includes(link.name)) yield* embedLink(d, accountId, link, found, records);
+}
+
+/** A linked record (a property's contact, a note's parent) as {"data": {uuid, ...identifying fields} | null}. */
+function* embedLink(
+  d: Dialect,
+  accountId: number,
+  link: LinkDef | RelationDef,
+  found: Row[],
+  records: ApiRecord[],
+): Steps<void> {
+  const target = resourceByPath(link.target);
+  const ids = [...new Set(found.map((row) => row[`_link_${link.name}`]).filter((v) => v !== null))] as number[];
+  const byId = new Map<number, ApiRecord>();
+  if (ids.length) {
+    const cols = embeddedFieldsOf(link);
+    const linked = (yield rows(
+      `SELECT id, ${cols.map((c) => `"${c}"`).join(', ')} FROM ${target.table}
+         WHERE account_id = ? AND ${d.inIds('id')}`,
+      [accountId, d.ids(ids)],
+    )) as Row[];
+    for (const f of linked) {
+      const { id, ...rest } = f;
+      byId.set(id as number, rest);
+    }
+  }
+  found.forEach((row, i) => {
+    const id = row[`_link_${link.name}`] as number | null;
+    (records[i] as ApiRecord)[link.name] = { data: id === null ? null : (byId.get(id) ?? null) };
+  });
+}
+
+export function* createRecord(
+  d: Dialect,
+  accountId: number,
+  r: ResourceDef,
+  body: ValidBody,
+  parent?: ParentRef,
+): Steps<ApiRecord> {
+  const bag = new ErrorBag();
+  const cols = columnValues(r, body.values);
+  Object.assign(cols, yield* resolveLinks(d, accountId, r, body, bag));
+  if (parent) {
+    const rel = r.parents?.find((x) => x.target === parent.resource.path);
+    // Locked where writers run at once, so that the parent cannot be deleted before this commits.
+    const p = yield* mustFind(d, accountId, parent.resource, parent.uuid, true);
+    if (rel) cols[rel.column] = p._id;
+  }
+  bag.throwIfAny();
+  if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols);
+  const t = d.now();
+  const uuid = randomUUID();
+  withFolds(r, cols);
+  const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];
+  const id = (yield* unique(
+    d,
+    accountId,
+    r,
+    cols,
+    undefined,
+    insert(
+      `INSERT INTO ${r.table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
+      [accountId, uuid, t, t, ...Object.values(cols)],
+    ),
+  )) as number;
+  yield* setCustomValues(accountId, r, id, body, bag);
+  bag.throwIfAny();
+  return yield* getRecord(d, accountId, r, uuid);
+}
+
+export function* updateRecord(
+  d: Dialect,
+  accountId: number,
+  r: ResourceDef,
+  uuid: string,
+  body: ValidBody,
+): Steps<ApiRecord> {
+  const row = yield* mustFind(d, accountId, r, uuid, true);
+  const bag = new ErrorBag();
+  const cols = columnValues(r, body.values);
+  // A stored date (all day) cannot be made "not all day" without giving a time.
+  for (const f of r.fields)
+    if (f.allDayFlag && cols[f.name] === undefined && cols[f.allDayFlag] === 0 && row[dateFlagColumn(f)] === 1)
+      throw new ValidationError({
+        [f.allDayFlag]: [`The ${f.allDayFlag} field cannot be false when ${f.name} is a date without a time.`],
+      });
+  if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols, row);
+  withFolds(r, cols);
+  const names = Object.keys(cols);
+  yield* unique(
+    d,
+    accountId,
+    r,
+    cols,
+    row,
+    run(`UPDATE ${r.table} SET ${[...names.map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ')} WHERE id = ?`, [
+      ...Object.values(cols),
+      d.now(),
+      row._id,
+    ]),
+  );
+  yield* setCustomValues(accountId, r, row._id as number, body, bag);
+  bag.throwIfAny();
+  return yield* getRecord(d, accountId, r, uuid);
+}
+
+export function* deleteRecord(accountId: number, r: ResourceDef, uuid: string): Steps<void> {
+  const changes = hasNul(uuid)
+    ? 0
+    : ((yield run(`DELETE FROM ${r.table} WHERE account_id = ? AND uuid = ?`, [accountId, uuid])) as number);
+  if (changes === 0) throw notFound(r, uuid);
+}
+
+/** The columns of the records a create body links to (a property's contact), each found by one field. */
+function* resolveLinks(d: Dialect, accountId: number, r: ResourceDef, body: ValidBody, bag: ErrorBag): Steps<Row> {
+  const out: Row = {};
+  for (const link of r.linkOnCreate ?? []) {
+    const by = body.links[link.name];
+    if (!by) continue;
+    const [key, value] = Object.entries(by)[0] as [string, string];
+    const target = resourceByPath(link.target);
+    const found = hasNul(value)
+      ? []
+      : ((yield rows(`SELECT id FROM ${target.table} WHERE account_id = ? AND ${d.equalsNoCase(`"${key}"`)} LIMIT 2`, [
+          accountId,
+          value,
+        ])) as Row[]);
+    if (found.length === 1) out[link.column] = (found[0] as Row).id;
+    else
+      bag.add(
+        link.name,
+        found.length === 0
+          ? `No ${target.singular} has ${key} "${value}".`
+          : `More than one ${target.singular} has ${key} "${value}"; name it by uuid.`,
+      );
+  }
+  return out;
+}
+
+/**
+ * Runs a write, 409 when it would give a record the values another record of the account has
+ * for one of the description's unique keys: looked up before the write, or (where the dialect
+ * says its constraint's error) found as the row is written, so that two writers at once cannot
+ * both pass. `current` is the stored row on update (its own values are no clash, and fill the
+ * key's fields the write leaves alone).
+ */
+function* unique(
+  d: Dialect,
+  accountId: number,
+  r: ResourceDef,
+  cols: Row,
+  current: Row | undefined,
+  write: Query,
+): Steps<unknown> {
+  if (d.isUniqueViolation) {
+    try {
+      return yield write;
+    } catch (e) {
+      if (!d.isUniqueViolation(e, r)) throw e;
+      const key = r.unique?.[0] as readonly string[];
+      throw conflict(
+        r,
+        key,
+        key.map((k) => (k in cols ? cols[k] : current?.[k])),
+      );
+    }
+  }
+  for (const key of r.unique ?? []) {
+    if (!key.some((k) => k in cols)) continue;
+    const values = key.map((k) => (k in cols ? cols[k] : current?.[k]));
+    // As in SQL, a null is never equal to another.
+    if (values.some((v) => v === null || v === undefined)) continue;
+    const clash = (yield get(
+      `SELECT id FROM ${r.table} WHERE account_id = ? AND ${key.map((k) => `"${k}" = ?`).join(' AND ')} LIMIT 1`,
+      [accountId, ...values],
+    )) as Row | undefined;
+    if (clash && clash.id !== current?._id) throw conflict(r, key, values);
+  }
+  return yield write;
+}
+
+/** The 409 of a clash with a unique key, naming its values. */
+function conflict(r: ResourceDef, key: readonly string[], values: unknown[]): ApiError {
+  const field = key[key.length - 1] as string;
+  const value = values[values.length - 1];
+  const scope = key.slice(0, -1).map((k, i) => valueInWords(r, k, values[i]));
+  const what = field === 'name' ? `named "${value}"` : `with ${field} "${value}"`;
+  return new ApiError(
+    409,
+    `A ${r.singular} ${what} already exists${scope.length ? ` for ${scope.join(' and ')}` : ''}.`,
+    { [field]: [`The ${field} "${value}" is already taken.`] },
+  );
+}
+
+/** A value of a unique key's scope, as a 409 message names it: an entity type as its resource's records. */
+function valueInWords(r: ResourceDef, name: string, value: unknown): string {
+  const f = fieldOf(r, name);
+  if (f?.codes === ENTITY_TYPES) return ownerOfEntity(value as number)?.plural ?? `entity type ${value}`;
+  if (f?.codes) return `${name} ${f.codes[value as number] ?? value}`;
+  return `${name} "${value}"`;
+}

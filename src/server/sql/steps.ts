@@ -1,0 +1,88 @@
+/**
+ * What differs between the stores, for the code they share (records.ts, custom-values.ts,
+ * tokens.ts, where.ts): a store's dialect, and how its statements run. The shared operations are
+ * generators that yield each statement (`?` placeholders, values bound) and are handed its
+ * answer: SQLite runs them at once (runSync), PostgreSQL awaits each answer (runAsync).
+ */
+import type { Condition } from '../../core/query.js';
+import type { ResourceDef } from '../../resources/types.js';
+
+export type Row = Record<string, unknown>;
+
+/** A statement to run: its rows, its first row, the number of rows it changed, or the id it inserted. */
+export interface Query {
+  readonly op: 'rows' | 'get' | 'run' | 'insert';
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+/** An operation of a store, yielding its statements. */
+export type Steps<T> = Generator<Query, T, unknown>;
+
+export interface Dialect {
+  /** A fold column containing a folded value, the value pushed onto `params`. */
+  contains(column: string, folded: string, params: unknown[]): string;
+  /** A fuzzy condition within a relational subquery, answered by an index; undefined where none can. */
+  indexed?(
+    r: ResourceDef,
+    alias: string,
+    c: Extract<Condition, { kind: 'fuzzy' }>,
+    accountId: number,
+    params: unknown[],
+  ): string | undefined;
+  /** `column` among a list of ids bound as one value (made by `ids`). */
+  inIds(column: string): string;
+  ids(ids: readonly number[]): unknown;
+  /** A text column equal to a bound value, ASCII letters alone folded (SQLite's NOCASE). */
+  equalsNoCase(column: string): string;
+  /** What a row read to be written is read with: a lock, where writers run at once. */
+  readonly forUpdate: string;
+  /**
+   * How a clash with a unique key is found: looked up before the write (writers run one at a
+   * time), or by the key's constraint as the row is written (`isUniqueViolation` names its error).
+   */
+  isUniqueViolation?(e: unknown, r: ResourceDef): boolean;
+  /** Taken before a custom field's name is chosen or written, where writers run at once. */
+  lockNames?(accountId: number): Query;
+  readonly now: () => number;
+}
+
+/** Statements, each yielded as it is (`(yield get(...)) as Row | undefined`): its answer is said by its op. */
+export const rows = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'rows', sql, params });
+export const get = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'get', sql, params });
+/** Answered by the number of rows the statement changed. */
+export const run = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'run', sql, params });
+/** Answered by the id of the row an INSERT wrote. */
+export const insert = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'insert', sql, params });
+
+/** Runs an operation whose statements answer at once; a statement's error is thrown into it. */
+export function runSync<T>(exec: (q: Query) => unknown, steps: Steps<T>): T {
+  let next = steps.next();
+  while (!next.done) {
+    let answer: unknown;
+    try {
+      answer = exec(next.value);
+    } catch (e) {
+      next = steps.throw(e);
+      continue;
+    }
+    next = steps.next(answer);
+  }
+  return next.value;
+}
+
+/** Runs an operation whose statements answer with promises. */
+export async function runAsync<T>(exec: (q: Query) => Promise<unknown>, steps: Steps<T>): Promise<T> {
+  let next = steps.next();
+  while (!next.done) {
+    let answer: unknown;
+    try {
+      answer = await exec(next.value);
+    } catch (e) {
+      next = steps.throw(e);
+      continue;
+    }
+    next = steps.next(answer);
+  }
+  return next.value;
+}

@@ -1,0 +1,91 @@
+/** Accounts, their users, and the users' tokens (of which only a hash is kept), for both stores. */
+import { formatTimestamp } from '../../core/datetime.js';
+import { type AccountUser, hashToken, newToken, type Principal, type TokenInfo } from '../store.js';
+import { type Dialect, get, insert, type Row, rows, run, type Steps } from './steps.js';
+
+export function* createAccount(d: Dialect, name: string, userName = 'owner'): Steps<AccountUser> {
+  const t = d.now();
+  const accountId = (yield insert('INSERT INTO accounts (name, created_at) VALUES (?, ?)', [name, t])) as number;
+  const userId = (yield insert('INSERT INTO users (account_id, name, created_at) VALUES (?, ?, ?)', [
+    accountId,
+    userName,
+    t,
+  ])) as number;
+  return { accountId, userId };
+}
+
+export function* firstUser(): Steps<AccountUser | undefined> {
+  const row = (yield get('SELECT id, account_id FROM users ORDER BY id LIMIT 1')) as Row | undefined;
+  return row ? { userId: row.id as number, accountId: row.account_id as number } : undefined;
+}
+
+export function* userOfAccount(accountId: number): Steps<number | undefined> {
+  const row = (yield get('SELECT id FROM users WHERE account_id = ? ORDER BY id LIMIT 1', [accountId])) as
+    | Row
+    | undefined;
+  return row?.id as number | undefined;
+}
+
+export function* createToken(
+  d: Dialect,
+  userId: number,
+  name: string,
+  scopes: readonly string[],
+): Steps<{ token: string; id: number }> {
+  const token = newToken();
+  const id = (yield insert(
+    'INSERT INTO tokens (user_id, name, hash, hint, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    [userId, name, hashToken(token), token.slice(-4), scopes.join(' '), d.now()],
+  )) as number;
+  return { token, id };
+}
+
+export function* authenticate(d: Dialect, token: string): Steps<Principal | undefined> {
+  const row = (yield get(
+    `SELECT t.id, t.user_id, t.scopes, t.last_used_at, u.account_id
+       FROM tokens t JOIN users u ON u.id = t.user_id
+       WHERE t.hash = ? AND t.revoked_at IS NULL`,
+    [hashToken(token)],
+  )) as Row | undefined;
+  if (!row) return undefined;
+  const t = d.now();
+  const last = row.last_used_at as number | null;
+  if (last === null || t - last > 60_000) {
+    try {
+      yield run('UPDATE tokens SET last_used_at = ? WHERE id = ?', [t, row.id]);
+    } catch {
+      // Recording last use is best effort: a busy database must not fail a read.
+    }
+  }
+  return {
+    tokenId: row.id as number,
+    userId: row.user_id as number,
+    accountId: row.account_id as number,
+    scopes: new Set((row.scopes as string).split(' ').filter(Boolean)),
+  };
+}
+
+export function* listTokens(): Steps<TokenInfo[]> {
+  const found = (yield rows(
+    `SELECT t.id, t.name, t.hint, t.scopes, t.created_at, t.last_used_at, t.revoked_at, t.user_id, u.account_id
+       FROM tokens t JOIN users u ON u.id = t.user_id ORDER BY t.id`,
+  )) as Row[];
+  const ts = (v: unknown) => (v === null ? null : formatTimestamp(v as number));
+  return found.map((r) => ({
+    id: r.id as number,
+    name: r.name as string,
+    hint: r.hint as string,
+    scopes: (r.scopes as string).split(' ').filter(Boolean),
+    account_id: r.account_id as number,
+    user_id: r.user_id as number,
+    created_at: formatTimestamp(r.created_at as number),
+    last_used_at: ts(r.last_used_at),
+    revoked_at: ts(r.revoked_at),
+  }));
+}
+
+export function* revokeToken(d: Dialect, id: number): Steps<boolean> {
+  return (
+    ((yield run('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [d.now(), id])) as number) === 1
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * The WHERE clause of a list, from the conditions core/query.ts parsed out of its query string.
+ * Every column comes from the description; every value is bound (pushed onto `params` in the
+ * order of the placeholders). Relational subqueries are confined to the account, passed in. What
+ * a fuzzy condition is differs by store (the dialect's `contains` and `indexed`).
+ */
+import type { Condition } from '../../core/query.js';
+import { CUSTOM_FIELDS } from '../../resources/index.js';
+import type { ResourceDef } from '../../resources/types.js';
+import { foldColumnOf } from '../columns.js';
+import { FIELD } from './custom-values.js';
+import { fold } from './fold.js';
+import type { Dialect } from './steps.js';
+
+/** SQL conditions on the records of `r` aliased `alias`, to be joined with AND. */
+export function whereSql(
+  d: Dialect,
+  r: ResourceDef,
+  alias: string,
+  conditions: readonly Condition[],
+  accountId: number,
+  params: unknown[],
+  depth = 0,
+): string[] {
+  const out: string[] = [];
+  for (const c of conditions) {
+    switch (c.kind) {
+      case 'in':
+      case 'int':
+        out.push(`${alias}."${c.field.name}" IN (${c.values.map(() => '?').join(', ')})`);
+        params.push(...c.values);
+        break;
+      case 'bool':
+        out.push(`${alias}."${c.field.name}" = ?`);
+        params.push(c.value ? 1 : 0);
+        break;
+      case 'fuzzy':
+        out.push(
+          (depth > 0 ? d.indexed?.(r, alias, c, accountId, params) : undefined) ??
+            d.contains(`${alias}."${foldColumnOf(c.field)}"`, fold(c.value, c.field.filter), params),
+        );
+        break;
+      case 'range':
+        out.push(`${alias}."${c.field.name}" >= ? AND ${alias}."${c.field.name}" < ?`);
+        params.push(c.range.start, c.range.end);
+        break;
+      case 'relation': {
+        const t = `r${depth}`;
+        params.push(accountId);
+        const inner = whereSql(d, c.target, t, c.conditions, accountId, params, depth + 1);
+        out.push(
+          `${alias}.${c.relation.column} IN (SELECT ${t}.id FROM ${c.target.table} ${t} WHERE ${t}.account_id = ?${inner
+            .map((s) => ` AND ${s}`)
+            .join('')})`,
+        );
+        break;
+      }
+      case 'custom': {
+        // A custom_fields[...] filter: the records with a value of the fields named.
+        const parts = ['cf.account_id = ?', `cf.${FIELD.entity} = ?`];
+        params.push(accountId, c.entity);
+        if (c.name !== undefined) {
+          parts.push(`cf.${FIELD.name} = ?`);
+          params.push(c.name);
+        }
+        if (c.uuids !== undefined) {
+          parts.push(`cf.uuid IN (${c.uuids.map(() => '?').join(', ')})`);
+          params.push(...c.uuids);
+        }
+        if (c.value !== undefined) parts.push(d.contains('cv.value_fold', fold(c.value), params));
+        out.push(
+          `${alias}.id IN (SELECT cv.${r.customValues?.column} FROM custom_values cv JOIN ${CUSTOM_FIELDS.table} cf ON cf.id = cv.field_id WHERE ${parts.join(' AND ')})`,
+        );
+        break;
+      }
+    }
+  }
+  return out;
+}
