@@ -12,10 +12,21 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { create, propertyBody } from './fixtures.js';
 
 let server: TestServer;
+/**
+ * The same store planning lists otherwise (records.ts, TUNING): a fuzzy filter beside another
+ * from the trigram index however small the table, and from its few candidates or its phrase.
+ */
+const PLANS = { candidates: { scanBelow: 0 }, phrase: { scanBelow: 0, fewCandidates: 0 } } as const;
+const planned: Record<string, TestServer> = {};
 beforeAll(async () => {
   server = await startTestServer({ inProcess: true });
+  planned['as planned'] = server;
+  for (const [name, sqliteTuning] of Object.entries(PLANS))
+    planned[name] = await startTestServer({ inProcess: true, sqliteTuning });
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  for (const s of Object.values(planned)) await s.close();
+});
 
 /** Every record of a list, page after page (10 a page, to cross page edges). */
 async function all(api: Api, query: string): Promise<{ uuids: string[]; total: number }> {
@@ -35,7 +46,8 @@ async function all(api: Api, query: string): Promise<{ uuids: string[]; total: n
 const LETTERS = ['a', 'b', 'A', 'B', 'Å', 'å', 'İ', 'i', 'ß', '%', '_', '"', "'", ' ', '\\'];
 const word = fc.array(fc.constantFrom(...LETTERS), { minLength: 1, maxLength: 8 }).map((a) => a.join(''));
 
-describe('fuzzy filters through the trigram index', () => {
+describe.each(['as planned', ...Object.keys(PLANS)])('fuzzy filters through the trigram index (%s)', (plan) => {
+  const server = { newAccount: () => (planned[plan] as TestServer).newAccount() };
   it('find exactly the records whose folded text holds the folded value, in order, across pages', async () => {
     const acct = await await server.newAccount();
     const made: { uuid: string; city: string; postcode: string }[] = [];
@@ -59,6 +71,28 @@ describe('fuzzy filters through the trigram index', () => {
       }),
       { numRuns: 60, seed: 7 },
     );
+  });
+
+  it('find a value, not its first and last trigrams apart', async () => {
+    const acct = await server.newAccount();
+    const near = await create(
+      acct.api,
+      '/properties',
+      propertyBody({ city: 'Leek Beds', address: '295 Union Street', bedrooms: 3 }),
+    );
+    const hit = await create(
+      acct.api,
+      '/properties',
+      propertyBody({ city: 'Leeds', address: '295 Station Road', bedrooms: 3 }),
+    );
+    for (const query of [
+      'city=leeds',
+      'address=295%20station',
+      'city=leeds&address=295%20station',
+      'city=leeds&bedrooms=3',
+    ])
+      expect((await all(acct.api, query)).uuids, query).toEqual([hit.uuid]);
+    expect((await all(acct.api, 'city=lee')).uuids).toEqual([near.uuid, hit.uuid]);
   });
 
   it('stay right after updates and deletes, and with other filters beside them', async () => {

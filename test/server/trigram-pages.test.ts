@@ -13,13 +13,17 @@ import { propertyBody } from './fixtures.js';
 let server: TestServer;
 /** The same store planning every list with a fuzzy filter from the trigram index, however small. */
 let indexed: TestServer;
+/** And from the phrase alone, however few the candidates its first and last trigrams give. */
+let phrase: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ inProcess: true });
   indexed = await startTestServer({ inProcess: true, sqliteTuning: { scanBelow: 0 } });
+  phrase = await startTestServer({ inProcess: true, sqliteTuning: { scanBelow: 0, fewCandidates: 0 } });
 });
 afterAll(async () => {
   await server.close();
   await indexed.close();
+  await phrase.close();
 });
 
 interface Made {
@@ -67,6 +71,7 @@ describe('lists driven by the trigram index', () => {
   for (const [plan, on] of [
     ['as planned', () => server],
     ['index always', () => indexed],
+    ['phrase always', () => phrase],
   ] as const)
     for (const [name, every] of [
       ['sparse matches (the matches sorted)', 37],

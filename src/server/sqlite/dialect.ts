@@ -13,19 +13,23 @@ import type { Dialect, Query } from '../sql/steps.js';
 import type { StatementCache } from './statements.js';
 
 /**
- * A fuzzy condition the trigram index can answer: the fold column, and the MATCH value (the folded
- * text as one quoted phrase: a substring). Undefined below three characters, or without an index.
+ * A fuzzy condition the trigram index can answer: the fold column, and MATCH values: `match` the
+ * folded text as one quoted phrase (a substring: exactly the matches), `ends` its first and last
+ * trigrams (every match, and maybe more). Undefined below three characters, or without an index.
  */
 export function trigramMatch(
   trigram: ReadonlySet<string>,
   r: ResourceDef,
   c: Condition,
-): { column: string; match: string } | undefined {
+): { column: string; match: string; ends: string } | undefined {
   if (c.kind !== 'fuzzy') return undefined;
   const column = foldColumnOf(c.field) as string;
   const needle = fold(c.value, c.field.filter);
-  if ([...needle].length < 3 || !trigram.has(`${r.table}.${column}`)) return undefined;
-  return { column, match: `"${needle.replace(/"/g, '""')}"` };
+  const chars = [...needle];
+  if (chars.length < 3 || !trigram.has(`${r.table}.${column}`)) return undefined;
+  const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
+  const ends = [...new Set([chars.slice(0, 3).join(''), chars.slice(-3).join('')])].map(quote).join(' AND ');
+  return { column, match: quote(needle), ends };
 }
 
 /** The keys of one account's rows in a trigram index (schema.ts): the first, and the last. */

@@ -11,8 +11,10 @@ import * as records from '../sql/records.js';
 import { type Query, runSync, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
 import { execute, sqliteDialect } from './dialect.js';
-import { listRecords, SCAN_BELOW } from './records.js';
-import { PageEnds, type Sql, StatementCache, trigramColumns } from './statements.js';
+import { listRecords, TUNING } from './records.js';
+import { PageEnds, type Sql, type SqliteTuning, StatementCache, trigramColumns } from './statements.js';
+
+export type { SqliteTuning } from './statements.js';
 
 export interface SqliteStore extends SyncStore {
   /** The data file (or ":memory:"). */
@@ -51,7 +53,7 @@ function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
 }
 
 /** What the record modules need of a connection: its statements, and what the schema has. */
-function sqlOf(db: DB, statements: StatementCache, now: () => number, scanBelow = SCAN_BELOW): Sql {
+function sqlOf(db: DB, statements: StatementCache, now: () => number, tuning: SqliteTuning = {}): Sql {
   // PRAGMA data_version moves when another connection commits; this connection's own writes are counted here.
   let own = 0;
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -77,7 +79,7 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, scanBelow 
     version: () => `${dataVersion.get()}:${own}`,
     trigram,
     counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,
-    scanBelow,
+    tuning: { ...TUNING, ...tuning },
   };
 }
 
@@ -91,16 +93,10 @@ export function openListReader(file: string): { list: SqliteStore['list']; close
   return { list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)), close: () => db.close() };
 }
 
-/** How a store plans its lists; tests set it to take each path on small data. */
-export interface SqliteTuning {
-  /** Below this many records of a table, a fuzzy filter beside another is tested on the rows. */
-  readonly scanBelow?: number;
-}
-
 export function openSqliteStore(file: string, now: () => number = Date.now, tuning: SqliteTuning = {}): SqliteStore {
   const db = openDatabase(file);
   const statements = new StatementCache(db);
-  const sql = sqlOf(db, statements, now, tuning.scanBelow);
+  const sql = sqlOf(db, statements, now, tuning);
   const d = sql.dialect;
   /** An operation of ../sql/ in one write transaction. */
   const write = <T>(steps: Steps<T>): T => sql.write(() => sql.run(steps));

@@ -12,7 +12,7 @@ import type { Row } from '../sql/steps.js';
 import { whereSql } from '../sql/where.js';
 import type { ApiRecord } from '../store.js';
 import { trigramKeys, trigramMatch } from './dialect.js';
-import type { Sql } from './statements.js';
+import type { Sql, SqliteTuning } from './statements.js';
 
 /**
  * How many rows a page may walk in the order index, per match, before the page is sorted from the
@@ -22,11 +22,16 @@ import type { Sql } from './statements.js';
 const WALK_PER_MATCH = 8;
 
 /**
- * The size under which a fuzzy filter beside another one is tested on the rows rather than looked
- * up in the trigram index (the store's default; `Sql.scanBelow`): at 3,000 properties,
- * `city=leeds&bedrooms=3` costs 112 µs of SQL that way against 261 µs from the index (figure 6a).
+ * How lists are planned, by default:
+ * - scanBelow: the size under which a fuzzy filter beside another one is tested on the rows rather
+ *   than looked up in the trigram index: at 3,000 properties, `city=leeds&bedrooms=3` costs 112 µs
+ *   of SQL that way against 261 µs from the index (figure 6a).
+ * - fewCandidates: a fuzzy value's phrase in the index reads the whole list of every trigram in it,
+ *   common ones too ("sta" of `295 station`: 1.2 ms at 100,000 properties). Its first and last
+ *   trigrams alone are found by seeking from the rarer (0.2 ms there); when they give at most this
+ *   many candidates, the value itself is tested on each candidate's row.
  */
-export const SCAN_BELOW = 20_000;
+export const TUNING: Required<SqliteTuning> = { scanBelow: 20_000, fewCandidates: 1_000 };
 
 export function listRecords(
   sql: Sql,
@@ -49,18 +54,27 @@ export function listRecords(
   let rows: Row[] | undefined;
   // A fuzzy filter the trigram index answers gives the count from the index (the account's keys
   // alone when it is the only filter; else its matches' rows, tested for the rest): the matches'
-  // number sets the cost, not the table's.
-  // Below scanBelow records, a list with another filter as well reads the rows that filter leaves
-  // (through its index) and tests the fuzzy one on each: cheaper there than the index's matches.
-  const scan = sql.counted && q.conditions.some((c) => c.kind !== 'fuzzy') && kept() < sql.scanBelow;
+  // number sets the cost, not the table's. With few candidates (TUNING), from those, tested.
+  // Below tuning.scanBelow records, a list with another filter as well reads the rows that filter
+  // leaves (through its index) and tests the fuzzy one on each: cheaper there than the index.
+  const scan = sql.counted && q.conditions.some((c) => c.kind !== 'fuzzy') && kept() < sql.tuning.scanBelow;
   const driver = scan
     ? undefined
     : q.conditions.map((c) => ({ c, m: trigramMatch(sql.trigram, r, c) })).find((x) => x.m);
   if (driver?.m) {
     const [first, last] = trigramKeys(accountId);
     const match = `f."${driver.m.column}" MATCH ? AND f.rowid BETWEEN ? AND ?`;
-    const rest = q.conditions.filter((c) => c !== driver.c);
-    const p: unknown[] = [first, driver.m.match, first, last, accountId];
+    const few = sql.tuning.fewCandidates;
+    const candidates = few
+      ? one(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${r.table}_fts f WHERE ${match} LIMIT ${few + 1})`, [
+          driver.m.ends,
+          first,
+          last,
+        ])
+      : few + 1;
+    // Few candidates: the value is tested on their rows, as any other condition.
+    const rest = candidates <= few ? q.conditions : q.conditions.filter((c) => c !== driver.c);
+    const p: unknown[] = [first, candidates <= few ? driver.m.ends : driver.m.match, first, last, accountId];
     const w = [match, 't.account_id = ?', ...whereSql(sql.dialect, r, 't', rest, accountId, p)].join(' AND ');
     const from = `${r.table}_fts f JOIN ${r.table} t ON t.id = f.rowid - ?`;
     total = rest.length

@@ -10,6 +10,14 @@ import type { Dialect, Steps } from '../sql/steps.js';
 
 export const STATEMENT_CACHE_SIZE = 200;
 
+/** How a store plans its lists (records.ts has the defaults); tests set it to take each path on small data. */
+export interface SqliteTuning {
+  /** Below this many records of a table, a fuzzy filter beside another is tested on the rows. */
+  readonly scanBelow?: number;
+  /** At most this many candidates from two of a fuzzy value's trigrams: they are tested on the rows. */
+  readonly fewCandidates?: number;
+}
+
 /** What the SQLite modules are handed: the database, its statements and the clock. */
 export interface Sql {
   readonly db: DB;
@@ -26,8 +34,8 @@ export interface Sql {
   readonly trigram: ReadonlySet<string>;
   /** Whether the data file keeps a count of each account's records per table. */
   readonly counted: boolean;
-  /** Below this many records of a table, a fuzzy filter beside another is tested on the rows (records.ts). */
-  readonly scanBelow: number;
+  /** How lists are planned (records.ts). */
+  readonly tuning: Required<SqliteTuning>;
   /** Where the last page served of a list ended, by the list's shape (bounded; records.ts). */
   readonly pageEnds: PageEnds;
   /** Changes when anything is written to the data file, by this connection or another. */
