@@ -9,10 +9,11 @@
 // Each figure times pm and its baseline in turns (A B, B A, A B, ...: the order alternates each
 // round so that neither side always runs first), and compares medians. It uses the BUILT CLI
 // (bin/pm -> dist/): run `npm run build` first. See bench/README.md for what each figure measures.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import {
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -22,6 +23,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,17 +41,18 @@ const baseline = (name) => join(BENCH, 'baselines', name);
 const USAGE = `usage: npm run bench -- [--quick] [--only N[,M...]] [--check]
 
   --quick      fewer rounds and smaller sizes (a smoke check, not figures to quote)
-  --only LIST  run only these figures (1-7, or scale for 7), e.g. --only 1,4
+  --only LIST  run only these figures (1-8, or scale for 7, pg-scale for 8), e.g. --only 1,4
   --check      exit 1 when a figure misses its target
   --help       this text
 
 Figures: 1 start-up (--version, --help), 2 list against pm serve, 3 list on the embedded default,
 4 bulk create, 5 list --all (time and peak RSS), 6 server requests/second (autocannon),
-7 scale (not in the default run: --only scale): requests at 1k, 100k and 1M properties.`;
+7 scale (not in the default run: --only scale): requests at 1k, 100k and 1M properties,
+8 the same on PostgreSQL (--only pg-scale; needs initdb, pg_ctl and postgres on PATH).`;
 
 function parseArgs(argv) {
   const o = { quick: false, check: false, only: [1, 2, 3, 4, 5, 6] };
-  const NAMES = { scale: 7 };
+  const NAMES = { scale: 7, 'pg-scale': 8 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
@@ -63,8 +66,8 @@ function parseArgs(argv) {
         .split(',')
         .map((s) => String(NAMES[s.trim()] ?? s.trim()))
         .filter(Boolean);
-      if (!nums.length || nums.some((n) => !/^[1-7]$/.test(n)))
-        usage(`--only takes figure numbers 1-7 (or scale), not "${v ?? ''}"`);
+      if (!nums.length || nums.some((n) => !/^[1-8]$/.test(n)))
+        usage(`--only takes figure numbers 1-8 (or scale, pg-scale), not "${v ?? ''}"`);
       o.only = [...new Set(nums.map(Number))].sort();
     } else usage(`unknown argument "${a}"`);
   }
@@ -118,8 +121,19 @@ function killGroup(child, signal) {
   }
 }
 
+/** How to stop each PostgreSQL cluster still running (figure 8). */
+const clusters = new Set();
+
 function cleanupSync() {
   for (const c of children) killGroup(c, 'SIGKILL');
+  children.clear();
+  for (const stop of clusters)
+    try {
+      stop();
+    } catch {
+      // already stopped
+    }
+  clusters.clear();
   children.clear();
   for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
   tmpDirs.clear();
@@ -845,7 +859,7 @@ function rssOf(pid) {
  * Head-of-line blocking: the p99 of GET /properties/{uuid} alone, and while 8 clients run the
  * heaviest filter (a fuzzy one with few matches) over and over.
  */
-async function headOfLine(server, size) {
+async function headOfLine(server, size, id) {
   const sample = await getJson(`${server.url}/properties?per_page=100`, server.token);
   const uuids = sample.data.map((r) => r.uuid);
   const cheap = {
@@ -881,7 +895,7 @@ async function headOfLine(server, size) {
   await Promise.all(clients);
   const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
   return Object.keys(cheap).map((name, j) =>
-    row(`7${'op'[j]}`, `${name} p99 while 8 clients run ?address= at ${k} vs idle`, {
+    row(`${id}${'op'[j]}`, `${name} p99 while 8 clients run ?address= at ${k} vs idle`, {
       pm: loaded[name].p99,
       base: idle[name].p99,
       unit: 'ms',
@@ -896,7 +910,7 @@ async function headOfLine(server, size) {
  * The cost of a 422 to a body of 50,000 unknown keys (the answer names at most 100 and counts the
  * rest) beside a 422 to a body with one: p50 of each, and the size of the big one's answer.
  */
-async function unknownKeys(server) {
+async function unknownKeys(server, id) {
   const big = { address: 'x', postcode: 'y' };
   for (let i = 0; i < 50_000; i++) big[`k${i}`] = 1;
   const bodies = { big: JSON.stringify(big), one: JSON.stringify({ address: 'x', postcode: 'y', k0: 1 }) };
@@ -919,7 +933,7 @@ async function unknownKeys(server) {
   };
   const one = await time(bodies.one);
   const many = await time(bodies.big);
-  return row('7r', 'POST a body of 50,000 unknown keys (422) vs one unknown key', {
+  return row(`${id}r`, 'POST a body of 50,000 unknown keys (422) vs one unknown key', {
     pm: many,
     base: one,
     unit: 'ms',
@@ -932,7 +946,7 @@ async function unknownKeys(server) {
  * Walking a long list page after page (as --all and pm export do) from half-way through: the
  * first page there starts from its order block; each next one where the one before ended.
  */
-async function pageWalk(server, size) {
+async function pageWalk(server, size, id) {
   const start = Math.floor(size / 200);
   const first = [];
   const next = [];
@@ -945,17 +959,17 @@ async function pageWalk(server, size) {
     }
   }
   const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
-  return row('7q', `the next page of 100 after one half-way through ${k} vs that page`, {
+  return row(`${id}q`, `the next page of 100 after one half-way through ${k} vs that page`, {
     pm: median(next),
     base: median(first),
     unit: 'ms',
     ratio: median(next) / median(first),
-    note: 'p50 of 45 next pages against 5 pages reached from their order block',
+    note: 'p50 of 45 next pages against the first of each of 5 walks',
   });
 }
 
 /** RSS of pm serve after 20,000 list queries, each a filter shape or value not seen before. */
-async function memoryAfterQueries(server, size) {
+async function memoryAfterQueries(server, size, id) {
   const before = rssOf(server.pid);
   const fields = ['city', 'address', 'postcode', 'type', 'county', 'address2'];
   const total = SIZES.quick ? 4_000 : 20_000;
@@ -975,7 +989,7 @@ async function memoryAfterQueries(server, size) {
   }
   const after = rssOf(server.pid);
   const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
-  return row('7s', `pm serve RSS after ${total.toLocaleString('en')} distinct list queries (${k})`, {
+  return row(`${id}s`, `pm serve RSS after ${total.toLocaleString('en')} distinct list queries (${k})`, {
     pm: after - before,
     base: before,
     unit: 'MB',
@@ -986,18 +1000,37 @@ async function memoryAfterQueries(server, size) {
 }
 
 async function figure7() {
+  return scaleFigure('7', async (size) => {
+    const dir = tmpDir('scale');
+    const home = tmpDir('home');
+    const data = join(dir, 'pm.db');
+    await seedProperties(data, size);
+    const server = await startPmServe(data, home);
+    return {
+      server,
+      done: async () => {
+        await server.stop();
+        removeDir(dir);
+        removeDir(home);
+      },
+    };
+  });
+}
+
+/**
+ * Figures 7 and 8: for each size, `open(size)` seeds that many properties into a fresh store and
+ * starts pm serve on it; then each request kind of issue 12 is timed, and at the largest size the
+ * head-of-line, page-walk, memory and 422 rows.
+ */
+async function scaleFigure(id, open) {
   const sizes = SIZES.scaleSizes;
   const results = [];
   const extra = [];
   for (const size of sizes) {
-    const dir = tmpDir('scale');
-    const home = tmpDir('home');
-    const data = join(dir, 'pm.db');
     const t0 = Date.now();
     progress(`seeding ${size.toLocaleString('en')} properties`);
-    await seedProperties(data, size);
+    const { server, done } = await open(size);
     const seedMs = Date.now() - t0;
-    const server = await startPmServe(data, home);
     try {
       const sample = await getJson(
         `${server.url}/properties?per_page=100&page=${Math.max(1, Math.floor(size / 200))}`,
@@ -1020,15 +1053,13 @@ async function figure7() {
       }
       results.push({ size, p50, matches, seedMs });
       if (size === sizes[sizes.length - 1]) {
-        extra.push(await pageWalk(server, size));
-        extra.push(...(await headOfLine(server, size)));
-        extra.push(await memoryAfterQueries(server, size));
-        extra.push(await unknownKeys(server));
+        extra.push(await pageWalk(server, size, id));
+        extra.push(...(await headOfLine(server, size, id)));
+        extra.push(await memoryAfterQueries(server, size, id));
+        extra.push(await unknownKeys(server, id));
       }
     } finally {
-      await server.stop();
-      removeDir(dir);
-      removeDir(home);
+      await done();
     }
   }
   const rows = [];
@@ -1040,7 +1071,7 @@ async function figure7() {
       const small = results[i - 1];
       const m = (r) => (r.matches[name] === undefined ? '' : r.matches[name].toLocaleString('en'));
       rows.push(
-        row(`7${String.fromCharCode(96 + rows.length + 1)}`, `${name}: p50 at ${k(big.size)} vs ${k(small.size)}`, {
+        row(`${id}${String.fromCharCode(96 + rows.length + 1)}`, `${name}: p50 at ${k(big.size)} vs ${k(small.size)}`, {
           pm: big.p50[name],
           base: small.p50[name],
           unit: 'ms',
@@ -1067,6 +1098,123 @@ async function figure7() {
   return [...rows, ...extra];
 }
 
+/**
+ * A private PostgreSQL cluster for figure 8, started as the tests start theirs: initdb into a temp
+ * dir, the server on a free loopback port with its socket in that dir (as the postgres system user
+ * when run as root, which PostgreSQL refuses), stopped and removed at the end or on Ctrl-C.
+ */
+async function startCluster() {
+  const dir = tmpDir('pg');
+  const asRoot = process.getuid?.() === 0;
+  const run = (bin, args) => {
+    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+    const r = spawnSync(cmd, argv, { cwd: os.tmpdir(), encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${bin} ${args[0]}: ${r.error?.message ?? r.stderr}`);
+  };
+  if (asRoot) {
+    const id = (flag) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout);
+    chownSync(dir, id('-u'), id('-g'));
+  }
+  const data = join(dir, 'data');
+  const port = await new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port: p } = s.address();
+      s.close(() => resolve(p));
+    });
+  });
+  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c shared_buffers=256MB -c max_connections=100`;
+  run('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+  const stop = () => {
+    if (existsSync(join(data, 'postmaster.pid'))) run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  };
+  clusters.add(stop);
+  return {
+    url: (db) => `postgres://postgres@127.0.0.1:${port}/${db}`,
+    destroy() {
+      clusters.delete(stop);
+      stop();
+      removeDir(dir);
+    },
+  };
+}
+
+/**
+ * Properties written straight into a PostgreSQL database in one INSERT ... SELECT (the same
+ * addresses, postcodes, cities and numbers as seedProperties draws, from PostgreSQL's seeded
+ * random()), then ANALYZE: a million in about a minute with the trigram indexes kept.
+ */
+async function seedPostgres(url, count) {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('SELECT setseed(0.42)');
+    const list = (xs) => `ARRAY[${xs.map((x) => `'${x}'`).join(', ')}]`;
+    await c.query(
+      `INSERT INTO properties (account_id, uuid, created_at, updated_at, address, postcode, city, type,
+         bedrooms, bathrooms, has_garage, has_garden, has_parking, address_fold, postcode_fold, city_fold, type_fold)
+       SELECT a, u, t, t, ad, pc, ci, ty, be, ba, ga, gd, 0, lower(ad), replace(lower(pc), ' ', ''), lower(ci), lower(ty)
+       FROM (
+         SELECT (SELECT account_id FROM users ORDER BY id LIMIT 1) AS a, gen_random_uuid()::text AS u,
+           $1::bigint + i * 1000 AS t,
+           (1 + floor(random() * 300))::int || ' ' || (${list(['High', 'Church', 'Station', 'Park', 'Mill'])})[1 + i % 5] || ' Street' AS ad,
+           'LS' || (1 + i % 28) || ' ' || (1 + floor(random() * 9))::int || 'AA' AS pc,
+           (${list(CITIES)})[1 + floor(random() * ${CITIES.length})::int] AS ci,
+           (${list(TYPES)})[1 + floor(random() * ${TYPES.length})::int] AS ty,
+           floor(random() * 6)::int AS be, 1 + floor(random() * 3)::int AS ba,
+           (random() < 0.3)::int AS ga, (random() < 0.6)::int AS gd
+         FROM generate_series(0, $2::int - 1) AS i
+       ) s`,
+      [Date.parse('2020-01-01T00:00:00Z'), count],
+    );
+    await c.query('ANALYZE properties');
+  } finally {
+    await c.end();
+  }
+}
+
+/** Figure 8: figure 7 on PostgreSQL (`pm serve --database`), a database per size on one private cluster. */
+async function figure8() {
+  const cluster = await startCluster();
+  try {
+    return await scaleFigure('8', async (size) => {
+      const home = tmpDir('home');
+      const url = cluster.url(`pm_scale_${size}`);
+      const { default: pg } = await import('pg');
+      const admin = new pg.Client({ connectionString: cluster.url('postgres') });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE pm_scale_${size}`);
+      await admin.end();
+      const env = cleanEnv(home, { PM_DATABASE_URL: url });
+      // The first start migrates the database and creates its account; then its token and records.
+      const first = await startListening('pm serve --database', NODE, [PM, 'serve', '--port', '0'], env);
+      await first.stop();
+      const made = mustSucceed(
+        'pm serve tokens create',
+        await runTimed(NODE, [PM, 'serve', 'tokens', 'create', '--name', 'bench'], { env, stdout: 'capture' }),
+      );
+      const token = made.stdout.trim();
+      await seedPostgres(url, size);
+      const server = {
+        ...(await startListening('pm serve --database', NODE, [PM, 'serve', '--port', '0'], env)),
+        token,
+      };
+      return {
+        server,
+        done: async () => {
+          await server.stop();
+          removeDir(home);
+        },
+      };
+    });
+  } finally {
+    cluster.destroy();
+  }
+}
+
 const FIGURES = {
   1: ['start-up: pm --version, pm --help', figure1],
   2: ['pm properties list --json against pm serve', figure2],
@@ -1075,6 +1223,7 @@ const FIGURES = {
   5: ['pm reminders list --all', figure5],
   6: ['server requests/second', figure6],
   7: ['pm serve at scale: p50 growth from 1k to 100k to 1M properties', figure7],
+  8: ['pm serve at scale on PostgreSQL: the same growth', figure8],
 };
 
 // ----------------------------------------------------------------------------------- output
