@@ -52,6 +52,7 @@ const onPostgres = [
   'test/server/typed-client.test.ts',
   'test/server/writes.test.ts',
   'test/server/postgres.test.ts',
+  'test/server/postgres-tls.test.ts',
   'test/cli/serve-postgres.test.ts',
   'test/cli/transfer.test.ts',
   'test/cli/commands.test.ts',
@@ -80,7 +81,13 @@ export default defineConfig({
         test: {
           name: 'in-process',
           include: ['test/**/*.test.ts'],
-          exclude: [...unit, ...blackBox, 'test/server/postgres.test.ts', 'test/cli/serve-postgres.test.ts'],
+          exclude: [
+            ...unit,
+            ...blackBox,
+            'test/server/postgres.test.ts',
+            'test/server/postgres-tls.test.ts',
+            'test/cli/serve-postgres.test.ts',
+          ],
         },
       },
       { extends: true, test: { name: 'black-box', include: blackBox } },

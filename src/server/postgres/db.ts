@@ -95,12 +95,29 @@ export interface PgOptions {
   readonly onIdleError?: (err: Error) => void;
 }
 
+/**
+ * The URL with its `sslmode` meaning what it means to PostgreSQL's own clients (libpq): `require`
+ * encrypts without checking the certificate (unless `sslrootcert` is given: then as `verify-ca`),
+ * `verify-ca` checks it against a CA, `verify-full` the host name too. node-postgres reads all of
+ * them as `verify-full` unless told `uselibpqcompat=true`; a URL that says so itself is kept.
+ */
+export function libpqUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.searchParams.has('sslmode') || u.searchParams.has('uselibpqcompat')) return url;
+    u.searchParams.set('uselibpqcompat', 'true');
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
 /** Opens a pool on the database at `url` (not yet connected: `migrate` connects first). */
 export function openPg(opts: PgOptions): PgDatabase {
   const pg = load();
   const now = opts.now ?? Date.now;
   const pool = new pg.Pool({
-    connectionString: opts.url,
+    connectionString: libpqUrl(opts.url),
     max: opts.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: 5000,
     // A database that stops answering (a network cut without a reset) fails a request after 30 s
@@ -183,7 +200,13 @@ export async function migrate(db: PgDatabase, url: string): Promise<void> {
   try {
     c = await db.pool.connect();
   } catch (e) {
-    throw new Error(`cannot connect to the database ${printableUrl(url)}: ${(e as Error).message}`);
+    // Node's TLS errors name no remedy: an untrusted certificate is said to be one, with the fix.
+    const code = String((e as { code?: unknown }).code ?? '');
+    const untrusted = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT_ALTNAME/.test(code);
+    const hint = untrusted
+      ? ' (the database\'s TLS certificate is not trusted: give the CA that signed it with sslrootcert=FILE in the URL)'
+      : '';
+    throw new Error(`cannot connect to the database ${printableUrl(url)}: ${(e as Error).message}${hint}`);
   }
   const lost = () => {};
   c.on('error', lost);
