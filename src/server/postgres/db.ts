@@ -204,7 +204,7 @@ export async function migrate(db: PgDatabase, url: string): Promise<void> {
     const code = String((e as { code?: unknown }).code ?? '');
     const untrusted = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT_ALTNAME/.test(code);
     const hint = untrusted
-      ? ' (the database\'s TLS certificate is not trusted: give the CA that signed it with sslrootcert=FILE in the URL)'
+      ? " (the database's TLS certificate is not trusted: give the CA that signed it with sslrootcert=FILE in the URL)"
       : '';
     throw new Error(`cannot connect to the database ${printableUrl(url)}: ${(e as Error).message}${hint}`);
   }
