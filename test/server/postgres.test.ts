@@ -6,6 +6,7 @@
  * same fuzzy matches as SQLite, /health, and losing the database (503 with Retry-After, then
  * recovery). Runs in the `postgres` project; skips with one line where there is no PostgreSQL.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, RESOURCES } from '../../src/resources/index.js';
 import { describedColumns } from '../../src/server/columns.js';
@@ -103,6 +104,48 @@ suite('PostgreSQL: the schema', () => {
     );
     expect(err?.message).toContain('cannot connect to the database postgres://pm:***@127.0.0.1:1/pm');
     expect(err?.message).not.toContain('s3cret');
+  });
+});
+
+suite('PostgreSQL: an instance running while another migrates the schema under it', () => {
+  it('keeps answering after columns are added and a column selected changes type (no 500)', async () => {
+    const db = await database();
+    const a = await startServer({ database: db.url, port: 0 });
+    try {
+      const api = makeApi(a.url, await tokenOf(a.store));
+      // Every kind of statement prepared on the instance's connections first.
+      const made = await api('POST', '/properties', { address: '1 Mill Lane', postcode: 'LS1 1AA', bedrooms: 3 });
+      expect(made.status).toBe(201);
+      const uuid = made.body.data.uuid;
+      expect((await api('GET', `/properties/${uuid}`)).status).toBe(200);
+      expect(
+        (await api('PUT', `/properties/${uuid}`, { address: '1 Mill Lane', postcode: 'LS1 1AA', bedrooms: 4 })).status,
+      ).toBe(200);
+      expect((await api('GET', '/properties?bedrooms=4')).body.meta.pagination.total).toBe(1);
+      // What a later pm's migration might do, run by another instance.
+      const other = new pg.Client({ connectionString: db.url });
+      await other.connect();
+      await other.query('ALTER TABLE properties ADD COLUMN added_later TEXT');
+      await other.query('ALTER TABLE properties ALTER COLUMN bedrooms TYPE BIGINT');
+      await other.end();
+      for (let round = 0; round < 3; round++) {
+        // A write first: its transaction meets the stale statement, and is run again whole.
+        const put = await api('PUT', `/properties/${uuid}`, {
+          address: '1 Mill Lane',
+          postcode: 'LS1 1AA',
+          bedrooms: 5 + round,
+        });
+        expect(put.status, put.text).toBe(200);
+        const got = await api('GET', `/properties/${uuid}`);
+        expect(got.status, got.text).toBe(200);
+        expect(got.body.data.bedrooms).toBe(5 + round);
+        const post = await api('POST', '/properties', { address: `${round} Mill Lane`, postcode: 'LS1 1AA' });
+        expect(post.status, post.text).toBe(201);
+        expect((await api('GET', '/properties?bedrooms=0')).body.meta.pagination.total).toBe(round + 1);
+      }
+    } finally {
+      await a.close();
+    }
   });
 });
 

@@ -41,8 +41,24 @@ export function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-/** A statement's name when it is prepared once per connection: from its text. */
-const nameOf = (text: string) => `pm_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+/**
+ * A statement's name when it is prepared once per connection: from its text, and the generation
+ * of the pool's statements (a new one when the schema changed under them: `isStalePlan`).
+ */
+const nameOf = (text: string, generation: number) =>
+  `pm_${createHash('sha1').update(text).digest('hex').slice(0, 20)}_${generation}`;
+
+/**
+ * PostgreSQL's refusal of a prepared statement whose result columns changed under it: another
+ * instance migrated the schema (a column it selects changed type). The statement prepared again
+ * under a new name answers; nothing was done by the one refused.
+ */
+export function isStalePlan(e: unknown): boolean {
+  return (
+    (e as { code?: unknown }).code === '0A000' &&
+    /cached plan must not change result type/.test(String((e as Error).message))
+  );
+}
 
 const LOST_CODES = new Set([
   'ECONNREFUSED',
@@ -138,53 +154,81 @@ export function openPg(opts: PgOptions): PgDatabase {
   // a listener its error would end the process.
   pool.on('error', (err) => opts.onIdleError?.(err));
 
+  // Statements are prepared again, under new names, once one is refused as stale (isStalePlan).
+  let generation = 0;
+  /** A statement outside a transaction is tried again once, prepared anew, when refused as stale. */
+  const again = async <T>(inTx: boolean, attempt: () => Promise<T>): Promise<T> => {
+    const seen = generation;
+    try {
+      return await attempt();
+    } catch (e) {
+      if (inTx || !isStalePlan(e)) throw e;
+      if (generation === seen) generation++;
+      return attempt();
+    }
+  };
   const on = (client: PG.Pool | PG.PoolClient, inTx: boolean): Pg => {
     const self: Pg = {
       now,
-      async query(sql, params = [], shape = true) {
-        const text = numbered(sql);
-        const res = await client.query<Row>(
-          shape ? { name: nameOf(text), text, values: params as unknown[] } : { text, values: params as unknown[] },
-        );
-        return res.rows;
-      },
-      async run(sql, params = []) {
-        const text = numbered(sql);
-        const res = await client.query({ name: nameOf(text), text, values: params as unknown[] });
-        return res.rowCount ?? 0;
-      },
+      query: (sql, params = [], shape = true) =>
+        again(inTx, async () => {
+          const text = numbered(sql);
+          const values = params as unknown[];
+          const res = await client.query<Row>(
+            shape ? { name: nameOf(text, generation), text, values } : { text, values },
+          );
+          return res.rows;
+        }),
+      run: (sql, params = []) =>
+        again(inTx, async () => {
+          const text = numbered(sql);
+          const res = await client.query({ name: nameOf(text, generation), text, values: params as unknown[] });
+          return res.rowCount ?? 0;
+        }),
       async write(fn) {
         if (inTx) return fn(self);
-        const c = await pool.connect();
-        let broken: unknown;
-        // A connection lost between two statements of the transaction is reported as an event of
-        // its client (no query is waiting for it): without a listener it would end the process.
-        // The next statement fails, and the client is then dropped rather than given back.
-        const lost = (err: Error) => {
-          broken = err;
-        };
-        c.on('error', lost);
+        const seen = generation;
         try {
-          await c.query('BEGIN');
-          const out = await fn(on(c, true));
-          await c.query('COMMIT');
-          return out;
+          return await transaction(fn);
         } catch (e) {
-          broken = isUnavailable(e) ? e : undefined;
-          try {
-            await c.query('ROLLBACK');
-          } catch (r) {
-            broken = r;
-          }
-          throw e;
-        } finally {
-          c.off('error', lost);
-          // A connection that failed is not given back to be used again.
-          c.release(broken instanceof Error ? broken : undefined);
+          // The transaction was rolled back whole: it is run again with its statements prepared anew.
+          if (!isStalePlan(e)) throw e;
+          if (generation === seen) generation++;
+          return transaction(fn);
         }
       },
     };
     return self;
+  };
+  /** `fn` in one transaction on a connection of its own. */
+  const transaction = async <T>(fn: (tx: Pg) => Promise<T>): Promise<T> => {
+    const c = await pool.connect();
+    let broken: unknown;
+    // A connection lost between two statements of the transaction is reported as an event of
+    // its client (no query is waiting for it): without a listener it would end the process.
+    // The next statement fails, and the client is then dropped rather than given back.
+    const lost = (err: Error) => {
+      broken = err;
+    };
+    c.on('error', lost);
+    try {
+      await c.query('BEGIN');
+      const out = await fn(on(c, true));
+      await c.query('COMMIT');
+      return out;
+    } catch (e) {
+      broken = isUnavailable(e) ? e : undefined;
+      try {
+        await c.query('ROLLBACK');
+      } catch (r) {
+        broken = r;
+      }
+      throw e;
+    } finally {
+      c.off('error', lost);
+      // A connection that failed is not given back to be used again.
+      c.release(broken instanceof Error ? broken : undefined);
+    }
   };
   const base = on(pool, false);
   return { ...base, pool, close: () => pool.end() };

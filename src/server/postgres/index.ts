@@ -54,16 +54,16 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
   const d = pgDialect(db.now);
   /** Runs an operation of ../sql/ on the pool, or on a transaction's connection. */
   const run = <T>(steps: Steps<T>, pg: Pg = db) => runAsync((q) => execute(pg, q), steps);
-  /** An operation of ../sql/ in one write transaction. */
-  const write = <T>(steps: Steps<T>) => db.write((tx) => run(steps, tx));
+  /** An operation of ../sql/ in one write transaction (made anew if the transaction runs again: db.ts). */
+  const write = <T>(steps: () => Steps<T>) => db.write((tx) => run(steps(), tx));
   return {
     db,
     list: guard((accountId, r, q) => listRecords(db, d, accountId, r, q)),
     get: guard((accountId, r, uuid, embed) => run(records.getRecord(d, accountId, r, uuid, embed))),
-    create: guard((accountId, r, body, parent) => write(records.createRecord(d, accountId, r, body, parent))),
-    update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),
-    delete: guard((accountId, r, uuid) => write(records.deleteRecord(accountId, r, uuid))),
-    createAccount: guard((name, userName) => write(tokens.createAccount(d, name, userName))),
+    create: guard((accountId, r, body, parent) => write(() => records.createRecord(d, accountId, r, body, parent))),
+    update: guard((accountId, r, uuid, body) => write(() => records.updateRecord(d, accountId, r, uuid, body))),
+    delete: guard((accountId, r, uuid) => write(() => records.deleteRecord(accountId, r, uuid))),
+    createAccount: guard((name, userName) => write(() => tokens.createAccount(d, name, userName))),
     firstUser: guard(() => run(tokens.firstUser())),
     userOfAccount: guard((accountId) => run(tokens.userOfAccount(accountId))),
     createToken: guard((userId, name, scopes) => run(tokens.createToken(d, userId, name, scopes))),
