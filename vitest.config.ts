@@ -53,6 +53,7 @@ const onPostgres = [
   'test/server/writes.test.ts',
   'test/server/postgres.test.ts',
   'test/server/postgres-tls.test.ts',
+  'test/server/scale.test.ts',
   'test/cli/serve-postgres.test.ts',
   'test/cli/transfer.test.ts',
   'test/cli/commands.test.ts',

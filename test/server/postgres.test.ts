@@ -86,6 +86,32 @@ suite('PostgreSQL: the schema', () => {
     }
   });
 
+  it('migration 3 counts the records a database already holds, per account, and keeps them counted', async () => {
+    const db = await database();
+    const before = await startServer({ database: db.url, port: 0 });
+    const api = makeApi(before.url, await tokenOf(before.store));
+    for (let i = 0; i < 3; i++) await api('POST', '/properties', { address: `${i} Mill Lane`, postcode: 'LS1 1AA' });
+    await api('POST', '/reminders', { title: 'one' });
+    // Back to the schema of migration 2, as a database made before migration 3 was.
+    await before.store.db.query(
+      `DROP TABLE record_counts; DROP FUNCTION pm_count_records CASCADE; UPDATE pm_schema SET version = 2`,
+      [],
+      false,
+    );
+    await before.close();
+    const after = await startServer({ database: db.url, port: 0 });
+    try {
+      const again = makeApi(after.url, await tokenOf(after.store));
+      const total = async (path: string) => (await again('GET', `/${path}?per_page=1`)).body.meta.pagination.total;
+      expect([await total('properties'), await total('reminders'), await total('notes')]).toEqual([3, 1, 0]);
+      await again('POST', '/properties', { address: '9 Mill Lane', postcode: 'LS1 1AA' });
+      expect(await total('properties')).toBe(4);
+      expect((await after.store.db.query('SELECT version FROM pm_schema'))[0]?.version).toBe(PG_MIGRATIONS.length);
+    } finally {
+      await after.close();
+    }
+  });
+
   it('a database at a schema version newer than this pm is refused, saying so', async () => {
     const db = await database();
     const store = await openPostgres(db.url);

@@ -180,9 +180,7 @@ describe('the counts kept per account', () => {
     expect(await total(a.api, 'properties')).toBe(4);
     // The property's notes went with it: their count too.
     expect(await total(a.api, 'notes')).toBe(3);
-    const counted = server.sqlite.db
-      .prepare('SELECT COUNT(*) AS n FROM properties WHERE account_id = ?')
-      .get(a.accountId) as { n: number };
-    expect(counted.n).toBe(4);
+    const [counted] = await server.sql('SELECT COUNT(*) AS n FROM properties WHERE account_id = ?', [a.accountId]);
+    expect(counted?.n).toBe(4);
   });
 });
