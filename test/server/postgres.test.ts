@@ -94,7 +94,7 @@ suite('PostgreSQL: the schema', () => {
     await api('POST', '/reminders', { title: 'one' });
     // Back to the schema of migration 2, as a database made before migration 3 was.
     await before.store.db.query(
-      `DROP TABLE record_counts; DROP FUNCTION pm_count_records CASCADE; UPDATE pm_schema SET version = 2`,
+      `DROP TABLE record_counts; DROP FUNCTION pm_count_inserted CASCADE; DROP FUNCTION pm_count_deleted CASCADE; UPDATE pm_schema SET version = 2`,
       [],
       false,
     );

@@ -197,8 +197,8 @@ $$`,
 ];
 
 /**
- * Migration 3: each account's number of records per table, kept by a trigger on every insert and
- * delete (cascades included), so that an unfiltered list's exact total is one row, not a count of
+ * Migration 3: each account's number of records per table, kept by triggers once per statement
+ * that inserts or deletes (cascades included), so that an unfiltered list's exact total is one row, not a count of
  * the table (85 ms at a million properties). The same snapshot reads it as the rows it counts.
  */
 const counts: PgMigration = [
@@ -208,19 +208,27 @@ const counts: PgMigration = [
   n BIGINT NOT NULL,
   PRIMARY KEY (account_id, tbl)
 )`,
-  `CREATE FUNCTION pm_count_records() RETURNS trigger LANGUAGE plpgsql AS $$
+  // Once a statement (its rows in a transition table), not once a row: a statement writing many
+  // rows of one account updates its count once.
+  `CREATE FUNCTION pm_count_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO record_counts (account_id, tbl, n) VALUES (NEW.account_id, TG_TABLE_NAME, 1)
-      ON CONFLICT (account_id, tbl) DO UPDATE SET n = record_counts.n + 1;
-  ELSE
-    UPDATE record_counts SET n = n - 1 WHERE account_id = OLD.account_id AND tbl = TG_TABLE_NAME;
-  END IF;
+  INSERT INTO record_counts (account_id, tbl, n)
+    SELECT account_id, TG_TABLE_NAME, COUNT(*) FROM inserted GROUP BY account_id
+    ON CONFLICT (account_id, tbl) DO UPDATE SET n = record_counts.n + EXCLUDED.n;
+  RETURN NULL;
+END
+$$`,
+  `CREATE FUNCTION pm_count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE record_counts c SET n = c.n - d.n
+    FROM (SELECT account_id, COUNT(*) AS n FROM deleted GROUP BY account_id) d
+    WHERE c.account_id = d.account_id AND c.tbl = TG_TABLE_NAME;
   RETURN NULL;
 END
 $$`,
   ...['contacts', 'properties', 'custom_fields', 'notes', 'reminders'].flatMap((t) => [
-    `CREATE TRIGGER ${t}_count AFTER INSERT OR DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION pm_count_records()`,
+    `CREATE TRIGGER ${t}_inserted AFTER INSERT ON ${t} REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION pm_count_inserted()`,
+    `CREATE TRIGGER ${t}_deleted AFTER DELETE ON ${t} REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION pm_count_deleted()`,
     `INSERT INTO record_counts (account_id, tbl, n) SELECT account_id, '${t}', COUNT(*) FROM ${t} GROUP BY account_id`,
   ]),
 ];
