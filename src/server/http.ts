@@ -21,16 +21,25 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** Connections held at once by default: more are closed as they come (each costs a file descriptor). */
 export const MAX_CONNECTIONS = 256;
 
+/** What a client may hold of the server: connections, and time for a request's headers and whole. */
+export interface HttpLimits {
+  readonly maxConnections?: number | undefined;
+  readonly headersTimeoutMs?: number | undefined;
+  readonly requestTimeoutMs?: number | undefined;
+}
+
 export function createHttpServer(
   api: Api,
   logError?: (err: unknown) => void,
   publicUrl?: string,
-  maxConnections = MAX_CONNECTIONS,
+  limits: HttpLimits = {},
 ): Server {
+  const requestTimeout = limits.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const server = createServer(
     {
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
+      // Node requires the headers' time to be no more than the whole request's.
+      headersTimeout: Math.min(limits.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout),
+      requestTimeout,
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       // How often the two request timeouts are checked (Node's default, 30 s, would let a request
       // run to twice its time).
@@ -44,7 +53,7 @@ export function createHttpServer(
       });
     },
   );
-  server.maxConnections = maxConnections;
+  server.maxConnections = limits.maxConnections ?? MAX_CONNECTIONS;
   return server;
 }
 

@@ -34,6 +34,9 @@ interface CommonOptions {
   readonly publicUrl?: string;
   /** Connections held at once (default 256); more are closed as they come. */
   readonly maxConnections?: number;
+  /** Time a client has to send a request's headers (default 10 s), and the whole request (30 s). */
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
 }
 
 export interface ServerOptions extends CommonOptions {
@@ -153,7 +156,7 @@ async function listen<S extends Store>(
     ...(opts.logError ? { logError: opts.logError } : {}),
   });
   const host = opts.host ?? '127.0.0.1';
-  const server = createHttpServer(api, opts.logError, opts.publicUrl, opts.maxConnections);
+  const server = createHttpServer(api, opts.logError, opts.publicUrl, opts);
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       void closeStore().finally(() => reject(err));

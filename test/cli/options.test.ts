@@ -240,4 +240,23 @@ describe('auth, config and serve', () => {
     );
     await expect(recorded(make, names, ['--port', '70000'])).rejects.toThrow('--port must be a number from 0 to 65535');
   });
+
+  it('serve: the time a client may take, in seconds', async () => {
+    const make = (runs: ServeRuns) => newCmdServe(f, runs);
+    const names: (keyof ServeRuns)[] = ['serve', 'tokensCreate', 'tokensList', 'tokensRevoke', 'accountsCreate'];
+    const [name, o] = await recorded(make, names, [
+      '--header-timeout',
+      '5',
+      '--request-timeout',
+      '120',
+      '--data',
+      'x.db',
+    ]);
+    expect(name).toBe('serve');
+    expect(o).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 120_000 });
+    await expect(recorded(make, names, ['--request-timeout', '0'])).rejects.toThrow(
+      '--request-timeout must be a whole number of seconds from 1 to 86400, not "0".',
+    );
+    await expect(recorded(make, names, ['--header-timeout', '2s'])).rejects.toThrow('--header-timeout must be');
+  });
 });

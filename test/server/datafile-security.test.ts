@@ -304,3 +304,60 @@ describe('connections held at once', () => {
     }
   });
 });
+
+describe('time a client may take (--header-timeout, --request-timeout)', () => {
+  /** Sends `head`, then `trickle` a byte every 200 ms; what the server answered, and when it closed. */
+  async function slowClient(url: string, head: string, trickle: string): Promise<{ answer: string; ms: number }> {
+    const u = new URL(url);
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const s = connect(Number(u.port), u.hostname, () => {
+        s.write(head);
+        let i = 0;
+        const timer = setInterval(() => {
+          if (i < trickle.length && !s.destroyed) s.write(trickle[i++] as string);
+        }, 200);
+        let answer = '';
+        s.on('data', (d) => {
+          answer += d;
+        });
+        s.on('close', () => {
+          clearInterval(timer);
+          resolve({ answer, ms: Date.now() - started });
+        });
+      });
+      s.on('error', () => {});
+      setTimeout(() => reject(new Error('the server never closed the connection')), 15_000);
+    });
+  }
+
+  it('a body trickling in is cut at the request timeout, and the server goes on answering', async () => {
+    const server = await startServer({ dataFile: fresh(), requestTimeoutMs: 1500, headersTimeoutMs: 1000 });
+    try {
+      const token = server.createdToken as string;
+      const head = `POST /reminders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`;
+      const slow = await slowClient(server.url, head, `{"title":"${'x'.repeat(180)}"}`);
+      expect(slow.answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(slow.ms).toBeGreaterThanOrEqual(1400);
+      expect(slow.ms).toBeLessThan(4500);
+      expect((await makeApi(server.url, token)('GET', '/reminders')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('headers trickling in are cut at the header timeout', async () => {
+    const server = await startServer({ dataFile: fresh(), requestTimeoutMs: 5000, headersTimeoutMs: 1000 });
+    try {
+      const slow = await slowClient(
+        server.url,
+        'GET /reminders HTTP/1.1\r\n',
+        'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+      );
+      expect(slow.answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(slow.ms).toBeLessThan(3500);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -27,6 +27,8 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
     ...(rateLimit ? { rateLimit } : {}),
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     ...(o.maxConnections ? { maxConnections: o.maxConnections } : {}),
+    ...(o.headersTimeoutMs ? { headersTimeoutMs: o.headersTimeoutMs } : {}),
+    ...(o.requestTimeoutMs ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
     logError: (err: unknown) =>
       io.stderr.write(`pm serve: internal error: ${redacted((err as Error)?.stack ?? String(err), database)}\n`),
   };

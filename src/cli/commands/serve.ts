@@ -22,6 +22,8 @@ export interface ServeOptions {
   readonly publicUrl?: string | undefined;
   /** Connections held at once. */
   readonly maxConnections?: number | undefined;
+  readonly headersTimeoutMs?: number | undefined;
+  readonly requestTimeoutMs?: number | undefined;
   /** Reader threads that answer lists (default: one per core, at most 4). */
   readonly readers?: number | undefined;
   /** A PostgreSQL database's URL, served instead of the data file. */
@@ -129,6 +131,14 @@ function parseReaders(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/** --header-timeout, --request-timeout: seconds, from 1 to a day. */
+function parseSeconds(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 86_400)
+    throw usageError(`${flag} must be a whole number of seconds from 1 to 86400, not "${text}".`);
+  return Number(text) * 1000;
+}
+
 function parseMaxConnections(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d{1,6}$/.test(text) || Number(text) < 1)
@@ -188,6 +198,8 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
       'limit each user to N requests per minute (or N/s, N/hour), as the hosted service does',
     )
     .option('--max-connections <n>', 'connections held at once; more are closed as they come (default 256)')
+    .option('--header-timeout <seconds>', "time a client has to send a request's headers (default 10)")
+    .option('--request-timeout <seconds>', 'time a client has to send a whole request, body included (default 30)')
     .option(
       '--readers <n>',
       'threads that answer lists beside the event loop, so a long one holds up nothing else (default: one per core, at most 4; 0: none)',
@@ -219,6 +231,8 @@ Examples:
           rateLimit?: string;
           publicUrl?: string;
           maxConnections?: string;
+          headerTimeout?: string;
+          requestTimeout?: string;
           readers?: string;
           poolSize?: string;
         },
@@ -238,6 +252,8 @@ Examples:
           rateLimit: await parseRateLimitFlag(opts.rateLimit),
           publicUrl: parsePublicUrl(opts.publicUrl),
           maxConnections: parseMaxConnections(opts.maxConnections),
+          headersTimeoutMs: parseSeconds('--header-timeout', opts.headerTimeout),
+          requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
           readers: parseReaders(opts.readers),
         });
       },
