@@ -49,7 +49,11 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
     `pm serve: listening on ${server.url} (${where}${rateLimit ? `, rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000}s` : ''})\n`,
   );
   await new Promise<void>((resolve) => {
+    let stopping = false;
+    // Ctrl-C reaches this both as SIGINT and as the run's abort signal: one shutdown.
     const stop = () => {
+      if (stopping) return;
+      stopping = true;
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       io.stderr.write('pm serve: shutting down\n');
