@@ -25,6 +25,8 @@ describe.skipIf(skip !== undefined)('pm serve --database over TLS (sslmode)', ()
   let certs: string;
   /** The database's URL with a password (which trust ignores) and these query parameters. */
   const url = (query: string) => `postgres://postgres:s3cret-pw@127.0.0.1:${cluster.port}/postgres?${query}`;
+  /** `pm serve tokens list` on the database with these query parameters: it connects, migrates, lists. */
+  const tokensList = (query: string) => runPm(['serve', 'tokens', 'list', '--database', url(query)]);
 
   beforeAll(async () => {
     cluster = await startCluster();
@@ -72,36 +74,24 @@ describe.skipIf(skip !== undefined)('pm serve --database over TLS (sslmode)', ()
   afterAll(() => cluster?.destroy());
 
   it('sslmode=require connects encrypted; without TLS the server refuses, and pm says so', async () => {
-    const ok = await runPm(['serve', 'tokens', 'list', '--database', url('sslmode=require')]);
+    const ok = await tokensList('sslmode=require');
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/new database: created an account/);
-    const plain = await runPm(['serve', 'tokens', 'list', '--database', url('sslmode=disable')]);
+    const plain = await tokensList('sslmode=disable');
     expect(plain.code).not.toBe(0);
     expect(plain.stderr).toMatch(/no encryption/);
     expect(plain.stderr).not.toContain('s3cret-pw');
   });
 
   it('sslmode=verify-full checks the certificate against sslrootcert: the right CA passes, another is refused', async () => {
-    const right = await runPm([
-      'serve',
-      'tokens',
-      'list',
-      '--database',
-      url(`sslmode=verify-full&sslrootcert=${join(certs, 'ca.crt')}`),
-    ]);
+    const right = await tokensList(`sslmode=verify-full&sslrootcert=${join(certs, 'ca.crt')}`);
     expect(right.code, right.stderr).toBe(0);
-    const wrong = await runPm([
-      'serve',
-      'tokens',
-      'list',
-      '--database',
-      url(`sslmode=verify-full&sslrootcert=${join(certs, 'other.crt')}`),
-    ]);
+    const wrong = await tokensList(`sslmode=verify-full&sslrootcert=${join(certs, 'other.crt')}`);
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toMatch(/TLS certificate is not trusted: give the CA that signed it with sslrootcert=FILE/);
     expect(wrong.stderr).not.toContain('s3cret-pw');
     // verify-full with no CA given checks against the system's CAs, which never signed this one.
-    const none = await runPm(['serve', 'tokens', 'list', '--database', url('sslmode=verify-full')]);
+    const none = await tokensList('sslmode=verify-full');
     expect(none.code).not.toBe(0);
     expect(none.stderr).toMatch(/certificate/i);
   });
