@@ -57,7 +57,11 @@ export function listRecords(
   // number sets the cost, not the table's. With few candidates (TUNING), from those, tested.
   // Below tuning.scanBelow records, a list with another filter as well reads the rows that filter
   // leaves (through its index) and tests the fuzzy one on each: cheaper there than the index.
-  const scan = sql.counted && q.conditions.some((c) => c.kind !== 'fuzzy') && kept() < sql.tuning.scanBelow;
+  const scan =
+    sql.counted &&
+    q.conditions.some((c) => c.kind === 'fuzzy') &&
+    q.conditions.some((c) => c.kind !== 'fuzzy') &&
+    kept() < sql.tuning.scanBelow;
   const driver = scan
     ? undefined
     : q.conditions.map((c) => ({ c, m: trigramMatch(sql.trigram, r, c) })).find((x) => x.m);
