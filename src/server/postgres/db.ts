@@ -156,7 +156,7 @@ export function openPg(opts: PgOptions): PgDatabase {
 
   // Statements are prepared again, under new names, once one is refused as stale (isStalePlan).
   let generation = 0;
-  /** A statement outside a transaction is tried again once, prepared anew, when refused as stale. */
+  /** A statement, or a whole transaction, tried again once, prepared anew, when refused as stale. */
   const again = async <T>(inTx: boolean, attempt: () => Promise<T>): Promise<T> => {
     const seen = generation;
     try {
@@ -187,15 +187,8 @@ export function openPg(opts: PgOptions): PgDatabase {
         }),
       async write(fn) {
         if (inTx) return fn(self);
-        const seen = generation;
-        try {
-          return await transaction(fn);
-        } catch (e) {
-          // The transaction was rolled back whole: it is run again with its statements prepared anew.
-          if (!isStalePlan(e)) throw e;
-          if (generation === seen) generation++;
-          return transaction(fn);
-        }
+        // A transaction refused a stale statement was rolled back whole: it runs again, anew.
+        return again(false, () => transaction(fn));
       },
     };
     return self;
