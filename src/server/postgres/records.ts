@@ -80,14 +80,14 @@ export async function listRecords(
   // An unfiltered list's total is the count kept by migration 3's triggers.
   const counted = !q.conditions.length;
   const count = counted
-    ? `SELECT COALESCE((SELECT n FROM record_counts WHERE account_id = ? AND tbl = '${r.table}'), 0) AS n`
+    ? `SELECT COALESCE((SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?), 0) AS n`
     : `SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`;
   const rows = await pg.query(
     `SELECT c.n AS _total, p.* FROM (${count}) c
      LEFT JOIN LATERAL (SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE t.id IN (
        SELECT t.id FROM ${r.table} t WHERE ${where} ORDER BY t.created_at, t.id LIMIT ? OFFSET ?)
        ORDER BY t.created_at, t.id) p ON true`,
-    [...(counted ? [accountId] : params), ...params, q.perPage, offset],
+    [...(counted ? [accountId, r.table] : params), ...params, q.perPage, offset],
     false,
   );
   const total = (rows[0]?._total as number | undefined) ?? 0;
