@@ -202,6 +202,14 @@ describe('auth, config and serve', () => {
     expect(got).toEqual(['login', { f, withToken: true, verify: false }]);
   });
 
+  /** `pm serve ...` parsed: which run function it calls, and with what. */
+  const serve = (argv: string[]) =>
+    recorded(
+      (runs: ServeRuns) => newCmdServe(f, runs),
+      ['serve', 'tokensCreate', 'tokensList', 'tokensRevoke', 'accountsCreate'],
+      argv,
+    );
+
   it('config set, and its keys checked before any run', async () => {
     const make = (runs: ConfigRuns) => newCmdConfig(f, runs);
     const names: (keyof ConfigRuns)[] = ['list', 'get', 'set', 'unset', 'path'];
@@ -214,9 +222,7 @@ describe('auth, config and serve', () => {
   });
 
   it('serve tokens create', async () => {
-    const make = (runs: ServeRuns) => newCmdServe(f, runs);
-    const names: (keyof ServeRuns)[] = ['serve', 'tokensCreate', 'tokensList', 'tokensRevoke', 'accountsCreate'];
-    const [name, o] = await recorded(make, names, [
+    const [name, o] = await serve([
       'tokens',
       'create',
       '--name',
@@ -235,28 +241,19 @@ describe('auth, config and serve', () => {
       scopes: ['reminders.read', 'reminders.write'],
       account: 2,
     });
-    await expect(recorded(make, names, ['tokens', 'create', '--scopes', 'everything'])).rejects.toThrow(
+    await expect(serve(['tokens', 'create', '--scopes', 'everything'])).rejects.toThrow(
       '--scopes: unknown scope "everything".',
     );
-    await expect(recorded(make, names, ['--port', '70000'])).rejects.toThrow('--port must be a number from 0 to 65535');
+    await expect(serve(['--port', '70000'])).rejects.toThrow('--port must be a number from 0 to 65535');
   });
 
   it('serve: the time a client may take, in seconds', async () => {
-    const make = (runs: ServeRuns) => newCmdServe(f, runs);
-    const names: (keyof ServeRuns)[] = ['serve', 'tokensCreate', 'tokensList', 'tokensRevoke', 'accountsCreate'];
-    const [name, o] = await recorded(make, names, [
-      '--header-timeout',
-      '5',
-      '--request-timeout',
-      '120',
-      '--data',
-      'x.db',
-    ]);
+    const [name, o] = await serve(['--header-timeout', '5', '--request-timeout', '120', '--data', 'x.db']);
     expect(name).toBe('serve');
     expect(o).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 120_000 });
-    await expect(recorded(make, names, ['--request-timeout', '0'])).rejects.toThrow(
+    await expect(serve(['--request-timeout', '0'])).rejects.toThrow(
       '--request-timeout must be a whole number of seconds from 1 to 86400, not "0".',
     );
-    await expect(recorded(make, names, ['--header-timeout', '2s'])).rejects.toThrow('--header-timeout must be');
+    await expect(serve(['--header-timeout', '2s'])).rejects.toThrow('--header-timeout must be');
   });
 });
