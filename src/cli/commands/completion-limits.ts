@@ -23,4 +23,3 @@ export const TIMEOUT_MS = 1500;
  * which a busy machine can make slower than TIMEOUT_MS.
  */
 export const EMBEDDED_TIMEOUT_MS = 5000;
-/** Records fetched for uuid completion: the most recent page and the first. */

@@ -23,7 +23,7 @@ import { MAX_PER_PAGE } from '../../core/limits.js';
 import { OPENAPI_PATH, openApiDocument } from '../../core/openapi.js';
 import { cacheDir } from '../../core/paths.js';
 import { knownProfiles, loadConfig, resolveTarget } from '../config.js';
-import { TOPICS } from '../help/index.js';
+import { commandAt, TOPICS } from '../help/index.js';
 import { fieldNames, OUTPUT_FORMATS } from '../output/index.js';
 import { type Session, withSession } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
@@ -43,10 +43,6 @@ import {
   type Shell,
   TIMEOUT_MS,
 } from './completion-limits.js';
-
-const PER_PAGE = 100;
-
-export type { Candidate, Completions };
 
 export const NONE: Completions = { candidates: [] };
 
@@ -136,10 +132,7 @@ export async function complete(root: Command, words: readonly string[], deps: De
       }
       continue;
     }
-    const sub =
-      positionals.length === 0 && !afterDashDash
-        ? cmd.commands.find((c) => c.name() === w || c.aliases().includes(w))
-        : undefined;
+    const sub = positionals.length === 0 && !afterDashDash ? commandAt(cmd, [w]) : undefined;
     if (sub) {
       cmd = sub;
       chain.push(sub);
@@ -245,11 +238,8 @@ async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
 }
 
 async function helpValues(ctx: Context): Promise<Completions> {
-  let at: Command | undefined = ctx.root;
-  for (const w of ctx.positionals) {
-    at = at?.commands.find((c) => c.name() === w || c.aliases().includes(w));
-    if (!at) return NONE;
-  }
+  const at = commandAt(ctx.root, ctx.positionals);
+  if (!at) return NONE;
   const commands = commandCandidates(at).filter((c) => !(at === ctx.root && c.value === 'help'));
   if (ctx.positionals.length) return { candidates: commands };
   return { candidates: [...TOPICS.map((t) => ({ value: t.name, description: t.summary })), ...commands] };
@@ -383,7 +373,7 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
 
 async function uuids(r: ResourceDef, ctx: Context, cur: string): Promise<Candidate[]> {
   const all = await cached(`uuids:${r.path}`, ctx, async (s) => {
-    const q = new URLSearchParams({ per_page: String(Math.min(PER_PAGE, MAX_PER_PAGE)) });
+    const q = new URLSearchParams({ per_page: String(MAX_PER_PAGE) });
     const first = await s.client.list(r, q);
     let records = [...first.records].reverse();
     const last = first.pagination.total_pages;
@@ -401,7 +391,7 @@ async function uuids(r: ResourceDef, ctx: Context, cur: string): Promise<Candida
 async function customFieldNames(entity: number, ctx: Context): Promise<Candidate[]> {
   const cf = resourceByPath('custom-fields');
   return cached(`custom-field-names:${entity}`, ctx, async (s) => {
-    const q = new URLSearchParams({ per_page: String(PER_PAGE), entity_type: String(entity) });
+    const q = new URLSearchParams({ per_page: String(MAX_PER_PAGE), entity_type: String(entity) });
     const page = await s.client.list(cf, q);
     return page.records
       .filter((rec) => typeof rec.name === 'string')

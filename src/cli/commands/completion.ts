@@ -6,8 +6,6 @@ import { Argument, type Command } from 'commander';
 import type { Deps } from '../context.js';
 import { CACHE_TTL_MS, SHELLS, type Shell } from './completion-limits.js';
 
-export { CACHE_TTL_MS, EMBEDDED_TIMEOUT_MS, SHELLS, type Shell, TIMEOUT_MS } from './completion-limits.js';
-
 /** The top-level commands this module adds, with their one-line summaries. */
 export const COMPLETION_COMMANDS = { completion: 'Print the tab-completion script for bash, zsh or fish' };
 

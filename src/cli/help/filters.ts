@@ -5,9 +5,8 @@
 import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import { filterKind } from '../../core/kinds.js';
+import { kebab } from '../flags.js';
 import { commas, wrap } from './text.js';
-
-const kebab = (name: string): string => name.replace(/_/g, '-');
 
 /** A switch (no value) reads both ways: --[no-]has-garage. */
 function flagOf(f: FieldDef): string {
