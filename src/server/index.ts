@@ -9,20 +9,17 @@ import { createApi } from './api.js';
 import { createHttpServer } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
 import { bootstrap, type DataFileStore, openStore } from './datafile.js';
-import { DEFAULT_POOL_SIZE } from './postgres/db.js';
 import type { PostgresStore } from './postgres/index.js';
 import type { SqliteStore } from './sqlite/index.js';
 import { ReaderPool, withReaders } from './sqlite/readers.js';
 import type { Store } from './store.js';
 
 export { parseRateLimit } from './ratelimit.js';
-export type { RateLimit, RateLimiter } from './ratelimit.js';
+export type { RateLimit } from './ratelimit.js';
 export { bootstrap, type DataFileStore, openStore, readLocalToken } from './datafile.js';
 export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';
-export type { ApiRecord, Principal, Store, TokenInfo } from './store.js';
-
-export { DEFAULT_POOL_SIZE } from './postgres/db.js';
+export type { Store } from './store.js';
 
 interface CommonOptions {
   readonly host?: string;
@@ -78,11 +75,7 @@ export async function openPostgres(
   opts: { poolSize?: number | undefined; now?: () => number } = {},
 ): Promise<PostgresStore> {
   const { openPostgresStore } = await import('./postgres/index.js');
-  return openPostgresStore({
-    url,
-    poolSize: opts.poolSize ?? DEFAULT_POOL_SIZE,
-    ...(opts.now ? { now: opts.now } : {}),
-  });
+  return openPostgresStore({ url, ...opts });
 }
 
 // The data file's overload last: ReturnType<typeof startServer> is the usual one.
@@ -119,12 +112,7 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<DataFileS
 
 async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {
   const now = opts.now ?? Date.now;
-  const store =
-    opts.store ??
-    (await openPostgres(opts.database, {
-      poolSize: opts.poolSize,
-      now,
-    }));
+  const store = opts.store ?? (await openPostgres(opts.database, { poolSize: opts.poolSize, now }));
   let createdAccount: boolean;
   try {
     createdAccount = await store.ensureAccount();

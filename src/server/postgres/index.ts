@@ -11,9 +11,6 @@ import type { Store } from '../store.js';
 import { migrate, openPg, type Pg, type PgDatabase, type PgOptions, storeError } from './db.js';
 import { execute, listRecords, pgDialect } from './records.js';
 
-export { DEFAULT_POOL_SIZE } from './db.js';
-export { PgRateLimiter } from './ratelimit.js';
-
 export interface PostgresStore extends Store {
   /** The database, for the rate limiter and for tests. */
   readonly db: PgDatabase;
