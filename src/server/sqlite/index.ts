@@ -12,7 +12,7 @@ import { type Query, runSync, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
 import { execute, sqliteDialect } from './dialect.js';
 import { listRecords, TUNING } from './records.js';
-import { PageEnds, type Sql, type SqliteTuning, StatementCache, trigramColumns } from './statements.js';
+import { Bounded, type PageEnd, type Sql, type SqliteTuning, StatementCache, trigramColumns } from './statements.js';
 
 export type { SqliteTuning } from './statements.js';
 
@@ -75,7 +75,7 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, tuning: Sq
         own++;
       }
     },
-    pageEnds: new PageEnds(),
+    pageEnds: new Bounded<PageEnd>(1000),
     version: () => `${dataVersion.get()}:${own}`,
     trigram,
     counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,

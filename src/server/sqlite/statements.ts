@@ -37,7 +37,7 @@ export interface Sql {
   /** How lists are planned (records.ts). */
   readonly tuning: Required<SqliteTuning>;
   /** Where the last page served of a list ended, by the list's shape (bounded; records.ts). */
-  readonly pageEnds: PageEnds;
+  readonly pageEnds: Bounded<PageEnd>;
   /** Changes when anything is written to the data file, by this connection or another. */
   version(): string;
 }
@@ -50,17 +50,16 @@ export interface PageEnd {
   readonly version: string;
 }
 
-/** The ends of the last pages served, for as many list shapes as MAX_PAGE_ENDS, the oldest dropped. */
-export class PageEnds {
-  private readonly ends = new Map<string, PageEnd>();
-  constructor(readonly max = 1000) {}
-  get(shape: string): PageEnd | undefined {
-    return this.ends.get(shape);
+/** A Map of at most `max` entries: the one set longest ago is dropped (a Map keeps insertion order). */
+export class Bounded<V> extends Map<string, V> {
+  constructor(readonly max: number) {
+    super();
   }
-  set(shape: string, end: PageEnd): void {
-    this.ends.delete(shape);
-    if (this.ends.size >= this.max) this.ends.delete(this.ends.keys().next().value as string);
-    this.ends.set(shape, end);
+
+  override set(key: string, value: V): this {
+    this.delete(key);
+    if (this.size >= this.max) this.delete(this.keys().next().value as string);
+    return super.set(key, value);
   }
 }
 
@@ -78,28 +77,18 @@ export function trigramColumns(db: DB): Set<string> {
   return out;
 }
 
-export class StatementCache {
-  private readonly statements = new Map<string, Statement<unknown[]>>();
-
+export class StatementCache extends Bounded<Statement<unknown[]>> {
   constructor(
     private readonly db: DB,
-    readonly max: number = STATEMENT_CACHE_SIZE,
-  ) {}
-
-  /** How many statements are kept. */
-  get size(): number {
-    return this.statements.size;
+    max: number = STATEMENT_CACHE_SIZE,
+  ) {
+    super(max);
   }
 
-  /** The statement for `sql`, prepared on first use. A Map keeps insertion order: the first key is the least recently used. */
-  get(sql: string): Statement<unknown[]> {
-    let s = this.statements.get(sql);
-    if (s) this.statements.delete(sql);
-    else {
-      s = this.db.prepare<unknown[]>(sql);
-      if (this.statements.size >= this.max) this.statements.delete(this.statements.keys().next().value as string);
-    }
-    this.statements.set(sql, s);
+  /** The statement for `sql`, prepared on first use, and set again as the most recently used. */
+  override get(sql: string): Statement<unknown[]> {
+    const s = super.get(sql) ?? this.db.prepare<unknown[]>(sql);
+    this.set(sql, s);
     return s;
   }
 }
