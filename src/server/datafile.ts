@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { tokenFileFor } from '../core/paths.js';
 import { ALL_SCOPES } from '../resources/index.js';
-import { openSqliteStore, type SqliteStore, type SqliteTuning } from './sqlite/index.js';
 import type { SyncStore } from './store.js';
 
 /** A store kept in a local data file, beside which its local token is written. */
@@ -16,9 +15,7 @@ export interface DataFileStore extends SyncStore {
 }
 
 /** Opens (creating and migrating it when needed) the data file: SQLite. */
-export function openStore(file: string, now: () => number = Date.now, tuning?: SqliteTuning): SqliteStore {
-  return openSqliteStore(file, now, tuning);
-}
+export { openSqliteStore as openStore } from './sqlite/index.js';
 
 /**
  * Refuses a secret file that is there and not this user's own: a link, another owner's, or one

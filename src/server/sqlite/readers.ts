@@ -131,24 +131,12 @@ export function withReaders<S extends Store & { recordCount?(accountId: number, 
   pool: ReaderPool,
   from = THREADED_FROM,
 ): Store {
+  // Its close is the store's: the pool is the caller's to close.
   return {
+    ...store,
     list: (accountId, r, q) =>
       q.conditions.length && (store.recordCount?.(accountId, r) ?? Number.POSITIVE_INFINITY) >= from
         ? pool.list(accountId, r, q)
         : store.list(accountId, r, q),
-    get: (...a) => store.get(...a),
-    create: (...a) => store.create(...a),
-    update: (...a) => store.update(...a),
-    delete: (...a) => store.delete(...a),
-    createAccount: (...a) => store.createAccount(...a),
-    firstUser: () => store.firstUser(),
-    userOfAccount: (...a) => store.userOfAccount(...a),
-    createToken: (...a) => store.createToken(...a),
-    authenticate: (...a) => store.authenticate(...a),
-    listTokens: () => store.listTokens(),
-    revokeToken: (...a) => store.revokeToken(...a),
-    ping: () => store.ping(),
-    // The pool is the caller's to close.
-    close: () => store.close(),
   };
 }
