@@ -9,9 +9,8 @@ import { createRequire } from 'node:module';
 import type * as PG from 'pg';
 import { ApiError } from '../../core/errors.js';
 import { printableUrl } from '../../core/redact.js';
+import type { Row } from '../sql/steps.js';
 import { PG_MIGRATIONS } from './schema.js';
-
-export type Row = Record<string, unknown>;
 
 /** Where the queries of one operation go: the pool, or the one connection of a transaction. */
 export interface Pg {
@@ -168,23 +167,16 @@ export function openPg(opts: PgOptions): PgDatabase {
     }
   };
   const on = (client: PG.Pool | PG.PoolClient, inTx: boolean): Pg => {
+    const send = (sql: string, params: readonly unknown[], shape: boolean) =>
+      again(inTx, () => {
+        const text = numbered(sql);
+        const values = params as unknown[];
+        return client.query<Row>(shape ? { name: nameOf(text, generation), text, values } : { text, values });
+      });
     const self: Pg = {
       now,
-      query: (sql, params = [], shape = true) =>
-        again(inTx, async () => {
-          const text = numbered(sql);
-          const values = params as unknown[];
-          const res = await client.query<Row>(
-            shape ? { name: nameOf(text, generation), text, values } : { text, values },
-          );
-          return res.rows;
-        }),
-      run: (sql, params = []) =>
-        again(inTx, async () => {
-          const text = numbered(sql);
-          const res = await client.query({ name: nameOf(text, generation), text, values: params as unknown[] });
-          return res.rowCount ?? 0;
-        }),
+      query: async (sql, params = [], shape = true) => (await send(sql, params, shape)).rows,
+      run: async (sql, params = []) => (await send(sql, params, true)).rowCount ?? 0,
       async write(fn) {
         if (inTx) return fn(self);
         // A transaction refused a stale statement was rolled back whole: it runs again, anew.
