@@ -11,7 +11,7 @@ import * as records from '../sql/records.js';
 import { type Query, runSync, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
 import { execute, sqliteDialect } from './dialect.js';
-import { listRecords, TUNING } from './records.js';
+import { keptCount, listRecords, TUNING } from './records.js';
 import { Bounded, type PageEnd, type Sql, type SqliteTuning, StatementCache, trigramColumns } from './statements.js';
 
 export type { SqliteTuning } from './statements.js';
@@ -105,14 +105,7 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     db,
     statements,
     list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)),
-    recordCount: (accountId, r) =>
-      sql.counted
-        ? ((
-            sql.stmt('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, r.table) as
-              | { n: number }
-              | undefined
-          )?.n ?? 0)
-        : undefined,
+    recordCount: (accountId, r) => (sql.counted ? keptCount(sql, accountId, r.table) : undefined),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
     create: guard((accountId, r, body, parent) => write(records.createRecord(d, accountId, r, body, parent))),
     update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),

@@ -33,6 +33,12 @@ const WALK_PER_MATCH = 8;
  */
 export const TUNING: Required<SqliteTuning> = { scanBelow: 20_000, fewCandidates: 1_000 };
 
+/** An account's records in a table, kept by triggers (schema.ts, migration 3). */
+export function keptCount(sql: Sql, accountId: number, table: string): number {
+  const row = sql.stmt('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, table);
+  return (row as { n: number } | undefined)?.n ?? 0;
+}
+
 export function listRecords(
   sql: Sql,
   accountId: number,
@@ -48,8 +54,8 @@ export function listRecords(
   const params: unknown[] = [accountId];
   const where = ['t.account_id = ?', ...whereSql(sql.dialect, r, 't', q.conditions, accountId, params)].join(' AND ');
   const one = (text: string, p: unknown[]) => (sql.stmt(text).get(...p) as { n: number } | undefined)?.n ?? 0;
-  // The account's records, kept by triggers (schema.ts, migration 3): an unfiltered list's total.
-  const kept = () => one('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?', [accountId, r.table]);
+  // An unfiltered list's total.
+  const kept = () => keptCount(sql, accountId, r.table);
   let total: number;
   let rows: Row[] | undefined;
   // A fuzzy filter the trigram index answers gives the count from the index (the account's keys
