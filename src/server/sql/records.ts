@@ -216,22 +216,19 @@ function* unique(
   current: Row | undefined,
   write: Query,
 ): Steps<unknown> {
+  const valuesOf = (key: readonly string[]) => key.map((k) => (k in cols ? cols[k] : current?.[k]));
   if (d.isUniqueViolation) {
     try {
       return yield write;
     } catch (e) {
       if (!d.isUniqueViolation(e, r)) throw e;
       const key = r.unique?.[0] as readonly string[];
-      throw conflict(
-        r,
-        key,
-        key.map((k) => (k in cols ? cols[k] : current?.[k])),
-      );
+      throw conflict(r, key, valuesOf(key));
     }
   }
   for (const key of r.unique ?? []) {
     if (!key.some((k) => k in cols)) continue;
-    const values = key.map((k) => (k in cols ? cols[k] : current?.[k]));
+    const values = valuesOf(key);
     // As in SQL, a null is never equal to another.
     if (values.some((v) => v === null || v === undefined)) continue;
     const clash = (yield get(
