@@ -215,8 +215,7 @@ export function openPg(opts: PgOptions): PgDatabase {
       c.release(broken instanceof Error ? broken : undefined);
     }
   };
-  const base = on(pool, false);
-  return { ...base, pool, close: () => pool.end() };
+  return { ...on(pool, false), pool, close: () => pool.end() };
 }
 
 /**

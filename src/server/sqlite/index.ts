@@ -60,8 +60,6 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, tuning: Sq
   const exec = (q: Query) => execute(statements, q);
   const trigram = trigramColumns(db);
   return {
-    db,
-    now,
     stmt: (text) => statements.get(text),
     dialect: sqliteDialect(trigram, now),
     run: (steps) => runSync(exec, steps),

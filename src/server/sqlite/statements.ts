@@ -18,10 +18,8 @@ export interface SqliteTuning {
   readonly fewCandidates?: number;
 }
 
-/** What the SQLite modules are handed: the database, its statements and the clock. */
+/** What the SQLite modules are handed: the connection's statements, and what its schema has. */
 export interface Sql {
-  readonly db: DB;
-  readonly now: () => number;
   /** The prepared statement for a SQL text. */
   stmt(sql: string): Statement<unknown[]>;
   /** What the code shared with PostgreSQL (../sql/) needs to know of SQLite. */
