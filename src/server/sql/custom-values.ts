@@ -35,13 +35,8 @@ export function* setCustomValues(
   for (const [i, cv] of body.customValues.entries()) {
     const key = cv.name !== undefined ? FIELD.name : 'uuid';
     const wanted = cv.name ?? cv.uuid;
-    const row = hasNul(wanted)
-      ? undefined
-      : ((yield get(`SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${key} = ?`, [
-          accountId,
-          entity,
-          wanted,
-        ])) as Row | undefined);
+    const sql = `SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${key} = ?`;
+    const row = hasNul(wanted) ? undefined : ((yield get(sql, [accountId, entity, wanted])) as Row | undefined);
     if (!row)
       bag.add(
         `${CUSTOM_VALUES_KEY}.${i}.${key}`,
@@ -93,9 +88,7 @@ export function* embedCustomValues(d: Dialect, r: ResourceDef, owners: Row[], re
  */
 export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row, current?: Row): Steps<void> {
   if (current && cols[FIELD.entity] !== undefined && cols[FIELD.entity] !== current[FIELD.entity]) {
-    const used = (yield get('SELECT 1 FROM custom_values WHERE field_id = ? LIMIT 1', [current._id])) as
-      | Row
-      | undefined;
+    const used = yield get('SELECT 1 FROM custom_values WHERE field_id = ? LIMIT 1', [current._id]);
     if (used)
       throw new ValidationError({
         [FIELD.entity]: ['The entity type cannot change while values of this field are stored.'],
@@ -120,14 +113,11 @@ export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row
   const entity = cols[FIELD.entity];
   const base = nameFromLabel(String(cols[FIELD.label]));
   // The names taken that a generated one could clash with, in one query.
-  const taken = new Set(
-    (
-      (yield rows(
-        `SELECT ${FIELD.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND (${FIELD.name} = ? OR ${FIELD.name} LIKE ? ESCAPE '\\')`,
-        [accountId, entity, base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}\\_%`],
-      )) as Row[]
-    ).map((x) => x.name as string),
-  );
+  const found = (yield rows(
+    `SELECT ${FIELD.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND (${FIELD.name} = ? OR ${FIELD.name} LIKE ? ESCAPE '\\')`,
+    [accountId, entity, base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}\\_%`],
+  )) as Row[];
+  const taken = new Set(found.map((x) => x.name as string));
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
   cols[FIELD.name] = name;

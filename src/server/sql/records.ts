@@ -41,12 +41,8 @@ export function notFound(r: ResourceDef, uuid: string): ApiError {
 
 /** The row of a record; `lock`: read to be written (the dialect's lock). */
 function* mustFind(d: Dialect, accountId: number, r: ResourceDef, uuid: string, lock = false): Steps<Row> {
-  const row = hasNul(uuid)
-    ? undefined
-    : ((yield get(
-        `SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE t.account_id = ? AND t.uuid = ?${lock ? d.forUpdate : ''}`,
-        [accountId, uuid],
-      )) as Row | undefined);
+  const sql = `SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE t.account_id = ? AND t.uuid = ?${lock ? d.forUpdate : ''}`;
+  const row = hasNul(uuid) ? undefined : ((yield get(sql, [accountId, uuid])) as Row | undefined);
   if (!row) throw notFound(r, uuid);
   return row;
 }
@@ -116,17 +112,11 @@ export function* createRecord(
   const uuid = randomUUID();
   withFolds(r, cols);
   const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];
-  const id = (yield* unique(
-    d,
-    accountId,
-    r,
-    cols,
-    undefined,
-    insert(
-      `INSERT INTO ${r.table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
-      [accountId, uuid, t, t, ...Object.values(cols)],
-    ),
-  )) as number;
+  const write = insert(
+    `INSERT INTO ${r.table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
+    [accountId, uuid, t, t, ...Object.values(cols)],
+  );
+  const id = (yield* unique(d, accountId, r, cols, undefined, write)) as number;
   yield* setCustomValues(accountId, r, id, body, bag);
   bag.throwIfAny();
   return yield* getRecord(d, accountId, r, uuid);
@@ -150,19 +140,9 @@ export function* updateRecord(
       });
   if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols, row);
   withFolds(r, cols);
-  const names = Object.keys(cols);
-  yield* unique(
-    d,
-    accountId,
-    r,
-    cols,
-    row,
-    run(`UPDATE ${r.table} SET ${[...names.map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ')} WHERE id = ?`, [
-      ...Object.values(cols),
-      d.now(),
-      row._id,
-    ]),
-  );
+  const sets = [...Object.keys(cols).map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ');
+  const write = run(`UPDATE ${r.table} SET ${sets} WHERE id = ?`, [...Object.values(cols), d.now(), row._id]);
+  yield* unique(d, accountId, r, cols, row, write);
   yield* setCustomValues(accountId, r, row._id as number, body, bag);
   bag.throwIfAny();
   return yield* getRecord(d, accountId, r, uuid);
@@ -183,12 +163,8 @@ function* resolveLinks(d: Dialect, accountId: number, r: ResourceDef, body: Vali
     if (!by) continue;
     const [key, value] = Object.entries(by)[0] as [string, string];
     const target = resourceByPath(link.target);
-    const found = hasNul(value)
-      ? []
-      : ((yield rows(`SELECT id FROM ${target.table} WHERE account_id = ? AND ${d.equalsNoCase(`"${key}"`)} LIMIT 2`, [
-          accountId,
-          value,
-        ])) as Row[]);
+    const sql = `SELECT id FROM ${target.table} WHERE account_id = ? AND ${d.equalsNoCase(`"${key}"`)} LIMIT 2`;
+    const found = hasNul(value) ? [] : ((yield rows(sql, [accountId, value])) as Row[]);
     if (found.length === 1) out[link.column] = (found[0] as Row).id;
     else
       bag.add(
