@@ -1,10 +1,8 @@
 /**
- * The API's request handling, independent of any HTTP server: routes derived from the resource
- * descriptions, auth, scopes and the rate limit, body checks, pagination, and errors as the API
- * answers them. `pm serve` reaches it through node:http (http.ts); the CLI's embedded default
- * calls it in-process (embedded.ts), which is why nothing here may load node:http's server or the
- * WHATWG fetch classes (Request, Response, Headers): on Node 20, loading those costs a CLI run
- * some 25 ms.
+ * The API's request handling, independent of any HTTP server (docs/architecture.md). The CLI's
+ * embedded default calls it in-process (embedded.ts), which is why nothing here may load
+ * node:http's server or the WHATWG fetch classes (Request, Response, Headers): on Node 20,
+ * loading those costs a CLI run some 25 ms.
  */
 import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';

@@ -1,9 +1,6 @@
 /**
- * The records of every resource, in PostgreSQL: a list's page and its total in one statement,
- * and PostgreSQL's dialect for the operations shared with SQLite (../sql/): a fuzzy filter is a
- * LIKE on the fold column (its % and _ escaped; pg_trgm's indexes answer it), a row read to be
- * written is locked, a clash with a unique key is found by the key's constraint (so two writers
- * at once cannot both pass), and custom fields' names are chosen under a lock per account.
+ * A list in PostgreSQL (its page and total in one statement), and PostgreSQL's dialect for the
+ * operations shared with SQLite (../sql/; docs/architecture.md says what differs).
  */
 import type { ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
