@@ -198,15 +198,9 @@ export function createApi(opts: ApiOptions): Api {
       return respond(req, 200, { 'Cache-Control': 'no-store' }, { status: 'ok' });
     } catch (e) {
       if (!(e instanceof ApiError)) opts.logError?.(e);
-      return respond(
-        req,
-        503,
-        {
-          'Cache-Control': 'no-store',
-          'Retry-After': e instanceof ApiError ? (e.headers?.['Retry-After'] ?? '5') : '5',
-        },
-        { status: 'unavailable', message: 'The server cannot reach its data store.' },
-      );
+      const retry = e instanceof ApiError ? (e.headers?.['Retry-After'] ?? '5') : '5';
+      const headers = { 'Cache-Control': 'no-store', 'Retry-After': retry };
+      return respond(req, 503, headers, { status: 'unavailable', message: 'The server cannot reach its data store.' });
     }
   }
 
