@@ -6,7 +6,7 @@ import type { ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { embed } from '../sql/records.js';
 import { selectList, toRecord } from '../sql/rows.js';
-import { type Dialect, type Query, runAsync } from '../sql/steps.js';
+import { type Dialect, get, type Query, runAsync } from '../sql/steps.js';
 import { whereSql } from '../sql/where.js';
 import type { ApiRecord } from '../store.js';
 import type { Pg } from './db.js';
@@ -37,11 +37,8 @@ export function pgDialect(now: () => number): Dialect {
       return err.code === '23505' && !!r.unique?.length && !!err.constraint?.startsWith(`${r.table}_unique`);
     },
     // Held to the end of the transaction: two creates at once with one label get two names, as on SQLite.
-    lockNames: (accountId) => ({
-      op: 'get',
-      sql: 'SELECT pg_advisory_xact_lock(?::integer, ?::integer)',
-      params: [NAMES_LOCK, accountId % 2 ** 31],
-    }),
+    lockNames: (accountId) =>
+      get('SELECT pg_advisory_xact_lock(?::integer, ?::integer)', [NAMES_LOCK, accountId % 2 ** 31]),
     now,
   };
 }
