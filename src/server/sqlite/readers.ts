@@ -103,8 +103,7 @@ export class ReaderPool {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
-      const request: ListRequest = { id, accountId, path: r.path, query };
-      thread.worker.postMessage(request);
+      thread.worker.postMessage({ id, accountId, path: r.path, query } satisfies ListRequest);
     });
   }
 
