@@ -1,9 +1,4 @@
-/**
- * The HTTP adapter of `pm serve`: node:http in front of the API core (api.ts). It turns an
- * IncomingMessage into an ApiRequest (the URL from the Host header and the request target, the
- * body as a RequestBody that keeps the size limit) and writes the ApiResponse back. Building the
- * server is separate from listening (see index.ts).
- */
+/** The HTTP adapter of `pm serve`: node:http in front of the API core (api.ts); index.ts listens. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Api } from './api.js';
 import { MAX_BODY_BYTES, RequestBody } from './body.js';

@@ -1,8 +1,7 @@
 /**
  * Per-user rate limiting, with the hosted service's headers: X-RateLimit-Limit,
  * X-RateLimit-Remaining, X-RateLimit-Reset (epoch seconds), and Retry-After (seconds) on a refused
- * request. The API takes any RateLimiter; `pm serve` counts in fixed windows in its own memory
- * (FixedWindowRateLimiter), which a limiter sharing its counts through a database can replace.
+ * request.
  */
 
 export interface RateLimit {

@@ -196,9 +196,8 @@ export const ORDER_BLOCK = 1024;
  * account's table (ORDER_BLOCK), kept by triggers: a record joins the block its key falls in,
  * or starts a new last block when it comes after a full one (records come in creation order, so
  * blocks stay near their size; one made earlier than the first block's key moves that key); and
- * a trigram index (FTS5)
- * over the fold columns of each table (a fuzzy filter of three characters or more looks its
- * matches up instead of reading every row). The indexes are contentless (they keep no text, only
+ * a trigram index (FTS5) over the fold columns of each table (a fuzzy filter of three characters
+ * or more looks its matches up instead of reading every row). The indexes are contentless (they keep no text, only
  * which key holds which trigrams), keyed by account and id (TRIGRAM_ACCOUNT_SPAN), kept by
  * triggers and filled from the rows already there. Not in a release before it took this form.
  */

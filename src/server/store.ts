@@ -1,9 +1,8 @@
 /**
- * The store: everything the server keeps, behind one narrow interface. The API core (api.ts), the
- * embedded default and startServer use nothing else; every SQL statement is in an implementation
- * of it (sqlite/, postgres/) or in the code they share (sql/). Each record operation takes the account it acts for: a record of another
- * account is a missing one. A store may answer at once (SQLite: better-sqlite3 is synchronous) or
- * with a promise (a database over the network): its callers await every answer.
+ * The store: everything the server keeps, behind one narrow interface (docs/architecture.md). Each
+ * record operation takes the account it acts for: a record of another account is a missing one.
+ * A store may answer at once (SQLite: better-sqlite3 is synchronous) or with a promise (a database
+ * over the network): its callers await every answer.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { ListQuery } from '../core/query.js';

@@ -1,8 +1,6 @@
 /**
- * A PostgreSQL database for the store: a pool of connections (node-postgres, loaded when first
- * used, so a CLI run that does not use PostgreSQL never loads it), statements written with `?`
- * placeholders as in the SQLite store and sent with every value bound, write transactions, the
- * migrations under an advisory lock, and the failures a client should hear of as a 503.
+ * A PostgreSQL database for the store (docs/architecture.md): a pool of connections (node-postgres,
+ * loaded when first used, so a CLI run that does not use PostgreSQL never loads it).
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';

@@ -1,10 +1,7 @@
 /**
- * Custom field values: the custom_values table, which ties a value to a custom field (a record of
- * CUSTOM_FIELDS) and to the record of the resource it was given on (`customValues` of that
- * resource's description names the column). Setting them on a write, showing them
- * (embed=custom_fields) (filtering by them is where.ts's); and the one escape hatch of the custom
- * fields themselves: a name generated from the label, and an entity type fixed once values
- * refer to it.
+ * Custom field values (custom_values, its owner's column named by `customValues` of the resource):
+ * set on a write, shown as embed=custom_fields (filtered in where.ts); and a custom field's escape
+ * hatch: a name generated from its label, an entity type fixed once values refer to it.
  */
 import { type ErrorBag, ValidationError } from '../../core/errors.js';
 import { NAME_RE, nameFromLabel, type ValidBody } from '../../core/validate.js';

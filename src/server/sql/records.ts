@@ -1,8 +1,6 @@
 /**
- * The records of every resource, for both stores: get, create, update, delete (a list is each
- * store's own: its pages are where the two differ), each confined to one account. Tables,
- * columns, links, parents and unique keys come from the resource descriptions; the custom
- * fields' one escape hatch is in custom-values.ts. What differs by store is its dialect (steps.ts).
+ * The records of every resource, for both stores: get, create, update, delete, each confined to
+ * one account (a list is each store's own). What differs by store is its dialect (steps.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorBag, ValidationError } from '../../core/errors.js';

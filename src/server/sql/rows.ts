@@ -1,7 +1,6 @@
 /**
- * A resource's rows and its records as the API shows them: the columns a record is read with, a
- * row made a record, and a body's values made column assignments (with their fold columns). Every
- * column comes from the description, through ../columns.ts.
+ * A resource's rows and its records as the API shows them, every column from the description
+ * (../columns.ts): what a record is read with, a row made a record, a body made column values.
  */
 import { fieldKind } from '../../core/kinds.js';
 import type { ValidBody } from '../../core/validate.js';

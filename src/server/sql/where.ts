@@ -1,8 +1,7 @@
 /**
- * The WHERE clause of a list, from the conditions core/query.ts parsed out of its query string.
- * Every column comes from the description; every value is bound (pushed onto `params` in the
- * order of the placeholders). Relational subqueries are confined to the account, passed in. What
- * a fuzzy condition is differs by store (the dialect's `contains` and `indexed`).
+ * The WHERE clause of a list, from the conditions core/query.ts parsed: columns from the
+ * description, every value bound (pushed onto `params` in placeholder order), relational
+ * subqueries confined to the account. A fuzzy condition is the dialect's.
  */
 import type { Condition } from '../../core/query.js';
 import { CUSTOM_FIELDS } from '../../resources/index.js';

@@ -1,8 +1,4 @@
-/**
- * The Store on SQLite (better-sqlite3): one connection to a data file, its statements in a
- * bounded cache, a list's pages (records.ts), and the operations shared with PostgreSQL (../sql/)
- * run at once in SQLite's dialect (dialect.ts). Opening the file and migrating it is db.ts's.
- */
+/** The Store on SQLite (better-sqlite3): one connection to a data file (opened and migrated by db.ts). */
 import { ApiError } from '../../core/errors.js';
 import { type DB, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';

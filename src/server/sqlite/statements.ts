@@ -20,9 +20,7 @@ export interface SqliteTuning {
 
 /** What the SQLite modules are handed: the connection's statements, and what its schema has. */
 export interface Sql {
-  /** The prepared statement for a SQL text. */
   stmt(sql: string): Statement<unknown[]>;
-  /** What the code shared with PostgreSQL (../sql/) needs to know of SQLite. */
   readonly dialect: Dialect;
   /** Runs an operation of ../sql/, its statements through the cache. */
   run<T>(steps: Steps<T>): T;
@@ -32,7 +30,6 @@ export interface Sql {
   readonly trigram: ReadonlySet<string>;
   /** Whether the data file keeps a count of each account's records per table. */
   readonly counted: boolean;
-  /** How lists are planned (records.ts). */
   readonly tuning: Required<SqliteTuning>;
   /** Where the last page served of a list ended, by the list's shape (bounded; records.ts). */
   readonly pageEnds: Bounded<PageEnd>;
