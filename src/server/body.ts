@@ -34,14 +34,9 @@ export class RequestBody {
     return new RequestBody(bytes.byteLength, () => [bytes]);
   }
 
-  /** Whether the request has a body at all (an empty one does not count). */
-  get present(): boolean {
-    return this.declaredLength !== 0;
-  }
-
-  /** Whether the whole body has been read: an answer sent before it was closes an HTTP connection. */
+  /** Whether the whole body (none counts) has been read: an answer sent before it was closes an HTTP connection. */
   get complete(): boolean {
-    return this.#complete || !this.present;
+    return this.#complete || this.declaredLength === 0;
   }
 
   /**

@@ -73,9 +73,8 @@ async function handle(api: Api, req: IncomingMessage, res: ServerResponse, publi
   // An answer sent before the request body was read (401, 403, 413, 415, 405, ...): the rest of a
   // body of reasonable size is read and thrown away, so that a client still sending reads the
   // answer instead of a broken pipe; a larger one, or one that stops coming, closes the connection.
-  const declared = body.declaredLength;
   const unread = !body.complete;
-  const close = unread && declared !== undefined && declared > DRAIN_BYTES;
+  const close = unread && (body.declaredLength ?? 0) > DRAIN_BYTES;
   res.writeHead(answer.status, close ? { ...answer.headers, Connection: 'close' } : answer.headers);
   res.end(answer.body);
   if (unread && !close) drain(req);
