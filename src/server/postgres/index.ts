@@ -14,14 +14,12 @@ import { execute, listRecords, pgDialect } from './records.js';
 export interface PostgresStore extends Store {
   /** The database, for the rate limiter and for tests. */
   readonly db: PgDatabase;
-  ping(): Promise<void>;
   /**
    * On the first start on an empty database, creates the first account and its user (no token:
    * `pm serve tokens create --database URL` makes one). Says whether it did. Instances starting
    * at once create one account between them.
    */
   ensureAccount(): Promise<boolean>;
-  close(): Promise<void>;
 }
 
 /** The key of the advisory lock the first account is created under. */
