@@ -80,19 +80,11 @@ export function isUnavailable(e: unknown): boolean {
   );
 }
 
-/** The 503 a request gets while the database cannot be reached. */
-export function unavailable(): ApiError {
-  return new ApiError(
-    503,
-    'The server cannot reach its database at the moment. Nothing was written; try again shortly.',
-    undefined,
-    { 'Retry-After': String(RETRY_AFTER_S) },
-  );
-}
-
 /** An error as a client should hear of it: a lost database is a 503, anything else as it is. */
 export function storeError(e: unknown): unknown {
-  return isUnavailable(e) ? unavailable() : e;
+  if (!isUnavailable(e)) return e;
+  const message = 'The server cannot reach its database at the moment. Nothing was written; try again shortly.';
+  return new ApiError(503, message, undefined, { 'Retry-After': String(RETRY_AFTER_S) });
 }
 
 export interface PgDatabase extends Pg {
