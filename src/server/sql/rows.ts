@@ -43,13 +43,9 @@ export function selectList(r: ResourceDef, alias: string): string {
 
 export function toRecord(r: ResourceDef, row: Row): ApiRecord {
   const rec: ApiRecord = {};
-  for (const f of r.fields) rec[f.name] = valueOut(f, row);
+  for (const f of r.fields)
+    rec[f.name] = f.computed ? ('zero' in f.computed ? 0 : (row[f.name] ?? 0)) : fieldKind(f).load(f, row);
   return rec;
-}
-
-function valueOut(f: FieldDef, row: Row): unknown {
-  if (f.computed) return 'zero' in f.computed ? 0 : (row[f.name] ?? 0);
-  return fieldKind(f).load(f, row);
 }
 
 /** Column assignments for a body's values (fold columns are added last, by withFolds). */
