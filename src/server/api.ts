@@ -17,9 +17,9 @@ import type { Principal, Store } from './store.js';
 export interface ApiOptions {
   readonly store: Store;
   readonly now?: () => number;
-  readonly rateLimiter?: RateLimiter;
+  readonly rateLimiter?: RateLimiter | undefined;
   /** Where unexpected errors are reported (never to the client). */
-  readonly logError?: (err: unknown) => void;
+  readonly logError?: ((err: unknown) => void) | undefined;
 }
 
 /** A request, as an adapter hands it over. */

@@ -137,12 +137,7 @@ async function listen<S extends Store>(
   createdAccount: boolean,
   closeStore: () => Promise<void>,
 ): Promise<RunningServer<S>> {
-  const api = createApi({
-    store: answering,
-    now: opts.now ?? Date.now,
-    ...(rateLimiter ? { rateLimiter } : {}),
-    ...(opts.logError ? { logError: opts.logError } : {}),
-  });
+  const api = createApi({ store: answering, now: opts.now ?? Date.now, rateLimiter, logError: opts.logError });
   const host = opts.host ?? '127.0.0.1';
   const server = createHttpServer(api, opts.logError, opts.publicUrl, opts);
   await new Promise<void>((resolve, reject) => {
