@@ -61,12 +61,8 @@ export class Bounded<V> extends Map<string, V> {
 /** The fold columns a data file has a trigram index of: the columns of its `<table>_fts` tables. */
 export function trigramColumns(db: DB): Set<string> {
   const out = new Set<string>();
-  const tables = (
-    db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'`).all() as {
-      name: string;
-    }[]
-  ).filter((t) => t.name.endsWith('_fts'));
-  for (const { name } of tables)
+  const ftsTables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'`);
+  for (const name of (ftsTables.pluck().all() as string[]).filter((t) => t.endsWith('_fts')))
     for (const c of db.pragma(`table_info(${name})`) as { name: string }[])
       out.add(`${name.slice(0, -'_fts'.length)}.${c.name}`);
   return out;
