@@ -1,8 +1,6 @@
 /**
- * Reader threads for lists: a list that reads many rows (a filter matching much of a large table)
- * runs on one of them, each with its own connection (WAL lets readers run beside the writer), so
- * that the event loop stays free for everything else: a record by uuid, a write, another list.
- * Writes, single records and unfiltered lists stay on the server's own connection.
+ * Reader threads for lists, each with its own connection (WAL lets readers run beside the writer),
+ * so that a list that reads many rows leaves the event loop free for everything else.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
