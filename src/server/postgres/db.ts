@@ -12,7 +12,6 @@ import { PG_MIGRATIONS } from './schema.js';
 
 /** Where the queries of one operation go: the pool, or the one connection of a transaction. */
 export interface Pg {
-  readonly now: () => number;
   /** Runs a statement (`?` placeholders, values bound); `shape` false for statements built from a list's filters. */
   query(sql: string, params?: readonly unknown[], shape?: boolean): Promise<Row[]>;
   /** The number of rows a statement changed. */
@@ -120,7 +119,6 @@ export function libpqUrl(url: string): string {
 /** Opens a pool on the database at `url` (not yet connected: `migrate` connects first). */
 export function openPg(opts: PgOptions): PgDatabase {
   const pg = load();
-  const now = opts.now ?? Date.now;
   const pool = new pg.Pool({
     connectionString: libpqUrl(opts.url),
     max: opts.poolSize ?? DEFAULT_POOL_SIZE,
@@ -164,7 +162,6 @@ export function openPg(opts: PgOptions): PgDatabase {
         return client.query<Row>(shape ? { name: nameOf(text, generation), text, values } : { text, values });
       });
     const self: Pg = {
-      now,
       query: async (sql, params = [], shape = true) => (await send(sql, params, shape)).rows,
       run: async (sql, params = []) => (await send(sql, params, true)).rowCount ?? 0,
       async write(fn) {

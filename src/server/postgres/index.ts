@@ -46,7 +46,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     throw e;
   }
   let closed: Promise<void> | undefined;
-  const d = pgDialect(db.now);
+  const d = pgDialect(opts.now ?? Date.now);
   /** Runs an operation of ../sql/ on the pool, or on a transaction's connection. */
   const run = <T>(steps: Steps<T>, pg: Pg = db) => runAsync((q) => execute(pg, q), steps);
   /** An operation of ../sql/ in one write transaction (made anew if the transaction runs again: db.ts). */
