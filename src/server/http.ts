@@ -93,8 +93,7 @@ function drain(req: IncomingMessage): void {
   };
   const idle = () => {
     clearTimeout(timer);
-    timer = setTimeout(stop, DRAIN_IDLE_MS);
-    timer.unref();
+    timer = setTimeout(stop, DRAIN_IDLE_MS).unref();
   };
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
