@@ -14,7 +14,9 @@ export const MAX_CONNECTIONS = 256;
 
 /** What a client may hold of the server: connections, and time for a request's headers and whole. */
 export interface HttpLimits {
+  /** Connections held at once (default 256); more are closed as they come. */
   readonly maxConnections?: number | undefined;
+  /** Time a client has to send a request's headers (default 10 s), and the whole request (30 s). */
   readonly headersTimeoutMs?: number | undefined;
   readonly requestTimeoutMs?: number | undefined;
 }

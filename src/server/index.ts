@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createApi } from './api.js';
-import { createHttpServer } from './http.js';
+import { createHttpServer, type HttpLimits } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
 import { bootstrap, type DataFileStore, openStore } from './datafile.js';
 import type { PostgresStore } from './postgres/index.js';
@@ -21,7 +21,7 @@ export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';
 export type { Store } from './store.js';
 
-interface CommonOptions {
+interface CommonOptions<S extends Store> extends HttpLimits {
   readonly host?: string;
   readonly port?: number;
   readonly rateLimit?: RateLimit;
@@ -29,14 +29,11 @@ interface CommonOptions {
   readonly logError?: (err: unknown) => void;
   /** The origin clients reach the server at (behind a proxy): links and Location use it, not Host. */
   readonly publicUrl?: string;
-  /** Connections held at once (default 256); more are closed as they come. */
-  readonly maxConnections?: number;
-  /** Time a client has to send a request's headers (default 10 s), and the whole request (30 s). */
-  readonly headersTimeoutMs?: number;
-  readonly requestTimeoutMs?: number;
+  /** An already open store to serve (tests); the server then does not close it. */
+  readonly store?: S;
 }
 
-export interface ServerOptions extends CommonOptions {
+export interface ServerOptions extends CommonOptions<DataFileStore> {
   readonly dataFile: string;
   /**
    * Reader threads that answer lists, each with its own connection to the data file, so that a
@@ -45,17 +42,13 @@ export interface ServerOptions extends CommonOptions {
   readonly readers?: number;
   /** Records an account must have in a table for its lists to go to a reader (default 20,000). */
   readonly threadedFrom?: number;
-  /** An already open store to serve (tests); the server then does not close it. */
-  readonly store?: DataFileStore;
 }
 
-export interface PostgresServerOptions extends CommonOptions {
+export interface PostgresServerOptions extends CommonOptions<PostgresStore> {
   /** The PostgreSQL database's URL (postgres://user:password@host:port/db?sslmode=...). */
   readonly database: string;
   /** Connections to the database held at most (default DEFAULT_POOL_SIZE). */
   readonly poolSize?: number;
-  /** An already open store to serve (tests); the server then does not close it. */
-  readonly store?: PostgresStore;
 }
 
 export interface RunningServer<S extends Store = DataFileStore> {
@@ -128,7 +121,7 @@ async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServ
 }
 
 async function listen<S extends Store>(
-  opts: CommonOptions,
+  opts: CommonOptions<S>,
   store: S,
   /** What the API asks: the store itself, or the store with lists answered elsewhere. */
   answering: Store,
