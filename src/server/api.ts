@@ -294,10 +294,7 @@ function singleQuery(url: URL, r: ResourceDef, allowEmbed: boolean): string[] {
   let embed: string[] = [];
   for (const [k, v] of url.searchParams) {
     if (k === 'embed' && allowEmbed && r.embeds?.length) {
-      embed = v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
+      embed = embedNames(v).filter(Boolean);
       for (const e of embed)
         if (!r.embeds.includes(e))
           throw new QueryError('embed', `Unknown embed "${e}". ${r.path} can embed: ${r.embeds.join(', ')}.`);
@@ -305,6 +302,8 @@ function singleQuery(url: URL, r: ResourceDef, allowEmbed: boolean): string[] {
   }
   return embed;
 }
+
+const embedNames = (v: string) => v.split(',').map((s) => s.trim());
 
 /** 403 naming the scopes the token lacks. */
 function requireScopes(p: Principal, scopes: readonly string[]): void {
@@ -318,10 +317,7 @@ function requireScopes(p: Principal, scopes: readonly string[]): void {
  * values custom-fields.read, a note's property properties.read. Read leniently (unknown names are refused later, as a 400).
  */
 function embedScopes(url: URL, r: ResourceDef): string[] {
-  const names = url.searchParams
-    .getAll('embed')
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim());
+  const names = url.searchParams.getAll('embed').flatMap(embedNames);
   const scopes: string[] = [];
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) scopes.push(`${CUSTOM_FIELDS.scope}.read`);
   for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
