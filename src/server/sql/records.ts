@@ -77,10 +77,7 @@ function* embedLink(
          WHERE account_id = ? AND ${d.inIds('id')}`,
       [accountId, d.ids(ids)],
     )) as Row[];
-    for (const f of linked) {
-      const { id, ...rest } = f;
-      byId.set(id as number, rest);
-    }
+    for (const { id, ...rest } of linked) byId.set(id as number, rest);
   }
   found.forEach((row, i) => {
     const id = row[`_link_${link.name}`] as number | null;
@@ -205,10 +202,8 @@ function* unique(
     const values = valuesOf(key);
     // As in SQL, a null is never equal to another.
     if (values.some((v) => v === null || v === undefined)) continue;
-    const clash = (yield get(
-      `SELECT id FROM ${r.table} WHERE account_id = ? AND ${key.map((k) => `"${k}" = ?`).join(' AND ')} LIMIT 1`,
-      [accountId, ...values],
-    )) as Row | undefined;
+    const sql = `SELECT id FROM ${r.table} WHERE account_id = ? AND ${key.map((k) => `"${k}" = ?`).join(' AND ')} LIMIT 1`;
+    const clash = (yield get(sql, [accountId, ...values])) as Row | undefined;
     if (clash && clash.id !== current?._id) throw conflict(r, key, values);
   }
   return yield write;
@@ -220,11 +215,8 @@ function conflict(r: ResourceDef, key: readonly string[], values: unknown[]): Ap
   const value = values[values.length - 1];
   const scope = key.slice(0, -1).map((k, i) => valueInWords(r, k, values[i]));
   const what = field === 'name' ? `named "${value}"` : `with ${field} "${value}"`;
-  return new ApiError(
-    409,
-    `A ${r.singular} ${what} already exists${scope.length ? ` for ${scope.join(' and ')}` : ''}.`,
-    { [field]: [`The ${field} "${value}" is already taken.`] },
-  );
+  const message = `A ${r.singular} ${what} already exists${scope.length ? ` for ${scope.join(' and ')}` : ''}.`;
+  return new ApiError(409, message, { [field]: [`The ${field} "${value}" is already taken.`] });
 }
 
 /** A value of a unique key's scope, as a 409 message names it: an entity type as its resource's records. */
