@@ -18,10 +18,7 @@ export interface ParentRef {
   readonly uuid: string;
 }
 
-export interface AccountUser {
-  readonly accountId: number;
-  readonly userId: number;
-}
+export type AccountUser = Pick<Principal, 'accountId' | 'userId'>;
 
 /** Who a token speaks for, and what it may do. */
 export interface Principal {
@@ -58,11 +55,9 @@ export interface StoreOf<M extends Answering> {
   delete(accountId: number, r: ResourceDef, uuid: string): Answer<void, M>;
 
   // Accounts and their users.
-  /** A new account with its first user. */
   createAccount(name: string, userName?: string): Answer<AccountUser, M>;
   /** The first user ever created, and its account. */
   firstUser(): Answer<AccountUser | undefined, M>;
-  /** The first user of an account. */
   userOfAccount(accountId: number): Answer<number | undefined, M>;
 
   // Tokens.

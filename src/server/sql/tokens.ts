@@ -17,10 +17,8 @@ export function* firstUser(): Steps<AccountUser | undefined> {
 }
 
 export function* userOfAccount(accountId: number): Steps<number | undefined> {
-  const row = (yield get('SELECT id FROM users WHERE account_id = ? ORDER BY id LIMIT 1', [accountId])) as
-    | Row
-    | undefined;
-  return row?.id as number | undefined;
+  const sql = 'SELECT id FROM users WHERE account_id = ? ORDER BY id LIMIT 1';
+  return ((yield get(sql, [accountId])) as Row | undefined)?.id as number | undefined;
 }
 
 export function* createToken(
