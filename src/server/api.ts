@@ -82,7 +82,6 @@ export function createApi(opts: ApiOptions): Api {
   const { store, rateLimiter } = opts;
   const now = opts.now ?? Date.now;
 
-  /** Authenticates, checks the scope, applies the rate limit. */
   async function authorize(x: Exchange, scopes: readonly string[]): Promise<Principal> {
     const header = x.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -87,7 +87,6 @@ export function bootstrap(store: DataFileStore, opts: { ensure?: boolean } = {})
   });
 }
 
-/** Reads the token written beside a data file, if any. */
 export function readLocalToken(dataFile: string): string | undefined {
   try {
     const t = readFileSync(tokenFileFor(dataFile), 'utf8').trim();

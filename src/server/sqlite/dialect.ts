@@ -63,7 +63,6 @@ export function sqliteDialect(trigram: ReadonlySet<string>, now: () => number): 
   };
 }
 
-/** Runs one statement of ../sql/ through the cache. */
 export function execute(statements: StatementCache, q: Query): unknown {
   const s = statements.get(q.sql);
   switch (q.op) {

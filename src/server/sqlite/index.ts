@@ -92,7 +92,6 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
   const statements = new StatementCache(db);
   const sql = sqlOf(db, statements, now, tuning);
   const d = sql.dialect;
-  /** An operation of ../sql/ in one write transaction. */
   const write = <T>(steps: Steps<T>): T => sql.write(() => sql.run(steps));
   return {
     file,

@@ -56,7 +56,6 @@ export class ReaderPool {
     for (let i = 0; i < count; i++) this.threads.push(this.start());
   }
 
-  /** How many threads are running. */
   get size(): number {
     return this.threads.length;
   }
