@@ -3,7 +3,7 @@
  * it (`<data file>.token`, mode 0600) for the CLI's embedded default and `pm serve`'s first run.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tokenFileFor } from '../core/paths.js';
 import { ALL_SCOPES } from '../resources/index.js';
 import type { SyncStore } from './store.js';
@@ -53,12 +53,7 @@ function checkSecretFile(path: string): void {
 function writeSecretFile(path: string, content: string): void {
   checkSecretFile(path);
   const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
-  try {
-    writeSync(fd, `${content}\n`);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileSync(tmp, `${content}\n`, { flag: 'wx', mode: 0o600 });
   try {
     renameSync(tmp, path);
   } catch (e) {
