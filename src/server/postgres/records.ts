@@ -4,17 +4,13 @@
  */
 import type { ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
+import { likeEscaped } from '../sql/custom-values.js';
 import { embed } from '../sql/records.js';
 import { selectList, toRecord } from '../sql/rows.js';
 import { type Dialect, get, type Query, runAsync } from '../sql/steps.js';
 import { whereSql } from '../sql/where.js';
 import type { ApiRecord } from '../store.js';
 import type { Pg } from './db.js';
-
-/** A LIKE pattern matching text that contains `value` (% _ and \ taken literally). */
-function containsPattern(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** The first key of the advisory locks (two keys: the second an account's) that custom field names are chosen under. */
 const NAMES_LOCK = 734_013;
@@ -24,7 +20,7 @@ export function pgDialect(now: () => number): Dialect {
     // LIKE's escape character is the backslash already: no ESCAPE clause, which keeps the pattern
     // a plain bound value that a trigram index can answer.
     contains(column, folded, params) {
-      params.push(containsPattern(folded));
+      params.push(`%${likeEscaped(folded)}%`);
       return `${column} LIKE ?`;
     },
     inIds: (column) => `${column} = ANY(?::bigint[])`,

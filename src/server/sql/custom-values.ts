@@ -18,6 +18,9 @@ const FIELDS = CUSTOM_FIELDS.table;
 /** PostgreSQL's text holds no NUL, and no text SQLite keeps has one: a value with one names nothing. */
 export const hasNul = (v: unknown) => typeof v === 'string' && v.includes('\u0000');
 
+/** Text in a LIKE pattern taken literally: its %, _ and \ escaped with a backslash. */
+export const likeEscaped = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /** Sets (or, for a null value, clears) the custom values a body gives a record; errors go to `bag`. */
 export function* setCustomValues(
   accountId: number,
@@ -112,7 +115,7 @@ export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row
   // The names taken that a generated one could clash with, in one query.
   const found = (yield rows(
     `SELECT ${FIELD.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND (${FIELD.name} = ? OR ${FIELD.name} LIKE ? ESCAPE '\\')`,
-    [accountId, entity, base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}\\_%`],
+    [accountId, entity, base, `${likeEscaped(base)}\\_%`],
   )) as Row[];
   const taken = new Set(found.map((x) => x.name as string));
   let name = base;
