@@ -66,6 +66,9 @@ const LOST_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
+const LOST_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i;
+
 /** Whether an error means the database cannot be reached now (rather than a fault of the request). */
 export function isUnavailable(e: unknown): boolean {
   const err = e as { code?: unknown; message?: unknown };
@@ -73,10 +76,7 @@ export function isUnavailable(e: unknown): boolean {
   if (LOST_CODES.has(code)) return true;
   // Connection exceptions (08), the server shutting down or starting (57P01-57P03), too many connections (53300).
   if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300') return true;
-  const msg = typeof err?.message === 'string' ? err.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i.test(
-    msg,
-  );
+  return LOST_MESSAGES.test(typeof err?.message === 'string' ? err.message : '');
 }
 
 /** An error as a client should hear of it: a lost database is a 503, anything else as it is. */
