@@ -46,12 +46,9 @@ export function whereSql(
       case 'relation': {
         const t = `r${depth}`;
         params.push(accountId);
-        const inner = whereSql(d, c.target, t, c.conditions, accountId, params, depth + 1);
-        out.push(
-          `${alias}.${c.relation.column} IN (SELECT ${t}.id FROM ${c.target.table} ${t} WHERE ${t}.account_id = ?${inner
-            .map((s) => ` AND ${s}`)
-            .join('')})`,
-        );
+        const inner = whereSql(d, c.target, t, c.conditions, accountId, params, depth + 1).map((s) => ` AND ${s}`);
+        const sub = `SELECT ${t}.id FROM ${c.target.table} ${t} WHERE ${t}.account_id = ?${inner.join('')}`;
+        out.push(`${alias}.${c.relation.column} IN (${sub})`);
         break;
       }
       case 'custom': {
