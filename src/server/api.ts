@@ -1,10 +1,8 @@
 /**
- * The API's request handling, independent of any HTTP server: routes derived from the resource
- * descriptions, auth, scopes and the rate limit, body checks, pagination, and errors as the API
- * answers them. `pm serve` reaches it through node:http (http.ts); the CLI's embedded default
- * calls it in-process (embedded.ts), which is why nothing here may load node:http's server or the
- * WHATWG fetch classes (Request, Response, Headers): on Node 20, loading those costs a CLI run
- * some 25 ms.
+ * The API's request handling, independent of any HTTP server (docs/architecture.md). The CLI's
+ * embedded default calls it in-process (embedded.ts), which is why nothing here may load
+ * node:http's server or the WHATWG fetch classes (Request, Response, Headers): on Node 20,
+ * loading those costs a CLI run some 25 ms.
  */
 import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
@@ -19,9 +17,9 @@ import type { Principal, Store } from './store.js';
 export interface ApiOptions {
   readonly store: Store;
   readonly now?: () => number;
-  readonly rateLimiter?: RateLimiter;
+  readonly rateLimiter?: RateLimiter | undefined;
   /** Where unexpected errors are reported (never to the client). */
-  readonly logError?: (err: unknown) => void;
+  readonly logError?: ((err: unknown) => void) | undefined;
 }
 
 /** A request, as an adapter hands it over. */
@@ -47,8 +45,6 @@ export interface ApiResponse {
 
 export type Api = (req: ApiRequest) => Promise<ApiResponse>;
 
-/** The path a load balancer asks whether the server can answer, without a token. */
-
 /** One request on its way through: what the handlers read, and the headers they set. */
 interface Exchange {
   readonly req: ApiRequest;
@@ -59,7 +55,6 @@ interface Exchange {
 
 type Answer = { readonly status: number; readonly body?: unknown };
 type Handler = (x: Exchange, uuid: string) => Answer | Promise<Answer>;
-type Access = 'read' | 'write';
 
 /** One path of a resource: its handlers by method, and the Allow header for any other method. */
 interface Route {
@@ -87,7 +82,6 @@ export function createApi(opts: ApiOptions): Api {
   const { store, rateLimiter } = opts;
   const now = opts.now ?? Date.now;
 
-  /** Authenticates, checks the scope, applies the rate limit. */
   async function authorize(x: Exchange, scopes: readonly string[]): Promise<Principal> {
     const header = x.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -102,7 +96,23 @@ export function createApi(opts: ApiOptions): Api {
     return principal;
   }
 
-  const scope = (r: ResourceDef, a: Access) => `${r.scope}.${a}`;
+  /** A write: the resource's write scope, and no query parameters. */
+  async function authorizeWrite(x: Exchange, r: ResourceDef): Promise<Principal> {
+    const p = await authorize(x, [`${r.scope}.write`]);
+    singleQuery(x.url, r, false);
+    return p;
+  }
+
+  /** A new record of `r`: at its own path, or under a record of `parent` (the uuid in the path). */
+  const creator = (r: ResourceDef, parent?: ResourceDef): Handler =>
+    withBody(async (x, uuid) => {
+      const p = await authorizeWrite(x, r);
+      const body = validateBody(r, await readJson(x), 'create');
+      requireScopes(p, linkScopes(r, body));
+      const rec = await store.create(p.accountId, r, body, parent && { resource: parent, uuid });
+      x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
+      return { status: 201, body: { data: rec } };
+    });
 
   function pageLink(x: Exchange, page: number): string {
     const u = new URL(x.url);
@@ -133,22 +143,10 @@ export function createApi(opts: ApiOptions): Api {
         };
         return { status: 200, body: { data: records, meta: { pagination } } };
       });
-    if (r.verbs.create && !r.parents)
-      base.set(
-        'POST',
-        withBody(async (x) => {
-          const p = await authorize(x, [scope(r, 'write')]);
-          singleQuery(x.url, r, false);
-          const body = validateBody(r, await readJson(x), 'create');
-          requireScopes(p, linkScopes(r, body));
-          const rec = await store.create(p.accountId, r, body);
-          x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
-          return { status: 201, body: { data: rec } };
-        }),
-      );
+    if (r.verbs.create && !r.parents) base.set('POST', creator(r));
     if (r.verbs.get)
       item.set('GET', async (x, uuid) => {
-        const p = await authorize(x, [scope(r, 'read'), ...embedScopes(x.url, r)]);
+        const p = await authorize(x, [`${r.scope}.read`, ...embedScopes(x.url, r)]);
         const embed = singleQuery(x.url, r, true);
         return { status: 200, body: { data: await store.get(p.accountId, r, uuid, embed) } };
       });
@@ -156,34 +154,21 @@ export function createApi(opts: ApiOptions): Api {
       item.set(
         'PUT',
         withBody(async (x, uuid) => {
-          const p = await authorize(x, [scope(r, 'write')]);
-          singleQuery(x.url, r, false);
+          const p = await authorizeWrite(x, r);
           const body = validateBody(r, await readJson(x), 'update');
           return { status: 200, body: { data: await store.update(p.accountId, r, uuid, body) } };
         }),
       );
     if (r.verbs.delete)
       item.set('DELETE', async (x, uuid) => {
-        const p = await authorize(x, [scope(r, 'write')]);
-        singleQuery(x.url, r, false);
+        const p = await authorizeWrite(x, r);
         await store.delete(p.accountId, r, uuid);
         return { status: 204 };
       });
     const nested = new Map<string, Routes['base']>();
     for (const { child } of childrenOf(r)) {
       const handlers = new Map<string, Handler>();
-      if (child.verbs.create)
-        handlers.set(
-          'POST',
-          withBody(async (x, uuid) => {
-            const p = await authorize(x, [scope(child, 'write')]);
-            singleQuery(x.url, child, false);
-            const body = validateBody(child, await readJson(x), 'create');
-            const rec = await store.create(p.accountId, child, body, { resource: r, uuid });
-            x.headers.Location = `${x.url.origin}/${child.path}/${rec.uuid}`;
-            return { status: 201, body: { data: rec } };
-          }),
-        );
+      if (child.verbs.create) handlers.set('POST', creator(child, r));
       nested.set(child.path, route(handlers, r));
     }
     routes.set(r.path, { base: route(base, r), item: route(item, r), nested });
@@ -206,24 +191,15 @@ export function createApi(opts: ApiOptions): Api {
    * store answers, 503 (with Retry-After) when it does not.
    */
   async function health(req: ApiRequest): Promise<ApiResponse> {
-    if (req.method !== 'GET' && req.method !== 'HEAD')
-      throw new ApiError(405, `The ${req.method} method is not supported for this route.`, undefined, {
-        Allow: 'GET, HEAD',
-      });
+    onlyGet(req);
     try {
       await store.ping();
       return respond(req, 200, { 'Cache-Control': 'no-store' }, { status: 'ok' });
     } catch (e) {
       if (!(e instanceof ApiError)) opts.logError?.(e);
-      return respond(
-        req,
-        503,
-        {
-          'Cache-Control': 'no-store',
-          'Retry-After': e instanceof ApiError ? (e.headers?.['Retry-After'] ?? '5') : '5',
-        },
-        { status: 'unavailable', message: 'The server cannot reach its data store.' },
-      );
+      const retry = e instanceof ApiError ? (e.headers?.['Retry-After'] ?? '5') : '5';
+      const headers = { 'Cache-Control': 'no-store', 'Retry-After': retry };
+      return respond(req, 503, headers, { status: 'unavailable', message: 'The server cannot reach its data store.' });
     }
   }
 
@@ -242,9 +218,7 @@ export function createApi(opts: ApiOptions): Api {
           req.method === 'PUT' && !r.verbs.update
             ? ` ${r.plural.charAt(0).toUpperCase()}${r.plural.slice(1)} cannot be updated.`
             : '';
-        throw new ApiError(405, `The ${req.method} method is not supported for this route.${hint}`, undefined, {
-          Allow: found.route.allow,
-        });
+        throw notAllowed(req, found.route.allow, hint);
       }
       const { status, body } = await handler(x, found.uuid);
       return respond(req, status, x.headers, body);
@@ -260,19 +234,28 @@ let documentText: string | undefined;
 
 /** The OpenAPI document: no token needed, GET and HEAD only, no query parameters. */
 async function document(req: ApiRequest): Promise<ApiResponse> {
-  if (req.method !== 'GET' && req.method !== 'HEAD')
-    throw new ApiError(405, `The ${req.method} method is not supported for this route.`, undefined, {
-      Allow: 'GET, HEAD',
-    });
+  onlyGet(req);
   // Loaded when asked for: the CLI's embedded default never pays for it.
   documentText ??= JSON.stringify((await import('../core/openapi.js')).openApiDocument());
-  const headers = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(documentText)) };
-  return req.method === 'HEAD' ? { status: 200, headers } : { status: 200, headers, body: documentText };
+  return respondText(req, 200, {}, documentText);
+}
+
+function notAllowed(req: ApiRequest, allow: string, hint = ''): ApiError {
+  return new ApiError(405, `The ${req.method} method is not supported for this route.${hint}`, undefined, {
+    Allow: allow,
+  });
+}
+
+/** The routes that answer GET and HEAD alone (health, the OpenAPI document). */
+function onlyGet(req: ApiRequest): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw notAllowed(req, 'GET, HEAD');
 }
 
 function respond(req: ApiRequest, status: number, headers: Record<string, string>, body: unknown): ApiResponse {
-  if (body === undefined) return { status, headers };
-  const text = JSON.stringify(body);
+  return body === undefined ? { status, headers } : respondText(req, status, headers, JSON.stringify(body));
+}
+
+function respondText(req: ApiRequest, status: number, headers: Record<string, string>, text: string): ApiResponse {
   headers['Content-Type'] = 'application/json';
   headers['Content-Length'] = String(Buffer.byteLength(text));
   // HEAD is answered as GET, headers and all, without the body.
@@ -310,10 +293,7 @@ function singleQuery(url: URL, r: ResourceDef, allowEmbed: boolean): string[] {
   let embed: string[] = [];
   for (const [k, v] of url.searchParams) {
     if (k === 'embed' && allowEmbed && r.embeds?.length) {
-      embed = v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
+      embed = embedNames(v).filter(Boolean);
       for (const e of embed)
         if (!r.embeds.includes(e))
           throw new QueryError('embed', `Unknown embed "${e}". ${r.path} can embed: ${r.embeds.join(', ')}.`);
@@ -321,6 +301,8 @@ function singleQuery(url: URL, r: ResourceDef, allowEmbed: boolean): string[] {
   }
   return embed;
 }
+
+const embedNames = (v: string) => v.split(',').map((s) => s.trim());
 
 /** 403 naming the scopes the token lacks. */
 function requireScopes(p: Principal, scopes: readonly string[]): void {
@@ -334,10 +316,7 @@ function requireScopes(p: Principal, scopes: readonly string[]): void {
  * values custom-fields.read, a note's property properties.read. Read leniently (unknown names are refused later, as a 400).
  */
 function embedScopes(url: URL, r: ResourceDef): string[] {
-  const names = url.searchParams
-    .getAll('embed')
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim());
+  const names = url.searchParams.getAll('embed').flatMap(embedNames);
   const scopes: string[] = [];
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) scopes.push(`${CUSTOM_FIELDS.scope}.read`);
   for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
@@ -350,12 +329,9 @@ function embedScopes(url: URL, r: ResourceDef): string[] {
  * such a record exists: it needs the linked resource's read scope.
  */
 function linkScopes(r: ResourceDef, body: ValidBody): string[] {
-  const scopes: string[] = [];
-  for (const l of r.linkOnCreate ?? []) {
-    const by = body.links[l.name];
-    if (by && Object.keys(by).some((k) => k !== 'uuid')) scopes.push(`${resourceByPath(l.target).scope}.read`);
-  }
-  return scopes;
+  return (r.linkOnCreate ?? [])
+    .filter((l) => Object.keys(body.links[l.name] ?? {}).some((k) => k !== 'uuid'))
+    .map((l) => `${resourceByPath(l.target).scope}.read`);
 }
 
 /** A list with relational filters, or embeds, also reads the related resources. */

@@ -1,9 +1,7 @@
 /**
- * A request's body, and the one place its size limit is kept: a body declared longer than
- * MAX_BODY_BYTES is refused unread, one of undeclared length (chunked) is read up to the limit
- * and refused past it, and what is read is decoded as UTF-8 (a leading BOM dropped, as
- * TextDecoder does). Both the HTTP adapter (http.ts) and the in-process dispatcher (embedded.ts)
- * hand their bodies to the API core as a RequestBody.
+ * A request's body (http.ts and embedded.ts both hand one to the API core), and the one place its
+ * size limit is kept: a declared length over MAX_BODY_BYTES is refused unread, a chunked body past
+ * it; what is read is decoded as UTF-8 (a leading BOM dropped, as TextDecoder does).
  */
 import { ApiError } from '../core/errors.js';
 import { MAX_BODY_BYTES } from '../core/limits.js';
@@ -36,14 +34,9 @@ export class RequestBody {
     return new RequestBody(bytes.byteLength, () => [bytes]);
   }
 
-  /** Whether the request has a body at all (an empty one does not count). */
-  get present(): boolean {
-    return this.declaredLength !== 0;
-  }
-
-  /** Whether the whole body has been read: an answer sent before it was closes an HTTP connection. */
+  /** Whether the whole body (none counts) has been read: an answer sent before it was closes an HTTP connection. */
   get complete(): boolean {
-    return this.#complete || !this.present;
+    return this.#complete || this.declaredLength === 0;
   }
 
   /**

@@ -46,7 +46,7 @@ export function describedColumns(r: ResourceDef): DescribedColumn[] {
     const fold = foldColumnOf(f);
     if (fold) out.push({ name: fold, type: 'TEXT', notNull: false });
   }
-  for (const l of r.linkOnCreate ?? []) out.push({ name: l.column, type: 'INTEGER', notNull: false });
-  for (const p of r.parents ?? []) out.push({ name: p.column, type: 'INTEGER', notNull: false });
+  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
+    out.push({ name: l.column, type: 'INTEGER', notNull: false });
   return out;
 }

@@ -3,10 +3,9 @@
  * it (`<data file>.token`, mode 0600) for the CLI's embedded default and `pm serve`'s first run.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tokenFileFor } from '../core/paths.js';
 import { ALL_SCOPES } from '../resources/index.js';
-import { openSqliteStore, type SqliteStore, type SqliteTuning } from './sqlite/index.js';
 import type { SyncStore } from './store.js';
 
 /** A store kept in a local data file, beside which its local token is written. */
@@ -16,9 +15,7 @@ export interface DataFileStore extends SyncStore {
 }
 
 /** Opens (creating and migrating it when needed) the data file: SQLite. */
-export function openStore(file: string, now: () => number = Date.now, tuning?: SqliteTuning): SqliteStore {
-  return openSqliteStore(file, now, tuning);
-}
+export { openSqliteStore as openStore } from './sqlite/index.js';
 
 /**
  * Refuses a secret file that is there and not this user's own: a link, another owner's, or one
@@ -56,12 +53,7 @@ function checkSecretFile(path: string): void {
 function writeSecretFile(path: string, content: string): void {
   checkSecretFile(path);
   const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
-  try {
-    writeSync(fd, `${content}\n`);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileSync(tmp, `${content}\n`, { flag: 'wx', mode: 0o600 });
   try {
     renameSync(tmp, path);
   } catch (e) {
@@ -90,7 +82,6 @@ export function bootstrap(store: DataFileStore, opts: { ensure?: boolean } = {})
   });
 }
 
-/** Reads the token written beside a data file, if any. */
 export function readLocalToken(dataFile: string): string | undefined {
   try {
     const t = readFileSync(tokenFileFor(dataFile), 'utf8').trim();

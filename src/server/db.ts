@@ -52,11 +52,9 @@ export function openDatabase(file: string): DB {
  */
 function refuseForeign(db: DB, file: string): void {
   // One statement, one snapshot: another process may be migrating the new file at this moment.
-  const { v, n } = db
-    .prepare(
-      "SELECT (SELECT user_version FROM pragma_user_version) AS v, (SELECT COUNT(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%') AS n",
-    )
-    .get() as { v: number; n: number };
+  const sql =
+    "SELECT (SELECT user_version FROM pragma_user_version) AS v, (SELECT COUNT(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%') AS n";
+  const { v, n } = db.prepare(sql).get() as { v: number; n: number };
   if (v === 0 && n > 0)
     throw new Error(
       `${file} is an SQLite file that is not a pm data file (it has tables of its own); pm leaves it as it is`,

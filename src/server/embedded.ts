@@ -49,8 +49,7 @@ export function openEmbedded(dataFile: string): Embedded {
         await new Promise<void>((resolve) => setImmediate(resolve));
         opts.signal?.throwIfAborted();
         // Header names are case-insensitive, and the handling asks for them in lower case.
-        const headers = new Map<string, string>();
-        for (const [k, v] of Object.entries(opts.headers ?? {})) headers.set(k.toLowerCase(), v);
+        const headers = new Map(Object.entries(opts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
         const res = await api({
           method: opts.method,
           url: `${EMBEDDED_ORIGIN}${opts.path}`,
@@ -58,8 +57,7 @@ export function openEmbedded(dataFile: string): Embedded {
           body: RequestBody.of(Buffer.from(opts.body ?? '')),
         });
         // Lower case, as undici gives them.
-        const answer: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) answer[k.toLowerCase()] = v;
+        const answer = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k.toLowerCase(), v]));
         const bytes = res.body === undefined ? [] : [Buffer.from(res.body)];
         return { statusCode: res.status, headers: answer, body: Readable.from(bytes) };
       },

@@ -1,9 +1,4 @@
-/**
- * The HTTP adapter of `pm serve`: node:http in front of the API core (api.ts). It turns an
- * IncomingMessage into an ApiRequest (the URL from the Host header and the request target, the
- * body as a RequestBody that keeps the size limit) and writes the ApiResponse back. Building the
- * server is separate from listening (see index.ts).
- */
+/** The HTTP adapter of `pm serve`: node:http in front of the API core (api.ts); index.ts listens. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Api } from './api.js';
 import { MAX_BODY_BYTES, RequestBody } from './body.js';
@@ -14,20 +9,22 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 /** How long an idle keep-alive connection is kept open for the client's next request. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-/**
- * `publicUrl`: the origin clients reach the server at (behind a proxy), used for pagination links
- * and Location headers instead of the request's Host header, which a client can set to anything.
- */
 /** Connections held at once by default: more are closed as they come (each costs a file descriptor). */
 export const MAX_CONNECTIONS = 256;
 
 /** What a client may hold of the server: connections, and time for a request's headers and whole. */
 export interface HttpLimits {
+  /** Connections held at once (default 256); more are closed as they come. */
   readonly maxConnections?: number | undefined;
+  /** Time a client has to send a request's headers (default 10 s), and the whole request (30 s). */
   readonly headersTimeoutMs?: number | undefined;
   readonly requestTimeoutMs?: number | undefined;
 }
 
+/**
+ * `publicUrl`: the origin clients reach the server at (behind a proxy), used for pagination links
+ * and Location headers instead of the request's Host header, which a client can set to anything.
+ */
 export function createHttpServer(
   api: Api,
   logError?: (err: unknown) => void,
@@ -60,7 +57,8 @@ export function createHttpServer(
 async function handle(api: Api, req: IncomingMessage, res: ServerResponse, publicUrl?: string): Promise<void> {
   const url = requestUrl(req, publicUrl);
   if (url === undefined) {
-    send(res, 400, { 'Content-Type': 'application/json', Connection: 'close' }, '{"message":"Bad request target."}');
+    res.writeHead(400, { 'Content-Type': 'application/json', Connection: 'close' });
+    res.end('{"message":"Bad request target."}');
     return;
   }
   // A body read only in part (a 413 past the limit) must not take the connection down with it.
@@ -77,14 +75,11 @@ async function handle(api: Api, req: IncomingMessage, res: ServerResponse, publi
   // An answer sent before the request body was read (401, 403, 413, 415, 405, ...): the rest of a
   // body of reasonable size is read and thrown away, so that a client still sending reads the
   // answer instead of a broken pipe; a larger one, or one that stops coming, closes the connection.
-  const declared = body.declaredLength;
-  if (body.complete) send(res, answer.status, answer.headers, answer.body);
-  else if (declared !== undefined && declared > DRAIN_BYTES)
-    send(res, answer.status, { ...answer.headers, Connection: 'close' }, answer.body);
-  else {
-    send(res, answer.status, answer.headers, answer.body);
-    drain(req);
-  }
+  const unread = !body.complete;
+  const close = unread && (body.declaredLength ?? 0) > DRAIN_BYTES;
+  res.writeHead(answer.status, close ? { ...answer.headers, Connection: 'close' } : answer.headers);
+  res.end(answer.body);
+  if (unread && !close) drain(req);
 }
 
 /** The most of an unread body thrown away after an early answer, and how long it may pause. */
@@ -100,8 +95,7 @@ function drain(req: IncomingMessage): void {
   };
   const idle = () => {
     clearTimeout(timer);
-    timer = setTimeout(stop, DRAIN_IDLE_MS);
-    timer.unref();
+    timer = setTimeout(stop, DRAIN_IDLE_MS).unref();
   };
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
@@ -112,11 +106,6 @@ function drain(req: IncomingMessage): void {
   req.once('close', () => clearTimeout(timer));
   idle();
   req.resume();
-}
-
-function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | undefined): void {
-  res.writeHead(status, headers);
-  res.end(body);
 }
 
 /**

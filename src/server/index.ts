@@ -6,25 +6,22 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createApi } from './api.js';
-import { createHttpServer } from './http.js';
+import { createHttpServer, type HttpLimits } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
 import { bootstrap, type DataFileStore, openStore } from './datafile.js';
-import { DEFAULT_POOL_SIZE } from './postgres/db.js';
 import type { PostgresStore } from './postgres/index.js';
 import type { SqliteStore } from './sqlite/index.js';
 import { ReaderPool, withReaders } from './sqlite/readers.js';
 import type { Store } from './store.js';
 
 export { parseRateLimit } from './ratelimit.js';
-export type { RateLimit, RateLimiter } from './ratelimit.js';
+export type { RateLimit } from './ratelimit.js';
 export { bootstrap, type DataFileStore, openStore, readLocalToken } from './datafile.js';
 export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';
-export type { ApiRecord, Principal, Store, TokenInfo } from './store.js';
+export type { Store } from './store.js';
 
-export { DEFAULT_POOL_SIZE } from './postgres/db.js';
-
-interface CommonOptions {
+interface CommonOptions<S extends Store> extends HttpLimits {
   readonly host?: string;
   readonly port?: number;
   readonly rateLimit?: RateLimit;
@@ -32,14 +29,11 @@ interface CommonOptions {
   readonly logError?: (err: unknown) => void;
   /** The origin clients reach the server at (behind a proxy): links and Location use it, not Host. */
   readonly publicUrl?: string;
-  /** Connections held at once (default 256); more are closed as they come. */
-  readonly maxConnections?: number;
-  /** Time a client has to send a request's headers (default 10 s), and the whole request (30 s). */
-  readonly headersTimeoutMs?: number;
-  readonly requestTimeoutMs?: number;
+  /** An already open store to serve (tests); the server then does not close it. */
+  readonly store?: S;
 }
 
-export interface ServerOptions extends CommonOptions {
+export interface ServerOptions extends CommonOptions<DataFileStore> {
   readonly dataFile: string;
   /**
    * Reader threads that answer lists, each with its own connection to the data file, so that a
@@ -48,17 +42,13 @@ export interface ServerOptions extends CommonOptions {
   readonly readers?: number;
   /** Records an account must have in a table for its lists to go to a reader (default 20,000). */
   readonly threadedFrom?: number;
-  /** An already open store to serve (tests); the server then does not close it. */
-  readonly store?: DataFileStore;
 }
 
-export interface PostgresServerOptions extends CommonOptions {
+export interface PostgresServerOptions extends CommonOptions<PostgresStore> {
   /** The PostgreSQL database's URL (postgres://user:password@host:port/db?sslmode=...). */
   readonly database: string;
   /** Connections to the database held at most (default DEFAULT_POOL_SIZE). */
   readonly poolSize?: number;
-  /** An already open store to serve (tests); the server then does not close it. */
-  readonly store?: PostgresStore;
 }
 
 export interface RunningServer<S extends Store = DataFileStore> {
@@ -78,11 +68,7 @@ export async function openPostgres(
   opts: { poolSize?: number | undefined; now?: () => number } = {},
 ): Promise<PostgresStore> {
   const { openPostgresStore } = await import('./postgres/index.js');
-  return openPostgresStore({
-    url,
-    poolSize: opts.poolSize ?? DEFAULT_POOL_SIZE,
-    ...(opts.now ? { now: opts.now } : {}),
-  });
+  return openPostgresStore({ url, ...opts });
 }
 
 // The data file's overload last: ReturnType<typeof startServer> is the usual one.
@@ -119,12 +105,7 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<DataFileS
 
 async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {
   const now = opts.now ?? Date.now;
-  const store =
-    opts.store ??
-    (await openPostgres(opts.database, {
-      poolSize: opts.poolSize,
-      now,
-    }));
+  const store = opts.store ?? (await openPostgres(opts.database, { poolSize: opts.poolSize, now }));
   let createdAccount: boolean;
   try {
     createdAccount = await store.ensureAccount();
@@ -140,7 +121,7 @@ async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServ
 }
 
 async function listen<S extends Store>(
-  opts: CommonOptions,
+  opts: CommonOptions<S>,
   store: S,
   /** What the API asks: the store itself, or the store with lists answered elsewhere. */
   answering: Store,
@@ -149,12 +130,7 @@ async function listen<S extends Store>(
   createdAccount: boolean,
   closeStore: () => Promise<void>,
 ): Promise<RunningServer<S>> {
-  const api = createApi({
-    store: answering,
-    now: opts.now ?? Date.now,
-    ...(rateLimiter ? { rateLimiter } : {}),
-    ...(opts.logError ? { logError: opts.logError } : {}),
-  });
+  const api = createApi({ store: answering, now: opts.now ?? Date.now, rateLimiter, logError: opts.logError });
   const host = opts.host ?? '127.0.0.1';
   const server = createHttpServer(api, opts.logError, opts.publicUrl, opts);
   await new Promise<void>((resolve, reject) => {

@@ -1,8 +1,7 @@
 /**
  * Per-user rate limiting, with the hosted service's headers: X-RateLimit-Limit,
  * X-RateLimit-Remaining, X-RateLimit-Reset (epoch seconds), and Retry-After (seconds) on a refused
- * request. The API takes any RateLimiter; `pm serve` counts in fixed windows in its own memory
- * (FixedWindowRateLimiter), which a limiter sharing its counts through a database can replace.
+ * request.
  */
 
 export interface RateLimit {
@@ -30,6 +29,17 @@ export function parseRateLimit(text: string): RateLimit {
   return { limit: Number(m[1]), windowMs };
 }
 
+/** A request's decision, the window's `count` requests in, and its headers (the window ends at `resetMs`; `t` is now). */
+export function decide(rule: RateLimit, allowed: boolean, count: number, resetMs: number, t: number): RateDecision {
+  const headers: Record<string, string> = {
+    'X-RateLimit-Limit': String(rule.limit),
+    'X-RateLimit-Remaining': String(Math.max(0, rule.limit - count)),
+    'X-RateLimit-Reset': String(Math.ceil(resetMs / 1000)),
+  };
+  if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((resetMs - t) / 1000)));
+  return { allowed, headers };
+}
+
 /** Fixed windows aligned to the clock, counted in memory: a restart starts afresh. */
 export class FixedWindowRateLimiter implements RateLimiter {
   private readonly windows = new Map<number, { start: number; count: number }>();
@@ -47,15 +57,8 @@ export class FixedWindowRateLimiter implements RateLimiter {
       w = { start, count: 0 };
       this.windows.set(userId, w);
     }
-    const resetMs = start + this.rule.windowMs;
     const allowed = w.count < this.rule.limit;
     if (allowed) w.count++;
-    const headers: Record<string, string> = {
-      'X-RateLimit-Limit': String(this.rule.limit),
-      'X-RateLimit-Remaining': String(Math.max(0, this.rule.limit - w.count)),
-      'X-RateLimit-Reset': String(Math.ceil(resetMs / 1000)),
-    };
-    if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((resetMs - t) / 1000)));
-    return { allowed, headers };
+    return decide(this.rule, allowed, w.count, start + this.rule.windowMs, t);
   }
 }

@@ -140,31 +140,17 @@ const initial: readonly string[] = [
 ];
 
 /**
- * The fold columns of migration 2: table, column, and whether it is a postcode (white space
- * dropped). A fuzzy filter matches a folded copy of its column with instr() rather than running
- * a function on every row.
+ * The fold columns of migration 2, in order: table, column, and whether it is a postcode (white
+ * space dropped). A fuzzy filter matches a folded copy of its column with instr() rather than
+ * running a function on every row.
  */
-const FOLDED: readonly (readonly [string, string, boolean])[] = [
-  ['contacts', 'name', false],
-  ['contacts', 'email', false],
-  ['contacts', 'contact_number', false],
-  ['contacts', 'company', false],
-  ['contacts', 'address', false],
-  ['contacts', 'address2', false],
-  ['contacts', 'city', false],
-  ['contacts', 'county', false],
-  ['contacts', 'postcode', true],
-  ['properties', 'address', false],
-  ['properties', 'address2', false],
-  ['properties', 'city', false],
-  ['properties', 'county', false],
-  ['properties', 'postcode', true],
-  ['properties', 'type', false],
-  ['custom_fields', 'name', false],
-  ['custom_fields', 'label', false],
-  ['notes', 'content', false],
-  ['reminders', 'title', false],
-];
+const FOLDED: readonly (readonly [string, string, boolean])[] = Object.entries({
+  contacts: ['name', 'email', 'contact_number', 'company', 'address', 'address2', 'city', 'county', 'postcode'],
+  properties: ['address', 'address2', 'city', 'county', 'postcode', 'type'],
+  custom_fields: ['name', 'label'],
+  notes: ['content'],
+  reminders: ['title'],
+}).flatMap(([table, columns]) => columns.map((c) => [table, c, c === 'postcode'] as const));
 
 /**
  * Migration 2: a folded copy of every fuzzy-filtered text column, and of each custom value,
@@ -210,9 +196,8 @@ export const ORDER_BLOCK = 1024;
  * account's table (ORDER_BLOCK), kept by triggers: a record joins the block its key falls in,
  * or starts a new last block when it comes after a full one (records come in creation order, so
  * blocks stay near their size; one made earlier than the first block's key moves that key); and
- * a trigram index (FTS5)
- * over the fold columns of each table (a fuzzy filter of three characters or more looks its
- * matches up instead of reading every row). The indexes are contentless (they keep no text, only
+ * a trigram index (FTS5) over the fold columns of each table (a fuzzy filter of three characters
+ * or more looks its matches up instead of reading every row). The indexes are contentless (they keep no text, only
  * which key holds which trigrams), keyed by account and id (TRIGRAM_ACCOUNT_SPAN), kept by
  * triggers and filled from the rows already there. Not in a release before it took this form.
  */

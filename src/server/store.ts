@@ -1,9 +1,8 @@
 /**
- * The store: everything the server keeps, behind one narrow interface. The API core (api.ts), the
- * embedded default and startServer use nothing else; every SQL statement is in an implementation
- * of it (sqlite/, postgres/) or in the code they share (sql/). Each record operation takes the account it acts for: a record of another
- * account is a missing one. A store may answer at once (SQLite: better-sqlite3 is synchronous) or
- * with a promise (a database over the network): its callers await every answer.
+ * The store: everything the server keeps, behind one narrow interface (docs/architecture.md). Each
+ * record operation takes the account it acts for: a record of another account is a missing one.
+ * A store may answer at once (SQLite: better-sqlite3 is synchronous) or with a promise (a database
+ * over the network): its callers await every answer.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { ListQuery } from '../core/query.js';
@@ -19,10 +18,7 @@ export interface ParentRef {
   readonly uuid: string;
 }
 
-export interface AccountUser {
-  readonly accountId: number;
-  readonly userId: number;
-}
+export type AccountUser = Pick<Principal, 'accountId' | 'userId'>;
 
 /** Who a token speaks for, and what it may do. */
 export interface Principal {
@@ -59,11 +55,9 @@ export interface StoreOf<M extends Answering> {
   delete(accountId: number, r: ResourceDef, uuid: string): Answer<void, M>;
 
   // Accounts and their users.
-  /** A new account with its first user. */
   createAccount(name: string, userName?: string): Answer<AccountUser, M>;
   /** The first user ever created, and its account. */
   firstUser(): Answer<AccountUser | undefined, M>;
-  /** The first user of an account. */
   userOfAccount(accountId: number): Answer<number | undefined, M>;
 
   // Tokens.

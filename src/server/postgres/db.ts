@@ -1,21 +1,17 @@
 /**
- * A PostgreSQL database for the store: a pool of connections (node-postgres, loaded when first
- * used, so a CLI run that does not use PostgreSQL never loads it), statements written with `?`
- * placeholders as in the SQLite store and sent with every value bound, write transactions, the
- * migrations under an advisory lock, and the failures a client should hear of as a 503.
+ * A PostgreSQL database for the store (docs/architecture.md): a pool of connections (node-postgres,
+ * loaded when first used, so a CLI run that does not use PostgreSQL never loads it).
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as PG from 'pg';
 import { ApiError } from '../../core/errors.js';
 import { printableUrl } from '../../core/redact.js';
+import type { Row } from '../sql/steps.js';
 import { PG_MIGRATIONS } from './schema.js';
-
-export type Row = Record<string, unknown>;
 
 /** Where the queries of one operation go: the pool, or the one connection of a transaction. */
 export interface Pg {
-  readonly now: () => number;
   /** Runs a statement (`?` placeholders, values bound); `shape` false for statements built from a list's filters. */
   query(sql: string, params?: readonly unknown[], shape?: boolean): Promise<Row[]>;
   /** The number of rows a statement changed. */
@@ -70,6 +66,9 @@ const LOST_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
+const LOST_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i;
+
 /** Whether an error means the database cannot be reached now (rather than a fault of the request). */
 export function isUnavailable(e: unknown): boolean {
   const err = e as { code?: unknown; message?: unknown };
@@ -77,25 +76,14 @@ export function isUnavailable(e: unknown): boolean {
   if (LOST_CODES.has(code)) return true;
   // Connection exceptions (08), the server shutting down or starting (57P01-57P03), too many connections (53300).
   if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300') return true;
-  const msg = typeof err?.message === 'string' ? err.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i.test(
-    msg,
-  );
-}
-
-/** The 503 a request gets while the database cannot be reached. */
-export function unavailable(): ApiError {
-  return new ApiError(
-    503,
-    'The server cannot reach its database at the moment. Nothing was written; try again shortly.',
-    undefined,
-    { 'Retry-After': String(RETRY_AFTER_S) },
-  );
+  return LOST_MESSAGES.test(typeof err?.message === 'string' ? err.message : '');
 }
 
 /** An error as a client should hear of it: a lost database is a 503, anything else as it is. */
 export function storeError(e: unknown): unknown {
-  return isUnavailable(e) ? unavailable() : e;
+  if (!isUnavailable(e)) return e;
+  const message = 'The server cannot reach its database at the moment. Nothing was written; try again shortly.';
+  return new ApiError(503, message, undefined, { 'Retry-After': String(RETRY_AFTER_S) });
 }
 
 export interface PgDatabase extends Pg {
@@ -131,7 +119,6 @@ export function libpqUrl(url: string): string {
 /** Opens a pool on the database at `url` (not yet connected: `migrate` connects first). */
 export function openPg(opts: PgOptions): PgDatabase {
   const pg = load();
-  const now = opts.now ?? Date.now;
   const pool = new pg.Pool({
     connectionString: libpqUrl(opts.url),
     max: opts.poolSize ?? DEFAULT_POOL_SIZE,
@@ -168,23 +155,15 @@ export function openPg(opts: PgOptions): PgDatabase {
     }
   };
   const on = (client: PG.Pool | PG.PoolClient, inTx: boolean): Pg => {
+    const send = (sql: string, params: readonly unknown[], shape: boolean) =>
+      again(inTx, () => {
+        const text = numbered(sql);
+        const values = params as unknown[];
+        return client.query<Row>(shape ? { name: nameOf(text, generation), text, values } : { text, values });
+      });
     const self: Pg = {
-      now,
-      query: (sql, params = [], shape = true) =>
-        again(inTx, async () => {
-          const text = numbered(sql);
-          const values = params as unknown[];
-          const res = await client.query<Row>(
-            shape ? { name: nameOf(text, generation), text, values } : { text, values },
-          );
-          return res.rows;
-        }),
-      run: (sql, params = []) =>
-        again(inTx, async () => {
-          const text = numbered(sql);
-          const res = await client.query({ name: nameOf(text, generation), text, values: params as unknown[] });
-          return res.rowCount ?? 0;
-        }),
+      query: async (sql, params = [], shape = true) => (await send(sql, params, shape)).rows,
+      run: async (sql, params = []) => (await send(sql, params, true)).rowCount ?? 0,
       async write(fn) {
         if (inTx) return fn(self);
         // A transaction refused a stale statement was rolled back whole: it runs again, anew.
@@ -223,8 +202,7 @@ export function openPg(opts: PgOptions): PgDatabase {
       c.release(broken instanceof Error ? broken : undefined);
     }
   };
-  const base = on(pool, false);
-  return { ...base, pool, close: () => pool.end() };
+  return { ...on(pool, false), pool, close: () => pool.end() };
 }
 
 /**

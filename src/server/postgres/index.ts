@@ -11,20 +11,15 @@ import type { Store } from '../store.js';
 import { migrate, openPg, type Pg, type PgDatabase, type PgOptions, storeError } from './db.js';
 import { execute, listRecords, pgDialect } from './records.js';
 
-export { DEFAULT_POOL_SIZE } from './db.js';
-export { PgRateLimiter } from './ratelimit.js';
-
 export interface PostgresStore extends Store {
   /** The database, for the rate limiter and for tests. */
   readonly db: PgDatabase;
-  ping(): Promise<void>;
   /**
    * On the first start on an empty database, creates the first account and its user (no token:
    * `pm serve tokens create --database URL` makes one). Says whether it did. Instances starting
    * at once create one account between them.
    */
   ensureAccount(): Promise<boolean>;
-  close(): Promise<void>;
 }
 
 /** The key of the advisory lock the first account is created under. */
@@ -51,7 +46,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     throw e;
   }
   let closed: Promise<void> | undefined;
-  const d = pgDialect(db.now);
+  const d = pgDialect(opts.now ?? Date.now);
   /** Runs an operation of ../sql/ on the pool, or on a transaction's connection. */
   const run = <T>(steps: Steps<T>, pg: Pg = db) => runAsync((q) => execute(pg, q), steps);
   /** An operation of ../sql/ in one write transaction (made anew if the transaction runs again: db.ts). */

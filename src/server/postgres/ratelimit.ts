@@ -3,7 +3,7 @@
  * it. Fixed windows aligned to the clock, as FixedWindowRateLimiter counts them in memory, with the
  * same headers; each request is one atomic statement (an upsert that returns the count).
  */
-import type { RateDecision, RateLimit, RateLimiter } from '../ratelimit.js';
+import { decide, type RateDecision, type RateLimit, type RateLimiter } from '../ratelimit.js';
 import { type Pg, storeError } from './db.js';
 
 export class PgRateLimiter implements RateLimiter {
@@ -33,15 +33,6 @@ export class PgRateLimiter implements RateLimiter {
       throw storeError(e);
     }
     const count = rows[0]?.count as number;
-    const windowStart = rows[0]?.window_start as number;
-    const resetMs = windowStart + this.rule.windowMs;
-    const allowed = count <= limit;
-    const headers: Record<string, string> = {
-      'X-RateLimit-Limit': String(limit),
-      'X-RateLimit-Remaining': String(Math.max(0, limit - count)),
-      'X-RateLimit-Reset': String(Math.ceil(resetMs / 1000)),
-    };
-    if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((resetMs - t) / 1000)));
-    return { allowed, headers };
+    return decide(this.rule, count <= limit, count, (rows[0]?.window_start as number) + this.rule.windowMs, t);
   }
 }

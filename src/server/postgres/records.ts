@@ -1,23 +1,16 @@
 /**
- * The records of every resource, in PostgreSQL: a list's page and its total in one statement,
- * and PostgreSQL's dialect for the operations shared with SQLite (../sql/): a fuzzy filter is a
- * LIKE on the fold column (its % and _ escaped; pg_trgm's indexes answer it), a row read to be
- * written is locked, a clash with a unique key is found by the key's constraint (so two writers
- * at once cannot both pass), and custom fields' names are chosen under a lock per account.
+ * A list in PostgreSQL (its page and total in one statement), and PostgreSQL's dialect for the
+ * operations shared with SQLite (../sql/; docs/architecture.md says what differs).
  */
 import type { ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
+import { likeEscaped } from '../sql/custom-values.js';
 import { embed } from '../sql/records.js';
 import { selectList, toRecord } from '../sql/rows.js';
-import { type Dialect, type Query, runAsync } from '../sql/steps.js';
+import { type Dialect, get, type Query, runAsync } from '../sql/steps.js';
 import { whereSql } from '../sql/where.js';
 import type { ApiRecord } from '../store.js';
 import type { Pg } from './db.js';
-
-/** A LIKE pattern matching text that contains `value` (% _ and \ taken literally). */
-function containsPattern(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** The first key of the advisory locks (two keys: the second an account's) that custom field names are chosen under. */
 const NAMES_LOCK = 734_013;
@@ -27,7 +20,7 @@ export function pgDialect(now: () => number): Dialect {
     // LIKE's escape character is the backslash already: no ESCAPE clause, which keeps the pattern
     // a plain bound value that a trigram index can answer.
     contains(column, folded, params) {
-      params.push(containsPattern(folded));
+      params.push(`%${likeEscaped(folded)}%`);
       return `${column} LIKE ?`;
     },
     inIds: (column) => `${column} = ANY(?::bigint[])`,
@@ -40,11 +33,8 @@ export function pgDialect(now: () => number): Dialect {
       return err.code === '23505' && !!r.unique?.length && !!err.constraint?.startsWith(`${r.table}_unique`);
     },
     // Held to the end of the transaction: two creates at once with one label get two names, as on SQLite.
-    lockNames: (accountId) => ({
-      op: 'get',
-      sql: 'SELECT pg_advisory_xact_lock(?::integer, ?::integer)',
-      params: [NAMES_LOCK, accountId % 2 ** 31],
-    }),
+    lockNames: (accountId) =>
+      get('SELECT pg_advisory_xact_lock(?::integer, ?::integer)', [NAMES_LOCK, accountId % 2 ** 31]),
     now,
   };
 }

@@ -1,10 +1,7 @@
 /**
- * Custom field values: the custom_values table, which ties a value to a custom field (a record of
- * CUSTOM_FIELDS) and to the record of the resource it was given on (`customValues` of that
- * resource's description names the column). Setting them on a write, showing them
- * (embed=custom_fields) (filtering by them is where.ts's); and the one escape hatch of the custom
- * fields themselves: a name generated from the label, and an entity type fixed once values
- * refer to it.
+ * Custom field values (custom_values, its owner's column named by `customValues` of the resource):
+ * set on a write, shown as embed=custom_fields (filtered in where.ts); and a custom field's escape
+ * hatch: a name generated from its label, an entity type fixed once values refer to it.
  */
 import { type ErrorBag, ValidationError } from '../../core/errors.js';
 import { NAME_RE, nameFromLabel, type ValidBody } from '../../core/validate.js';
@@ -21,6 +18,9 @@ const FIELDS = CUSTOM_FIELDS.table;
 /** PostgreSQL's text holds no NUL, and no text SQLite keeps has one: a value with one names nothing. */
 export const hasNul = (v: unknown) => typeof v === 'string' && v.includes('\u0000');
 
+/** Text in a LIKE pattern taken literally: its %, _ and \ escaped with a backslash. */
+export const likeEscaped = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /** Sets (or, for a null value, clears) the custom values a body gives a record; errors go to `bag`. */
 export function* setCustomValues(
   accountId: number,
@@ -35,13 +35,8 @@ export function* setCustomValues(
   for (const [i, cv] of body.customValues.entries()) {
     const key = cv.name !== undefined ? FIELD.name : 'uuid';
     const wanted = cv.name ?? cv.uuid;
-    const row = hasNul(wanted)
-      ? undefined
-      : ((yield get(`SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${key} = ?`, [
-          accountId,
-          entity,
-          wanted,
-        ])) as Row | undefined);
+    const sql = `SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${key} = ?`;
+    const row = hasNul(wanted) ? undefined : ((yield get(sql, [accountId, entity, wanted])) as Row | undefined);
     if (!row)
       bag.add(
         `${CUSTOM_VALUES_KEY}.${i}.${key}`,
@@ -93,9 +88,7 @@ export function* embedCustomValues(d: Dialect, r: ResourceDef, owners: Row[], re
  */
 export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row, current?: Row): Steps<void> {
   if (current && cols[FIELD.entity] !== undefined && cols[FIELD.entity] !== current[FIELD.entity]) {
-    const used = (yield get('SELECT 1 FROM custom_values WHERE field_id = ? LIMIT 1', [current._id])) as
-      | Row
-      | undefined;
+    const used = yield get('SELECT 1 FROM custom_values WHERE field_id = ? LIMIT 1', [current._id]);
     if (used)
       throw new ValidationError({
         [FIELD.entity]: ['The entity type cannot change while values of this field are stored.'],
@@ -120,14 +113,11 @@ export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row
   const entity = cols[FIELD.entity];
   const base = nameFromLabel(String(cols[FIELD.label]));
   // The names taken that a generated one could clash with, in one query.
-  const taken = new Set(
-    (
-      (yield rows(
-        `SELECT ${FIELD.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND (${FIELD.name} = ? OR ${FIELD.name} LIKE ? ESCAPE '\\')`,
-        [accountId, entity, base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}\\_%`],
-      )) as Row[]
-    ).map((x) => x.name as string),
-  );
+  const found = (yield rows(
+    `SELECT ${FIELD.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND (${FIELD.name} = ? OR ${FIELD.name} LIKE ? ESCAPE '\\')`,
+    [accountId, entity, base, `${likeEscaped(base)}\\_%`],
+  )) as Row[];
+  const taken = new Set(found.map((x) => x.name as string));
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
   cols[FIELD.name] = name;

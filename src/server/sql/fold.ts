@@ -7,7 +7,6 @@ import { FILTER_KINDS, foldText } from '../../core/kinds.js';
 import type { FilterKind } from '../../resources/types.js';
 
 export function fold(value: string, filter?: FilterKind): string {
-  return filter && FILTER_KINDS[filter].fold
-    ? (FILTER_KINDS[filter].fold as (v: string) => string)(value)
-    : foldText(value);
+  const kindFold = filter && FILTER_KINDS[filter].fold;
+  return kindFold ? kindFold(value) : foldText(value);
 }

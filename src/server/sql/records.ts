@@ -1,8 +1,6 @@
 /**
- * The records of every resource, for both stores: get, create, update, delete (a list is each
- * store's own: its pages are where the two differ), each confined to one account. Tables,
- * columns, links, parents and unique keys come from the resource descriptions; the custom
- * fields' one escape hatch is in custom-values.ts. What differs by store is its dialect (steps.ts).
+ * The records of every resource, for both stores: get, create, update, delete, each confined to
+ * one account (a list is each store's own). What differs by store is its dialect (steps.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorBag, ValidationError } from '../../core/errors.js';
@@ -41,12 +39,8 @@ export function notFound(r: ResourceDef, uuid: string): ApiError {
 
 /** The row of a record; `lock`: read to be written (the dialect's lock). */
 function* mustFind(d: Dialect, accountId: number, r: ResourceDef, uuid: string, lock = false): Steps<Row> {
-  const row = hasNul(uuid)
-    ? undefined
-    : ((yield get(
-        `SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE t.account_id = ? AND t.uuid = ?${lock ? d.forUpdate : ''}`,
-        [accountId, uuid],
-      )) as Row | undefined);
+  const sql = `SELECT ${selectList(r, 't')} FROM ${r.table} t WHERE t.account_id = ? AND t.uuid = ?${lock ? d.forUpdate : ''}`;
+  const row = hasNul(uuid) ? undefined : ((yield get(sql, [accountId, uuid])) as Row | undefined);
   if (!row) throw notFound(r, uuid);
   return row;
 }
@@ -83,10 +77,7 @@ function* embedLink(
          WHERE account_id = ? AND ${d.inIds('id')}`,
       [accountId, d.ids(ids)],
     )) as Row[];
-    for (const f of linked) {
-      const { id, ...rest } = f;
-      byId.set(id as number, rest);
-    }
+    for (const { id, ...rest } of linked) byId.set(id as number, rest);
   }
   found.forEach((row, i) => {
     const id = row[`_link_${link.name}`] as number | null;
@@ -116,17 +107,11 @@ export function* createRecord(
   const uuid = randomUUID();
   withFolds(r, cols);
   const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];
-  const id = (yield* unique(
-    d,
-    accountId,
-    r,
-    cols,
-    undefined,
-    insert(
-      `INSERT INTO ${r.table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
-      [accountId, uuid, t, t, ...Object.values(cols)],
-    ),
-  )) as number;
+  const write = insert(
+    `INSERT INTO ${r.table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
+    [accountId, uuid, t, t, ...Object.values(cols)],
+  );
+  const id = (yield* unique(d, accountId, r, cols, undefined, write)) as number;
   yield* setCustomValues(accountId, r, id, body, bag);
   bag.throwIfAny();
   return yield* getRecord(d, accountId, r, uuid);
@@ -150,19 +135,9 @@ export function* updateRecord(
       });
   if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols, row);
   withFolds(r, cols);
-  const names = Object.keys(cols);
-  yield* unique(
-    d,
-    accountId,
-    r,
-    cols,
-    row,
-    run(`UPDATE ${r.table} SET ${[...names.map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ')} WHERE id = ?`, [
-      ...Object.values(cols),
-      d.now(),
-      row._id,
-    ]),
-  );
+  const sets = [...Object.keys(cols).map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ');
+  const write = run(`UPDATE ${r.table} SET ${sets} WHERE id = ?`, [...Object.values(cols), d.now(), row._id]);
+  yield* unique(d, accountId, r, cols, row, write);
   yield* setCustomValues(accountId, r, row._id as number, body, bag);
   bag.throwIfAny();
   return yield* getRecord(d, accountId, r, uuid);
@@ -183,12 +158,8 @@ function* resolveLinks(d: Dialect, accountId: number, r: ResourceDef, body: Vali
     if (!by) continue;
     const [key, value] = Object.entries(by)[0] as [string, string];
     const target = resourceByPath(link.target);
-    const found = hasNul(value)
-      ? []
-      : ((yield rows(`SELECT id FROM ${target.table} WHERE account_id = ? AND ${d.equalsNoCase(`"${key}"`)} LIMIT 2`, [
-          accountId,
-          value,
-        ])) as Row[]);
+    const sql = `SELECT id FROM ${target.table} WHERE account_id = ? AND ${d.equalsNoCase(`"${key}"`)} LIMIT 2`;
+    const found = hasNul(value) ? [] : ((yield rows(sql, [accountId, value])) as Row[]);
     if (found.length === 1) out[link.column] = (found[0] as Row).id;
     else
       bag.add(
@@ -216,28 +187,23 @@ function* unique(
   current: Row | undefined,
   write: Query,
 ): Steps<unknown> {
+  const valuesOf = (key: readonly string[]) => key.map((k) => (k in cols ? cols[k] : current?.[k]));
   if (d.isUniqueViolation) {
     try {
       return yield write;
     } catch (e) {
       if (!d.isUniqueViolation(e, r)) throw e;
       const key = r.unique?.[0] as readonly string[];
-      throw conflict(
-        r,
-        key,
-        key.map((k) => (k in cols ? cols[k] : current?.[k])),
-      );
+      throw conflict(r, key, valuesOf(key));
     }
   }
   for (const key of r.unique ?? []) {
     if (!key.some((k) => k in cols)) continue;
-    const values = key.map((k) => (k in cols ? cols[k] : current?.[k]));
+    const values = valuesOf(key);
     // As in SQL, a null is never equal to another.
     if (values.some((v) => v === null || v === undefined)) continue;
-    const clash = (yield get(
-      `SELECT id FROM ${r.table} WHERE account_id = ? AND ${key.map((k) => `"${k}" = ?`).join(' AND ')} LIMIT 1`,
-      [accountId, ...values],
-    )) as Row | undefined;
+    const sql = `SELECT id FROM ${r.table} WHERE account_id = ? AND ${key.map((k) => `"${k}" = ?`).join(' AND ')} LIMIT 1`;
+    const clash = (yield get(sql, [accountId, ...values])) as Row | undefined;
     if (clash && clash.id !== current?._id) throw conflict(r, key, values);
   }
   return yield write;
@@ -249,11 +215,8 @@ function conflict(r: ResourceDef, key: readonly string[], values: unknown[]): Ap
   const value = values[values.length - 1];
   const scope = key.slice(0, -1).map((k, i) => valueInWords(r, k, values[i]));
   const what = field === 'name' ? `named "${value}"` : `with ${field} "${value}"`;
-  return new ApiError(
-    409,
-    `A ${r.singular} ${what} already exists${scope.length ? ` for ${scope.join(' and ')}` : ''}.`,
-    { [field]: [`The ${field} "${value}" is already taken.`] },
-  );
+  const message = `A ${r.singular} ${what} already exists${scope.length ? ` for ${scope.join(' and ')}` : ''}.`;
+  return new ApiError(409, message, { [field]: [`The ${field} "${value}" is already taken.`] });
 }
 
 /** A value of a unique key's scope, as a 409 message names it: an entity type as its resource's records. */

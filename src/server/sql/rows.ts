@@ -1,7 +1,6 @@
 /**
- * A resource's rows and its records as the API shows them: the columns a record is read with, a
- * row made a record, and a body's values made column assignments (with their fold columns). Every
- * column comes from the description, through ../columns.ts.
+ * A resource's rows and its records as the API shows them, every column from the description
+ * (../columns.ts): what a record is read with, a row made a record, a body made column values.
  */
 import { fieldKind } from '../../core/kinds.js';
 import type { ValidBody } from '../../core/validate.js';
@@ -44,13 +43,9 @@ export function selectList(r: ResourceDef, alias: string): string {
 
 export function toRecord(r: ResourceDef, row: Row): ApiRecord {
   const rec: ApiRecord = {};
-  for (const f of r.fields) rec[f.name] = valueOut(f, row);
+  for (const f of r.fields)
+    rec[f.name] = f.computed ? ('zero' in f.computed ? 0 : (row[f.name] ?? 0)) : fieldKind(f).load(f, row);
   return rec;
-}
-
-function valueOut(f: FieldDef, row: Row): unknown {
-  if (f.computed) return 'zero' in f.computed ? 0 : (row[f.name] ?? 0);
-  return fieldKind(f).load(f, row);
 }
 
 /** Column assignments for a body's values (fold columns are added last, by withFolds). */

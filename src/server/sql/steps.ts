@@ -1,8 +1,6 @@
 /**
- * What differs between the stores, for the code they share (records.ts, custom-values.ts,
- * tokens.ts, where.ts): a store's dialect, and how its statements run. The shared operations are
- * generators that yield each statement (`?` placeholders, values bound) and are handed its
- * answer: SQLite runs them at once (runSync), PostgreSQL awaits each answer (runAsync).
+ * What differs between the stores, for the code they share: a store's dialect, and how it runs
+ * the statements the shared generators yield (docs/architecture.md, sql/).
  */
 import type { Condition } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';

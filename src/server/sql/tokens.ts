@@ -6,11 +6,8 @@ import { type Dialect, get, insert, type Row, rows, run, type Steps } from './st
 export function* createAccount(d: Dialect, name: string, userName = 'owner'): Steps<AccountUser> {
   const t = d.now();
   const accountId = (yield insert('INSERT INTO accounts (name, created_at) VALUES (?, ?)', [name, t])) as number;
-  const userId = (yield insert('INSERT INTO users (account_id, name, created_at) VALUES (?, ?, ?)', [
-    accountId,
-    userName,
-    t,
-  ])) as number;
+  const sql = 'INSERT INTO users (account_id, name, created_at) VALUES (?, ?, ?)';
+  const userId = (yield insert(sql, [accountId, userName, t])) as number;
   return { accountId, userId };
 }
 
@@ -20,10 +17,8 @@ export function* firstUser(): Steps<AccountUser | undefined> {
 }
 
 export function* userOfAccount(accountId: number): Steps<number | undefined> {
-  const row = (yield get('SELECT id FROM users WHERE account_id = ? ORDER BY id LIMIT 1', [accountId])) as
-    | Row
-    | undefined;
-  return row?.id as number | undefined;
+  const sql = 'SELECT id FROM users WHERE account_id = ? ORDER BY id LIMIT 1';
+  return ((yield get(sql, [accountId])) as Row | undefined)?.id as number | undefined;
 }
 
 export function* createToken(

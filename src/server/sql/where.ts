@@ -1,8 +1,7 @@
 /**
- * The WHERE clause of a list, from the conditions core/query.ts parsed out of its query string.
- * Every column comes from the description; every value is bound (pushed onto `params` in the
- * order of the placeholders). Relational subqueries are confined to the account, passed in. What
- * a fuzzy condition is differs by store (the dialect's `contains` and `indexed`).
+ * The WHERE clause of a list, from the conditions core/query.ts parsed: columns from the
+ * description, every value bound (pushed onto `params` in placeholder order), relational
+ * subqueries confined to the account. A fuzzy condition is the dialect's.
  */
 import type { Condition } from '../../core/query.js';
 import { CUSTOM_FIELDS } from '../../resources/index.js';
@@ -47,12 +46,9 @@ export function whereSql(
       case 'relation': {
         const t = `r${depth}`;
         params.push(accountId);
-        const inner = whereSql(d, c.target, t, c.conditions, accountId, params, depth + 1);
-        out.push(
-          `${alias}.${c.relation.column} IN (SELECT ${t}.id FROM ${c.target.table} ${t} WHERE ${t}.account_id = ?${inner
-            .map((s) => ` AND ${s}`)
-            .join('')})`,
-        );
+        const inner = whereSql(d, c.target, t, c.conditions, accountId, params, depth + 1).map((s) => ` AND ${s}`);
+        const sub = `SELECT ${t}.id FROM ${c.target.table} ${t} WHERE ${t}.account_id = ?${inner.join('')}`;
+        out.push(`${alias}.${c.relation.column} IN (${sub})`);
         break;
       }
       case 'custom': {

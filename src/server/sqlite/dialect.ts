@@ -1,8 +1,6 @@
 /**
- * SQLite's dialect for the code shared with PostgreSQL (../sql/steps.ts): a fuzzy condition is
- * `instr` on the fold column, or within a relational subquery the FTS5 trigram index; id lists
- * are bound as JSON; writers run one at a time (BEGIN IMMEDIATE), so unique keys are looked up
- * before a write and nothing is locked.
+ * SQLite's dialect for the code shared with PostgreSQL (../sql/steps.ts). Writers run one at a
+ * time (BEGIN IMMEDIATE), so unique keys are looked up before a write and nothing is locked.
  */
 import type { Condition } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
@@ -65,7 +63,6 @@ export function sqliteDialect(trigram: ReadonlySet<string>, now: () => number): 
   };
 }
 
-/** Runs one statement of ../sql/ through the cache. */
 export function execute(statements: StatementCache, q: Query): unknown {
   const s = statements.get(q.sql);
   switch (q.op) {

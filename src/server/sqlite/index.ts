@@ -1,8 +1,4 @@
-/**
- * The Store on SQLite (better-sqlite3): one connection to a data file, its statements in a
- * bounded cache, a list's pages (records.ts), and the operations shared with PostgreSQL (../sql/)
- * run at once in SQLite's dialect (dialect.ts). Opening the file and migrating it is db.ts's.
- */
+/** The Store on SQLite (better-sqlite3): one connection to a data file (opened and migrated by db.ts). */
 import { ApiError } from '../../core/errors.js';
 import { type DB, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
@@ -11,8 +7,8 @@ import * as records from '../sql/records.js';
 import { type Query, runSync, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
 import { execute, sqliteDialect } from './dialect.js';
-import { listRecords, TUNING } from './records.js';
-import { PageEnds, type Sql, type SqliteTuning, StatementCache, trigramColumns } from './statements.js';
+import { keptCount, listRecords, TUNING } from './records.js';
+import { Bounded, type PageEnd, type Sql, type SqliteTuning, StatementCache, trigramColumns } from './statements.js';
 
 export type { SqliteTuning } from './statements.js';
 
@@ -60,8 +56,6 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, tuning: Sq
   const exec = (q: Query) => execute(statements, q);
   const trigram = trigramColumns(db);
   return {
-    db,
-    now,
     stmt: (text) => statements.get(text),
     dialect: sqliteDialect(trigram, now),
     run: (steps) => runSync(exec, steps),
@@ -75,7 +69,7 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, tuning: Sq
         own++;
       }
     },
-    pageEnds: new PageEnds(),
+    pageEnds: new Bounded<PageEnd>(1000),
     version: () => `${dataVersion.get()}:${own}`,
     trigram,
     counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,
@@ -98,21 +92,13 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
   const statements = new StatementCache(db);
   const sql = sqlOf(db, statements, now, tuning);
   const d = sql.dialect;
-  /** An operation of ../sql/ in one write transaction. */
   const write = <T>(steps: Steps<T>): T => sql.write(() => sql.run(steps));
   return {
     file,
     db,
     statements,
     list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)),
-    recordCount: (accountId, r) =>
-      sql.counted
-        ? ((
-            sql.stmt('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, r.table) as
-              | { n: number }
-              | undefined
-          )?.n ?? 0)
-        : undefined,
+    recordCount: (accountId, r) => (sql.counted ? keptCount(sql, accountId, r.table) : undefined),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
     create: guard((accountId, r, body, parent) => write(records.createRecord(d, accountId, r, body, parent))),
     update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),

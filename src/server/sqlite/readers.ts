@@ -1,8 +1,6 @@
 /**
- * Reader threads for lists: a list that reads many rows (a filter matching much of a large table)
- * runs on one of them, each with its own connection (WAL lets readers run beside the writer), so
- * that the event loop stays free for everything else: a record by uuid, a write, another list.
- * Writes, single records and unfiltered lists stay on the server's own connection.
+ * Reader threads for lists, each with its own connection (WAL lets readers run beside the writer),
+ * so that a list that reads many rows leaves the event loop free for everything else.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +56,6 @@ export class ReaderPool {
     for (let i = 0; i < count; i++) this.threads.push(this.start());
   }
 
-  /** How many threads are running. */
   get size(): number {
     return this.threads.length;
   }
@@ -103,8 +100,7 @@ export class ReaderPool {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
-      const request: ListRequest = { id, accountId, path: r.path, query };
-      thread.worker.postMessage(request);
+      thread.worker.postMessage({ id, accountId, path: r.path, query } satisfies ListRequest);
     });
   }
 
@@ -131,24 +127,12 @@ export function withReaders<S extends Store & { recordCount?(accountId: number, 
   pool: ReaderPool,
   from = THREADED_FROM,
 ): Store {
+  // Its close is the store's: the pool is the caller's to close.
   return {
+    ...store,
     list: (accountId, r, q) =>
       q.conditions.length && (store.recordCount?.(accountId, r) ?? Number.POSITIVE_INFINITY) >= from
         ? pool.list(accountId, r, q)
         : store.list(accountId, r, q),
-    get: (...a) => store.get(...a),
-    create: (...a) => store.create(...a),
-    update: (...a) => store.update(...a),
-    delete: (...a) => store.delete(...a),
-    createAccount: (...a) => store.createAccount(...a),
-    firstUser: () => store.firstUser(),
-    userOfAccount: (...a) => store.userOfAccount(...a),
-    createToken: (...a) => store.createToken(...a),
-    authenticate: (...a) => store.authenticate(...a),
-    listTokens: () => store.listTokens(),
-    revokeToken: (...a) => store.revokeToken(...a),
-    ping: () => store.ping(),
-    // The pool is the caller's to close.
-    close: () => store.close(),
   };
 }

@@ -33,6 +33,12 @@ const WALK_PER_MATCH = 8;
  */
 export const TUNING: Required<SqliteTuning> = { scanBelow: 20_000, fewCandidates: 1_000 };
 
+/** An account's records in a table, kept by triggers (schema.ts, migration 3). */
+export function keptCount(sql: Sql, accountId: number, table: string): number {
+  const row = sql.stmt('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, table);
+  return (row as { n: number } | undefined)?.n ?? 0;
+}
+
 export function listRecords(
   sql: Sql,
   accountId: number,
@@ -48,8 +54,9 @@ export function listRecords(
   const params: unknown[] = [accountId];
   const where = ['t.account_id = ?', ...whereSql(sql.dialect, r, 't', q.conditions, accountId, params)].join(' AND ');
   const one = (text: string, p: unknown[]) => (sql.stmt(text).get(...p) as { n: number } | undefined)?.n ?? 0;
-  // The account's records, kept by triggers (schema.ts, migration 3): an unfiltered list's total.
-  const kept = () => one('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?', [accountId, r.table]);
+  const all = (text: string, p: unknown[]) => sql.stmt(text).all(...p) as Row[];
+  // An unfiltered list's total.
+  const kept = () => keptCount(sql, accountId, r.table);
   let total: number;
   let rows: Row[] | undefined;
   // A fuzzy filter the trigram index answers gives the count from the index (the account's keys
@@ -69,13 +76,8 @@ export function listRecords(
     const [first, last] = trigramKeys(accountId);
     const match = `f."${driver.m.column}" MATCH ? AND f.rowid BETWEEN ? AND ?`;
     const few = sql.tuning.fewCandidates;
-    const candidates = few
-      ? one(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${r.table}_fts f WHERE ${match} LIMIT ${few + 1})`, [
-          driver.m.ends,
-          first,
-          last,
-        ])
-      : few + 1;
+    const probe = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${r.table}_fts f WHERE ${match} LIMIT ${few + 1})`;
+    const candidates = few ? one(probe, [driver.m.ends, first, last]) : few + 1;
     // Few candidates: the value is tested on their rows, as any other condition.
     const rest = candidates <= few ? q.conditions : q.conditions.filter((c) => c !== driver.c);
     const p: unknown[] = [first, candidates <= few ? driver.m.ends : driver.m.match, first, last, accountId];
@@ -88,8 +90,7 @@ export function listRecords(
     // it reaches the page soon; else the matches sorted.
     const walk = ((offset + q.perPage) * (sql.counted ? kept() : Number.POSITIVE_INFINITY)) / Math.max(total, 1);
     if (offset >= total) rows = [];
-    else if (walk > WALK_PER_MATCH * total)
-      rows = sql.stmt(`${select} FROM ${from} WHERE ${w} ${order}`).all(...p, offset) as Row[];
+    else if (walk > WALK_PER_MATCH * total) rows = all(`${select} FROM ${from} WHERE ${w} ${order}`, [...p, offset]);
   } else if (sql.counted && !q.conditions.length) {
     total = kept();
     // A deep page starts from the order block it falls in (schema.ts): the block sizes before it
@@ -104,11 +105,10 @@ export function listRecords(
         )
         .get(accountId, r.table, offset) as { c: number; i: number; before: number } | undefined;
       if (block)
-        rows = sql
-          .stmt(
-            `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE t.account_id = ? AND (t.created_at, t.id) >= (?, ?) ${order}) ORDER BY t.created_at, t.id`,
-          )
-          .all(accountId, block.c, block.i, offset - block.before) as Row[];
+        rows = all(
+          `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE t.account_id = ? AND (t.created_at, t.id) >= (?, ?) ${order}) ORDER BY t.created_at, t.id`,
+          [accountId, block.c, block.i, offset - block.before],
+        );
     }
   } else total = one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params);
   // Page N+1 right after page N of the same list, with nothing written in between: from where page
@@ -118,19 +118,17 @@ export function listRecords(
   const hint = sql.pageEnds.get(shape);
   const fresh = hint && hint.page === q.page - 1 && hint.version === sql.version();
   if (!rows && offset < total && fresh)
-    rows = sql
-      .stmt(
-        `${select} FROM ${r.table} t WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id ${limit}`,
-      )
-      .all(...params, hint.createdAt, hint.id) as Row[];
+    rows = all(
+      `${select} FROM ${r.table} t WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id ${limit}`,
+      [...params, hint.createdAt, hint.id],
+    );
   rows ??=
     offset >= total
       ? []
-      : (sql
-          .stmt(
-            `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where} ${order}) ORDER BY t.created_at, t.id`,
-          )
-          .all(...params, offset) as Row[]);
+      : all(
+          `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where} ${order}) ORDER BY t.created_at, t.id`,
+          [...params, offset],
+        );
   const last = rows[rows.length - 1];
   if (last && !driver?.m)
     sql.pageEnds.set(shape, { page: q.page, createdAt: last.created_at, id: last._id, version: sql.version() });

@@ -18,13 +18,9 @@ export interface SqliteTuning {
   readonly fewCandidates?: number;
 }
 
-/** What the SQLite modules are handed: the database, its statements and the clock. */
+/** What the SQLite modules are handed: the connection's statements, and what its schema has. */
 export interface Sql {
-  readonly db: DB;
-  readonly now: () => number;
-  /** The prepared statement for a SQL text. */
   stmt(sql: string): Statement<unknown[]>;
-  /** What the code shared with PostgreSQL (../sql/) needs to know of SQLite. */
   readonly dialect: Dialect;
   /** Runs an operation of ../sql/, its statements through the cache. */
   run<T>(steps: Steps<T>): T;
@@ -34,10 +30,9 @@ export interface Sql {
   readonly trigram: ReadonlySet<string>;
   /** Whether the data file keeps a count of each account's records per table. */
   readonly counted: boolean;
-  /** How lists are planned (records.ts). */
   readonly tuning: Required<SqliteTuning>;
   /** Where the last page served of a list ended, by the list's shape (bounded; records.ts). */
-  readonly pageEnds: PageEnds;
+  readonly pageEnds: Bounded<PageEnd>;
   /** Changes when anything is written to the data file, by this connection or another. */
   version(): string;
 }
@@ -50,56 +45,41 @@ export interface PageEnd {
   readonly version: string;
 }
 
-/** The ends of the last pages served, for as many list shapes as MAX_PAGE_ENDS, the oldest dropped. */
-export class PageEnds {
-  private readonly ends = new Map<string, PageEnd>();
-  constructor(readonly max = 1000) {}
-  get(shape: string): PageEnd | undefined {
-    return this.ends.get(shape);
+/** A Map of at most `max` entries: the one set longest ago is dropped (a Map keeps insertion order). */
+export class Bounded<V> extends Map<string, V> {
+  constructor(readonly max: number) {
+    super();
   }
-  set(shape: string, end: PageEnd): void {
-    this.ends.delete(shape);
-    if (this.ends.size >= this.max) this.ends.delete(this.ends.keys().next().value as string);
-    this.ends.set(shape, end);
+
+  override set(key: string, value: V): this {
+    this.delete(key);
+    if (this.size >= this.max) this.delete(this.keys().next().value as string);
+    return super.set(key, value);
   }
 }
 
 /** The fold columns a data file has a trigram index of: the columns of its `<table>_fts` tables. */
 export function trigramColumns(db: DB): Set<string> {
   const out = new Set<string>();
-  const tables = (
-    db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'`).all() as {
-      name: string;
-    }[]
-  ).filter((t) => t.name.endsWith('_fts'));
-  for (const { name } of tables)
+  const ftsTables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'`);
+  for (const name of (ftsTables.pluck().all() as string[]).filter((t) => t.endsWith('_fts')))
     for (const c of db.pragma(`table_info(${name})`) as { name: string }[])
       out.add(`${name.slice(0, -'_fts'.length)}.${c.name}`);
   return out;
 }
 
-export class StatementCache {
-  private readonly statements = new Map<string, Statement<unknown[]>>();
-
+export class StatementCache extends Bounded<Statement<unknown[]>> {
   constructor(
     private readonly db: DB,
-    readonly max: number = STATEMENT_CACHE_SIZE,
-  ) {}
-
-  /** How many statements are kept. */
-  get size(): number {
-    return this.statements.size;
+    max: number = STATEMENT_CACHE_SIZE,
+  ) {
+    super(max);
   }
 
-  /** The statement for `sql`, prepared on first use. A Map keeps insertion order: the first key is the least recently used. */
-  get(sql: string): Statement<unknown[]> {
-    let s = this.statements.get(sql);
-    if (s) this.statements.delete(sql);
-    else {
-      s = this.db.prepare<unknown[]>(sql);
-      if (this.statements.size >= this.max) this.statements.delete(this.statements.keys().next().value as string);
-    }
-    this.statements.set(sql, s);
+  /** The statement for `sql`, prepared on first use, and set again as the most recently used. */
+  override get(sql: string): Statement<unknown[]> {
+    const s = super.get(sql) ?? this.db.prepare<unknown[]>(sql);
+    this.set(sql, s);
     return s;
   }
 }
