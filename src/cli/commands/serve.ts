@@ -11,6 +11,7 @@ import { adopt } from '../command.js';
 import { usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import type { RateLimit } from '../../server/ratelimit.js';
+import { numberFlag } from './shared.js';
 
 export interface ServeOptions {
   readonly f: Factory;
@@ -61,22 +62,15 @@ export interface AccountsCreateOptions extends OnDataFile {
   readonly scopes: readonly string[];
 }
 
-export interface ServeRuns {
-  serve(o: ServeOptions): Promise<void>;
-  tokensCreate(o: TokensCreateOptions): Promise<void>;
-  tokensList(o: TokensListOptions): Promise<void>;
-  tokensRevoke(o: TokensRevokeOptions): Promise<void>;
-  accountsCreate(o: AccountsCreateOptions): Promise<void>;
-}
-
 const run = () => import('./serve-run.js');
-const RUNS: ServeRuns = {
-  serve: async (o) => (await run()).serveRun(o),
-  tokensCreate: async (o) => (await run()).tokensCreateRun(o),
-  tokensList: async (o) => (await run()).tokensListRun(o),
-  tokensRevoke: async (o) => (await run()).tokensRevokeRun(o),
-  accountsCreate: async (o) => (await run()).accountsCreateRun(o),
+const RUNS = {
+  serve: async (o: ServeOptions) => (await run()).serveRun(o),
+  tokensCreate: async (o: TokensCreateOptions) => (await run()).tokensCreateRun(o),
+  tokensList: async (o: TokensListOptions) => (await run()).tokensListRun(o),
+  tokensRevoke: async (o: TokensRevokeOptions) => (await run()).tokensRevokeRun(o),
+  accountsCreate: async (o: AccountsCreateOptions) => (await run()).accountsCreateRun(o),
 };
+export type ServeRuns = typeof RUNS;
 
 /**
  * The store a command works on: --database (or PM_DATABASE_URL), else --data (or the default data
@@ -96,19 +90,6 @@ function storeOf(f: Factory, cmd: Command): { dataFile: string; database?: strin
 
 const DATABASE_HINT = 'For example: --database postgres://pm@db.example.com:5432/pm?sslmode=require';
 
-function parsePoolSize(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 1000)
-    throw usageError(`--pool-size must be a whole number from 1 to 1000, not "${text}".`);
-  return Number(text);
-}
-
-function parsePort(text: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
-    throw usageError(`--port must be a number from 0 to 65535, not "${text}".`);
-  return Number(text);
-}
-
 function parseScopes(text: string | undefined): string[] {
   if (text === undefined || text === 'all') return [...ALL_SCOPES];
   const scopes = text
@@ -124,26 +105,10 @@ function parseScopes(text: string | undefined): string[] {
   return scopes;
 }
 
-function parseReaders(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,2}$/.test(text) || Number(text) > 32)
-    throw usageError(`--readers must be a whole number from 0 to 32, not "${text}".`);
-  return Number(text);
-}
-
-/** --header-timeout, --request-timeout: seconds, from 1 to a day. */
+/** --header-timeout, --request-timeout: seconds, from 1 to a day, in milliseconds. */
 function parseSeconds(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 86_400)
-    throw usageError(`${flag} must be a whole number of seconds from 1 to 86400, not "${text}".`);
-  return Number(text) * 1000;
-}
-
-function parseMaxConnections(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,6}$/.test(text) || Number(text) < 1)
-    throw usageError(`--max-connections must be a whole number from 1, not "${text}".`);
-  return Number(text);
+  const seconds = numberFlag(flag, text, 1, 86_400, 'a whole number of seconds from 1 to 86400');
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 /** --public-url: an http(s) origin, nothing more (no path, query or credentials). */
@@ -222,42 +187,26 @@ Examples:
   pm serve --host 0.0.0.0 --database postgres://pm@db.internal:5432/pm --pool-size 20
   curl -H "Authorization: Bearer $(cat ~/.local/share/pm/pm.db.token)" http://127.0.0.1:8080/properties`,
     )
-    .action(
-      async (
-        opts: {
-          host: string;
-          port: string;
-          data?: string;
-          rateLimit?: string;
-          publicUrl?: string;
-          maxConnections?: string;
-          headerTimeout?: string;
-          requestTimeout?: string;
-          readers?: string;
-          poolSize?: string;
-        },
-        cmd: Command,
-      ) => {
-        const store = storeOf(f, cmd);
-        if (store.database === undefined && opts.poolSize !== undefined)
-          throw usageError('--pool-size is the number of connections to a PostgreSQL database: give --database too.');
-        if (store.database !== undefined && opts.readers !== undefined)
-          throw usageError('--readers is for a data file: on PostgreSQL, --pool-size sets the connections.');
-        return runs.serve({
-          f,
-          host: opts.host,
-          port: parsePort(opts.port),
-          ...store,
-          poolSize: parsePoolSize(opts.poolSize),
-          rateLimit: await parseRateLimitFlag(opts.rateLimit),
-          publicUrl: parsePublicUrl(opts.publicUrl),
-          maxConnections: parseMaxConnections(opts.maxConnections),
-          headersTimeoutMs: parseSeconds('--header-timeout', opts.headerTimeout),
-          requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
-          readers: parseReaders(opts.readers),
-        });
-      },
-    );
+    .action(async (opts: Record<string, string | undefined>, cmd: Command) => {
+      const store = storeOf(f, cmd);
+      if (store.database === undefined && opts.poolSize !== undefined)
+        throw usageError('--pool-size is the number of connections to a PostgreSQL database: give --database too.');
+      if (store.database !== undefined && opts.readers !== undefined)
+        throw usageError('--readers is for a data file: on PostgreSQL, --pool-size sets the connections.');
+      return runs.serve({
+        f,
+        host: opts.host as string,
+        port: numberFlag('--port', opts.port, 0, 65_535, 'a number from 0 to 65535') as number,
+        ...store,
+        poolSize: numberFlag('--pool-size', opts.poolSize, 1, 1000),
+        rateLimit: await parseRateLimitFlag(opts.rateLimit),
+        publicUrl: parsePublicUrl(opts.publicUrl),
+        maxConnections: numberFlag('--max-connections', opts.maxConnections, 1, 999_999, 'a whole number from 1'),
+        headersTimeoutMs: parseSeconds('--header-timeout', opts.headerTimeout),
+        requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
+        readers: numberFlag('--readers', opts.readers, 0, 32),
+      });
+    });
 
   const tokens = serve
     .command('tokens')

@@ -3,7 +3,7 @@ import type { ResourceDef } from '../../resources/types.js';
 import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from '../../client/errors.js';
 import { visible } from '../../core/redact.js';
 import type { Deps } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT, usageError } from '../errors.js';
 import type { GlobalOptions } from '../globals.js';
 
 /** Whether a person can be asked: a terminal on both ends, and neither --no-input nor CI=true. */
@@ -29,6 +29,23 @@ export function interactiveOrRefuse(deps: Deps, globals: GlobalOptions): void {
 export async function confirm(deps: Deps, globals: GlobalOptions, question: string): Promise<boolean> {
   interactiveOrRefuse(deps, globals);
   return (deps.prompter as NonNullable<Deps['prompter']>).confirm(question);
+}
+
+/**
+ * A whole-number flag from `min` to `max`, in no more digits than `max` has; else a usage error
+ * that says it in `words`.
+ */
+export function numberFlag(
+  flag: string,
+  text: string | undefined,
+  min: number,
+  max: number,
+  words = `a whole number from ${min} to ${max}`,
+): number | undefined {
+  if (text === undefined) return undefined;
+  if (!new RegExp(`^\\d{1,${String(max).length}}$`).test(text) || Number(text) < min || Number(text) > max)
+    throw usageError(`${flag} must be ${words}, not "${text}".`);
+  return Number(text);
 }
 
 /** A short line naming a record: its first text columns (address, city; name, email…). */
