@@ -115,6 +115,10 @@ function shadowNote(key: SetKey, loaded: LoadedConfig, f: Factory, profile: stri
   return undefined;
 }
 
+/** The user config's own entry for the profile, if it has one. */
+const ownProfile = (cfg: UserConfig, profile: string) =>
+  cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
+
 function profileEntry(cfg: UserConfig, profile: string): NonNullable<UserConfig['profiles']>[string] {
   cfg.profiles ??= {};
   if (!Object.hasOwn(cfg.profiles, profile)) cfg.profiles[profile] = {};
@@ -124,14 +128,12 @@ function profileEntry(cfg: UserConfig, profile: string): NonNullable<UserConfig[
 /** Drops an empty profile, and an empty profiles object. */
 function tidy(cfg: UserConfig, profile: string): void {
   if (!cfg.profiles) return;
-  const p = Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
+  const p = ownProfile(cfg, profile);
   if (p && Object.keys(p).length === 0) delete cfg.profiles[profile];
   if (Object.keys(cfg.profiles).length === 0) delete cfg.profiles;
 }
 
-function scopeOf(profile: string): string {
-  return `profile "${profile}"`;
-}
+const scopeOf = (profile: string) => `profile "${profile}"`;
 
 export async function configListRun(o: ConfigListOptions): Promise<void> {
   const { f } = o;
@@ -170,17 +172,23 @@ export async function configGetRun(o: ConfigGetOptions): Promise<void> {
       break;
   }
   if (value !== undefined) io.stdout.write(`${value}\n`);
-  else if (key !== 'base_url' && key !== 'token') io.stderr.write(`${key} is not set.\n`);
-  else if (!target.embedded) io.stderr.write(`${key} is not set.\n`);
+  else if (!(target.embedded && (key === 'base_url' || key === 'token'))) io.stderr.write(`${key} is not set.\n`);
+}
+
+/** What set and unset change: the configuration, the active profile (a new one allowed), the user config. */
+async function forWrite(o: ConfigSetOptions | ConfigUnsetOptions) {
+  const loaded = await loadConfig(o.f);
+  const { profile } = activeProfile(o.f.globals(), o.f, loaded.layers, { allowNew: true });
+  if (o.key === 'default_profile' && o.profileScope)
+    throw usageError('default_profile applies to the whole config; drop --profile-scope.');
+  return { loaded, profile, cfg: (loaded.user?.config ?? {}) as UserConfig };
 }
 
 export async function configSetRun(o: ConfigSetOptions): Promise<void> {
   const { f, key: k } = o;
   let { value } = o;
   const { io } = f;
-  const loaded = await loadConfig(f);
-  const { profile } = activeProfile(f.globals(), f, loaded.layers, { allowNew: true });
-  const cfg: UserConfig = loaded.user?.config ?? {};
+  const { loaded, profile, cfg } = await forWrite(o);
   const isNew = profile !== DEFAULT_PROFILE && !knownProfiles(loaded.layers).includes(profile);
   let where: string;
   switch (k) {
@@ -189,8 +197,7 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
       const before = profileSettings(cfg, profile);
       if (profile === DEFAULT_PROFILE) {
         cfg.base_url = url;
-        const p = cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
-        if (p) delete p.base_url;
+        delete ownProfile(cfg, profile)?.base_url;
         tidy(cfg, profile);
       } else profileEntry(cfg, profile).base_url = url;
       where = scopeOf(profile);
@@ -214,7 +221,6 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
       break;
     }
     case 'default_profile': {
-      if (o.profileScope) throw usageError('default_profile applies to the whole config; drop --profile-scope.');
       if (!isValidProfileName(value))
         throw usageError(`"${value}" is not a profile name (letters, digits, "_", "-", ".").`);
       const known = knownProfiles(loaded.layers);
@@ -237,12 +243,10 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
 }
 
 export async function configUnsetRun(o: ConfigUnsetOptions): Promise<void> {
-  const { f, key } = o;
-  const { io } = f;
-  const loaded = await loadConfig(f);
-  const { profile } = activeProfile(f.globals(), f, loaded.layers, { allowNew: true });
-  const cfg: UserConfig = loaded.user?.config ?? {};
-  const p = cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
+  const { key } = o;
+  const { io } = o.f;
+  const { loaded, profile, cfg } = await forWrite(o);
+  const p = ownProfile(cfg, profile);
   let removed = false;
   let where = scopeOf(profile);
   const drop = (obj: Record<string, unknown> | undefined, k: string) => {
@@ -252,7 +256,6 @@ export async function configUnsetRun(o: ConfigUnsetOptions): Promise<void> {
     }
   };
   if (key === 'default_profile') {
-    if (o.profileScope) throw usageError('default_profile applies to the whole config; drop --profile-scope.');
     drop(cfg as Record<string, unknown>, 'default_profile');
     where = 'the user config';
   } else if (key === 'timeout' && !o.profileScope) {
@@ -267,7 +270,7 @@ export async function configUnsetRun(o: ConfigUnsetOptions): Promise<void> {
     return;
   }
   tidy(cfg, profile);
-  await writeUserConfig(f, cfg);
+  await writeUserConfig(o.f, cfg);
   io.stderr.write(`unset ${key} for ${where} in ${loaded.userConfigPath}\n`);
   if (key === 'token') io.stderr.write('note: the token was removed from the file, not revoked on the server.\n');
 }

@@ -14,8 +14,6 @@ const SET_KEYS = ['base_url', 'timeout', 'default_profile'] as const;
 const UNSET_KEYS = ['base_url', 'timeout', 'default_profile', 'token'] as const;
 export type SetKey = (typeof SET_KEYS)[number];
 
-const TOKEN_REFUSED = 'tokens are never passed as arguments; use `pm auth login`';
-
 export interface ConfigListOptions {
   readonly f: Factory;
   readonly json: boolean;
@@ -133,7 +131,7 @@ Examples:
   pm --profile staging config set timeout 60 --profile-scope`,
     )
     .action((key: string, value: string, opts: { profileScope?: boolean }) => {
-      if (key === 'token') throw usageError(TOKEN_REFUSED);
+      if (key === 'token') throw usageError('tokens are never passed as arguments; use `pm auth login`');
       return runs.set({
         f,
         key: keyOf(key, SET_KEYS, 'Keys you can set'),
