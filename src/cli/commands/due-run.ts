@@ -169,15 +169,13 @@ export async function dueRun(o: DueOptions): Promise<void> {
   const d = await f.display({ paged: true });
   const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
   if (agendaView) {
-    await printAgenda(entries, w, d, within(o), agenda.title, o.limit);
+    await printAgenda(entries, w, d, o.within ?? '7 days', agenda.title, o.limit);
     return;
   }
   const printer = createListPrinter(r, spec, d);
   printer.add(entries.slice(0, o.limit).map((e) => ({ ...e.record, agenda: e.group })));
   await printer.end();
 }
-
-const within = (opts: WindowFlags): string => opts.within ?? '7 days';
 
 /** The agenda on a terminal: a heading per group, then `date  time  title  uuid` lines. */
 async function printAgenda(
@@ -204,12 +202,10 @@ async function printAgenda(
     return day.toFormat(day.year === today.year ? 'ccc d LLL' : 'd LLL yyyy');
   };
   const columns = d.stdout.columns || 100;
-  // Each heading says how many are under it.
-  const n = (group: AgendaGroup) => ` (${entries.filter((e) => e.group === group).length})`;
   const headings: Record<AgendaGroup, string> = {
-    overdue: c.red.bold(`Overdue${n('overdue')}`),
-    today: c.bold(`Today, ${luxon().DateTime.fromISO(w.today).toFormat('cccc d LLLL')}${n('today')}`),
-    upcoming: c.bold(`Upcoming${n('upcoming')}`),
+    overdue: 'Overdue',
+    today: `Today, ${luxon().DateTime.fromISO(w.today).toFormat('cccc d LLLL')}`,
+    upcoming: 'Upcoming',
   };
   let text = '';
   let quota = limit;
@@ -217,7 +213,9 @@ async function printAgenda(
     const all = entries.filter((e) => e.group === group);
     if (!all.length) continue;
     if (text) text += '\n';
-    text += `${headings[group]}\n`;
+    // Each heading says how many are under it.
+    const heading = `${headings[group]} (${all.length})`;
+    text += `${group === 'overdue' ? c.red.bold(heading) : c.bold(heading)}\n`;
     const list = all.slice(0, Math.max(0, quota));
     quota -= list.length;
     const left = all.length - list.length;
@@ -227,10 +225,9 @@ async function printAgenda(
     }
     const dates = group === 'today' ? [] : list.map((e) => dayLabel(e.date));
     const dateWidth = Math.max(0, ...dates.map((x) => x.length));
-    const whens = list.map((e, i) =>
-      [...(group === 'today' ? [] : [(dates[i] as string).padEnd(dateWidth)]), (e.time ?? 'all day').padEnd(7)].join(
-        '  ',
-      ),
+    const whens = list.map(
+      (e, i) =>
+        `${group === 'today' ? '' : `${(dates[i] as string).padEnd(dateWidth)}  `}${(e.time ?? 'all day').padEnd(7)}`,
     );
     const titles = list.map((e) => visible(String(e.record[title] ?? '')));
     const uuidWidth = Math.max(0, ...list.map((e) => String(e.record.uuid ?? '').length));
