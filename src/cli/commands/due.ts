@@ -8,12 +8,11 @@ import { commandOf } from '../command.js';
 import type { Factory } from '../factory.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
+import type { OnResource } from './resource.js';
 import { numberFlag } from './shared.js';
 
-export interface DueOptions {
-  readonly f: Factory;
-  /** A resource with an agenda (reminders). */
-  readonly resource: ResourceDef;
+/** `resource` has an agenda (reminders). */
+export interface DueOptions extends OnResource {
   /** How far ahead to look (default 7 days). */
   readonly within?: string | undefined;
   /** How far back overdue ones go (default 30 days). */

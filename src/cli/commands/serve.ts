@@ -13,26 +13,6 @@ import type { Factory } from '../factory.js';
 import type { RateLimit } from '../../server/ratelimit.js';
 import { numberFlag } from './shared.js';
 
-export interface ServeOptions {
-  readonly f: Factory;
-  readonly host: string;
-  readonly port: number;
-  readonly dataFile: string;
-  readonly rateLimit?: RateLimit | undefined;
-  /** The origin clients reach the server at, behind a proxy. */
-  readonly publicUrl?: string | undefined;
-  /** Connections held at once. */
-  readonly maxConnections?: number | undefined;
-  readonly headersTimeoutMs?: number | undefined;
-  readonly requestTimeoutMs?: number | undefined;
-  /** Reader threads that answer lists (default: one per core, at most 4). */
-  readonly readers?: number | undefined;
-  /** A PostgreSQL database's URL, served instead of the data file. */
-  readonly database?: string | undefined;
-  /** PostgreSQL connections held at most (with a database). */
-  readonly poolSize?: number | undefined;
-}
-
 /**
  * What every command on a store is given: the factory, and the store: a PostgreSQL database
  * (`database`, its URL) or else the SQLite data file.
@@ -43,9 +23,28 @@ export interface OnDataFile {
   readonly database?: string | undefined;
 }
 
-export interface TokensCreateOptions extends OnDataFile {
-  readonly scopes: readonly string[];
+export interface ServeOptions extends OnDataFile {
+  readonly host: string;
+  readonly port: number;
+  readonly rateLimit?: RateLimit | undefined;
+  /** The origin clients reach the server at, behind a proxy. */
+  readonly publicUrl?: string | undefined;
+  /** Connections held at once. */
+  readonly maxConnections?: number | undefined;
+  readonly headersTimeoutMs?: number | undefined;
+  readonly requestTimeoutMs?: number | undefined;
+  /** Reader threads that answer lists (default: one per core, at most 4). */
+  readonly readers?: number | undefined;
+  /** PostgreSQL connections held at most (with a database). */
+  readonly poolSize?: number | undefined;
+}
+
+export interface AccountsCreateOptions extends OnDataFile {
   readonly name: string;
+  readonly scopes: readonly string[];
+}
+
+export interface TokensCreateOptions extends AccountsCreateOptions {
   readonly account?: number | undefined;
 }
 
@@ -55,11 +54,6 @@ export interface TokensListOptions extends OnDataFile {
 
 export interface TokensRevokeOptions extends OnDataFile {
   readonly id: number;
-}
-
-export interface AccountsCreateOptions extends OnDataFile {
-  readonly name: string;
-  readonly scopes: readonly string[];
 }
 
 const run = () => import('./serve-run.js');
