@@ -86,10 +86,7 @@ const DATABASE_HINT = 'For example: --database postgres://pm@db.example.com:5432
 
 function parseScopes(text: string | undefined): string[] {
   if (text === undefined || text === 'all') return [...ALL_SCOPES];
-  const scopes = text
-    .split(/[,\s]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const scopes = text.split(/[,\s]+/).filter(Boolean);
   const bad = scopes.filter((s) => !ALL_SCOPES.includes(s));
   if (bad.length || !scopes.length)
     throw usageError(
