@@ -26,7 +26,7 @@ import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
-import { confirm, describeApiError, describeRecord, interactiveOrRefuse } from './shared.js';
+import { confirm, countOf, describeApiError, describeRecord, interactiveOrRefuse } from './shared.js';
 
 /** The clock and zone human dates are read in. */
 const when = (f: Factory) => ({ now: f.now(), ...(f.timeZone ? { zone: f.timeZone } : {}) });
@@ -261,7 +261,7 @@ async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly str
   }
   const goes: string[] = [];
   for (const { child } of childrenOf(r)) {
-    const count = r.fields.find((x) => x.computed && 'count' in x.computed && x.computed.count === child.path);
+    const count = countOf(r, child);
     const n = count ? found.reduce((sum, x) => sum + (Number(x[count.name]) || 0), 0) : 0;
     if (n) goes.push(`${n} ${n === 1 ? child.singular : child.plural}`);
   }

@@ -59,6 +59,10 @@ export function describeRecord(r: ResourceDef, rec: Record<string, unknown>): st
   return parts.join(', ');
 }
 
+/** The field of a parent that counts a child's records (a property's num_notes), if any. */
+export const countOf = (parent: ResourceDef, child: ResourceDef) =>
+  parent.fields.find((f) => f.computed && 'count' in f.computed && f.computed.count === child.path);
+
 const tries = (n: number) => (n > 1 ? ` (${n} attempts)` : '');
 
 /** An error from the API client as a CLI error with the right exit code and a next step. */

@@ -13,7 +13,7 @@ import { globalsOf } from '../globals.js';
 import { inWords } from '../help/text.js';
 import type { Session } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
-import { describeApiError } from './shared.js';
+import { countOf, describeApiError } from './shared.js';
 
 type Rec = Record<string, unknown>;
 
@@ -31,10 +31,6 @@ async function* all(s: Session, r: ResourceDef, query: Rec = {}): AsyncGenerator
   for (const [k, v] of Object.entries(query)) q.set(k, String(v));
   for await (const page of s.client.pages(r, q)) yield* page.records;
 }
-
-/** The field of a parent that counts a child's records (a property's num_notes), if any. */
-const countOf = (parent: ResourceDef, child: ResourceDef) =>
-  parent.fields.find((f) => f.computed && 'count' in f.computed && f.computed.count === child.path);
 
 /**
  * Every record of the account, resource by resource in dependency order. A record as exported:
@@ -254,12 +250,10 @@ Examples:
       mkdirSync(opts.dir, { recursive: true });
       const { withSession } = await import('../session.js');
       await withSession(globalsOf(cmd), deps, async (s) => {
-        try {
-          const counts = await exportAccount(s, opts.dir, deps);
-          deps.io.stderr.write(`Exported ${summary(counts)} to ${opts.dir}.\n`);
-        } catch (e) {
+        const counts = await exportAccount(s, opts.dir, deps).catch((e) => {
           throw describeApiError(e);
-        }
+        });
+        deps.io.stderr.write(`Exported ${summary(counts)} to ${opts.dir}.\n`);
       });
     });
 
@@ -285,13 +279,11 @@ Examples:
         throw usageError(`--dir ${opts.dir} holds no pm export (no ${DEPENDENCY_ORDER.map(fileOf).join(', ')}).`);
       const { withSession } = await import('../session.js');
       await withSession(globalsOf(cmd), { ...deps, signal: undefined }, async (s) => {
-        try {
-          const { counts, already } = await importAccount(s, opts.dir, deps);
-          const skipped = already ? `; ${already} already imported from this folder, not created again` : '';
-          deps.io.stderr.write(`Imported ${summary(counts)}${skipped}; uuid map in ${join(opts.dir, MAP_FILE)}.\n`);
-        } catch (e) {
+        const { counts, already } = await importAccount(s, opts.dir, deps).catch((e) => {
           throw describeApiError(e);
-        }
+        });
+        const skipped = already ? `; ${already} already imported from this folder, not created again` : '';
+        deps.io.stderr.write(`Imported ${summary(counts)}${skipped}; uuid map in ${join(opts.dir, MAP_FILE)}.\n`);
       });
     });
 }
