@@ -49,9 +49,7 @@ export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
       if (err.exitCode === EXIT.usage) throw err;
       if (err.status !== 403)
         throw new CliError(err.exitCode, `the token was not stored: ${err.message}`, {
-          ...(err.status === 401
-            ? { hint: 'The server does not accept this token.' }
-            : { hint: 'Use --no-verify to store it anyway.' }),
+          hint: err.status === 401 ? 'The server does not accept this token.' : 'Use --no-verify to store it anyway.',
         });
     } finally {
       await http?.close();
