@@ -34,7 +34,6 @@ async function everyPage(http: Session['http'], first: unknown, deps: Deps): Pro
   return { data };
 }
 
-/** The top-level commands this module adds, with their one-line summaries. */
 export const API_COMMANDS = {
   api: 'Send a request to any API path, with the base URL and token applied; print the JSON answer',
 };

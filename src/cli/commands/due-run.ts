@@ -6,7 +6,6 @@
  *
  * There is no "done" flag on a reminder: overdue means due before now. All-day reminders (a
  * date, no time) are grouped by their date against today's date in the user's zone.
- * This module is loaded when the command runs (due.ts declares it).
  */
 import { Chalk } from 'chalk';
 import type { DateTime, Duration } from 'luxon';

@@ -1,9 +1,7 @@
 /**
- * `pm <resource> list|get|create|update|delete`, generated from the resource descriptions. Each
- * verb, as gh's commands: a typed options object, a constructor that declares the flags and
- * checks only how they combine, and a run function (resource-run.ts, loaded when a command runs)
- * that does the work. A constructor takes the run function as a parameter, so that a test can
- * check what flags become with no server and no request.
+ * `pm <resource> list|get|create|update|delete|apply`, generated from the resource descriptions:
+ * per verb, typed options and a constructor that checks only how the flags combine; the run
+ * functions are in resource-run.ts (docs/architecture.md, "commands/").
  */
 import type { Command } from 'commander';
 import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.js';
@@ -122,7 +120,6 @@ const RUNS = {
   apply: async (o: ApplyOptions) => (await import('../bulk/apply.js')).applyRun(o),
 };
 
-/** The run function of each verb: resource-run.ts, or what a test gives. */
 export type Runs = typeof RUNS;
 
 const examples = (r: ResourceDef, verb: Parameters<typeof resourceExamples>[1]) =>

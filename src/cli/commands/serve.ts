@@ -1,7 +1,6 @@
 /**
  * `pm serve`: the project's own implementation of the API on an SQLite file, and the management
- * of its accounts and tokens. Each command: typed options, a constructor that declares its flags
- * and checks them, and a run function (serve-run.ts, loaded when the command runs).
+ * of its accounts and tokens; the run functions are in serve-run.ts.
  */
 import { Command } from 'commander';
 import { ALL_SCOPES } from '../../resources/index.js';
@@ -132,7 +131,6 @@ const DATA_HELP = 'SQLite data file (default: the embedded default data file)';
 const DATABASE_OPTION = '--database <url>';
 const DATABASE_HELP = 'PostgreSQL database URL, instead of a data file (default: $PM_DATABASE_URL)';
 
-/** The top-level commands this module adds, with their one-line summaries. */
 export const SERVE_COMMANDS = {
   serve:
     'Run the Property Management Service API on an SQLite file (the embedded default, for a team) or a PostgreSQL database',

@@ -223,7 +223,6 @@ async function importAccount(
 const summary = (counts: Record<string, number>) =>
   DEPENDENCY_ORDER.map((r) => `${counts[r.path] ?? 0} ${counts[r.path] === 1 ? r.singular : r.plural}`).join(', ');
 
-/** The top-level commands this module adds, with their one-line summaries. */
 export const TRANSFER_COMMANDS = {
   export: 'Write every record of the account as NDJSON files (custom field values and note parents included)',
   import: 'Create the records of a pm export on this server, mapping old uuids to new ones',
