@@ -3,7 +3,7 @@ import type { ResourceDef } from '../../resources/types.js';
 import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from '../../client/errors.js';
 import { visible } from '../../core/redact.js';
 import type { Deps } from '../context.js';
-import { CliError, EXIT, usageError } from '../errors.js';
+import { CliError, EXIT, type ExitCode, usageError } from '../errors.js';
 import type { GlobalOptions } from '../globals.js';
 
 /** Whether a person can be asked: a terminal on both ends, and neither --no-input nor CI=true. */
@@ -70,38 +70,34 @@ export function describeApiError(e: unknown, r?: ResourceDef): CliError {
   if (e instanceof CliError) return e;
   if (e instanceof HttpStatusError) {
     const s = e.status;
-    if (s === 404)
-      return new CliError(EXIT.notFound, e.message, {
-        status: s,
-        ...(r ? { hint: `List them with \`pm ${r.path} list\`.` } : {}),
-      });
+    const fail = (code: ExitCode, message: string, hint?: string) => new CliError(code, message, { status: s, hint });
+    if (s === 404) return fail(EXIT.notFound, e.message, r && `List them with \`pm ${r.path} list\`.`);
     if (s === 401)
-      return new CliError(EXIT.auth, `not authenticated: ${e.message}`, {
-        status: s,
-        hint: 'Check the token with `pm auth status`; log in with `pm auth login`.',
-      });
-    if (s === 403) return new CliError(EXIT.auth, e.message, { status: s, hint: 'The token needs a scope it lacks.' });
-    if (s === 405 && r) return new CliError(EXIT.api, e.message, { status: s });
+      return fail(
+        EXIT.auth,
+        `not authenticated: ${e.message}`,
+        'Check the token with `pm auth status`; log in with `pm auth login`.',
+      );
+    if (s === 403) return fail(EXIT.auth, e.message, 'The token needs a scope it lacks.');
+    if (s === 405 && r) return fail(EXIT.api, e.message);
     if (s === 429) {
       const after = e.response.headers['retry-after'];
-      return new CliError(EXIT.api, `rate limited: ${e.message}${tries(e.attempts)}`, {
-        status: s,
-        ...(after
-          ? { hint: `Try again in ${/^\d+$/.test(after.trim()) ? `${after.trim()} seconds` : `a while (${after})`}.` }
-          : {}),
-      });
+      const when = after && (/^\d+$/.test(after.trim()) ? `${after.trim()} seconds` : `a while (${after})`);
+      return fail(EXIT.api, `rate limited: ${e.message}${tries(e.attempts)}`, when && `Try again in ${when}.`);
     }
     if (s === 502 || s === 503 || s === 504)
-      return new CliError(EXIT.network, `the server is unavailable (${s}): ${e.message}${tries(e.attempts)}`, {
-        status: s,
-        hint: 'It may be restarting or overloaded: try again later.',
-      });
+      return fail(
+        EXIT.network,
+        `the server is unavailable (${s}): ${e.message}${tries(e.attempts)}`,
+        'It may be restarting or overloaded: try again later.',
+      );
     if (s >= 500)
-      return new CliError(EXIT.api, `the server failed (${s}): ${e.message}`, {
-        status: s,
-        hint: 'This is a fault of the server, not of the request; pm did not send it again.',
-      });
-    return new CliError(EXIT.api, e.message, { status: s, ...(e.fieldErrors ? { fields: e.fieldErrors } : {}) });
+      return fail(
+        EXIT.api,
+        `the server failed (${s}): ${e.message}`,
+        'This is a fault of the server, not of the request; pm did not send it again.',
+      );
+    return new CliError(EXIT.api, e.message, { status: s, fields: e.fieldErrors });
   }
   if (e instanceof NetworkError) {
     let hint = 'Check the base URL with `pm auth status`.';
