@@ -132,22 +132,19 @@ export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const s = await f.session();
-  let rec: Record<string, unknown>;
-  const get = (auto: boolean) => {
+  const get = async (auto: boolean) => {
     const embed = embedList(r, o.embed, spec, auto);
     return s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
   };
-  try {
-    try {
-      rec = await get(true);
-    } catch (e) {
+  const rec = await get(true)
+    .catch((e) => {
       // A server that does not embed a note's parent: the record without it.
       if (!(autoEmbeds(r, spec).length && e instanceof HttpStatusError && e.status === 400)) throw e;
-      rec = await get(false);
-    }
-  } catch (e) {
-    throw describeApiError(e, r);
-  }
+      return get(false);
+    })
+    .catch((e) => {
+      throw describeApiError(e, r);
+    });
   await printRecord(r, rec, spec, await f.display());
 }
 
@@ -206,13 +203,10 @@ export async function createRun(o: Cmd.CreateOptions): Promise<void> {
   precheck(r, body, 'create');
   const s = await f.session();
   if (o.dryRun) return dryRun(s, f, 'POST', s.client.createPath(r, parent), body, o.output);
-  let rec: Record<string, unknown>;
-  try {
-    rec = await s.client.create(r, body, parent);
-  } catch (e) {
+  const rec = await s.client.create(r, body, parent).catch((e) => {
     // A parent that is not there is the parent's 404: its list is what to look at.
     throw describeApiError(e, parent ? resourceByPath(parent.resource) : r);
-  }
+  });
   await printRecord(r, rec, spec, await f.display());
   if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
 }
