@@ -106,12 +106,11 @@ function shadowNote(key: SetKey, loaded: LoadedConfig, f: Factory, profile: stri
     const p = loaded.project.layer?.config;
     if (p && (p.profile ?? p.default_profile) !== undefined)
       return `the project config ${loaded.project.path} chooses a profile and overrides it here.`;
+    return undefined;
   }
   const project = loaded.project.layer;
-  if (project && (key === 'base_url' || key === 'timeout')) {
-    if (profileSettings(project.config, profile)[key] !== undefined)
-      return `the project config ${project.path} sets ${key} for profile "${profile}" and takes precedence here.`;
-  }
+  if (project && profileSettings(project.config, profile)[key] !== undefined)
+    return `the project config ${project.path} sets ${key} for profile "${profile}" and takes precedence here.`;
   return undefined;
 }
 
@@ -249,21 +248,18 @@ export async function configUnsetRun(o: ConfigUnsetOptions): Promise<void> {
   const p = ownProfile(cfg, profile);
   let removed = false;
   let where = scopeOf(profile);
-  const drop = (obj: Record<string, unknown> | undefined, k: string) => {
+  const drop = (obj: object | undefined, k: string) => {
     if (obj && Object.hasOwn(obj, k)) {
-      delete obj[k];
+      delete (obj as Record<string, unknown>)[k];
       removed = true;
     }
   };
-  if (key === 'default_profile') {
-    drop(cfg as Record<string, unknown>, 'default_profile');
-    where = 'the user config';
-  } else if (key === 'timeout' && !o.profileScope) {
-    drop(cfg as Record<string, unknown>, 'timeout');
-    where = 'every profile';
+  if (key === 'default_profile' || (key === 'timeout' && !o.profileScope)) {
+    drop(cfg, key);
+    where = key === 'timeout' ? 'every profile' : 'the user config';
   } else {
-    drop(p as Record<string, unknown> | undefined, key);
-    if (profile === DEFAULT_PROFILE && key !== 'timeout') drop(cfg as Record<string, unknown>, key);
+    drop(p, key);
+    if (profile === DEFAULT_PROFILE && key !== 'timeout') drop(cfg, key);
   }
   if (!removed) {
     io.stderr.write(`${key} was not set for ${where} in ${loaded.userConfigPath}; nothing changed.\n`);
