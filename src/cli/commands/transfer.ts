@@ -138,12 +138,6 @@ function readMap(dir: string): Record<string, string> {
   return v as Record<string, string>;
 }
 
-async function uuidsOn(s: Session, r: ResourceDef): Promise<Set<string>> {
-  const found = new Set<string>();
-  for await (const rec of all(s, r)) found.add(String(rec.uuid));
-  return found;
-}
-
 /**
  * Creates the records of an export, in dependency order. A record that an earlier import from this
  * folder created, and that is still on this server (uuid-map.json says which), is not created
@@ -162,8 +156,9 @@ async function importAccount(
     for (const r of DEPENDENCY_ORDER) {
       const records = readNdjson(join(dir, fileOf(r)));
       let n = 0;
-      const mapped = records.some((rec) => typeof rec.uuid === 'string' && map[rec.uuid]);
-      const present = mapped ? await uuidsOn(s, r) : new Set<string>();
+      const present = new Set<string>();
+      if (records.some((rec) => typeof rec.uuid === 'string' && map[rec.uuid]))
+        for await (const rec of all(s, r)) present.add(String(rec.uuid));
       for (const [i, rec] of records.entries()) {
         const where = `${fileOf(r)} line ${i + 1}`;
         const done = typeof rec.uuid === 'string' ? map[rec.uuid] : undefined;
