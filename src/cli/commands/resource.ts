@@ -57,24 +57,23 @@ export interface ParentOption {
   readonly uuid: string;
 }
 
-export interface CreateOptions extends OnResource {
+interface WriteOptions extends OnResource {
   /** Every parsed flag: bodyFromFlags (flag-values.ts) reads the field flags among them. */
   readonly flags: Flags;
   /** --data: inline JSON, @file or - for stdin. */
   readonly data?: string | undefined;
-  readonly parent?: ParentOption | undefined;
-  /** The file (or - for stdin) the description's text input is read from (--content-file). */
-  readonly textFile?: string | undefined;
   readonly dryRun: boolean;
   readonly output: OutputFlags;
 }
 
-export interface UpdateOptions extends OnResource {
+export interface CreateOptions extends WriteOptions {
+  readonly parent?: ParentOption | undefined;
+  /** The file (or - for stdin) the description's text input is read from (--content-file). */
+  readonly textFile?: string | undefined;
+}
+
+export interface UpdateOptions extends WriteOptions {
   readonly uuid: string;
-  readonly flags: Flags;
-  readonly data?: string | undefined;
-  readonly dryRun: boolean;
-  readonly output: OutputFlags;
 }
 
 export interface DeleteOptions extends OnResource {
@@ -97,13 +96,10 @@ export interface BulkOptions extends OnResource {
 
 /** `apply`: make the records match a file, matched on key fields. */
 export interface ApplyOptions extends OnResource {
-  /** The file, or - for stdin. */
+  /** --from-file, --key, --prune and --dry-run, as their help says. */
   readonly fromFile: string;
-  /** The fields a record of the file is matched on. */
   readonly key: string;
-  /** Delete the records the list filters select that are not in the file. */
   readonly prune: boolean;
-  /** Print the plan and send nothing. */
   readonly dryRun: boolean;
   /** Every parsed flag: the list filters (for --prune) and the bulk and output flags among them. */
   readonly flags: Flags;
