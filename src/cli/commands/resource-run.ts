@@ -180,9 +180,8 @@ function dryRun(s: Session, f: Factory, method: string, path: string, body: unkn
   const url = printableUrl(s.http.url(path).toString());
   const headers = s.http.headers(body !== undefined, true);
   if (output.json !== undefined || output.output === 'json') {
-    f.io.stdout.write(
-      `${JSON.stringify({ method, url, headers, ...(body !== undefined ? { body } : {}) }, null, 2)}\n`,
-    );
+    // JSON leaves out an undefined body.
+    f.io.stdout.write(`${JSON.stringify({ method, url, headers, body }, null, 2)}\n`);
     return;
   }
   let text = `${method} ${url}\n`;
