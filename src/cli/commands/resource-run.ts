@@ -54,11 +54,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
     o.perPage ?? (o.all ? MAX_PER_PAGE : o.limit !== undefined ? Math.min(o.limit, MAX_PER_PAGE) : undefined);
   const query = (auto: boolean) => {
     const q = filterQuery(r, o.flags, f.now(), f.timeZone);
-    for (const [k, v] of encodeListQuery(r, {
-      embed: embedList(r, o.embed, spec, auto),
-      ...(o.page !== undefined ? { page: o.page } : {}),
-      ...(size !== undefined ? { perPage: size } : {}),
-    }))
+    for (const [k, v] of encodeListQuery(r, { embed: embedList(r, o.embed, spec, auto), page: o.page, perPage: size }))
       q.set(k, v);
     return q;
   };

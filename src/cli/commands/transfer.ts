@@ -192,10 +192,7 @@ async function importAccount(
           const same = err.status === 409 ? await existing(s, r, rec) : undefined;
           if (same) created = same;
           else if (err.status === 409 && r.unique) throw err;
-          else
-            throw new CliError(err.exitCode, `${where}: ${err.message}`, {
-              ...(err.fields ? { fields: err.fields } : {}),
-            });
+          else throw new CliError(err.exitCode, `${where}: ${err.message}`, { fields: err.fields });
         }
         if (typeof rec.uuid === 'string') map[rec.uuid] = String(created.uuid);
         n++;
