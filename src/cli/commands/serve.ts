@@ -83,8 +83,8 @@ function storeOf(f: Factory, cmd: Command): { dataFile: string; database?: strin
 
 const DATABASE_HINT = 'For example: --database postgres://pm@db.example.com:5432/pm?sslmode=require';
 
-function parseScopes(text: string | undefined): string[] {
-  if (text === undefined || text === 'all') return [...ALL_SCOPES];
+function parseScopes(text: string): string[] {
+  if (text === 'all') return [...ALL_SCOPES];
   const scopes = text.split(/[,\s]+/).filter(Boolean);
   const bad = scopes.filter((s) => !ALL_SCOPES.includes(s));
   if (bad.length || !scopes.length)
