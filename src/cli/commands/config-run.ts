@@ -32,20 +32,15 @@ const TOKEN_NOTE = 'note: tokens are never printed; this is a redacted form of i
 
 /** Where a setting came from, in words. */
 function origin(key: 'profile' | 'base_url' | 'token' | 'timeout', source: Source, target: Target): string {
-  switch (source) {
-    case 'flag':
-      return key === 'profile' ? '--profile' : '--base-url';
-    case 'env':
-      return key === 'profile' ? 'PM_PROFILE' : key === 'token' ? 'PM_TOKEN' : 'PM_BASE_URL';
-    case 'project':
-      return `project config (${target.projectConfigPath})`;
-    case 'user':
-      return `user config (${target.userConfigPath})`;
-    case 'embedded':
-      return 'embedded default';
-    case 'none':
-      return key === 'profile' ? 'default' : 'not set';
-  }
+  const words: Record<Source, string> = {
+    flag: key === 'profile' ? '--profile' : '--base-url',
+    env: key === 'profile' ? 'PM_PROFILE' : key === 'token' ? 'PM_TOKEN' : 'PM_BASE_URL',
+    project: `project config (${target.projectConfigPath})`,
+    user: `user config (${target.userConfigPath})`,
+    embedded: 'embedded default',
+    none: key === 'profile' ? 'default' : 'not set',
+  };
+  return words[source];
 }
 
 function writeWarnings(f: Factory, warnings: readonly string[]): void {
