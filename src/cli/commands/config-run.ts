@@ -142,31 +142,21 @@ export async function configGetRun(o: ConfigGetOptions): Promise<void> {
   const { io } = f;
   const target = await resolveTarget(f.globals(), f);
   writeWarnings(f, target.warnings);
-  let value: string | undefined;
-  switch (key) {
-    case 'profile':
-      value = target.profile;
-      break;
-    case 'base_url':
-      value = target.baseUrl === undefined ? undefined : printableUrl(target.baseUrl);
-      if (value === undefined && target.embedded)
-        io.stderr.write(`base_url is not set: pm uses the embedded default (${target.embedded.dataFile}).\n`);
-      break;
-    case 'token':
-      value = redact(target.token);
-      if (value !== undefined) io.stderr.write(TOKEN_NOTE);
-      else if (target.embedded)
-        io.stderr.write(`the embedded default's token is read from ${tokenFileFor(target.embedded.dataFile)}.\n`);
-      break;
-    case 'timeout':
-      value = target.timeout === undefined ? undefined : String(target.timeout);
-      break;
-    case 'default_profile':
-      value = (await readUserConfig(f)).default_profile;
-      break;
-  }
-  if (value !== undefined) io.stdout.write(`${value}\n`);
-  else if (!(target.embedded && (key === 'base_url' || key === 'token'))) io.stderr.write(`${key} is not set.\n`);
+  const value = await {
+    profile: () => target.profile,
+    base_url: () => (target.baseUrl === undefined ? undefined : printableUrl(target.baseUrl)),
+    token: () => redact(target.token),
+    timeout: () => (target.timeout === undefined ? undefined : String(target.timeout)),
+    default_profile: async () => (await readUserConfig(f)).default_profile,
+  }[key]();
+  if (value !== undefined) {
+    if (key === 'token') io.stderr.write(TOKEN_NOTE);
+    io.stdout.write(`${value}\n`);
+  } else if (target.embedded && key === 'base_url')
+    io.stderr.write(`base_url is not set: pm uses the embedded default (${target.embedded.dataFile}).\n`);
+  else if (target.embedded && key === 'token')
+    io.stderr.write(`the embedded default's token is read from ${tokenFileFor(target.embedded.dataFile)}.\n`);
+  else io.stderr.write(`${key} is not set.\n`);
 }
 
 /** What set and unset change: the configuration, the active profile (a new one allowed), the user config. */
