@@ -26,7 +26,7 @@ import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
-import { confirm, countOf, describeApiError, describeRecord, interactiveOrRefuse } from './shared.js';
+import { confirmDelete, countOf, describeApiError, describeRecord, interactiveOrRefuse } from './shared.js';
 
 /** The clock and zone human dates are read in. */
 const when = (f: Factory) => ({ now: f.now(), ...(f.timeZone ? { zone: f.timeZone } : {}) });
@@ -273,8 +273,7 @@ export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
     // Refused before anything is fetched when no one can answer.
     interactiveOrRefuse(f, f.globals());
     const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
-    const ok = await confirm(f, f.globals(), `Delete ${what}? This cannot be undone.`);
-    if (!ok) throw new CliError(EXIT.usage, 'nothing deleted.');
+    await confirmDelete(f, f.globals(), `Delete ${what}? This cannot be undone.`);
   }
   const s = await f.session();
   if (o.dryRun) {
@@ -317,8 +316,7 @@ export async function bulkRun(o: Cmd.BulkOptions): Promise<void> {
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
   if (verb === 'delete' && !o.flags.yes) {
     const what = o.fromFile === undefined ? 'standard input' : o.fromFile;
-    if (!(await confirm(f, f.globals(), `Delete every ${r.singular} listed in ${what}?`)))
-      throw new CliError(EXIT.usage, 'nothing deleted.');
+    await confirmDelete(f, f.globals(), `Delete every ${r.singular} listed in ${what}?`);
   }
   const { runBulkWrite } = await import('../bulk/commands.js');
   return runBulkWrite(r, verb, o.flags, f, o.fromFile === undefined);

@@ -26,9 +26,10 @@ export function interactiveOrRefuse(deps: Deps, globals: GlobalOptions): void {
     });
 }
 
-export async function confirm(deps: Deps, globals: GlobalOptions, question: string): Promise<boolean> {
+/** Asks before a delete; "no" stops the command. */
+export async function confirmDelete(deps: Deps, globals: GlobalOptions, question: string): Promise<void> {
   interactiveOrRefuse(deps, globals);
-  return (deps.prompter as NonNullable<Deps['prompter']>).confirm(question);
+  if (!(await deps.prompter!.confirm(question))) throw new CliError(EXIT.usage, 'nothing deleted.');
 }
 
 /**
