@@ -9,12 +9,14 @@ import type { ResourceDef } from '../../resources/types.js';
 import { readUserConfig, resolveTarget, writeUserConfig } from '../config.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { readStdin } from '../input.js';
-import { httpOptions, targetFlags, withSession } from '../session.js';
+import { httpOptions, type Session, targetFlags, withSession } from '../session.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusOptions } from './auth.js';
 import { describeApiError, interactive } from './shared.js';
 
 /** What a token is checked against: a list it may read, the first resource's as good as any. */
 const PROBE = RESOURCES.find((r) => r.verbs.list) as ResourceDef;
+const probe = (http: Session['http']) =>
+  http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
 
 export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
   const { f: deps } = o;
@@ -43,7 +45,7 @@ export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
     let http: InstanceType<typeof HttpClient> | undefined;
     try {
       http = new HttpClient({ baseUrl, token, ...httpOptions(globals, deps, target) });
-      await http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
+      await probe(http);
     } catch (e) {
       const err = describeApiError(e);
       if (err.exitCode === EXIT.usage) throw err;
@@ -84,9 +86,7 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
   let exit: CliError | undefined;
   if (!o.offline && (target.token || target.embedded)) {
     try {
-      await withSession(globals, deps, async (s) => {
-        await s.http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
-      });
+      await withSession(globals, deps, (s) => probe(s.http));
       check = 'accepted';
     } catch (e) {
       const err = describeApiError(e);
