@@ -206,22 +206,21 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
   addOutputFlags(cmd);
   cmd.addHelpText('after', `\nFilters: pm help filters; dates and ranges: pm help dates.${examples(r, 'list')}`);
   return cmd.action((flags: Flags) => {
-    const all = flags.all === true;
-    const limit = pageNumber('limit', flags.limit);
     const options: ListOptions = {
       f,
       resource: r,
       flags,
+      // --limit first: its mistake is the one reported when --page has one too.
+      limit: pageNumber('limit', flags.limit),
       page: pageNumber('page', flags.page),
       perPage: pageNumber('per-page', flags.perPage, MAX_PER_PAGE),
-      limit,
-      all,
+      all: flags.all === true,
       embed: embedOf(r, flags.embed),
       sort: sortOf(r, flags.sort),
       output: outputFlagsOf(flags),
     };
-    if (all && limit !== undefined) throw usageError('--all and --limit cannot be used together.');
-    if (all && options.page !== undefined)
+    if (options.all && options.limit !== undefined) throw usageError('--all and --limit cannot be used together.');
+    if (options.all && options.page !== undefined)
       throw usageError('--all fetches every page from the first: drop --page, or --all to fetch from that page on.');
     return run(options);
   });
