@@ -104,12 +104,7 @@ function parseSeconds(flag: string, text: string | undefined): number | undefine
 /** --public-url: an http(s) origin, nothing more (no path, query or credentials). */
 function parsePublicUrl(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  let u: URL | undefined;
-  try {
-    u = new URL(text);
-  } catch {
-    u = undefined;
-  }
+  const u = URL.canParse(text) ? new URL(text) : undefined;
   if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash || u.pathname !== '/')
     throw usageError(`--public-url must be an origin such as https://pm.example.com (no path), not "${text}".`);
   return u.origin;
