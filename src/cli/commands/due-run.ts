@@ -154,9 +154,8 @@ export async function dueRun(o: DueOptions): Promise<void> {
 
   // A day of slack each side: an all-day record's due date is the date, which the server places
   // at midnight UTC, while its day here is the user's.
-  const q = new URLSearchParams();
-  q.set(agenda.due, `${utcText(w.since - 86_400_000)}/${utcText(w.until + 86_400_000)}`);
-  q.set('per_page', '100');
+  const range = `${utcText(w.since - 86_400_000)}/${utcText(w.until + 86_400_000)}`;
+  const q = new URLSearchParams({ [agenda.due]: range, per_page: '100' });
   const s = await f.session();
   const records: Record<string, unknown>[] = [];
   try {
