@@ -1,7 +1,4 @@
-/**
- * The run functions of `pm config`: options in (config.ts declares and checks them), the
- * configuration read and the user config written, words out. Tokens are never printed.
- */
+/** The run functions of `pm config` (config.ts declares them). Tokens are never printed. */
 import { printableUrl } from '../../core/redact.js';
 import { tokenFileFor } from '../../core/paths.js';
 import type { Factory } from '../factory.js';

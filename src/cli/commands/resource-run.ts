@@ -1,7 +1,4 @@
-/**
- * The run functions of `pm <resource> list|get|create|update|delete`: options in (resource.ts
- * declares and checks them), the work done through the factory's session, data out.
- */
+/** The run functions of `pm <resource> list|get|create|update|delete` (resource.ts declares them). */
 import type { ResourceDef } from '../../resources/types.js';
 import { CUSTOM_VALUES_KEY, childrenOf, inputFields, resourceByPath } from '../../resources/index.js';
 import { printableUrl, visible } from '../../core/redact.js';

@@ -1,7 +1,4 @@
-/**
- * The run functions of `pm serve` and its token and account commands: options in (serve.ts
- * declares and checks them), the server or the data file's store, output out.
- */
+/** The run functions of `pm serve` and its token and account commands (serve.ts declares them). */
 import { availableParallelism } from 'node:os';
 import { tokenFileFor } from '../../core/paths.js';
 import { printableUrl } from '../../core/redact.js';
