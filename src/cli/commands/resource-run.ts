@@ -55,7 +55,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
       q.set(k, v);
     return q;
   };
-  let auto = autoEmbeds(r, spec).length > 0;
+  const auto = autoEmbeds(r, spec).length > 0;
   // The filters are read (and a mistake refused) before anything is opened.
   const q = query(auto);
 
@@ -71,7 +71,6 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
     } catch (e) {
       // A server that does not embed a note's parent (the hosted one): the list without it.
       if (!(auto && fetched === 0 && e instanceof HttpStatusError && e.status === 400)) throw e;
-      auto = false;
       yield* s.client.pages(r, query(false), limit);
     }
   };
