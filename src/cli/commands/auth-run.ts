@@ -80,7 +80,6 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
       ? `the file beside the data file (${target.embedded.dataFile}.token)`
       : 'the embedded default',
     none: 'nowhere: no token is configured',
-    flag: 'a flag',
   };
   let check = 'not checked';
   let exit: CliError | undefined;
