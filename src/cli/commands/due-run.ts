@@ -102,7 +102,6 @@ interface Entry {
   readonly group: AgendaGroup;
   /** Sort key: the instant, or for an all-day one the start of its day in the user's zone. */
   readonly key: number;
-  readonly allDay: boolean;
   /** The local date (YYYY-MM-DD) it is due on. */
   readonly date: string;
   /** Local time HH:mm, or undefined for all day. */
@@ -130,7 +129,7 @@ export function agendaEntries(
       if (!DATE_ONLY.test(date) || date < w.sinceDate || date > w.untilDate) continue;
       const group: AgendaGroup = date < w.today ? 'overdue' : date === w.today ? 'today' : 'upcoming';
       const key = luxon().DateTime.fromISO(date, { zone: w.zone }).startOf('day').toMillis();
-      out.push({ record, group, key, allDay: true, date, time: undefined });
+      out.push({ record, group, key, date, time: undefined });
       continue;
     }
     const at = luxon().DateTime.fromISO(due, { setZone: false }).setZone(w.zone);
@@ -139,7 +138,7 @@ export function agendaEntries(
     if (ms < w.since || ms >= w.until) continue;
     const date = at.toISODate() as string;
     const group: AgendaGroup = ms < w.now ? 'overdue' : date === w.today ? 'today' : 'upcoming';
-    out.push({ record, group, key: ms, allDay: false, date, time: at.toFormat('HH:mm') });
+    out.push({ record, group, key: ms, date, time: at.toFormat('HH:mm') });
   }
   return out.sort((a, b) => ORDER[a.group] - ORDER[b.group] || a.key - b.key);
 }
