@@ -310,10 +310,8 @@ export async function bulkRun(o: Cmd.BulkOptions): Promise<void> {
   const { f, resource: r, verb } = o;
   if (verb !== 'delete' && Object.keys(bodyFromFlags(r, o.flags, verb, when(f))).length)
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
-  if (verb === 'delete' && !o.flags.yes) {
-    const what = o.fromFile === undefined ? 'standard input' : o.fromFile;
-    await confirmDelete(f, f.globals(), `Delete every ${r.singular} listed in ${what}?`);
-  }
+  if (verb === 'delete' && !o.flags.yes)
+    await confirmDelete(f, f.globals(), `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`);
   const { runBulkWrite } = await import('../bulk/commands.js');
   return runBulkWrite(r, verb, o.flags, f, o.fromFile === undefined);
 }
