@@ -8,6 +8,7 @@ import type { Factory } from '../factory.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { collect } from '../flags.js';
 import { readInline } from '../input.js';
+import type { Session } from '../session.js';
 import { describeApiError } from './shared.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
@@ -18,11 +19,7 @@ type Page = { data?: unknown; meta?: { pagination?: { links?: { next?: unknown }
  * The records of every page of a list, from the first page's answer on: links.next is followed
  * until there is none (at most 10,000 pages). One JSON document: {"data": [...every record]}.
  */
-async function everyPage(
-  http: { request(method: string, path: string): Promise<{ body: unknown }> },
-  first: unknown,
-  deps: Deps,
-): Promise<unknown> {
+async function everyPage(http: Session['http'], first: unknown, deps: Deps): Promise<unknown> {
   const page = first as Page;
   if (!page || !Array.isArray(page.data)) return first;
   const data: unknown[] = [...page.data];
@@ -37,7 +34,6 @@ async function everyPage(
   return { data };
 }
 
-/** The top-level commands this module adds, with their one-line summaries. */
 export const API_COMMANDS = {
   api: 'Send a request to any API path, with the base URL and token applied; print the JSON answer',
 };

@@ -9,12 +9,14 @@ import type { ResourceDef } from '../../resources/types.js';
 import { readUserConfig, resolveTarget, writeUserConfig } from '../config.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { readStdin } from '../input.js';
-import { httpOptions, targetFlags, withSession } from '../session.js';
+import { httpOptions, type Session, targetFlags, withSession } from '../session.js';
 import type { AuthLoginOptions, AuthLogoutOptions, AuthStatusOptions } from './auth.js';
 import { describeApiError, interactive } from './shared.js';
 
 /** What a token is checked against: a list it may read, the first resource's as good as any. */
 const PROBE = RESOURCES.find((r) => r.verbs.list) as ResourceDef;
+const probe = (http: Session['http']) =>
+  http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
 
 export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
   const { f: deps } = o;
@@ -43,15 +45,13 @@ export async function authLoginRun(o: AuthLoginOptions): Promise<void> {
     let http: InstanceType<typeof HttpClient> | undefined;
     try {
       http = new HttpClient({ baseUrl, token, ...httpOptions(globals, deps, target) });
-      await http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
+      await probe(http);
     } catch (e) {
       const err = describeApiError(e);
       if (err.exitCode === EXIT.usage) throw err;
       if (err.status !== 403)
         throw new CliError(err.exitCode, `the token was not stored: ${err.message}`, {
-          ...(err.status === 401
-            ? { hint: 'The server does not accept this token.' }
-            : { hint: 'Use --no-verify to store it anyway.' }),
+          hint: err.status === 401 ? 'The server does not accept this token.' : 'Use --no-verify to store it anyway.',
         });
     } finally {
       await http?.close();
@@ -80,15 +80,12 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
       ? `the file beside the data file (${target.embedded.dataFile}.token)`
       : 'the embedded default',
     none: 'nowhere: no token is configured',
-    flag: 'a flag',
   };
   let check = 'not checked';
   let exit: CliError | undefined;
   if (!o.offline && (target.token || target.embedded)) {
     try {
-      await withSession(globals, deps, async (s) => {
-        await s.http.request('GET', PROBE.path, { query: new URLSearchParams({ per_page: '1' }) });
-      });
+      await withSession(globals, deps, (s) => probe(s.http));
       check = 'accepted';
     } catch (e) {
       const err = describeApiError(e);

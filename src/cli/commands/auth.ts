@@ -33,7 +33,6 @@ const RUNS = {
 };
 export type AuthRuns = typeof RUNS;
 
-/** The top-level commands this module adds, with their one-line summaries. */
 export const AUTH_COMMANDS = { auth: 'Log in to a server, see which one pm uses, log out' };
 
 export function newCmdAuth(f: Factory, runs: AuthRuns = RUNS): Command {

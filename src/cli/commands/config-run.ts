@@ -1,7 +1,4 @@
-/**
- * The run functions of `pm config`: options in (config.ts declares and checks them), the
- * configuration read and the user config written, words out. Tokens are never printed.
- */
+/** The run functions of `pm config` (config.ts declares them). Tokens are never printed. */
 import { printableUrl } from '../../core/redact.js';
 import { tokenFileFor } from '../../core/paths.js';
 import type { Factory } from '../factory.js';
@@ -32,20 +29,15 @@ const TOKEN_NOTE = 'note: tokens are never printed; this is a redacted form of i
 
 /** Where a setting came from, in words. */
 function origin(key: 'profile' | 'base_url' | 'token' | 'timeout', source: Source, target: Target): string {
-  switch (source) {
-    case 'flag':
-      return key === 'profile' ? '--profile' : '--base-url';
-    case 'env':
-      return key === 'profile' ? 'PM_PROFILE' : key === 'token' ? 'PM_TOKEN' : 'PM_BASE_URL';
-    case 'project':
-      return `project config (${target.projectConfigPath})`;
-    case 'user':
-      return `user config (${target.userConfigPath})`;
-    case 'embedded':
-      return 'embedded default';
-    case 'none':
-      return key === 'profile' ? 'default' : 'not set';
-  }
+  const words: Record<Source, string> = {
+    flag: key === 'profile' ? '--profile' : '--base-url',
+    env: key === 'profile' ? 'PM_PROFILE' : key === 'token' ? 'PM_TOKEN' : 'PM_BASE_URL',
+    project: `project config (${target.projectConfigPath})`,
+    user: `user config (${target.userConfigPath})`,
+    embedded: 'embedded default',
+    none: key === 'profile' ? 'default' : 'not set',
+  };
+  return words[source];
 }
 
 function writeWarnings(f: Factory, warnings: readonly string[]): void {
@@ -106,14 +98,17 @@ function shadowNote(key: SetKey, loaded: LoadedConfig, f: Factory, profile: stri
     const p = loaded.project.layer?.config;
     if (p && (p.profile ?? p.default_profile) !== undefined)
       return `the project config ${loaded.project.path} chooses a profile and overrides it here.`;
+    return undefined;
   }
   const project = loaded.project.layer;
-  if (project && (key === 'base_url' || key === 'timeout')) {
-    if (profileSettings(project.config, profile)[key] !== undefined)
-      return `the project config ${project.path} sets ${key} for profile "${profile}" and takes precedence here.`;
-  }
+  if (project && profileSettings(project.config, profile)[key] !== undefined)
+    return `the project config ${project.path} sets ${key} for profile "${profile}" and takes precedence here.`;
   return undefined;
 }
+
+/** The user config's own entry for the profile, if it has one. */
+const ownProfile = (cfg: UserConfig, profile: string) =>
+  cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
 
 function profileEntry(cfg: UserConfig, profile: string): NonNullable<UserConfig['profiles']>[string] {
   cfg.profiles ??= {};
@@ -124,14 +119,12 @@ function profileEntry(cfg: UserConfig, profile: string): NonNullable<UserConfig[
 /** Drops an empty profile, and an empty profiles object. */
 function tidy(cfg: UserConfig, profile: string): void {
   if (!cfg.profiles) return;
-  const p = Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
+  const p = ownProfile(cfg, profile);
   if (p && Object.keys(p).length === 0) delete cfg.profiles[profile];
   if (Object.keys(cfg.profiles).length === 0) delete cfg.profiles;
 }
 
-function scopeOf(profile: string): string {
-  return `profile "${profile}"`;
-}
+const scopeOf = (profile: string) => `profile "${profile}"`;
 
 export async function configListRun(o: ConfigListOptions): Promise<void> {
   const { f } = o;
@@ -146,41 +139,37 @@ export async function configGetRun(o: ConfigGetOptions): Promise<void> {
   const { io } = f;
   const target = await resolveTarget(f.globals(), f);
   writeWarnings(f, target.warnings);
-  let value: string | undefined;
-  switch (key) {
-    case 'profile':
-      value = target.profile;
-      break;
-    case 'base_url':
-      value = target.baseUrl === undefined ? undefined : printableUrl(target.baseUrl);
-      if (value === undefined && target.embedded)
-        io.stderr.write(`base_url is not set: pm uses the embedded default (${target.embedded.dataFile}).\n`);
-      break;
-    case 'token':
-      value = redact(target.token);
-      if (value !== undefined) io.stderr.write(TOKEN_NOTE);
-      else if (target.embedded)
-        io.stderr.write(`the embedded default's token is read from ${tokenFileFor(target.embedded.dataFile)}.\n`);
-      break;
-    case 'timeout':
-      value = target.timeout === undefined ? undefined : String(target.timeout);
-      break;
-    case 'default_profile':
-      value = (await readUserConfig(f)).default_profile;
-      break;
-  }
-  if (value !== undefined) io.stdout.write(`${value}\n`);
-  else if (key !== 'base_url' && key !== 'token') io.stderr.write(`${key} is not set.\n`);
-  else if (!target.embedded) io.stderr.write(`${key} is not set.\n`);
+  const value = await {
+    profile: () => target.profile,
+    base_url: () => (target.baseUrl === undefined ? undefined : printableUrl(target.baseUrl)),
+    token: () => redact(target.token),
+    timeout: () => (target.timeout === undefined ? undefined : String(target.timeout)),
+    default_profile: async () => (await readUserConfig(f)).default_profile,
+  }[key]();
+  if (value !== undefined) {
+    if (key === 'token') io.stderr.write(TOKEN_NOTE);
+    io.stdout.write(`${value}\n`);
+  } else if (target.embedded && key === 'base_url')
+    io.stderr.write(`base_url is not set: pm uses the embedded default (${target.embedded.dataFile}).\n`);
+  else if (target.embedded && key === 'token')
+    io.stderr.write(`the embedded default's token is read from ${tokenFileFor(target.embedded.dataFile)}.\n`);
+  else io.stderr.write(`${key} is not set.\n`);
+}
+
+/** What set and unset change: the configuration, the active profile (a new one allowed), the user config. */
+async function forWrite(o: ConfigSetOptions | ConfigUnsetOptions) {
+  const loaded = await loadConfig(o.f);
+  const { profile } = activeProfile(o.f.globals(), o.f, loaded.layers, { allowNew: true });
+  if (o.key === 'default_profile' && o.profileScope)
+    throw usageError('default_profile applies to the whole config; drop --profile-scope.');
+  return { loaded, profile, cfg: (loaded.user?.config ?? {}) as UserConfig };
 }
 
 export async function configSetRun(o: ConfigSetOptions): Promise<void> {
   const { f, key: k } = o;
   let { value } = o;
   const { io } = f;
-  const loaded = await loadConfig(f);
-  const { profile } = activeProfile(f.globals(), f, loaded.layers, { allowNew: true });
-  const cfg: UserConfig = loaded.user?.config ?? {};
+  const { loaded, profile, cfg } = await forWrite(o);
   const isNew = profile !== DEFAULT_PROFILE && !knownProfiles(loaded.layers).includes(profile);
   let where: string;
   switch (k) {
@@ -189,8 +178,7 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
       const before = profileSettings(cfg, profile);
       if (profile === DEFAULT_PROFILE) {
         cfg.base_url = url;
-        const p = cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
-        if (p) delete p.base_url;
+        delete ownProfile(cfg, profile)?.base_url;
         tidy(cfg, profile);
       } else profileEntry(cfg, profile).base_url = url;
       where = scopeOf(profile);
@@ -214,7 +202,6 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
       break;
     }
     case 'default_profile': {
-      if (o.profileScope) throw usageError('default_profile applies to the whole config; drop --profile-scope.');
       if (!isValidProfileName(value))
         throw usageError(`"${value}" is not a profile name (letters, digits, "_", "-", ".").`);
       const known = knownProfiles(loaded.layers);
@@ -237,37 +224,31 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
 }
 
 export async function configUnsetRun(o: ConfigUnsetOptions): Promise<void> {
-  const { f, key } = o;
-  const { io } = f;
-  const loaded = await loadConfig(f);
-  const { profile } = activeProfile(f.globals(), f, loaded.layers, { allowNew: true });
-  const cfg: UserConfig = loaded.user?.config ?? {};
-  const p = cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
+  const { key } = o;
+  const { io } = o.f;
+  const { loaded, profile, cfg } = await forWrite(o);
+  const p = ownProfile(cfg, profile);
   let removed = false;
   let where = scopeOf(profile);
-  const drop = (obj: Record<string, unknown> | undefined, k: string) => {
+  const drop = (obj: object | undefined, k: string) => {
     if (obj && Object.hasOwn(obj, k)) {
-      delete obj[k];
+      delete (obj as Record<string, unknown>)[k];
       removed = true;
     }
   };
-  if (key === 'default_profile') {
-    if (o.profileScope) throw usageError('default_profile applies to the whole config; drop --profile-scope.');
-    drop(cfg as Record<string, unknown>, 'default_profile');
-    where = 'the user config';
-  } else if (key === 'timeout' && !o.profileScope) {
-    drop(cfg as Record<string, unknown>, 'timeout');
-    where = 'every profile';
+  if (key === 'default_profile' || (key === 'timeout' && !o.profileScope)) {
+    drop(cfg, key);
+    where = key === 'timeout' ? 'every profile' : 'the user config';
   } else {
-    drop(p as Record<string, unknown> | undefined, key);
-    if (profile === DEFAULT_PROFILE && key !== 'timeout') drop(cfg as Record<string, unknown>, key);
+    drop(p, key);
+    if (profile === DEFAULT_PROFILE && key !== 'timeout') drop(cfg, key);
   }
   if (!removed) {
     io.stderr.write(`${key} was not set for ${where} in ${loaded.userConfigPath}; nothing changed.\n`);
     return;
   }
   tidy(cfg, profile);
-  await writeUserConfig(f, cfg);
+  await writeUserConfig(o.f, cfg);
   io.stderr.write(`unset ${key} for ${where} in ${loaded.userConfigPath}\n`);
   if (key === 'token') io.stderr.write('note: the token was removed from the file, not revoked on the server.\n');
 }

@@ -1,8 +1,7 @@
 /**
  * `pm config`: what pm is configured to talk to, and where each setting comes from; and the
- * settings of the user config. Tokens are never printed and never taken as arguments. Each
- * command: typed options, a constructor that declares and checks its arguments, and a run function
- * (config-run.ts, loaded when it runs; it loads ../config.js and through it cosmiconfig).
+ * settings of the user config. Tokens are never printed and never taken as arguments. The run
+ * functions are in config-run.ts (which loads ../config.js and through it cosmiconfig).
  */
 import { Command } from 'commander';
 import { adopt } from '../command.js';
@@ -13,8 +12,6 @@ const GET_KEYS = ['base_url', 'token', 'profile', 'timeout', 'default_profile'] 
 const SET_KEYS = ['base_url', 'timeout', 'default_profile'] as const;
 const UNSET_KEYS = ['base_url', 'timeout', 'default_profile', 'token'] as const;
 export type SetKey = (typeof SET_KEYS)[number];
-
-const TOKEN_REFUSED = 'tokens are never passed as arguments; use `pm auth login`';
 
 export interface ConfigListOptions {
   readonly f: Factory;
@@ -57,7 +54,6 @@ function keyOf<K extends string>(key: string, keys: readonly K[], what: string):
   return key as K;
 }
 
-/** The top-level commands this module adds, with their one-line summaries. */
 export const CONFIG_COMMANDS = {
   config: 'Show where pm points and where each setting comes from; change the user config',
 };
@@ -133,7 +129,7 @@ Examples:
   pm --profile staging config set timeout 60 --profile-scope`,
     )
     .action((key: string, value: string, opts: { profileScope?: boolean }) => {
-      if (key === 'token') throw usageError(TOKEN_REFUSED);
+      if (key === 'token') throw usageError('tokens are never passed as arguments; use `pm auth login`');
       return runs.set({
         f,
         key: keyOf(key, SET_KEYS, 'Keys you can set'),

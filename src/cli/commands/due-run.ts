@@ -6,7 +6,6 @@
  *
  * There is no "done" flag on a reminder: overdue means due before now. All-day reminders (a
  * date, no time) are grouped by their date against today's date in the user's zone.
- * This module is loaded when the command runs (due.ts declares it).
  */
 import { Chalk } from 'chalk';
 import type { DateTime, Duration } from 'luxon';
@@ -103,7 +102,6 @@ interface Entry {
   readonly group: AgendaGroup;
   /** Sort key: the instant, or for an all-day one the start of its day in the user's zone. */
   readonly key: number;
-  readonly allDay: boolean;
   /** The local date (YYYY-MM-DD) it is due on. */
   readonly date: string;
   /** Local time HH:mm, or undefined for all day. */
@@ -131,7 +129,7 @@ export function agendaEntries(
       if (!DATE_ONLY.test(date) || date < w.sinceDate || date > w.untilDate) continue;
       const group: AgendaGroup = date < w.today ? 'overdue' : date === w.today ? 'today' : 'upcoming';
       const key = luxon().DateTime.fromISO(date, { zone: w.zone }).startOf('day').toMillis();
-      out.push({ record, group, key, allDay: true, date, time: undefined });
+      out.push({ record, group, key, date, time: undefined });
       continue;
     }
     const at = luxon().DateTime.fromISO(due, { setZone: false }).setZone(w.zone);
@@ -140,7 +138,7 @@ export function agendaEntries(
     if (ms < w.since || ms >= w.until) continue;
     const date = at.toISODate() as string;
     const group: AgendaGroup = ms < w.now ? 'overdue' : date === w.today ? 'today' : 'upcoming';
-    out.push({ record, group, key: ms, allDay: false, date, time: at.toFormat('HH:mm') });
+    out.push({ record, group, key: ms, date, time: at.toFormat('HH:mm') });
   }
   return out.sort((a, b) => ORDER[a.group] - ORDER[b.group] || a.key - b.key);
 }
@@ -155,9 +153,8 @@ export async function dueRun(o: DueOptions): Promise<void> {
 
   // A day of slack each side: an all-day record's due date is the date, which the server places
   // at midnight UTC, while its day here is the user's.
-  const q = new URLSearchParams();
-  q.set(agenda.due, `${utcText(w.since - 86_400_000)}/${utcText(w.until + 86_400_000)}`);
-  q.set('per_page', '100');
+  const range = `${utcText(w.since - 86_400_000)}/${utcText(w.until + 86_400_000)}`;
+  const q = new URLSearchParams({ [agenda.due]: range, per_page: '100' });
   const s = await f.session();
   const records: Record<string, unknown>[] = [];
   try {
@@ -169,15 +166,13 @@ export async function dueRun(o: DueOptions): Promise<void> {
   const d = await f.display({ paged: true });
   const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
   if (agendaView) {
-    await printAgenda(entries, w, d, within(o), agenda.title, o.limit);
+    await printAgenda(entries, w, d, o.within ?? '7 days', agenda.title, o.limit);
     return;
   }
   const printer = createListPrinter(r, spec, d);
   printer.add(entries.slice(0, o.limit).map((e) => ({ ...e.record, agenda: e.group })));
   await printer.end();
 }
-
-const within = (opts: WindowFlags): string => opts.within ?? '7 days';
 
 /** The agenda on a terminal: a heading per group, then `date  time  title  uuid` lines. */
 async function printAgenda(
@@ -204,12 +199,10 @@ async function printAgenda(
     return day.toFormat(day.year === today.year ? 'ccc d LLL' : 'd LLL yyyy');
   };
   const columns = d.stdout.columns || 100;
-  // Each heading says how many are under it.
-  const n = (group: AgendaGroup) => ` (${entries.filter((e) => e.group === group).length})`;
   const headings: Record<AgendaGroup, string> = {
-    overdue: c.red.bold(`Overdue${n('overdue')}`),
-    today: c.bold(`Today, ${luxon().DateTime.fromISO(w.today).toFormat('cccc d LLLL')}${n('today')}`),
-    upcoming: c.bold(`Upcoming${n('upcoming')}`),
+    overdue: 'Overdue',
+    today: `Today, ${luxon().DateTime.fromISO(w.today).toFormat('cccc d LLLL')}`,
+    upcoming: 'Upcoming',
   };
   let text = '';
   let quota = limit;
@@ -217,7 +210,9 @@ async function printAgenda(
     const all = entries.filter((e) => e.group === group);
     if (!all.length) continue;
     if (text) text += '\n';
-    text += `${headings[group]}\n`;
+    // Each heading says how many are under it.
+    const heading = `${headings[group]} (${all.length})`;
+    text += `${group === 'overdue' ? c.red.bold(heading) : c.bold(heading)}\n`;
     const list = all.slice(0, Math.max(0, quota));
     quota -= list.length;
     const left = all.length - list.length;
@@ -227,10 +222,9 @@ async function printAgenda(
     }
     const dates = group === 'today' ? [] : list.map((e) => dayLabel(e.date));
     const dateWidth = Math.max(0, ...dates.map((x) => x.length));
-    const whens = list.map((e, i) =>
-      [...(group === 'today' ? [] : [(dates[i] as string).padEnd(dateWidth)]), (e.time ?? 'all day').padEnd(7)].join(
-        '  ',
-      ),
+    const whens = list.map(
+      (e, i) =>
+        `${group === 'today' ? '' : `${(dates[i] as string).padEnd(dateWidth)}  `}${(e.time ?? 'all day').padEnd(7)}`,
     );
     const titles = list.map((e) => visible(String(e.record[title] ?? '')));
     const uuidWidth = Math.max(0, ...list.map((e) => String(e.record.uuid ?? '').length));

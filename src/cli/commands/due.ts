@@ -5,15 +5,14 @@
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../resources/types.js';
 import { commandOf } from '../command.js';
-import { usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
+import type { OnResource } from './resource.js';
+import { numberFlag } from './shared.js';
 
-export interface DueOptions {
-  readonly f: Factory;
-  /** A resource with an agenda (reminders). */
-  readonly resource: ResourceDef;
+/** `resource` has an agenda (reminders). */
+export interface DueOptions extends OnResource {
   /** How far ahead to look (default 7 days). */
   readonly within?: string | undefined;
   /** How far back overdue ones go (default 30 days). */
@@ -21,13 +20,6 @@ export interface DueOptions {
   /** Show at most this many, in agenda order (the most overdue first). */
   readonly limit?: number | undefined;
   readonly output: OutputFlags;
-}
-
-function limitOf(v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  const s = String(v);
-  if (!/^\d{1,9}$/.test(s) || Number(s) < 1) throw usageError(`--limit must be a whole number from 1, not "${s}".`);
-  return Number(s);
 }
 
 export function newCmdDue(
@@ -64,7 +56,7 @@ Examples:
         resource: r,
         within: flags.within === undefined ? undefined : String(flags.within),
         overdueSince: flags.overdueSince === undefined ? undefined : String(flags.overdueSince),
-        limit: limitOf(flags.limit),
+        limit: numberFlag('--limit', flags.limit as string | undefined, 1, 999_999_999, 'a whole number from 1'),
         output: outputFlagsOf(flags),
       }),
     );

@@ -1,7 +1,4 @@
-/**
- * The run functions of `pm <resource> list|get|create|update|delete`: options in (resource.ts
- * declares and checks them), the work done through the factory's session, data out.
- */
+/** The run functions of `pm <resource> list|get|create|update|delete` (resource.ts declares them). */
 import type { ResourceDef } from '../../resources/types.js';
 import { CUSTOM_VALUES_KEY, childrenOf, inputFields, resourceByPath } from '../../resources/index.js';
 import { printableUrl, visible } from '../../core/redact.js';
@@ -26,7 +23,7 @@ import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
-import { confirm, describeApiError, describeRecord, interactiveOrRefuse } from './shared.js';
+import { confirmDelete, countOf, describeApiError, describeRecord, interactiveOrRefuse } from './shared.js';
 
 /** The clock and zone human dates are read in. */
 const when = (f: Factory) => ({ now: f.now(), ...(f.timeZone ? { zone: f.timeZone } : {}) });
@@ -54,15 +51,11 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
     o.perPage ?? (o.all ? MAX_PER_PAGE : o.limit !== undefined ? Math.min(o.limit, MAX_PER_PAGE) : undefined);
   const query = (auto: boolean) => {
     const q = filterQuery(r, o.flags, f.now(), f.timeZone);
-    for (const [k, v] of encodeListQuery(r, {
-      embed: embedList(r, o.embed, spec, auto),
-      ...(o.page !== undefined ? { page: o.page } : {}),
-      ...(size !== undefined ? { perPage: size } : {}),
-    }))
+    for (const [k, v] of encodeListQuery(r, { embed: embedList(r, o.embed, spec, auto), page: o.page, perPage: size }))
       q.set(k, v);
     return q;
   };
-  let auto = autoEmbeds(r, spec).length > 0;
+  const auto = autoEmbeds(r, spec).length > 0;
   // The filters are read (and a mistake refused) before anything is opened.
   const q = query(auto);
 
@@ -78,7 +71,6 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
     } catch (e) {
       // A server that does not embed a note's parent (the hosted one): the list without it.
       if (!(auto && fetched === 0 && e instanceof HttpStatusError && e.status === 400)) throw e;
-      auto = false;
       yield* s.client.pages(r, query(false), limit);
     }
   };
@@ -132,22 +124,19 @@ export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const s = await f.session();
-  let rec: Record<string, unknown>;
-  const get = (auto: boolean) => {
+  const get = async (auto: boolean) => {
     const embed = embedList(r, o.embed, spec, auto);
     return s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
   };
-  try {
-    try {
-      rec = await get(true);
-    } catch (e) {
+  const rec = await get(true)
+    .catch((e) => {
       // A server that does not embed a note's parent: the record without it.
       if (!(autoEmbeds(r, spec).length && e instanceof HttpStatusError && e.status === 400)) throw e;
-      rec = await get(false);
-    }
-  } catch (e) {
-    throw describeApiError(e, r);
-  }
+      return get(false);
+    })
+    .catch((e) => {
+      throw describeApiError(e, r);
+    });
   await printRecord(r, rec, spec, await f.display());
 }
 
@@ -183,9 +172,8 @@ function dryRun(s: Session, f: Factory, method: string, path: string, body: unkn
   const url = printableUrl(s.http.url(path).toString());
   const headers = s.http.headers(body !== undefined, true);
   if (output.json !== undefined || output.output === 'json') {
-    f.io.stdout.write(
-      `${JSON.stringify({ method, url, headers, ...(body !== undefined ? { body } : {}) }, null, 2)}\n`,
-    );
+    // JSON leaves out an undefined body.
+    f.io.stdout.write(`${JSON.stringify({ method, url, headers, body }, null, 2)}\n`);
     return;
   }
   let text = `${method} ${url}\n`;
@@ -206,13 +194,10 @@ export async function createRun(o: Cmd.CreateOptions): Promise<void> {
   precheck(r, body, 'create');
   const s = await f.session();
   if (o.dryRun) return dryRun(s, f, 'POST', s.client.createPath(r, parent), body, o.output);
-  let rec: Record<string, unknown>;
-  try {
-    rec = await s.client.create(r, body, parent);
-  } catch (e) {
+  const rec = await s.client.create(r, body, parent).catch((e) => {
     // A parent that is not there is the parent's 404: its list is what to look at.
     throw describeApiError(e, parent ? resourceByPath(parent.resource) : r);
-  }
+  });
   await printRecord(r, rec, spec, await f.display());
   if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
 }
@@ -261,7 +246,7 @@ async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly str
   }
   const goes: string[] = [];
   for (const { child } of childrenOf(r)) {
-    const count = r.fields.find((x) => x.computed && 'count' in x.computed && x.computed.count === child.path);
+    const count = countOf(r, child);
     const n = count ? found.reduce((sum, x) => sum + (Number(x[count.name]) || 0), 0) : 0;
     if (n) goes.push(`${n} ${n === 1 ? child.singular : child.plural}`);
   }
@@ -284,8 +269,7 @@ export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
     // Refused before anything is fetched when no one can answer.
     interactiveOrRefuse(f, f.globals());
     const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
-    const ok = await confirm(f, f.globals(), `Delete ${what}? This cannot be undone.`);
-    if (!ok) throw new CliError(EXIT.usage, 'nothing deleted.');
+    await confirmDelete(f, f.globals(), `Delete ${what}? This cannot be undone.`);
   }
   const s = await f.session();
   if (o.dryRun) {
@@ -326,11 +310,8 @@ export async function bulkRun(o: Cmd.BulkOptions): Promise<void> {
   const { f, resource: r, verb } = o;
   if (verb !== 'delete' && Object.keys(bodyFromFlags(r, o.flags, verb, when(f))).length)
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
-  if (verb === 'delete' && !o.flags.yes) {
-    const what = o.fromFile === undefined ? 'standard input' : o.fromFile;
-    if (!(await confirm(f, f.globals(), `Delete every ${r.singular} listed in ${what}?`)))
-      throw new CliError(EXIT.usage, 'nothing deleted.');
-  }
+  if (verb === 'delete' && !o.flags.yes)
+    await confirmDelete(f, f.globals(), `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`);
   const { runBulkWrite } = await import('../bulk/commands.js');
   return runBulkWrite(r, verb, o.flags, f, o.fromFile === undefined);
 }

@@ -1,9 +1,7 @@
 /**
- * `pm <resource> list|get|create|update|delete`, generated from the resource descriptions. Each
- * verb, as gh's commands: a typed options object, a constructor that declares the flags and
- * checks only how they combine, and a run function (resource-run.ts, loaded when a command runs)
- * that does the work. A constructor takes the run function as a parameter, so that a test can
- * check what flags become with no server and no request.
+ * `pm <resource> list|get|create|update|delete|apply`, generated from the resource descriptions:
+ * per verb, typed options and a constructor that checks only how the flags combine; the run
+ * functions are in resource-run.ts (docs/architecture.md, "commands/").
  */
 import type { Command } from 'commander';
 import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.js';
@@ -15,7 +13,7 @@ import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { addFilterFlags, addInputFlags, kebab, optKey, splitList } from '../flags.js';
-import { examplesText, resourceExamples } from '../help/examples.js';
+import { type ExampleVerb, examplesText, resourceExamples } from '../help/examples.js';
 import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
@@ -59,24 +57,23 @@ export interface ParentOption {
   readonly uuid: string;
 }
 
-export interface CreateOptions extends OnResource {
+interface WriteOptions extends OnResource {
   /** Every parsed flag: bodyFromFlags (flag-values.ts) reads the field flags among them. */
   readonly flags: Flags;
   /** --data: inline JSON, @file or - for stdin. */
   readonly data?: string | undefined;
-  readonly parent?: ParentOption | undefined;
-  /** The file (or - for stdin) the description's text input is read from (--content-file). */
-  readonly textFile?: string | undefined;
   readonly dryRun: boolean;
   readonly output: OutputFlags;
 }
 
-export interface UpdateOptions extends OnResource {
+export interface CreateOptions extends WriteOptions {
+  readonly parent?: ParentOption | undefined;
+  /** The file (or - for stdin) the description's text input is read from (--content-file). */
+  readonly textFile?: string | undefined;
+}
+
+export interface UpdateOptions extends WriteOptions {
   readonly uuid: string;
-  readonly flags: Flags;
-  readonly data?: string | undefined;
-  readonly dryRun: boolean;
-  readonly output: OutputFlags;
 }
 
 export interface DeleteOptions extends OnResource {
@@ -99,13 +96,10 @@ export interface BulkOptions extends OnResource {
 
 /** `apply`: make the records match a file, matched on key fields. */
 export interface ApplyOptions extends OnResource {
-  /** The file, or - for stdin. */
+  /** --from-file, --key, --prune and --dry-run, as their help says. */
   readonly fromFile: string;
-  /** The fields a record of the file is matched on. */
   readonly key: string;
-  /** Delete the records the list filters select that are not in the file. */
   readonly prune: boolean;
-  /** Print the plan and send nothing. */
   readonly dryRun: boolean;
   /** Every parsed flag: the list filters (for --prune) and the bulk and output flags among them. */
   readonly flags: Flags;
@@ -122,11 +116,9 @@ const RUNS = {
   apply: async (o: ApplyOptions) => (await import('../bulk/apply.js')).applyRun(o),
 };
 
-/** The run function of each verb: resource-run.ts, or what a test gives. */
 export type Runs = typeof RUNS;
 
-const examples = (r: ResourceDef, verb: Parameters<typeof resourceExamples>[1]) =>
-  examplesText(resourceExamples(r, verb));
+const examples = (r: ResourceDef, verb: ExampleVerb) => examplesText(resourceExamples(r, verb));
 
 /** "List, show, create, update and delete properties", from the verbs the resource has. */
 function verbsSummary(r: ResourceDef): string {
@@ -214,22 +206,21 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
   addOutputFlags(cmd);
   cmd.addHelpText('after', `\nFilters: pm help filters; dates and ranges: pm help dates.${examples(r, 'list')}`);
   return cmd.action((flags: Flags) => {
-    const all = flags.all === true;
-    const limit = pageNumber('limit', flags.limit);
     const options: ListOptions = {
       f,
       resource: r,
       flags,
+      // --limit first: its mistake is the one reported when --page has one too.
+      limit: pageNumber('limit', flags.limit),
       page: pageNumber('page', flags.page),
       perPage: pageNumber('per-page', flags.perPage, MAX_PER_PAGE),
-      limit,
-      all,
+      all: flags.all === true,
       embed: embedOf(r, flags.embed),
       sort: sortOf(r, flags.sort),
       output: outputFlagsOf(flags),
     };
-    if (all && limit !== undefined) throw usageError('--all and --limit cannot be used together.');
-    if (all && options.page !== undefined)
+    if (options.all && options.limit !== undefined) throw usageError('--all and --limit cannot be used together.');
+    if (options.all && options.page !== undefined)
       throw usageError('--all fetches every page from the first: drop --page, or --all to fetch from that page on.');
     return run(options);
   });

@@ -1,47 +1,30 @@
-/**
- * The run functions of `pm serve` and its token and account commands: options in (serve.ts
- * declares and checks them), the server or the data file's store, output out.
- */
+/** The run functions of `pm serve` and its token and account commands (serve.ts declares them). */
 import { availableParallelism } from 'node:os';
 import { tokenFileFor } from '../../core/paths.js';
 import { printableUrl } from '../../core/redact.js';
-import {
-  bootstrap,
-  openPostgres,
-  openStore,
-  type RateLimit,
-  type RunningServer,
-  type Store,
-  startServer,
-} from '../../server/index.js';
+import { bootstrap, openPostgres, openStore, type RunningServer, type Store, startServer } from '../../server/index.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type * as Serve from './serve.js';
 
 export async function serveRun(o: Serve.ServeOptions): Promise<void> {
-  const { f, dataFile, database } = o;
+  const { f, dataFile, database, poolSize, readers, ...options } = o;
   const { io } = f;
-  const rateLimit: RateLimit | undefined = o.rateLimit;
+  const { rateLimit } = options;
   const common = {
-    host: o.host,
-    port: o.port,
-    ...(rateLimit ? { rateLimit } : {}),
-    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
-    ...(o.maxConnections ? { maxConnections: o.maxConnections } : {}),
-    ...(o.headersTimeoutMs ? { headersTimeoutMs: o.headersTimeoutMs } : {}),
-    ...(o.requestTimeoutMs ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+    ...options,
     logError: (err: unknown) =>
       io.stderr.write(`pm serve: internal error: ${redacted((err as Error)?.stack ?? String(err), database)}\n`),
   };
   let server: RunningServer<Store>;
   if (database !== undefined) {
     try {
-      server = await startServer({ ...common, database, ...(o.poolSize ? { poolSize: o.poolSize } : {}) });
+      server = await startServer({ ...common, database, poolSize });
     } catch (e) {
-      throw new CliError(EXIT.api, redacted((e as Error).message, database));
+      throw failed(e, database);
     }
     if (server.createdAccount) io.stderr.write(NEW_DATABASE(database));
   } else {
-    server = await startServer({ ...common, dataFile, readers: o.readers ?? Math.min(4, availableParallelism()) });
+    server = await startServer({ ...common, dataFile, readers: readers ?? Math.min(4, availableParallelism()) });
     if (server.createdToken) io.stderr.write(NEW_FILE(dataFile));
   }
   const where = database !== undefined ? `database: ${redacted(database, database)}` : `data: ${dataFile}`;
@@ -65,6 +48,9 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
     f.signal?.addEventListener('abort', stop, { once: true });
   });
 }
+
+/** A failure to reach or set up the database, its password hidden. */
+const failed = (e: unknown, database: string) => new CliError(EXIT.api, redacted((e as Error).message, database));
 
 /** A message with the database's password, if it holds it anywhere, shown as ***. */
 function redacted(text: string, database: string | undefined): string {
@@ -99,13 +85,13 @@ async function openData(o: Serve.OnDataFile): Promise<Store> {
     try {
       store = await openPostgres(database);
     } catch (e) {
-      throw new CliError(EXIT.api, redacted((e as Error).message, database));
+      throw failed(e, database);
     }
     try {
       if (await store.ensureAccount()) o.f.io.stderr.write(NEW_DATABASE(database));
     } catch (e) {
       await store.close();
-      throw new CliError(EXIT.api, redacted((e as Error).message, database));
+      throw failed(e, database);
     }
     return store;
   }
@@ -119,13 +105,22 @@ async function openData(o: Serve.OnDataFile): Promise<Store> {
   return store;
 }
 
+/** Runs `fn` on the command's store, and closes it. */
+async function withData(o: Serve.OnDataFile, fn: (store: Store) => Promise<void>): Promise<void> {
+  const store = await openData(o);
+  try {
+    await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
 /** Where a command's store is, in its messages. */
 const storeWord = (o: Serve.OnDataFile) => (o.database !== undefined ? 'database' : 'data file');
 
 export async function tokensCreateRun(o: Serve.TokensCreateOptions): Promise<void> {
   const { io } = o.f;
-  const store = await openData(o);
-  try {
+  await withData(o, async (store) => {
     let userId: number | undefined;
     if (o.account !== undefined) {
       userId = await store.userOfAccount(o.account);
@@ -138,15 +133,12 @@ export async function tokensCreateRun(o: Serve.TokensCreateOptions): Promise<voi
     io.stderr.write(
       `Created token ${id} "${o.name}" with scopes ${o.scopes.join(' ')}. Store it now: it is not shown again.\n`,
     );
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export async function tokensListRun(o: Serve.TokensListOptions): Promise<void> {
   const { io } = o.f;
-  const store = await openData(o);
-  try {
+  await withData(o, async (store) => {
     const list = await store.listTokens();
     if (o.json) {
       io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
@@ -156,35 +148,27 @@ export async function tokensListRun(o: Serve.TokensListOptions): Promise<void> {
       io.stdout.write(
         `${t.id}\t${t.name}\taccount ${t.account_id}\t…${t.hint}\t${t.revoked_at ? `revoked ${t.revoked_at}` : 'active'}\t${t.scopes.join(' ')}\n`,
       );
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export async function tokensRevokeRun(o: Serve.TokensRevokeOptions): Promise<void> {
-  const store = await openData(o);
-  try {
+  await withData(o, async (store) => {
     if (!(await store.revokeToken(o.id)))
       throw new CliError(EXIT.notFound, `No active token ${o.id} in this ${storeWord(o)}.`, {
         hint: 'List them with `pm serve tokens list`.',
       });
     o.f.io.stderr.write(`Revoked token ${o.id}.\n`);
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export async function accountsCreateRun(o: Serve.AccountsCreateOptions): Promise<void> {
   const { io } = o.f;
-  const store = await openData(o);
-  try {
+  await withData(o, async (store) => {
     const { accountId, userId } = await store.createAccount(o.name);
     const { token } = await store.createToken(userId, 'owner', o.scopes);
     io.stdout.write(`${token}\n`);
     io.stderr.write(
       `Created account ${accountId} "${o.name}" and a full-scope token. Store it now: it is not shown again.\n`,
     );
-  } finally {
-    await store.close();
-  }
+  });
 }

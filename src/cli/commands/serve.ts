@@ -1,7 +1,6 @@
 /**
  * `pm serve`: the project's own implementation of the API on an SQLite file, and the management
- * of its accounts and tokens. Each command: typed options, a constructor that declares its flags
- * and checks them, and a run function (serve-run.ts, loaded when the command runs).
+ * of its accounts and tokens; the run functions are in serve-run.ts.
  */
 import { Command } from 'commander';
 import { ALL_SCOPES } from '../../resources/index.js';
@@ -11,26 +10,7 @@ import { adopt } from '../command.js';
 import { usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import type { RateLimit } from '../../server/ratelimit.js';
-
-export interface ServeOptions {
-  readonly f: Factory;
-  readonly host: string;
-  readonly port: number;
-  readonly dataFile: string;
-  readonly rateLimit?: RateLimit | undefined;
-  /** The origin clients reach the server at, behind a proxy. */
-  readonly publicUrl?: string | undefined;
-  /** Connections held at once. */
-  readonly maxConnections?: number | undefined;
-  readonly headersTimeoutMs?: number | undefined;
-  readonly requestTimeoutMs?: number | undefined;
-  /** Reader threads that answer lists (default: one per core, at most 4). */
-  readonly readers?: number | undefined;
-  /** A PostgreSQL database's URL, served instead of the data file. */
-  readonly database?: string | undefined;
-  /** PostgreSQL connections held at most (with a database). */
-  readonly poolSize?: number | undefined;
-}
+import { numberFlag } from './shared.js';
 
 /**
  * What every command on a store is given: the factory, and the store: a PostgreSQL database
@@ -42,9 +22,28 @@ export interface OnDataFile {
   readonly database?: string | undefined;
 }
 
-export interface TokensCreateOptions extends OnDataFile {
-  readonly scopes: readonly string[];
+export interface ServeOptions extends OnDataFile {
+  readonly host: string;
+  readonly port: number;
+  readonly rateLimit?: RateLimit | undefined;
+  /** The origin clients reach the server at, behind a proxy. */
+  readonly publicUrl?: string | undefined;
+  /** Connections held at once. */
+  readonly maxConnections?: number | undefined;
+  readonly headersTimeoutMs?: number | undefined;
+  readonly requestTimeoutMs?: number | undefined;
+  /** Reader threads that answer lists (default: one per core, at most 4). */
+  readonly readers?: number | undefined;
+  /** PostgreSQL connections held at most (with a database). */
+  readonly poolSize?: number | undefined;
+}
+
+export interface AccountsCreateOptions extends OnDataFile {
   readonly name: string;
+  readonly scopes: readonly string[];
+}
+
+export interface TokensCreateOptions extends AccountsCreateOptions {
   readonly account?: number | undefined;
 }
 
@@ -56,27 +55,15 @@ export interface TokensRevokeOptions extends OnDataFile {
   readonly id: number;
 }
 
-export interface AccountsCreateOptions extends OnDataFile {
-  readonly name: string;
-  readonly scopes: readonly string[];
-}
-
-export interface ServeRuns {
-  serve(o: ServeOptions): Promise<void>;
-  tokensCreate(o: TokensCreateOptions): Promise<void>;
-  tokensList(o: TokensListOptions): Promise<void>;
-  tokensRevoke(o: TokensRevokeOptions): Promise<void>;
-  accountsCreate(o: AccountsCreateOptions): Promise<void>;
-}
-
 const run = () => import('./serve-run.js');
-const RUNS: ServeRuns = {
-  serve: async (o) => (await run()).serveRun(o),
-  tokensCreate: async (o) => (await run()).tokensCreateRun(o),
-  tokensList: async (o) => (await run()).tokensListRun(o),
-  tokensRevoke: async (o) => (await run()).tokensRevokeRun(o),
-  accountsCreate: async (o) => (await run()).accountsCreateRun(o),
+const RUNS = {
+  serve: async (o: ServeOptions) => (await run()).serveRun(o),
+  tokensCreate: async (o: TokensCreateOptions) => (await run()).tokensCreateRun(o),
+  tokensList: async (o: TokensListOptions) => (await run()).tokensListRun(o),
+  tokensRevoke: async (o: TokensRevokeOptions) => (await run()).tokensRevokeRun(o),
+  accountsCreate: async (o: AccountsCreateOptions) => (await run()).accountsCreateRun(o),
 };
+export type ServeRuns = typeof RUNS;
 
 /**
  * The store a command works on: --database (or PM_DATABASE_URL), else --data (or the default data
@@ -96,25 +83,9 @@ function storeOf(f: Factory, cmd: Command): { dataFile: string; database?: strin
 
 const DATABASE_HINT = 'For example: --database postgres://pm@db.example.com:5432/pm?sslmode=require';
 
-function parsePoolSize(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 1000)
-    throw usageError(`--pool-size must be a whole number from 1 to 1000, not "${text}".`);
-  return Number(text);
-}
-
-function parsePort(text: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
-    throw usageError(`--port must be a number from 0 to 65535, not "${text}".`);
-  return Number(text);
-}
-
-function parseScopes(text: string | undefined): string[] {
-  if (text === undefined || text === 'all') return [...ALL_SCOPES];
-  const scopes = text
-    .split(/[,\s]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
+function parseScopes(text: string): string[] {
+  if (text === 'all') return [...ALL_SCOPES];
+  const scopes = text.split(/[,\s]+/).filter(Boolean);
   const bad = scopes.filter((s) => !ALL_SCOPES.includes(s));
   if (bad.length || !scopes.length)
     throw usageError(
@@ -124,37 +95,16 @@ function parseScopes(text: string | undefined): string[] {
   return scopes;
 }
 
-function parseReaders(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,2}$/.test(text) || Number(text) > 32)
-    throw usageError(`--readers must be a whole number from 0 to 32, not "${text}".`);
-  return Number(text);
-}
-
-/** --header-timeout, --request-timeout: seconds, from 1 to a day. */
+/** --header-timeout, --request-timeout: seconds, from 1 to a day, in milliseconds. */
 function parseSeconds(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 86_400)
-    throw usageError(`${flag} must be a whole number of seconds from 1 to 86400, not "${text}".`);
-  return Number(text) * 1000;
-}
-
-function parseMaxConnections(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,6}$/.test(text) || Number(text) < 1)
-    throw usageError(`--max-connections must be a whole number from 1, not "${text}".`);
-  return Number(text);
+  const seconds = numberFlag(flag, text, 1, 86_400, 'a whole number of seconds from 1 to 86400');
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 /** --public-url: an http(s) origin, nothing more (no path, query or credentials). */
 function parsePublicUrl(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  let u: URL | undefined;
-  try {
-    u = new URL(text);
-  } catch {
-    u = undefined;
-  }
+  const u = URL.canParse(text) ? new URL(text) : undefined;
   if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash || u.pathname !== '/')
     throw usageError(`--public-url must be an origin such as https://pm.example.com (no path), not "${text}".`);
   return u.origin;
@@ -176,7 +126,6 @@ const DATA_HELP = 'SQLite data file (default: the embedded default data file)';
 const DATABASE_OPTION = '--database <url>';
 const DATABASE_HELP = 'PostgreSQL database URL, instead of a data file (default: $PM_DATABASE_URL)';
 
-/** The top-level commands this module adds, with their one-line summaries. */
 export const SERVE_COMMANDS = {
   serve:
     'Run the Property Management Service API on an SQLite file (the embedded default, for a team) or a PostgreSQL database',
@@ -222,42 +171,26 @@ Examples:
   pm serve --host 0.0.0.0 --database postgres://pm@db.internal:5432/pm --pool-size 20
   curl -H "Authorization: Bearer $(cat ~/.local/share/pm/pm.db.token)" http://127.0.0.1:8080/properties`,
     )
-    .action(
-      async (
-        opts: {
-          host: string;
-          port: string;
-          data?: string;
-          rateLimit?: string;
-          publicUrl?: string;
-          maxConnections?: string;
-          headerTimeout?: string;
-          requestTimeout?: string;
-          readers?: string;
-          poolSize?: string;
-        },
-        cmd: Command,
-      ) => {
-        const store = storeOf(f, cmd);
-        if (store.database === undefined && opts.poolSize !== undefined)
-          throw usageError('--pool-size is the number of connections to a PostgreSQL database: give --database too.');
-        if (store.database !== undefined && opts.readers !== undefined)
-          throw usageError('--readers is for a data file: on PostgreSQL, --pool-size sets the connections.');
-        return runs.serve({
-          f,
-          host: opts.host,
-          port: parsePort(opts.port),
-          ...store,
-          poolSize: parsePoolSize(opts.poolSize),
-          rateLimit: await parseRateLimitFlag(opts.rateLimit),
-          publicUrl: parsePublicUrl(opts.publicUrl),
-          maxConnections: parseMaxConnections(opts.maxConnections),
-          headersTimeoutMs: parseSeconds('--header-timeout', opts.headerTimeout),
-          requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
-          readers: parseReaders(opts.readers),
-        });
-      },
-    );
+    .action(async (opts: Record<string, string | undefined>, cmd: Command) => {
+      const store = storeOf(f, cmd);
+      if (store.database === undefined && opts.poolSize !== undefined)
+        throw usageError('--pool-size is the number of connections to a PostgreSQL database: give --database too.');
+      if (store.database !== undefined && opts.readers !== undefined)
+        throw usageError('--readers is for a data file: on PostgreSQL, --pool-size sets the connections.');
+      return runs.serve({
+        f,
+        host: opts.host as string,
+        port: numberFlag('--port', opts.port, 0, 65_535, 'a number from 0 to 65535') as number,
+        ...store,
+        poolSize: numberFlag('--pool-size', opts.poolSize, 1, 1000),
+        rateLimit: await parseRateLimitFlag(opts.rateLimit),
+        publicUrl: parsePublicUrl(opts.publicUrl),
+        maxConnections: numberFlag('--max-connections', opts.maxConnections, 1, 999_999, 'a whole number from 1'),
+        headersTimeoutMs: parseSeconds('--header-timeout', opts.headerTimeout),
+        requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
+        readers: numberFlag('--readers', opts.readers, 0, 32),
+      });
+    });
 
   const tokens = serve
     .command('tokens')

@@ -3,7 +3,7 @@ import type { ResourceDef } from '../../resources/types.js';
 import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from '../../client/errors.js';
 import { visible } from '../../core/redact.js';
 import type { Deps } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT, type ExitCode, usageError } from '../errors.js';
 import type { GlobalOptions } from '../globals.js';
 
 /** Whether a person can be asked: a terminal on both ends, and neither --no-input nor CI=true. */
@@ -26,9 +26,27 @@ export function interactiveOrRefuse(deps: Deps, globals: GlobalOptions): void {
     });
 }
 
-export async function confirm(deps: Deps, globals: GlobalOptions, question: string): Promise<boolean> {
+/** Asks before a delete; "no" stops the command. */
+export async function confirmDelete(deps: Deps, globals: GlobalOptions, question: string): Promise<void> {
   interactiveOrRefuse(deps, globals);
-  return (deps.prompter as NonNullable<Deps['prompter']>).confirm(question);
+  if (!(await deps.prompter!.confirm(question))) throw new CliError(EXIT.usage, 'nothing deleted.');
+}
+
+/**
+ * A whole-number flag from `min` to `max`, in no more digits than `max` has; else a usage error
+ * that says it in `words`.
+ */
+export function numberFlag(
+  flag: string,
+  text: string | undefined,
+  min: number,
+  max: number,
+  words = `a whole number from ${min} to ${max}`,
+): number | undefined {
+  if (text === undefined) return undefined;
+  if (!new RegExp(`^\\d{1,${String(max).length}}$`).test(text) || Number(text) < min || Number(text) > max)
+    throw usageError(`${flag} must be ${words}, not "${text}".`);
+  return Number(text);
 }
 
 /** A short line naming a record: its first text columns (address, city; name, email…). */
@@ -42,6 +60,10 @@ export function describeRecord(r: ResourceDef, rec: Record<string, unknown>): st
   return parts.join(', ');
 }
 
+/** The field of a parent that counts a child's records (a property's num_notes), if any. */
+export const countOf = (parent: ResourceDef, child: ResourceDef) =>
+  parent.fields.find((f) => f.computed && 'count' in f.computed && f.computed.count === child.path);
+
 const tries = (n: number) => (n > 1 ? ` (${n} attempts)` : '');
 
 /** An error from the API client as a CLI error with the right exit code and a next step. */
@@ -49,38 +71,34 @@ export function describeApiError(e: unknown, r?: ResourceDef): CliError {
   if (e instanceof CliError) return e;
   if (e instanceof HttpStatusError) {
     const s = e.status;
-    if (s === 404)
-      return new CliError(EXIT.notFound, e.message, {
-        status: s,
-        ...(r ? { hint: `List them with \`pm ${r.path} list\`.` } : {}),
-      });
+    const fail = (code: ExitCode, message: string, hint?: string) => new CliError(code, message, { status: s, hint });
+    if (s === 404) return fail(EXIT.notFound, e.message, r && `List them with \`pm ${r.path} list\`.`);
     if (s === 401)
-      return new CliError(EXIT.auth, `not authenticated: ${e.message}`, {
-        status: s,
-        hint: 'Check the token with `pm auth status`; log in with `pm auth login`.',
-      });
-    if (s === 403) return new CliError(EXIT.auth, e.message, { status: s, hint: 'The token needs a scope it lacks.' });
-    if (s === 405 && r) return new CliError(EXIT.api, e.message, { status: s });
+      return fail(
+        EXIT.auth,
+        `not authenticated: ${e.message}`,
+        'Check the token with `pm auth status`; log in with `pm auth login`.',
+      );
+    if (s === 403) return fail(EXIT.auth, e.message, 'The token needs a scope it lacks.');
+    if (s === 405 && r) return fail(EXIT.api, e.message);
     if (s === 429) {
       const after = e.response.headers['retry-after'];
-      return new CliError(EXIT.api, `rate limited: ${e.message}${tries(e.attempts)}`, {
-        status: s,
-        ...(after
-          ? { hint: `Try again in ${/^\d+$/.test(after.trim()) ? `${after.trim()} seconds` : `a while (${after})`}.` }
-          : {}),
-      });
+      const when = after && (/^\d+$/.test(after.trim()) ? `${after.trim()} seconds` : `a while (${after})`);
+      return fail(EXIT.api, `rate limited: ${e.message}${tries(e.attempts)}`, when && `Try again in ${when}.`);
     }
     if (s === 502 || s === 503 || s === 504)
-      return new CliError(EXIT.network, `the server is unavailable (${s}): ${e.message}${tries(e.attempts)}`, {
-        status: s,
-        hint: 'It may be restarting or overloaded: try again later.',
-      });
+      return fail(
+        EXIT.network,
+        `the server is unavailable (${s}): ${e.message}${tries(e.attempts)}`,
+        'It may be restarting or overloaded: try again later.',
+      );
     if (s >= 500)
-      return new CliError(EXIT.api, `the server failed (${s}): ${e.message}`, {
-        status: s,
-        hint: 'This is a fault of the server, not of the request; pm did not send it again.',
-      });
-    return new CliError(EXIT.api, e.message, { status: s, ...(e.fieldErrors ? { fields: e.fieldErrors } : {}) });
+      return fail(
+        EXIT.api,
+        `the server failed (${s}): ${e.message}`,
+        'This is a fault of the server, not of the request; pm did not send it again.',
+      );
+    return new CliError(EXIT.api, e.message, { status: s, fields: e.fieldErrors });
   }
   if (e instanceof NetworkError) {
     let hint = 'Check the base URL with `pm auth status`.';

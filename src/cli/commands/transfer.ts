@@ -13,7 +13,7 @@ import { globalsOf } from '../globals.js';
 import { inWords } from '../help/text.js';
 import type { Session } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
-import { describeApiError } from './shared.js';
+import { countOf, describeApiError } from './shared.js';
 
 type Rec = Record<string, unknown>;
 
@@ -31,10 +31,6 @@ async function* all(s: Session, r: ResourceDef, query: Rec = {}): AsyncGenerator
   for (const [k, v] of Object.entries(query)) q.set(k, String(v));
   for await (const page of s.client.pages(r, q)) yield* page.records;
 }
-
-/** The field of a parent that counts a child's records (a property's num_notes), if any. */
-const countOf = (parent: ResourceDef, child: ResourceDef) =>
-  parent.fields.find((f) => f.computed && 'count' in f.computed && f.computed.count === child.path);
 
 /**
  * Every record of the account, resource by resource in dependency order. A record as exported:
@@ -142,12 +138,6 @@ function readMap(dir: string): Record<string, string> {
   return v as Record<string, string>;
 }
 
-async function uuidsOn(s: Session, r: ResourceDef): Promise<Set<string>> {
-  const found = new Set<string>();
-  for await (const rec of all(s, r)) found.add(String(rec.uuid));
-  return found;
-}
-
 /**
  * Creates the records of an export, in dependency order. A record that an earlier import from this
  * folder created, and that is still on this server (uuid-map.json says which), is not created
@@ -166,8 +156,9 @@ async function importAccount(
     for (const r of DEPENDENCY_ORDER) {
       const records = readNdjson(join(dir, fileOf(r)));
       let n = 0;
-      const mapped = records.some((rec) => typeof rec.uuid === 'string' && map[rec.uuid]);
-      const present = mapped ? await uuidsOn(s, r) : new Set<string>();
+      const present = new Set<string>();
+      if (records.some((rec) => typeof rec.uuid === 'string' && map[rec.uuid]))
+        for await (const rec of all(s, r)) present.add(String(rec.uuid));
       for (const [i, rec] of records.entries()) {
         const where = `${fileOf(r)} line ${i + 1}`;
         const done = typeof rec.uuid === 'string' ? map[rec.uuid] : undefined;
@@ -201,10 +192,7 @@ async function importAccount(
           const same = err.status === 409 ? await existing(s, r, rec) : undefined;
           if (same) created = same;
           else if (err.status === 409 && r.unique) throw err;
-          else
-            throw new CliError(err.exitCode, `${where}: ${err.message}`, {
-              ...(err.fields ? { fields: err.fields } : {}),
-            });
+          else throw new CliError(err.exitCode, `${where}: ${err.message}`, { fields: err.fields });
         }
         if (typeof rec.uuid === 'string') map[rec.uuid] = String(created.uuid);
         n++;
@@ -227,7 +215,6 @@ async function importAccount(
 const summary = (counts: Record<string, number>) =>
   DEPENDENCY_ORDER.map((r) => `${counts[r.path] ?? 0} ${counts[r.path] === 1 ? r.singular : r.plural}`).join(', ');
 
-/** The top-level commands this module adds, with their one-line summaries. */
 export const TRANSFER_COMMANDS = {
   export: 'Write every record of the account as NDJSON files (custom field values and note parents included)',
   import: 'Create the records of a pm export on this server, mapping old uuids to new ones',
@@ -254,12 +241,10 @@ Examples:
       mkdirSync(opts.dir, { recursive: true });
       const { withSession } = await import('../session.js');
       await withSession(globalsOf(cmd), deps, async (s) => {
-        try {
-          const counts = await exportAccount(s, opts.dir, deps);
-          deps.io.stderr.write(`Exported ${summary(counts)} to ${opts.dir}.\n`);
-        } catch (e) {
+        const counts = await exportAccount(s, opts.dir, deps).catch((e) => {
           throw describeApiError(e);
-        }
+        });
+        deps.io.stderr.write(`Exported ${summary(counts)} to ${opts.dir}.\n`);
       });
     });
 
@@ -285,13 +270,11 @@ Examples:
         throw usageError(`--dir ${opts.dir} holds no pm export (no ${DEPENDENCY_ORDER.map(fileOf).join(', ')}).`);
       const { withSession } = await import('../session.js');
       await withSession(globalsOf(cmd), { ...deps, signal: undefined }, async (s) => {
-        try {
-          const { counts, already } = await importAccount(s, opts.dir, deps);
-          const skipped = already ? `; ${already} already imported from this folder, not created again` : '';
-          deps.io.stderr.write(`Imported ${summary(counts)}${skipped}; uuid map in ${join(opts.dir, MAP_FILE)}.\n`);
-        } catch (e) {
+        const { counts, already } = await importAccount(s, opts.dir, deps).catch((e) => {
           throw describeApiError(e);
-        }
+        });
+        const skipped = already ? `; ${already} already imported from this folder, not created again` : '';
+        deps.io.stderr.write(`Imported ${summary(counts)}${skipped}; uuid map in ${join(opts.dir, MAP_FILE)}.\n`);
       });
     });
 }
