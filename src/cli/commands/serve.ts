@@ -55,6 +55,14 @@ export interface TokensRevokeOptions extends OnDataFile {
   readonly id: number;
 }
 
+/** The flags of `pm serve` as commander gives them (host and port have defaults). */
+type ServeFlags = { host: string; port: string } & Partial<
+  Record<
+    'poolSize' | 'rateLimit' | 'publicUrl' | 'maxConnections' | 'headerTimeout' | 'requestTimeout' | 'readers',
+    string
+  >
+>;
+
 const run = () => import('./serve-run.js');
 const RUNS = {
   serve: async (o: ServeOptions) => (await run()).serveRun(o),
@@ -171,7 +179,7 @@ Examples:
   pm serve --host 0.0.0.0 --database postgres://pm@db.internal:5432/pm --pool-size 20
   curl -H "Authorization: Bearer $(cat ~/.local/share/pm/pm.db.token)" http://127.0.0.1:8080/properties`,
     )
-    .action(async (opts: Record<string, string | undefined>, cmd: Command) => {
+    .action(async (opts: ServeFlags, cmd: Command) => {
       const store = storeOf(f, cmd);
       if (store.database === undefined && opts.poolSize !== undefined)
         throw usageError('--pool-size is the number of connections to a PostgreSQL database: give --database too.');
@@ -179,7 +187,7 @@ Examples:
         throw usageError('--readers is for a data file: on PostgreSQL, --pool-size sets the connections.');
       return runs.serve({
         f,
-        host: opts.host as string,
+        host: opts.host,
         port: numberFlag('--port', opts.port, 0, 65_535, 'a number from 0 to 65535') as number,
         ...store,
         poolSize: numberFlag('--pool-size', opts.poolSize, 1, 1000),
