@@ -218,18 +218,13 @@ export class Pacer {
     this.notify();
   }
 
-  /** Holds every request back until `until` (local ms). */
-  block(until: number): void {
-    if (until > this.blockedUntil) this.blockedUntil = until;
-    this.notify();
-  }
-
   private observe(t: Ticket, res: PacerResponse): void {
     const now = this.clock.now();
     const h = res.headers;
     if (res.status === 429) {
+      // Every request is held back until then (release() wakes the waiting ones).
       const after = parseRetryAfter(h['retry-after'], now);
-      if (after !== undefined) this.block(now + after);
+      if (after !== undefined) this.blockedUntil = Math.max(this.blockedUntil, now + after);
     }
     const remaining = int(h['x-ratelimit-remaining']);
     if (remaining === undefined) return;
@@ -241,23 +236,19 @@ export class Pacer {
       const est = serverNow - now;
       if (Math.abs(est) > 2000 || this.skew !== undefined) this.skew = Math.max(this.skew ?? est, est);
     }
-    let resetAt: number;
-    let assumed = false;
-    if (reset === undefined) {
-      assumed = true;
-      resetAt = now + this.fallbackWindowMs / Math.max(1, limit ?? 60);
-    } else if (reset < 1_000_000_000) {
-      resetAt = now + reset * 1000; // seconds from now, as some servers send it
-    } else {
-      resetAt = reset * 1000 - (this.skew ?? 0);
-    }
-    const obs: Window = { limit, remaining, resetAt, seq: t.seq, assumed };
+    const assumed = reset === undefined;
+    const resetAt = assumed
+      ? now + this.fallbackWindowMs / Math.max(1, limit ?? 60)
+      : reset < 1_000_000_000
+        ? now + reset * 1000 // seconds from now, as some servers send it
+        : reset * 1000 - (this.skew ?? 0);
     const w = this.window;
-    if (!w) this.window = obs;
-    else if (assumed || w.assumed) {
-      if (t.seq > w.seq || now >= w.resetAt + this.marginMs) this.window = obs;
-    } else if (resetAt > w.resetAt) this.window = obs;
-    else if (resetAt === w.resetAt && remaining < w.remaining) this.window = obs;
+    const newer =
+      !w ||
+      (assumed || w.assumed
+        ? t.seq > w.seq || now >= w.resetAt + this.marginMs
+        : resetAt > w.resetAt || (resetAt === w.resetAt && remaining < w.remaining));
+    if (newer) this.window = { limit, remaining, resetAt, seq: t.seq, assumed };
   }
 
   private notify(): void {
