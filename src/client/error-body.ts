@@ -16,6 +16,17 @@ type Obj = Record<string, unknown>;
 /** Longest unknown JSON body quoted whole in a message. */
 const QUOTE_LIMIT = 300;
 
+/** The keys a list (or map) of problems is found under. */
+const PROBLEM_LISTS = [
+  'errors',
+  'invalid-params',
+  'invalid_params',
+  'invalidParams',
+  'validation',
+  'violations',
+  'detail',
+];
+
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
@@ -43,20 +54,10 @@ function problemItem(item: unknown): [string, string] | undefined {
   if (typeof item === 'string') return ['', item];
   if (!isObj(item)) return undefined;
   const source = isObj(item.source) ? item.source : {};
-  const where =
-    fieldName(item.pointer) ??
-    fieldName(source.pointer) ??
-    fieldName(source.parameter) ??
-    fieldName(item.field) ??
-    fieldName(item.name) ??
-    fieldName(item.param) ??
-    fieldName(item.propertyPath) ??
-    fieldName(item.path) ??
-    fieldName(item.loc) ??
-    '';
-  const what =
-    text(item.reason) ?? text(item.detail) ?? text(item.message) ?? text(item.msg) ?? text(item.title) ?? undefined;
-  return what ? [where, what] : undefined;
+  const places = [item.pointer, source.pointer, source.parameter, item.field, item.name, item.param];
+  const where = [...places, item.propertyPath, item.path, item.loc].map(fieldName).find((f) => f !== undefined);
+  const what = ['reason', 'detail', 'message', 'msg', 'title'].map((k) => text(item[k])).find((t) => t !== undefined);
+  return what ? [where ?? '', what] : undefined;
 }
 
 function fieldsOf(body: Obj): Record<string, string[]> | undefined {
@@ -65,15 +66,7 @@ function fieldsOf(body: Obj): Record<string, string[]> | undefined {
     const key = field || 'body';
     fields[key] = [...(fields[key] ?? []), message];
   };
-  for (const key of [
-    'errors',
-    'invalid-params',
-    'invalid_params',
-    'invalidParams',
-    'validation',
-    'violations',
-    'detail',
-  ]) {
+  for (const key of PROBLEM_LISTS) {
     const v = body[key];
     if (Array.isArray(v))
       for (const item of v) {
@@ -124,12 +117,8 @@ export function readErrorBody(
   if (body !== undefined) {
     // JSON of a shape nobody agreed on: short, it is the best message there is.
     const json = JSON.stringify(body);
-    return {
-      message:
-        json.length <= QUOTE_LIMIT
-          ? `the server answered ${status}: ${json}`
-          : `the server answered ${status}: ${json.slice(0, QUOTE_LIMIT)}... (--debug shows the answer)`,
-    };
+    const quoted = json.length <= QUOTE_LIMIT ? json : `${json.slice(0, QUOTE_LIMIT)}... (--debug shows the answer)`;
+    return { message: `the server answered ${status}: ${quoted}` };
   }
   const bit = excerpt(raw);
   return { message: `the server answered ${status}${bit ? `: ${bit}` : ' with no message'}` };
