@@ -122,19 +122,11 @@ export class ResourceClient {
     const rec = res.problem ? undefined : unwrap(r, res);
     if (rec) return rec;
     const location = res.headers.location;
-    if (location) {
-      let target: URL | undefined;
-      try {
-        target = new URL(location, res.url);
-      } catch {
-        target = undefined;
-      }
-      // Never follow a Location to another server: it would get the token.
-      if (target && target.origin === this.http.baseUrl.origin) {
-        const again = await this.http.request('GET', target.toString());
-        const got = unwrap(r, again);
-        if (got) return got;
-      }
+    const target = location && URL.canParse(location, res.url) ? new URL(location, res.url) : undefined;
+    // Never follow a Location to another server: it would get the token.
+    if (target?.origin === this.http.baseUrl.origin) {
+      const got = unwrap(r, await this.http.request('GET', target.toString()));
+      if (got) return got;
     }
     if (uuid) return this.get(r, uuid);
     if (res.problem)
