@@ -35,14 +35,12 @@ export class TimeFormatter {
       minute: 'numeric',
       hourCycle: 'h23',
     };
-    let fmt: Intl.DateTimeFormat;
     try {
-      fmt = new Intl.DateTimeFormat('en-GB', timeZone ? { ...options, timeZone } : options);
+      this.fmt = new Intl.DateTimeFormat('en-GB', timeZone ? { ...options, timeZone } : options);
     } catch {
       // An unknown zone name: fall back to the system's rather than fail to print data.
-      fmt = new Intl.DateTimeFormat('en-GB', options);
+      this.fmt = new Intl.DateTimeFormat('en-GB', options);
     }
-    this.fmt = fmt;
   }
 
   /** `YYYY-MM-DD HH:mm` for an ISO datetime; the text unchanged when it is not one. */
@@ -139,7 +137,7 @@ export function humanValue(
 }
 
 /** A value for a CSV/TSV cell: ISO strings as sent, true/false, codes as numbers, JSON otherwise. */
-export function cellValue(_f: FieldDef | undefined, v: unknown): string {
+export function cellValue(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean' || typeof v === 'number' || typeof v === 'bigint') return String(v);

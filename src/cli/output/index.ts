@@ -33,21 +33,11 @@ export interface OutputSpec {
   csvExact?: boolean;
 }
 
-/** The output flags as commander gives them (values are checked here, so any type is accepted). */
-export interface OutputFlags {
-  /** --json [fields]: true, or the string "a,b". */
-  json?: unknown;
-  /** --fields a,b */
-  fields?: unknown;
-  /** -o/--output FORMAT */
-  output?: unknown;
-  /** -q/--quiet */
-  quiet?: unknown;
-  /** --jq EXPR */
-  jq?: unknown;
-  /** --csv-exact */
-  csvExact?: unknown;
-}
+/**
+ * The output flags as commander gives them (values are checked here, so any type is accepted):
+ * --json [fields] (true, or the string "a,b"), --fields, -o/--output, -q/--quiet, --jq, --csv-exact.
+ */
+export type OutputFlags = Partial<Record<'json' | 'fields' | 'output' | 'quiet' | 'jq' | 'csvExact', unknown>>;
 
 export interface Display {
   stdout: OutStream;
@@ -82,9 +72,7 @@ export interface ListPrinter {
 
 /** Every name --json and --fields accept: the resource's fields, and what it can embed. */
 export function fieldNames(resource: ResourceDef): string[] {
-  const names = resource.fields.map((f) => f.name);
-  names.push(...(resource.embeds ?? []));
-  return names;
+  return [...resource.fields.map((f) => f.name), ...(resource.embeds ?? [])];
 }
 
 /**
@@ -121,9 +109,12 @@ function cellOf(
     }
     return '';
   }
-  const v = r[name];
-  return humanValue(defs.get(name), times === undefined && typeof v === 'string' ? tsvCell(v) : v, times);
+  return lineValue(defs.get(name), r[name], times);
 }
+
+/** A value on one line: local times on a terminal; piped, as sent and escaped as in TSV. */
+const lineValue = (f: FieldDef | undefined, v: unknown, times: TimeFormatter | undefined): string =>
+  humanValue(f, times === undefined && typeof v === 'string' ? tsvCell(v) : v, times);
 
 /** Embeds a command must request for the selected fields to have values (custom_fields). */
 export function embedsFor(resource: ResourceDef, spec: OutputSpec): string[] {
@@ -305,7 +296,6 @@ function jsonSink(spec: OutputSpec, d: Display): Sink {
 
 function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep: ',' | '\t'): Sink {
   const cell = sep === '\t' ? tsvCell : spec.csvExact ? csvCell : (s: string) => csvCell(guardCell(s));
-  const defs = fieldMap(resource);
   let columns: string[] | undefined;
   const header = (first: Record<string, unknown> | undefined): string => {
     columns = dataColumns(resource, spec, first);
@@ -316,7 +306,7 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
       let s = '';
       for (const r of records) {
         if (!columns) s += header(r);
-        s += `${(columns as string[]).map((c) => cell(cellValue(defs.get(c), r[c]))).join(sep)}\n`;
+        s += `${(columns as string[]).map((c) => cell(cellValue(r[c]))).join(sep)}\n`;
       }
       if (s) d.stdout.write(s);
     },
@@ -471,8 +461,7 @@ export async function printRecord(
   }
   const defs = fieldMap(resource);
   const lines = recordKeys(resource, record, spec).map(
-    (k) =>
-      `${k}\t${humanValue(defs.get(k), typeof record[k] === 'string' ? tsvCell(record[k]) : record[k], undefined)}\n`,
+    (k) => `${k}\t${lineValue(defs.get(k), record[k], undefined)}\n`,
   );
   d.stdout.write(lines.join(''));
 }

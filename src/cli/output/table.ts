@@ -85,14 +85,10 @@ export function columnsThatFit(natural: readonly number[], columns: readonly Col
   const least = (i: number) =>
     (columns[i] as Column).shrinkable ? Math.min(natural[i] ?? 0, READABLE) : (natural[i] ?? 0);
   const need = () => shown.reduce((a, i) => a + least(i), 0) + GAP * Math.max(0, shown.length - 1);
+  const priority = (i: number) => (columns[i] as Column).priority;
   while (need() > total) {
     let drop = -1;
-    for (const i of shown)
-      if (
-        (columns[i] as Column).priority > 1 &&
-        (drop < 0 || (columns[i] as Column).priority >= (columns[drop] as Column).priority)
-      )
-        drop = i;
+    for (const i of shown) if (priority(i) > 1 && (drop < 0 || priority(i) >= priority(drop))) drop = i;
     if (drop < 0) break;
     shown.splice(shown.indexOf(drop), 1);
   }
