@@ -1,22 +1,9 @@
 /**
- * Pacing by the server's rate-limit headers, shared by every request of one HttpClient (so a
- * bulk job with several requests in flight paces as one).
- *
- * Every response may carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (epoch
- * seconds). The pacer lets requests go at once while the window has room for them, holds them
- * back when it has none until the window resets, and then lets one request through ("the
- * probe") until an answer from the new window says how much room it has. On a fixed window this
- * is the fastest schedule the limit allows (a window's budget used at once, then the next one at
- * its start) and it never asks for more than the server grants, so no request is refused: spreading
- * requests evenly over the window would take twice as long for a job twice the budget.
- *
- * Room is counted as the lowest Remaining the window has reported, less every request in flight
- * (some may be counted twice, which only holds the next request until their answers come: no room
- * is ever lost, while counting fewer lets a request overtaken on another connection through).
- * Without a Reset header (Laravel sends one only with a 429), an exhausted budget is paced at
- * the limit's rate over an assumed one-minute window. A 429's Retry-After holds every request
- * back until it has passed. A wait longer than `maxWaitMs` is not made: the request goes, and
- * the server's answer (a 429 with its Retry-After) says what happened.
+ * Pacing by the server's rate-limit headers (X-RateLimit-Limit, -Remaining, and -Reset in epoch
+ * seconds), shared by every request of one HttpClient, so that a bulk job with several requests
+ * in flight paces as one. The schedule, and why it is the fastest the limit allows without a
+ * 429, is in docs/faults.md ("Pacing by the rate limit"). A wait longer than `maxWaitMs` is not
+ * made: the request goes, and the server's answer (a 429 with its Retry-After) says what happened.
  *
  * Pure but for the clock, which is injected (tests use a fake one).
  */

@@ -1,14 +1,8 @@
 /**
- * When a failed request is sent again, and after how long: the policy as pure functions.
- *
- * GET, PUT and DELETE are retried on connection errors, timeouts, 429, 502, 503 and 504. A POST
- * creates something, so it is retried only when it certainly did not reach the server (the
- * connection was refused or failed before a byte of it was written), or when the server refused
- * it with 429 (the contract's rate limit refuses a request before doing anything). A 500 is not
- * retried: it is the server's own failure, and the same request fails the same way.
- *
- * Waits are exponential backoff with full jitter (a random wait between 0 and base x 2^n, capped),
- * or what the server's Retry-After says.
+ * When a failed request is sent again, and after how long: the policy of docs/faults.md
+ * ("Retries", "A POST", "Backoff") as pure functions. A POST creates something, so it is retried
+ * only when it certainly did not reach the server, or when the rate limit refused it (429); a 500
+ * is the server's own failure, and never retried.
  */
 import type { RequestSent } from './errors.js';
 
