@@ -25,7 +25,7 @@ import {
   withBulkSession,
 } from './commands.js';
 import type { InputRecord } from './input.js';
-import { type Outcome, resultWriter, runBulk, type Status } from './run.js';
+import { type Outcome, runBulk, type Status } from './run.js';
 
 type Rec = Record<string, unknown>;
 
@@ -208,7 +208,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
       format,
       concurrency,
       send,
-      ...(mode ? { output: resultWriter(f, mode) } : {}),
+      output: mode,
       ...(flags.failed !== undefined ? { failedFile: String(flags.failed) } : {}),
       verb: VERBS,
       deps: f,

@@ -17,7 +17,7 @@ import type { Factory } from '../factory.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import { formatOf, type InputRecord, parseRecords } from './input.js';
-import { type Outcome, resultWriter, runBulk } from './run.js';
+import { type Outcome, runBulk } from './run.js';
 
 type Opts = Readonly<Record<string, unknown>>;
 type Rec = Record<string, unknown>;
@@ -241,7 +241,7 @@ export async function runBulkWrite(
       format,
       concurrency,
       send,
-      ...(mode ? { output: resultWriter(deps, mode) } : {}),
+      output: mode,
       ...(opts.failed !== undefined ? { failedFile: String(opts.failed) } : {}),
       verb: `${verb}d`,
       deps,

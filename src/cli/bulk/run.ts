@@ -21,10 +21,7 @@ export interface Result {
   readonly error?: string | undefined;
 }
 
-export interface Outcome {
-  readonly status: Status;
-  readonly uuid?: string | undefined;
-}
+export type Outcome = Pick<Result, 'status' | 'uuid'>;
 
 export interface BulkOptions {
   readonly resource: ResourceDef;
@@ -33,25 +30,20 @@ export interface BulkOptions {
   readonly concurrency: number;
   /** Sends one record (never one with problems); what it throws is described as the API's errors are. */
   readonly send: (rec: InputRecord) => Promise<Outcome>;
-  /** How a result is printed on stdout, in input order (nothing when undefined). */
-  readonly output?: ResultWriter;
+  /** How results are printed on stdout, in input order (nothing when undefined). */
+  readonly output?: 'quiet' | 'json' | 'ndjson' | undefined;
   readonly failedFile?: string;
   /** The word for what was done: "created"; or the words, for a run that does several things. */
   readonly verb: Status | readonly Status[];
   readonly deps: Deps;
 }
 
-export interface ResultWriter {
-  write(result: Result): void;
-  end(): void;
-}
-
 /** -q: the uuid of each record (empty for one that failed); --json: one JSON array; ndjson. */
-export function resultWriter(deps: Deps, mode: 'quiet' | 'json' | 'ndjson'): ResultWriter {
+function resultWriter(deps: Deps, mode: 'quiet' | 'json' | 'ndjson') {
   const out = deps.io.stdout;
   let first = true;
   return {
-    write(r) {
+    write(r: Result) {
       if (mode === 'quiet') out.write(`${r.uuid ?? ''}\n`);
       else if (mode === 'ndjson') out.write(`${JSON.stringify(r)}\n`);
       else {
@@ -95,6 +87,7 @@ async function progress(deps: Deps, total: number) {
 
 export async function runBulk(o: BulkOptions): Promise<Result[]> {
   const { records, deps } = o;
+  const output = o.output && resultWriter(deps, o.output);
   const results: (Result | undefined)[] = new Array(records.length);
   let next = 0;
   let flushed = 0;
@@ -104,7 +97,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
 
   const flush = () => {
     while (flushed < records.length && results[flushed] !== undefined) {
-      o.output?.write(results[flushed] as Result);
+      output?.write(results[flushed] as Result);
       flushed++;
     }
   };
@@ -138,7 +131,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
     results[i] ??= { line: rec.line, status: 'unsent', error: unsent };
   });
   flush();
-  o.output?.end();
+  output?.end();
 
   const all = results as Result[];
   const count = (s: Status) => all.filter((r) => r.status === s).length;
