@@ -18,7 +18,6 @@ import {
   everyRecord,
   keyFields,
   keyPart,
-  parentOf,
   prepare,
   problemLines,
   readRecords,
@@ -194,8 +193,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
           return { status: 'updated', uuid: step.uuid };
         }
         case 'create': {
-          const { body } = prepare(r, 'create', rec);
-          const parent = r.parents ? (parentOf(r, rec.body) as { resource: string; uuid: string }) : undefined;
+          const { body, parent } = prepare(r, 'create', rec);
           const got = await s.client.create(r, body, parent);
           return { status: 'created', uuid: String(got.uuid) };
         }

@@ -34,8 +34,10 @@ export function concurrencyOf(v: unknown): number {
   return Number(s);
 }
 
+type Parent = { resource: string; uuid: string };
+
 /** The parent of a record created under one (a note): its property or contact field. */
-export function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: string; uuid: string } | string {
+function parentOf(r: ResourceDef, body: Rec): Parent | string {
   const given = (r.parents ?? []).filter((p) => body[p.name] !== undefined);
   const names = (r.parents ?? []).map((p) => p.name).join(' or ');
   if (given.length !== 1) return given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`;
@@ -48,20 +50,15 @@ export function prepare(
   r: ResourceDef,
   verb: Verb,
   rec: InputRecord,
-): { body: Record<string, unknown>; problems: string[] } {
+): { body: Rec; problems: string[]; parent?: Parent } {
   const body = { ...rec.body };
-  const problems: string[] = [];
   if (verb !== 'create') {
-    if (typeof body.uuid !== 'string' || body.uuid === '')
-      problems.push('uuid: each record needs the uuid of the record to change');
-    return { body, problems };
+    const noUuid = typeof body.uuid !== 'string' || body.uuid === '';
+    return { body, problems: noUuid ? ['uuid: each record needs the uuid of the record to change'] : [] };
   }
-  if (r.parents) {
-    const p = parentOf(r, body);
-    if (typeof p === 'string') problems.push(p);
-    for (const pp of r.parents) delete body[pp.name];
-  }
-  return { body, problems };
+  const parent = r.parents ? parentOf(r, body) : undefined;
+  for (const p of r.parents ?? []) delete body[p.name];
+  return typeof parent === 'string' ? { body, problems: [parent] } : { body, problems: [], parent };
 }
 
 /** The keys a record of `r` may carry in a bulk file besides the input fields. */
@@ -213,7 +210,7 @@ export async function runBulkWrite(
     const keyOf = (o: Rec) => (keys as string[]).map((k) => keyPart(o[k])).join('\u0000');
     if (keys) for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(rec), String(rec.uuid));
     const send = async (rec: InputRecord): Promise<Outcome> => {
-      const { body } = prepare(r, verb, rec);
+      const { body, parent } = prepare(r, verb, rec);
       if (verb === 'delete') {
         await s.client.delete(r, String(body.uuid));
         return { status: 'deleted', uuid: String(body.uuid) };
@@ -230,7 +227,6 @@ export async function runBulkWrite(
         if (existing !== undefined) return { status: 'skipped', uuid: existing };
         seen.set(k, '');
       }
-      const parent = r.parents ? (parentOf(r, rec.body) as { resource: string; uuid: string }) : undefined;
       const got = await s.client.create(r, body, parent);
       if (keys) seen.set(keyOf(body), String(got.uuid));
       return { status: 'created', uuid: String(got.uuid) };
