@@ -11,7 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
-import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
+import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError, type ResponseLike } from './errors.js';
 import { readErrorBody } from './error-body.js';
 import { abortReason, Pacer, type PacerClock, parseRetryAfter, realClock } from './pacer.js';
 import {
@@ -61,14 +61,7 @@ export interface HttpOptions {
   readonly maxResponseBytes?: number;
 }
 
-export interface HttpResponse {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  /** Parsed JSON, or undefined for an empty body. */
-  readonly body: unknown;
-  /** The raw text, when the body was not JSON. */
-  readonly text: string;
-  readonly url: string;
+export interface HttpResponse extends ResponseLike {
   /**
    * Set (with `tolerateBody`) when a 2xx answer's body could not be used: cut off, or not JSON.
    * The request was done; the caller finds out what came of it another way (the Location).
@@ -427,16 +420,13 @@ async function extraCa(env: Readonly<Record<string, string | undefined>>): Promi
   const file = env.NODE_EXTRA_CA_CERTS;
   if (!file || file === process.env.NODE_EXTRA_CA_CERTS) return {};
   const [{ readFile }, { rootCertificates }] = await Promise.all([import('node:fs/promises'), import('node:tls')]);
-  let pem: string;
-  try {
-    pem = await readFile(file, 'utf8');
-  } catch (e) {
+  const pem = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
     throw new NetworkError(
-      `cannot read NODE_EXTRA_CA_CERTS (${file}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      `cannot read NODE_EXTRA_CA_CERTS (${file}): ${e.code ?? e.message}`,
       'EXTRA_CA',
       'GET',
       'no',
     );
-  }
+  });
   return { ca: [...rootCertificates, pem] };
 }

@@ -144,13 +144,10 @@ const isFormat = (s: string): s is OutputFormat => (OUTPUT_FORMATS as readonly s
  * --json with -o other than json, --json FIELDS with --fields, --jq with -q or -o csv/tsv/ndjson.
  */
 export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): OutputSpec {
-  let format: OutputFormat = 'table';
   const output = flags.output === undefined ? undefined : String(flags.output).trim().toLowerCase();
-  if (output !== undefined) {
-    if (!isFormat(output))
-      throw usageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not "${String(flags.output)}".`);
-    format = output;
-  }
+  if (output !== undefined && !isFormat(output))
+    throw usageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not "${String(flags.output)}".`);
+  let format: OutputFormat = output ?? 'table';
   const json = flags.json;
   if (json !== undefined && json !== false) {
     if (output !== undefined && output !== 'json')
