@@ -276,15 +276,11 @@ function lineSink(d: Display, line: (r: Record<string, unknown>) => string): Sin
 function jsonSink(spec: OutputSpec, d: Display): Sink {
   let n = 0;
   return {
-    add(records) {
-      let s = '';
-      for (const r of records) {
-        const v = select(r, spec.fields);
-        const text = d.tty ? JSON.stringify(v, null, 2).replace(/^/gm, '  ') : JSON.stringify(v);
-        s += (n++ === 0 ? '[\n' : ',\n') + text;
-      }
-      if (s) d.stdout.write(s);
-    },
+    ...lineSink(d, (r) => {
+      const v = select(r, spec.fields);
+      const text = d.tty ? JSON.stringify(v, null, 2).replace(/^/gm, '  ') : JSON.stringify(v);
+      return (n++ === 0 ? '[\n' : ',\n') + text;
+    }),
     end() {
       d.stdout.write(n === 0 ? '[]\n' : '\n]\n');
     },
@@ -299,14 +295,10 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
     return `${columns.map(cell).join(sep)}\n`;
   };
   return {
-    add(records) {
-      let s = '';
-      for (const r of records) {
-        if (!columns) s += header(r);
-        s += `${(columns as string[]).map((c) => cell(cellValue(r[c]))).join(sep)}\n`;
-      }
-      if (s) d.stdout.write(s);
-    },
+    ...lineSink(d, (r) => {
+      const head = columns ? '' : header(r);
+      return `${head}${(columns as string[]).map((c) => cell(cellValue(r[c]))).join(sep)}\n`;
+    }),
     end() {
       if (!columns) d.stdout.write(header(undefined));
     },
