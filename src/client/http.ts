@@ -119,14 +119,12 @@ export class HttpClient {
   readonly policy: RetryPolicy;
   private dispatcher: Dispatcher | undefined;
   private making: Promise<Dispatcher> | undefined;
-  private readonly ownsDispatcher: boolean;
   private readonly clock: PacerClock;
 
   constructor(readonly options: HttpOptions) {
     this.baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     const host = options.allowInsecureHttp ? undefined : insecureHost(this.baseUrl, options.token);
     if (host !== undefined) throw new InsecureTransportError(host);
-    this.ownsDispatcher = !options.dispatcher;
     this.dispatcher = options.dispatcher;
     this.clock = options.clock ?? realClock;
     this.policy = retryPolicy({
@@ -147,10 +145,8 @@ export class HttpClient {
   }
 
   /** The absolute URL of an API path (relative to the base URL, which may carry a prefix). */
-  url(path: string, query?: URLSearchParams): URL {
-    const u = new URL(path.replace(/^\//, ''), this.baseUrl);
-    if (query) for (const [k, v] of query) u.searchParams.append(k, v);
-    return u;
+  url(path: string): URL {
+    return new URL(path.replace(/^\//, ''), this.baseUrl);
   }
 
   /** Request headers, with the token in place; `redacted` for traces and dry runs. */
@@ -408,7 +404,8 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher && this.dispatcher) await this.dispatcher.close();
+    // A dispatcher given is its owner's to close.
+    if (!this.options.dispatcher && this.dispatcher) await this.dispatcher.close();
   }
 }
 

@@ -17,14 +17,12 @@ export interface RetryPolicy {
   readonly maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRIES = 3;
-export const DEFAULT_RETRY_BASE_MS = 500;
 export const MAX_RETRIES = 10;
 
 export function retryPolicy(over: Partial<RetryPolicy> = {}): RetryPolicy {
-  const baseMs = over.baseMs ?? DEFAULT_RETRY_BASE_MS;
+  const baseMs = over.baseMs ?? 500;
   return {
-    retries: over.retries ?? DEFAULT_RETRIES,
+    retries: over.retries ?? 3,
     baseMs,
     capMs: over.capMs ?? Math.max(baseMs, 20_000),
     maxRetryAfterMs: over.maxRetryAfterMs ?? 120_000,

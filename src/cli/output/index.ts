@@ -239,9 +239,6 @@ function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Record<stri
 
 const colors = (d: Display): ChalkInstance => new Chalk({ level: d.color ? 1 : 0 });
 
-const uuidLine = (r: Record<string, unknown>): string =>
-  r.uuid === undefined || r.uuid === null ? '' : `${String(r.uuid)}\n`;
-
 /** The stderr line that ends a list on a terminal. */
 export function footer(resource: ResourceDef, count: number, info?: PageInfo & { fetchedPages?: number }): string {
   if (count === 0) {
@@ -358,7 +355,7 @@ function jqSink(spec: OutputSpec & { jq: string }, d: Display): Sink {
 }
 
 function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
-  if (spec.quiet) return lineSink(d, uuidLine);
+  if (spec.quiet) return lineSink(d, (r) => (r.uuid === undefined || r.uuid === null ? '' : `${String(r.uuid)}\n`));
   if (spec.jq !== undefined) return jqSink({ ...spec, jq: spec.jq }, d);
   switch (spec.format) {
     case 'json':
