@@ -33,10 +33,7 @@ export const realClock: PacerClock = {
 
 export function abortReason(signal: AbortSignal): Error {
   const r = signal.reason;
-  if (r instanceof Error) return r;
-  const e = new Error('This operation was aborted');
-  e.name = 'AbortError';
-  return e;
+  return r instanceof Error ? r : Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
 }
 
 export interface PacerOptions {

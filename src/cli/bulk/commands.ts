@@ -197,13 +197,8 @@ export async function runBulkWrite(
     return;
   }
   const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
-  const mode = opts.quiet
-    ? 'quiet'
-    : opts.json !== undefined || opts.output === 'json'
-      ? 'json'
-      : opts.output === 'ndjson'
-        ? 'ndjson'
-        : undefined;
+  const output = opts.output === 'json' || opts.output === 'ndjson' ? opts.output : undefined;
+  const mode = opts.quiet ? 'quiet' : opts.json !== undefined ? 'json' : output;
 
   await withBulkSession(deps, async (s) => {
     const seen = new Map<string, string>();

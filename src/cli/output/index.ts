@@ -17,6 +17,8 @@ import { TimeFormatter, cellValue, csvCell, guardCell, humanValue, isTimeField, 
 import { checkJq, runJq } from './jq.js';
 import { type Column, renderTable, width } from './table.js';
 
+type Rec = Record<string, unknown>;
+
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'tsv'];
@@ -59,7 +61,7 @@ export interface PageInfo {
 
 export interface ListPrinter {
   /** Called once per page as pages arrive; writes the records out at once unless it must buffer. */
-  add(records: Record<string, unknown>[]): void;
+  add(records: Rec[]): void;
   /**
    * Ends the output (closes the JSON array, flushes the table) and, on a terminal, writes the
    * footer or the empty-list line on stderr. Await it: with --jq the output is written
@@ -98,7 +100,7 @@ export function autoEmbeds(resource: ResourceDef, spec: OutputSpec): string[] {
 function cellOf(
   resource: ResourceDef,
   defs: Map<string, FieldDef>,
-  r: Record<string, unknown>,
+  r: Rec,
   name: string,
   times: TimeFormatter | undefined,
 ): string {
@@ -218,9 +220,9 @@ export function colorEnabled(
 
 // ------------------------------------------------------------------ shared helpers
 
-function select(record: Record<string, unknown>, fields: readonly string[] | undefined): Record<string, unknown> {
+function select(record: Rec, fields: readonly string[] | undefined): Rec {
   if (!fields) return record;
-  const out: Record<string, unknown> = {};
+  const out: Rec = {};
   for (const f of fields) out[f] = record[f] ?? null;
   return out;
 }
@@ -230,7 +232,7 @@ function fieldMap(resource: ResourceDef): Map<string, FieldDef> {
 }
 
 /** CSV/TSV columns: the selected fields, else every field (and custom_fields when embedded). */
-function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Record<string, unknown> | undefined): string[] {
+function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Rec | undefined): string[] {
   if (spec.fields) return spec.fields;
   const names = resource.fields.map((f) => f.name);
   if (first) for (const e of resource.embeds ?? []) if (e in first) names.push(e);
@@ -255,12 +257,12 @@ export function footer(resource: ResourceDef, count: number, info?: PageInfo & {
 // ------------------------------------------------------------------ lists
 
 interface Sink {
-  add(records: Record<string, unknown>[]): void;
+  add(records: Rec[]): void;
   end(): Promise<void> | void;
 }
 
 /** Writes a line (or nothing) per record, as records come. */
-function lineSink(d: Display, line: (r: Record<string, unknown>) => string): Sink {
+function lineSink(d: Display, line: (r: Rec) => string): Sink {
   return {
     add(records) {
       const s = records.map(line).join('');
@@ -287,7 +289,7 @@ function jsonSink(spec: OutputSpec, d: Display): Sink {
 function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep: ',' | '\t'): Sink {
   const cell = sep === '\t' ? tsvCell : spec.csvExact ? csvCell : (s: string) => csvCell(guardCell(s));
   let columns: string[] | undefined;
-  const header = (first: Record<string, unknown> | undefined): string => {
+  const header = (first: Rec | undefined): string => {
     columns = dataColumns(resource, spec, first);
     return `${columns.map(cell).join(sep)}\n`;
   };
@@ -343,7 +345,7 @@ function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display):
 }
 
 function jqSink(spec: OutputSpec & { jq: string }, d: Display): Sink {
-  const all: Record<string, unknown>[] = [];
+  const all: Rec[] = [];
   return {
     add(records) {
       for (const r of records) all.push(select(r, spec.fields));
@@ -363,9 +365,8 @@ function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
     case 'ndjson':
       return lineSink(d, (r) => `${JSON.stringify(select(r, spec.fields))}\n`);
     case 'csv':
-      return delimitedSink(resource, spec, d, ',');
     case 'tsv':
-      return delimitedSink(resource, spec, d, '\t');
+      return delimitedSink(resource, spec, d, spec.format === 'csv' ? ',' : '\t');
     default:
       return d.tty ? terminalTableSink(resource, spec, d) : pipedTableSink(resource, spec, d);
   }
@@ -392,18 +393,13 @@ export function createListPrinter(resource: ResourceDef, spec: OutputSpec, d: Di
 // ------------------------------------------------------------------ one record
 
 /** Keys of the vertical listing: the selection, else every field then any other key sent. */
-function recordKeys(resource: ResourceDef, record: Record<string, unknown>, spec: OutputSpec): string[] {
+function recordKeys(resource: ResourceDef, record: Rec, spec: OutputSpec): string[] {
   if (spec.fields) return spec.fields;
   const names = resource.fields.map((f) => f.name);
   return [...names, ...Object.keys(record).filter((k) => !names.includes(k))];
 }
 
-function verticalTerminal(
-  resource: ResourceDef,
-  record: Record<string, unknown>,
-  spec: OutputSpec,
-  d: Display,
-): string {
+function verticalTerminal(resource: ResourceDef, record: Rec, spec: OutputSpec, d: Display): string {
   const defs = fieldMap(resource);
   const keys = recordKeys(resource, record, spec);
   const times = new TimeFormatter(d.timeZone);
@@ -429,12 +425,7 @@ function verticalTerminal(
  * csv/tsv: header and one row; table on a terminal: a vertical "key  value" listing; piped
  * table: `key<TAB>value` lines with ISO times. Await it when --jq may be set.
  */
-export async function printRecord(
-  resource: ResourceDef,
-  record: Record<string, unknown>,
-  spec: OutputSpec,
-  d: Display,
-): Promise<void> {
+export async function printRecord(resource: ResourceDef, record: Rec, spec: OutputSpec, d: Display): Promise<void> {
   if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table')) {
     // A uuid, one NDJSON line, or a CSV/TSV header and row: as a list of one.
     sinkFor(resource, spec, d).add([record]);
