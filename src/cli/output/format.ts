@@ -122,16 +122,11 @@ export function humanValue(
   }
   const custom = customValues(v);
   if (custom) {
-    return visible(
-      custom
-        .map((c) => {
-          const label = String(c.label ?? c.name ?? '');
-          return c.value === null || c.value === undefined || c.value === ''
-            ? `${label}:`
-            : `${label}: ${String(c.value)}`;
-        })
-        .join(', '),
-    );
+    const shown = custom.map((c) => {
+      const label = String(c.label ?? c.name ?? '');
+      return c.value === null || c.value === undefined || c.value === '' ? `${label}:` : `${label}: ${String(c.value)}`;
+    });
+    return visible(shown.join(', '));
   }
   return visible(JSON.stringify(v));
 }
