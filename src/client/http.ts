@@ -78,10 +78,7 @@ export interface RequestOptions {
 }
 
 /** One attempt's answer, as read off the wire. */
-interface Raw {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly text: string;
+interface Raw extends Pick<HttpResponse, 'status' | 'headers' | 'text'> {
   /** The body stopped early with this error. */
   readonly cut: unknown;
   readonly tooLarge: boolean;
