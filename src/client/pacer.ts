@@ -95,8 +95,6 @@ export class Pacer {
   private readonly marginMs: number;
   private readonly maxWaitMs: number;
   private readonly fallbackWindowMs: number;
-  private readonly debug: ((line: string) => void) | undefined;
-  private readonly notice: ((line: string) => void) | undefined;
   private lastNotice: number | undefined;
   private seq = 0;
   /** Requests sent and not answered yet: seq -> sent at. */
@@ -110,13 +108,11 @@ export class Pacer {
   private wake: (() => void)[] = [];
   private lastSaid = '';
 
-  constructor(opts: PacerOptions = {}) {
+  constructor(private readonly opts: PacerOptions = {}) {
     this.clock = opts.clock ?? realClock;
     this.marginMs = opts.marginMs ?? 100;
     this.maxWaitMs = opts.maxWaitMs ?? 120_000;
     this.fallbackWindowMs = opts.fallbackWindowMs ?? 60_000;
-    this.debug = opts.debug;
-    this.notice = opts.notice;
   }
 
   /** Requests sent and not yet answered. */
@@ -180,9 +176,9 @@ export class Pacer {
         this.say(`* rate limit: ${why}; waiting ${seconds(d)}`, Math.round((this.clock.now() + d) / 100));
         // A person at a terminal is told once per wait, when it is long enough to wonder about.
         const until = Math.round((this.clock.now() + d) / 1000);
-        if (d >= 1000 && this.notice && until !== this.lastNotice) {
+        if (d >= 1000 && this.opts.notice && until !== this.lastNotice) {
           this.lastNotice = until;
-          this.notice(
+          this.opts.notice(
             `waiting ${Math.ceil(d / 1000)} s: rate limit${this.window?.limit !== undefined ? ` ${this.window.limit} per window` : ''} (${why})`,
           );
         }
@@ -268,7 +264,7 @@ export class Pacer {
     const k = `${line.split(';')[0]}|${String(key)}`;
     if (k === this.lastSaid) return;
     this.lastSaid = k;
-    this.debug?.(line);
+    this.opts.debug?.(line);
   }
 }
 
