@@ -399,9 +399,7 @@ function recordKeys(resource: ResourceDef, record: Rec, spec: OutputSpec): strin
   return [...names, ...Object.keys(record).filter((k) => !names.includes(k))];
 }
 
-function verticalTerminal(resource: ResourceDef, record: Rec, spec: OutputSpec, d: Display): string {
-  const defs = fieldMap(resource);
-  const keys = recordKeys(resource, record, spec);
+function verticalTerminal(defs: Map<string, FieldDef>, keys: string[], record: Rec, d: Display): string {
   const times = new TimeFormatter(d.timeZone);
   const c = colors(d);
   const w = Math.max(...keys.map(width));
@@ -432,15 +430,10 @@ export async function printRecord(resource: ResourceDef, record: Rec, spec: Outp
     return;
   }
   if (spec.jq !== undefined || spec.format === 'json') return printJson(select(record, spec.fields), spec, d);
-  if (d.tty) {
-    d.stdout.write(verticalTerminal(resource, record, spec, d));
-    return;
-  }
   const defs = fieldMap(resource);
-  const lines = recordKeys(resource, record, spec).map(
-    (k) => `${k}\t${lineValue(defs.get(k), record[k], undefined)}\n`,
-  );
-  d.stdout.write(lines.join(''));
+  const keys = recordKeys(resource, record, spec);
+  if (d.tty) d.stdout.write(verticalTerminal(defs, keys, record, d));
+  else d.stdout.write(keys.map((k) => `${k}\t${lineValue(defs.get(k), record[k], undefined)}\n`).join(''));
 }
 
 /** A raw JSON value (`pm api`): pretty on a terminal, compact when piped; --jq applied if given. */
