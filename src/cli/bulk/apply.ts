@@ -24,7 +24,7 @@ import {
   withBulkSession,
 } from './commands.js';
 import type { InputRecord } from './input.js';
-import { type Outcome, runBulk, type Status } from './run.js';
+import { type Outcome, runBulk } from './run.js';
 
 type Rec = Record<string, unknown>;
 
@@ -34,8 +34,6 @@ type Step =
   | { readonly action: 'update'; readonly rec: InputRecord; readonly uuid: string; readonly changes: Rec }
   | { readonly action: 'unchanged'; readonly rec: InputRecord; readonly uuid: string }
   | { readonly action: 'delete'; readonly rec: InputRecord; readonly uuid: string; readonly was: Rec };
-
-const VERBS: readonly Status[] = ['created', 'updated', 'deleted', 'unchanged'];
 
 /** A record's custom values by field name and uuid, as embedded: name -> value. */
 function customOf(existing: Rec): Map<string, string | null> {
@@ -208,7 +206,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
       send,
       output: mode,
       ...(flags.failed !== undefined ? { failedFile: String(flags.failed) } : {}),
-      verb: VERBS,
+      verb: ['created', 'updated', 'deleted', 'unchanged'],
       deps: f,
     });
   });
