@@ -162,12 +162,8 @@ export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): Outpu
   const jsonFields = typeof json === 'string' && json.trim() !== '' ? json : undefined;
   if (jsonFields !== undefined && flags.fields !== undefined)
     throw usageError('--json FIELDS and --fields cannot be used together.', 'Name the fields once: --json a,b.');
-  const fields =
-    jsonFields !== undefined
-      ? parseFields(resource, jsonFields, '--json')
-      : flags.fields !== undefined
-        ? parseFields(resource, String(flags.fields), '--fields')
-        : undefined;
+  const [named, flag] = jsonFields !== undefined ? [jsonFields, '--json'] : [flags.fields, '--fields'];
+  const fields = named === undefined ? undefined : parseFields(resource, String(named), flag);
   const quiet = flags.quiet === true;
   let jq: string | undefined;
   if (flags.jq !== undefined && flags.jq !== false) {
