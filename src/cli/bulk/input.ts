@@ -133,9 +133,7 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
   const [header, ...data] = rows;
   if (!header) return [];
   const names = header.map((h) => h.trim());
-  const out: InputRecord[] = [];
-  data.forEach((row, i) => {
-    const line = i + 2;
+  return data.map((row, i) => {
     const original: Record<string, unknown> = {};
     const body: Record<string, unknown> = {};
     const custom: { name: string; value: string | null }[] = [];
@@ -154,9 +152,8 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
       if (v !== undefined) body[name] = v;
     });
     if (custom.length) body.custom_fields = custom;
-    out.push({ line, original, body, problems });
+    return { line: i + 2, original, body, problems };
   });
-  return out;
 }
 
 export async function parseRecords(
