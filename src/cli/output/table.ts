@@ -24,7 +24,6 @@ const MIN_WIDTH = 6;
 const READABLE = 10;
 
 const require = createRequire(import.meta.url);
-let TableClass: typeof CliTable3 | undefined;
 
 /** Width on screen, counting code points (good enough to share out the columns). */
 export const width = (s: string): number => [...s].length;
@@ -105,8 +104,7 @@ export function renderTable(
   total: number,
   write: (text: string) => void,
 ): number[] {
-  TableClass ??= require('cli-table3') as typeof CliTable3;
-  const Table = TableClass;
+  const Table = require('cli-table3') as typeof CliTable3;
   const allNatural = allColumns.map((c, i) => allRows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), c.headerWidth));
   const shown = columnsThatFit(allNatural, allColumns, total);
   const columns = shown.map((i) => allColumns[i] as Column);
