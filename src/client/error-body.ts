@@ -16,17 +16,6 @@ type Obj = Record<string, unknown>;
 /** Longest unknown JSON body quoted whole in a message. */
 const QUOTE_LIMIT = 300;
 
-/** The keys a list (or map) of problems is found under. */
-const PROBLEM_LISTS = [
-  'errors',
-  'invalid-params',
-  'invalid_params',
-  'invalidParams',
-  'validation',
-  'violations',
-  'detail',
-];
-
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
@@ -66,7 +55,15 @@ function fieldsOf(body: Obj): Record<string, string[]> | undefined {
     const key = field || 'body';
     fields[key] = [...(fields[key] ?? []), message];
   };
-  for (const key of PROBLEM_LISTS) {
+  for (const key of [
+    'errors',
+    'invalid-params',
+    'invalid_params',
+    'invalidParams',
+    'validation',
+    'violations',
+    'detail',
+  ]) {
     const v = body[key];
     if (Array.isArray(v))
       for (const item of v) {
