@@ -185,10 +185,7 @@ export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): Outpu
   };
 }
 
-/**
- * Loads jq and compiles --jq's filter, so that a mistake in it is a usage error before any
- * request is made. Costs nothing without --jq.
- */
+/** checkJq on --jq's filter, before any request is made; nothing without --jq. */
 export async function prepareOutput(spec: OutputSpec): Promise<void> {
   if (spec.jq !== undefined) await checkJq(spec.jq);
 }
