@@ -43,20 +43,10 @@ function problemItem(item: unknown): [string, string] | undefined {
   if (typeof item === 'string') return ['', item];
   if (!isObj(item)) return undefined;
   const source = isObj(item.source) ? item.source : {};
-  const where =
-    fieldName(item.pointer) ??
-    fieldName(source.pointer) ??
-    fieldName(source.parameter) ??
-    fieldName(item.field) ??
-    fieldName(item.name) ??
-    fieldName(item.param) ??
-    fieldName(item.propertyPath) ??
-    fieldName(item.path) ??
-    fieldName(item.loc) ??
-    '';
-  const what =
-    text(item.reason) ?? text(item.detail) ?? text(item.message) ?? text(item.msg) ?? text(item.title) ?? undefined;
-  return what ? [where, what] : undefined;
+  const places = [item.pointer, source.pointer, source.parameter, item.field, item.name, item.param];
+  const where = [...places, item.propertyPath, item.path, item.loc].map(fieldName).find((f) => f !== undefined);
+  const what = ['reason', 'detail', 'message', 'msg', 'title'].map((k) => text(item[k])).find((t) => t !== undefined);
+  return what ? [where ?? '', what] : undefined;
 }
 
 function fieldsOf(body: Obj): Record<string, string[]> | undefined {
@@ -124,12 +114,8 @@ export function readErrorBody(
   if (body !== undefined) {
     // JSON of a shape nobody agreed on: short, it is the best message there is.
     const json = JSON.stringify(body);
-    return {
-      message:
-        json.length <= QUOTE_LIMIT
-          ? `the server answered ${status}: ${json}`
-          : `the server answered ${status}: ${json.slice(0, QUOTE_LIMIT)}... (--debug shows the answer)`,
-    };
+    const quoted = json.length <= QUOTE_LIMIT ? json : `${json.slice(0, QUOTE_LIMIT)}... (--debug shows the answer)`;
+    return { message: `the server answered ${status}: ${quoted}` };
   }
   const bit = excerpt(raw);
   return { message: `the server answered ${status}${bit ? `: ${bit}` : ' with no message'}` };

@@ -3,7 +3,9 @@
 export interface ResponseLike {
   readonly status: number;
   readonly headers: Record<string, string>;
+  /** Parsed JSON, or undefined for an empty body. */
   readonly body: unknown;
+  /** The raw text, when the body was not JSON. */
   readonly text: string;
   readonly url: string;
 }

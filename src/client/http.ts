@@ -11,14 +11,13 @@
  */
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
-import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
+import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError, type ResponseLike } from './errors.js';
 import { readErrorBody } from './error-body.js';
 import { abortReason, Pacer, type PacerClock, parseRetryAfter, realClock } from './pacer.js';
 import {
   BEFORE_REQUEST,
   backoffMs,
   classify,
-  type Failure,
   IDEMPOTENT,
   RETRY_STATUSES,
   type RetryPolicy,
@@ -62,14 +61,7 @@ export interface HttpOptions {
   readonly maxResponseBytes?: number;
 }
 
-export interface HttpResponse {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  /** Parsed JSON, or undefined for an empty body. */
-  readonly body: unknown;
-  /** The raw text, when the body was not JSON. */
-  readonly text: string;
-  readonly url: string;
+export interface HttpResponse extends ResponseLike {
   /**
    * Set (with `tolerateBody`) when a 2xx answer's body could not be used: cut off, or not JSON.
    * The request was done; the caller finds out what came of it another way (the Location).
@@ -86,10 +78,7 @@ export interface RequestOptions {
 }
 
 /** One attempt's answer, as read off the wire. */
-interface Raw {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly text: string;
+interface Raw extends Pick<HttpResponse, 'status' | 'headers' | 'text'> {
   /** The body stopped early with this error. */
   readonly cut: unknown;
   readonly tooLarge: boolean;
@@ -105,11 +94,6 @@ function excerpt(text: string): string {
     .replace(/\s+/g, ' ')
     .trim();
   return plain.length > 160 ? `${plain.slice(0, 157)}...` : plain;
-}
-
-/** Only the caller's signal interrupts: undici also calls a proxy's refusal an AbortError. */
-function isAbort(_e: unknown, signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
 }
 
 function parseJson(text: string, type: string): unknown {
@@ -132,20 +116,18 @@ export class HttpClient {
   readonly policy: RetryPolicy;
   private dispatcher: Dispatcher | undefined;
   private making: Promise<Dispatcher> | undefined;
-  private readonly ownsDispatcher: boolean;
   private readonly clock: PacerClock;
 
   constructor(readonly options: HttpOptions) {
     this.baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     const host = options.allowInsecureHttp ? undefined : insecureHost(this.baseUrl, options.token);
     if (host !== undefined) throw new InsecureTransportError(host);
-    this.ownsDispatcher = !options.dispatcher;
     this.dispatcher = options.dispatcher;
     this.clock = options.clock ?? realClock;
     this.policy = retryPolicy({
-      ...(options.retries !== undefined ? { retries: options.retries } : {}),
-      ...(options.retryBaseMs !== undefined ? { baseMs: options.retryBaseMs } : {}),
-      ...(options.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: options.maxRetryAfterMs } : {}),
+      retries: options.retries,
+      baseMs: options.retryBaseMs,
+      maxRetryAfterMs: options.maxRetryAfterMs,
     });
     this.pacer =
       options.pacer === false
@@ -160,10 +142,8 @@ export class HttpClient {
   }
 
   /** The absolute URL of an API path (relative to the base URL, which may carry a prefix). */
-  url(path: string, query?: URLSearchParams): URL {
-    const u = new URL(path.replace(/^\//, ''), this.baseUrl);
-    if (query) for (const [k, v] of query) u.searchParams.append(k, v);
-    return u;
+  url(path: string): URL {
+    return new URL(path.replace(/^\//, ''), this.baseUrl);
   }
 
   /** Request headers, with the token in place; `redacted` for traces and dry runs. */
@@ -179,9 +159,8 @@ export class HttpClient {
   }
 
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
-    const absolute = /^https?:\/\//i.test(path);
-    const url = absolute ? new URL(path) : this.url(path, opts.query);
-    if (absolute && opts.query) for (const [k, v] of opts.query) url.searchParams.append(k, v);
+    const url = /^https?:\/\//i.test(path) ? new URL(path) : this.url(path);
+    if (opts.query) for (const [k, v] of opts.query) url.searchParams.append(k, v);
     if (url.origin !== this.baseUrl.origin)
       throw new ProtocolError(
         `refusing to follow the server to ${url.origin}: pm talks only to ${this.baseUrl.origin}`,
@@ -207,17 +186,20 @@ export class HttpClient {
         raw = await this.once(method, url, payload, opts.headers);
       } catch (e) {
         if (ticket) this.pacer?.release(ticket);
-        if (isAbort(e, signal)) throw abortReason(signal as AbortSignal);
+        // Only the caller's signal interrupts: undici also calls a proxy's refusal an AbortError.
+        if (signal?.aborted) throw abortReason(signal);
         const f = classify(e);
         debug?.(`* ${method} ${url.pathname}: ${f.reason}${f.code ? ` (${f.code})` : ''}`);
         const retry = !last && f.transient && (idempotent || f.sent === 'no');
         if (!retry) {
           if (!last && f.transient && !idempotent)
             debug?.(`* not retried: the ${method} may have reached the server, and pm never sends one twice`);
-          throw this.networkError(f, url, method, attempt);
+          const tries = attempt > 1 ? ` (${attempt} attempts)` : '';
+          const message = `${f.sent === 'no' ? 'could not reach' : 'no answer from'} ${url.origin}: ${f.reason}${tries}`;
+          throw Object.assign(new NetworkError(message, f.code, method, f.sent, f.reason), { attempts: attempt });
         }
         if (f.sent !== 'no') uncertain = true;
-        await this.pause(attempt, backoffMs(attempt, this.policy, this.options.random), `${f.reason}`);
+        await this.pause(attempt, f.reason);
         continue;
       }
       if (ticket) this.pacer?.release(ticket, raw);
@@ -233,25 +215,15 @@ export class HttpClient {
         const f = classify(raw.cut);
         if (idempotent && !last && f.transient) {
           uncertain = true;
-          await this.pause(
-            attempt,
-            backoffMs(attempt, this.policy, this.options.random),
-            `answer ${status} ${f.reason}`,
-          );
+          await this.pause(attempt, `answer ${status} ${f.reason}`);
           continue;
         }
         const problem = `its answer was cut off (${f.reason})`;
         if (opts.tolerateBody && status >= 200 && status < 300)
           return { status, headers, body: undefined, text: '', url: url.toString(), problem };
-        const err = new NetworkError(
-          `${url.origin} answered ${status}, but ${problem}`,
-          f.code,
-          method,
-          'yes',
-          `the answer was cut off (${f.reason})`,
-        );
-        err.attempts = attempt;
-        throw err;
+        const reason = `the answer was cut off (${f.reason})`;
+        const err = new NetworkError(`${url.origin} answered ${status}, but ${problem}`, f.code, method, 'yes', reason);
+        throw Object.assign(err, { attempts: attempt });
       }
 
       const body = parseJson(raw.text, headers['content-type'] ?? '');
@@ -263,8 +235,7 @@ export class HttpClient {
             debug?.(`* not retried: the server asks to wait ${Math.round(after / 1000)}s, longer than pm waits`);
           } else {
             if (status === 502 || status === 504) uncertain = true;
-            const wait = after ?? backoffMs(attempt, this.policy, this.options.random);
-            await this.pause(attempt, wait, `${status}${after !== undefined ? ', as Retry-After asks' : ''}`);
+            await this.pause(attempt, `${status}${after !== undefined ? ', as Retry-After asks' : ''}`, after);
             continue;
           }
         }
@@ -274,21 +245,14 @@ export class HttpClient {
           return { status: 204, headers, body: undefined, text: '', url: url.toString() };
         }
         const said = readErrorBody(status, body, raw.text, excerpt);
-        const err = new HttpStatusError(status, said.message, response, said.fields);
-        err.attempts = attempt;
-        throw err;
+        throw Object.assign(new HttpStatusError(status, said.message, response, said.fields), { attempts: attempt });
       }
       if (status >= 300 && status < 400) {
         // Never followed: a redirect would carry the token to another place, and a write sent
         // again there (or not at all) is not what was asked. Nothing was done: say where it points.
         const location = headers.location;
-        const err = new HttpStatusError(
-          status,
-          `the server answered ${status}, a redirect${location ? ` to ${location}` : ''}; pm does not follow redirects, so nothing was done (check the base URL)`,
-          response,
-        );
-        err.attempts = attempt;
-        throw err;
+        const said = `the server answered ${status}, a redirect${location ? ` to ${location}` : ''}; pm does not follow redirects, so nothing was done (check the base URL)`;
+        throw Object.assign(new HttpStatusError(status, said, response), { attempts: attempt });
       }
       if (raw.tooLarge) {
         const mib = this.maxBytes / 1048576;
@@ -310,8 +274,12 @@ export class HttpClient {
     return this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 
-  /** Waits before retry number `attempt`, saying why in the trace. */
-  private async pause(attempt: number, ms: number, why: string): Promise<void> {
+  /** Waits before retry number `attempt` (`ms`, else a backoff), saying why in the trace. */
+  private async pause(
+    attempt: number,
+    why: string,
+    ms = backoffMs(attempt, this.policy, this.options.random),
+  ): Promise<void> {
     this.options.debug?.(
       `* retrying (${attempt} of ${this.policy.retries}) after ${why}: waiting ${(ms / 1000).toFixed(2)}s`,
     );
@@ -333,69 +301,48 @@ export class HttpClient {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), ms);
     const user = this.options.signal;
-    const signal = user ? AbortSignal.any([user, deadline.signal]) : deadline.signal;
+    /** The error to report when the deadline (not the caller) ended the attempt. */
     const late = (code: string) =>
-      Object.assign(new Error(`the answer took longer than ${ms / 1000} s in all`), { code });
+      deadline.signal.aborted && !user?.aborted
+        ? Object.assign(new Error(`the answer took longer than ${ms / 1000} s in all`), { code })
+        : undefined;
     try {
-      return await this.exchange(dispatcher, method, url, payload, extra, signal, started, () =>
-        deadline.signal.aborted && !user?.aborted ? late('UND_ERR_BODY_TIMEOUT') : undefined,
-      );
+      const res = await dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: method as Dispatcher.HttpMethod,
+        headers: this.headers(payload !== undefined, false, extra),
+        ...(payload !== undefined ? { body: payload } : {}),
+        signal: user ? AbortSignal.any([user, deadline.signal]) : deadline.signal,
+      });
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers))
+        if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let cut: unknown;
+      let tooLarge = false;
+      try {
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > this.maxBytes) {
+            tooLarge = true;
+            res.body.destroy();
+            break;
+          }
+          chunks.push(chunk);
+        }
+      } catch (e) {
+        if (user?.aborted) throw e;
+        cut = late('UND_ERR_BODY_TIMEOUT') ?? e ?? new Error('the answer was cut off');
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      return { status: res.statusCode, headers, text, cut, tooLarge, ms: Date.now() - started };
     } catch (e) {
-      if (deadline.signal.aborted && !user?.aborted) throw late('UND_ERR_HEADERS_TIMEOUT');
-      throw e;
+      throw late('UND_ERR_HEADERS_TIMEOUT') ?? e;
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /** Sends the request and reads its answer; `overdue` says whether the deadline cut the body. */
-  private async exchange(
-    dispatcher: Dispatcher,
-    method: string,
-    url: URL,
-    payload: string | undefined,
-    extra: Record<string, string> | undefined,
-    signal: AbortSignal,
-    started: number,
-    overdue: () => Error | undefined,
-  ): Promise<Raw> {
-    const res = await dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: method as Dispatcher.HttpMethod,
-      headers: this.headers(payload !== undefined, false, extra),
-      ...(payload !== undefined ? { body: payload } : {}),
-      signal,
-    });
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers))
-      if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let cut: unknown;
-    let tooLarge = false;
-    try {
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > this.maxBytes) {
-          tooLarge = true;
-          res.body.destroy();
-          break;
-        }
-        chunks.push(chunk);
-      }
-    } catch (e) {
-      if (isAbort(e, this.options.signal)) throw e;
-      cut = overdue() ?? e ?? new Error('the answer was cut off');
-    }
-    return {
-      status: res.statusCode,
-      headers,
-      text: Buffer.concat(chunks).toString('utf8'),
-      cut,
-      tooLarge,
-      ms: Date.now() - started,
-    };
   }
 
   private getDispatcher(): Promise<Dispatcher> {
@@ -443,35 +390,19 @@ export class HttpClient {
     }
     const { Agent, buildConnector } = await import('./undici.js');
     const connector = buildConnector({ timeout: ms, ...tls });
-    // Errors while connecting come before any byte of a request was written: say so on them.
+    // Errors while connecting come before any byte of a request was written: say so on them. A
+    // frozen error stays untagged (Reflect.set does not throw): the request then counts as maybe sent.
     const connect: typeof connector = (opts, callback) =>
       connector(opts, (...args) => {
-        const err = args[0];
-        if (err) {
-          try {
-            (err as unknown as Record<string, unknown>)[BEFORE_REQUEST] = true;
-          } catch {
-            // A frozen error stays untagged: the request then counts as maybe sent.
-          }
-        }
+        if (args[0]) Reflect.set(Object(args[0]), BEFORE_REQUEST, true);
         callback(...args);
       });
     return new Agent({ ...common, connect });
   }
 
-  private networkError(f: Failure, url: URL, method: string, attempts: number): NetworkError {
-    const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
-    const message =
-      f.sent === 'no'
-        ? `could not reach ${url.origin}: ${f.reason}${tries}`
-        : `no answer from ${url.origin}: ${f.reason}${tries}`;
-    const err = new NetworkError(message, f.code, method, f.sent, f.reason);
-    err.attempts = attempts;
-    return err;
-  }
-
   async close(): Promise<void> {
-    if (this.ownsDispatcher && this.dispatcher) await this.dispatcher.close();
+    // A dispatcher given is its owner's to close.
+    if (!this.options.dispatcher && this.dispatcher) await this.dispatcher.close();
   }
 }
 
@@ -483,16 +414,13 @@ async function extraCa(env: Readonly<Record<string, string | undefined>>): Promi
   const file = env.NODE_EXTRA_CA_CERTS;
   if (!file || file === process.env.NODE_EXTRA_CA_CERTS) return {};
   const [{ readFile }, { rootCertificates }] = await Promise.all([import('node:fs/promises'), import('node:tls')]);
-  let pem: string;
-  try {
-    pem = await readFile(file, 'utf8');
-  } catch (e) {
+  const pem = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
     throw new NetworkError(
-      `cannot read NODE_EXTRA_CA_CERTS (${file}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      `cannot read NODE_EXTRA_CA_CERTS (${file}): ${e.code ?? e.message}`,
       'EXTRA_CA',
       'GET',
       'no',
     );
-  }
+  });
   return { ca: [...rootCertificates, pem] };
 }

@@ -1,22 +1,9 @@
 /**
- * Pacing by the server's rate-limit headers, shared by every request of one HttpClient (so a
- * bulk job with several requests in flight paces as one).
- *
- * Every response may carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (epoch
- * seconds). The pacer lets requests go at once while the window has room for them, holds them
- * back when it has none until the window resets, and then lets one request through ("the
- * probe") until an answer from the new window says how much room it has. On a fixed window this
- * is the fastest schedule the limit allows (a window's budget used at once, then the next one at
- * its start) and it never asks for more than the server grants, so no request is refused: spreading
- * requests evenly over the window would take twice as long for a job twice the budget.
- *
- * Room is counted as the lowest Remaining the window has reported, less every request in flight
- * (some may be counted twice, which only holds the next request until their answers come: no room
- * is ever lost, while counting fewer lets a request overtaken on another connection through).
- * Without a Reset header (Laravel sends one only with a 429), an exhausted budget is paced at
- * the limit's rate over an assumed one-minute window. A 429's Retry-After holds every request
- * back until it has passed. A wait longer than `maxWaitMs` is not made: the request goes, and
- * the server's answer (a 429 with its Retry-After) says what happened.
+ * Pacing by the server's rate-limit headers (X-RateLimit-Limit, -Remaining, and -Reset in epoch
+ * seconds), shared by every request of one HttpClient, so that a bulk job with several requests
+ * in flight paces as one. The schedule, and why it is the fastest the limit allows without a
+ * 429, is in docs/faults.md ("Pacing by the rate limit"). A wait longer than `maxWaitMs` is not
+ * made: the request goes, and the server's answer (a 429 with its Retry-After) says what happened.
  *
  * Pure but for the clock, which is injected (tests use a fake one).
  */
@@ -46,10 +33,7 @@ export const realClock: PacerClock = {
 
 export function abortReason(signal: AbortSignal): Error {
   const r = signal.reason;
-  if (r instanceof Error) return r;
-  const e = new Error('This operation was aborted');
-  e.name = 'AbortError';
-  return e;
+  return r instanceof Error ? r : Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
 }
 
 export interface PacerOptions {
@@ -111,8 +95,6 @@ export class Pacer {
   private readonly marginMs: number;
   private readonly maxWaitMs: number;
   private readonly fallbackWindowMs: number;
-  private readonly debug: ((line: string) => void) | undefined;
-  private readonly notice: ((line: string) => void) | undefined;
   private lastNotice: number | undefined;
   private seq = 0;
   /** Requests sent and not answered yet: seq -> sent at. */
@@ -126,13 +108,11 @@ export class Pacer {
   private wake: (() => void)[] = [];
   private lastSaid = '';
 
-  constructor(opts: PacerOptions = {}) {
+  constructor(private readonly opts: PacerOptions = {}) {
     this.clock = opts.clock ?? realClock;
     this.marginMs = opts.marginMs ?? 100;
     this.maxWaitMs = opts.maxWaitMs ?? 120_000;
     this.fallbackWindowMs = opts.fallbackWindowMs ?? 60_000;
-    this.debug = opts.debug;
-    this.notice = opts.notice;
   }
 
   /** Requests sent and not yet answered. */
@@ -196,9 +176,9 @@ export class Pacer {
         this.say(`* rate limit: ${why}; waiting ${seconds(d)}`, Math.round((this.clock.now() + d) / 100));
         // A person at a terminal is told once per wait, when it is long enough to wonder about.
         const until = Math.round((this.clock.now() + d) / 1000);
-        if (d >= 1000 && this.notice && until !== this.lastNotice) {
+        if (d >= 1000 && this.opts.notice && until !== this.lastNotice) {
           this.lastNotice = until;
-          this.notice(
+          this.opts.notice(
             `waiting ${Math.ceil(d / 1000)} s: rate limit${this.window?.limit !== undefined ? ` ${this.window.limit} per window` : ''} (${why})`,
           );
         }
@@ -218,18 +198,13 @@ export class Pacer {
     this.notify();
   }
 
-  /** Holds every request back until `until` (local ms). */
-  block(until: number): void {
-    if (until > this.blockedUntil) this.blockedUntil = until;
-    this.notify();
-  }
-
   private observe(t: Ticket, res: PacerResponse): void {
     const now = this.clock.now();
     const h = res.headers;
     if (res.status === 429) {
+      // Every request is held back until then (release() wakes the waiting ones).
       const after = parseRetryAfter(h['retry-after'], now);
-      if (after !== undefined) this.block(now + after);
+      if (after !== undefined) this.blockedUntil = Math.max(this.blockedUntil, now + after);
     }
     const remaining = int(h['x-ratelimit-remaining']);
     if (remaining === undefined) return;
@@ -241,23 +216,19 @@ export class Pacer {
       const est = serverNow - now;
       if (Math.abs(est) > 2000 || this.skew !== undefined) this.skew = Math.max(this.skew ?? est, est);
     }
-    let resetAt: number;
-    let assumed = false;
-    if (reset === undefined) {
-      assumed = true;
-      resetAt = now + this.fallbackWindowMs / Math.max(1, limit ?? 60);
-    } else if (reset < 1_000_000_000) {
-      resetAt = now + reset * 1000; // seconds from now, as some servers send it
-    } else {
-      resetAt = reset * 1000 - (this.skew ?? 0);
-    }
-    const obs: Window = { limit, remaining, resetAt, seq: t.seq, assumed };
+    const assumed = reset === undefined;
+    const resetAt = assumed
+      ? now + this.fallbackWindowMs / Math.max(1, limit ?? 60)
+      : reset < 1_000_000_000
+        ? now + reset * 1000 // seconds from now, as some servers send it
+        : reset * 1000 - (this.skew ?? 0);
     const w = this.window;
-    if (!w) this.window = obs;
-    else if (assumed || w.assumed) {
-      if (t.seq > w.seq || now >= w.resetAt + this.marginMs) this.window = obs;
-    } else if (resetAt > w.resetAt) this.window = obs;
-    else if (resetAt === w.resetAt && remaining < w.remaining) this.window = obs;
+    const newer =
+      !w ||
+      (assumed || w.assumed
+        ? t.seq > w.seq || now >= w.resetAt + this.marginMs
+        : resetAt > w.resetAt || (resetAt === w.resetAt && remaining < w.remaining));
+    if (newer) this.window = { limit, remaining, resetAt, seq: t.seq, assumed };
   }
 
   private notify(): void {
@@ -293,7 +264,7 @@ export class Pacer {
     const k = `${line.split(';')[0]}|${String(key)}`;
     if (k === this.lastSaid) return;
     this.lastSaid = k;
-    this.debug?.(line);
+    this.opts.debug?.(line);
   }
 }
 

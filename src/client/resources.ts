@@ -15,7 +15,6 @@ export interface Pagination {
   per_page: number;
   current_page: number;
   total_pages: number;
-  links?: { next?: string; previous?: string };
 }
 
 export interface Page {
@@ -42,11 +41,8 @@ function preview(v: unknown): string {
 }
 
 function num(v: unknown, fallback: number): number {
-  return typeof v === 'number' && Number.isFinite(v)
-    ? v
-    : typeof v === 'string' && /^\d+$/.test(v)
-      ? Number(v)
-      : fallback;
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  return typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : fallback;
 }
 
 export class ResourceClient {
@@ -72,7 +68,6 @@ export class ResourceClient {
           per_page: num(meta.per_page, perPage),
           current_page: num(meta.current_page, num(query.get('page'), 1)),
           total_pages: num(meta.total_pages, 1),
-          ...(isRecord(meta.links) ? { links: meta.links as Pagination['links'] & object } : {}),
         }
       : // No pagination block: the only page.
         { total: records.length, count: records.length, per_page: records.length, current_page: 1, total_pages: 1 };
@@ -122,19 +117,11 @@ export class ResourceClient {
     const rec = res.problem ? undefined : unwrap(r, res);
     if (rec) return rec;
     const location = res.headers.location;
-    if (location) {
-      let target: URL | undefined;
-      try {
-        target = new URL(location, res.url);
-      } catch {
-        target = undefined;
-      }
-      // Never follow a Location to another server: it would get the token.
-      if (target && target.origin === this.http.baseUrl.origin) {
-        const again = await this.http.request('GET', target.toString());
-        const got = unwrap(r, again);
-        if (got) return got;
-      }
+    const target = location && URL.canParse(location, res.url) ? new URL(location, res.url) : undefined;
+    // Never follow a Location to another server: it would get the token.
+    if (target?.origin === this.http.baseUrl.origin) {
+      const got = unwrap(r, await this.http.request('GET', target.toString()));
+      if (got) return got;
     }
     if (uuid) return this.get(r, uuid);
     if (res.problem)

@@ -1,14 +1,8 @@
 /**
- * When a failed request is sent again, and after how long: the policy as pure functions.
- *
- * GET, PUT and DELETE are retried on connection errors, timeouts, 429, 502, 503 and 504. A POST
- * creates something, so it is retried only when it certainly did not reach the server (the
- * connection was refused or failed before a byte of it was written), or when the server refused
- * it with 429 (the contract's rate limit refuses a request before doing anything). A 500 is not
- * retried: it is the server's own failure, and the same request fails the same way.
- *
- * Waits are exponential backoff with full jitter (a random wait between 0 and base x 2^n, capped),
- * or what the server's Retry-After says.
+ * When a failed request is sent again, and after how long: the policy of docs/faults.md
+ * ("Retries", "A POST", "Backoff") as pure functions. A POST creates something, so it is retried
+ * only when it certainly did not reach the server, or when the rate limit refused it (429); a 500
+ * is the server's own failure, and never retried.
  */
 import type { RequestSent } from './errors.js';
 
@@ -23,14 +17,12 @@ export interface RetryPolicy {
   readonly maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRIES = 3;
-export const DEFAULT_RETRY_BASE_MS = 500;
 export const MAX_RETRIES = 10;
 
 export function retryPolicy(over: Partial<RetryPolicy> = {}): RetryPolicy {
-  const baseMs = over.baseMs ?? DEFAULT_RETRY_BASE_MS;
+  const baseMs = over.baseMs ?? 500;
   return {
-    retries: over.retries ?? DEFAULT_RETRIES,
+    retries: over.retries ?? 3,
     baseMs,
     capMs: over.capMs ?? Math.max(baseMs, 20_000),
     maxRetryAfterMs: over.maxRetryAfterMs ?? 120_000,
@@ -58,57 +50,31 @@ export interface Failure {
   readonly transient: boolean;
 }
 
-const NOT_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EAI_FAIL',
-  'EAI_NONAME',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTDOWN',
-  'EADDRNOTAVAIL',
-]);
-
-const TRANSIENT = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTDOWN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-]);
-
-const REASONS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host not found (the name server did not answer)',
-  EAI_FAIL: 'host not found',
-  EAI_NONAME: 'host not found',
-  UND_ERR_CONNECT_TIMEOUT: 'timed out connecting',
-  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for an answer',
-  UND_ERR_BODY_TIMEOUT: 'timed out reading the answer',
-  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the answer was cut off',
-  ECONNRESET: 'the connection was reset',
-  EPIPE: 'the connection was closed',
-  ECONNABORTED: 'the connection was aborted',
-  ETIMEDOUT: 'timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_SOCKET: 'the connection was closed',
-  UND_ERR_CLOSED: 'the connection was closed',
+/**
+ * What each error code says: its reason in words (else the error's message), whether the request
+ * certainly did not reach the server (`notSent`), and whether it is worth trying again.
+ */
+const CODES: Record<string, { reason?: string; notSent?: boolean; transient?: boolean }> = {
+  ECONNREFUSED: { reason: 'connection refused', notSent: true, transient: true },
+  ENOTFOUND: { reason: 'host not found', notSent: true },
+  EAI_AGAIN: { reason: 'host not found (the name server did not answer)', notSent: true, transient: true },
+  EAI_FAIL: { reason: 'host not found', notSent: true },
+  EAI_NONAME: { reason: 'host not found', notSent: true },
+  UND_ERR_CONNECT_TIMEOUT: { reason: 'timed out connecting', notSent: true, transient: true },
+  UND_ERR_HEADERS_TIMEOUT: { reason: 'timed out waiting for an answer', transient: true },
+  UND_ERR_BODY_TIMEOUT: { reason: 'timed out reading the answer', transient: true },
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: { reason: 'the answer was cut off', transient: true },
+  ECONNRESET: { reason: 'the connection was reset', transient: true },
+  EPIPE: { reason: 'the connection was closed', transient: true },
+  ECONNABORTED: { reason: 'the connection was aborted', transient: true },
+  ETIMEDOUT: { reason: 'timed out', transient: true },
+  EHOSTUNREACH: { reason: 'host unreachable', notSent: true, transient: true },
+  ENETUNREACH: { reason: 'network unreachable', notSent: true, transient: true },
+  ENETDOWN: { notSent: true, transient: true },
+  EHOSTDOWN: { notSent: true, transient: true },
+  EADDRNOTAVAIL: { notSent: true },
+  UND_ERR_SOCKET: { reason: 'the connection was closed', transient: true },
+  UND_ERR_CLOSED: { reason: 'the connection was closed', transient: true },
 };
 
 const TLS_CODES =
@@ -146,14 +112,14 @@ export function classify(e: unknown): Failure {
   if (code && TLS_CODES.test(code))
     return { code, reason: `the server's certificate is not trusted (${code})`, sent: 'no', transient: false };
   const nothingWritten = typeof err?.socket?.bytesWritten === 'number' && err.socket.bytesWritten === 0;
-  const sent: RequestSent = before || (code !== undefined && NOT_SENT.has(code)) || nothingWritten ? 'no' : 'maybe';
+  const known = code ? CODES[code] : undefined;
+  const sent: RequestSent = before || known?.notSent || nothingWritten ? 'no' : 'maybe';
   const reason =
-    (code && REASONS[code]) ?? (typeof err?.message === 'string' && err.message ? err.message : 'the request failed');
-  const transient = code !== undefined && TRANSIENT.has(code);
+    known?.reason ?? (typeof err?.message === 'string' && err.message ? err.message : 'the request failed');
   return {
     code,
     reason: before && code === 'ECONNRESET' ? 'the connection was reset while connecting' : reason,
     sent,
-    transient,
+    transient: known?.transient === true,
   };
 }

@@ -10,7 +10,7 @@ export function isLoopbackHost(hostname: string): boolean {
   if (h === 'localhost') return true;
   if (isIP(h) === 4) return h.startsWith('127.');
   if (isIP(h) === 6) {
-    if (h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h) || /^0:0:0:0:0:0:0:1$/.test(h)) return true;
+    if (h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h)) return true;
     const mapped = /^::ffff:(.+)$/.exec(h)?.[1];
     if (mapped === undefined) return false;
     if (isIP(mapped) === 4) return mapped.startsWith('127.');

@@ -8,16 +8,23 @@
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { ApplyOptions } from '../commands/resource.js';
-import { describeApiError } from '../commands/shared.js';
-import type { Deps } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { filterQuery } from '../flag-values.js';
-import { readFileOrStdin } from '../input.js';
 import type { Session } from '../session.js';
 import { fillForUpdate } from '../writes.js';
-import { checkAll, concurrencyOf, keyFields, keyPart, parentOf, prepare, problemLines } from './commands.js';
-import { formatOf, type InputRecord, parseRecords } from './input.js';
-import { type Outcome, resultWriter, runBulk, type Status } from './run.js';
+import {
+  checkAll,
+  concurrencyOf,
+  everyRecord,
+  keyFields,
+  keyPart,
+  prepare,
+  problemLines,
+  readRecords,
+  withBulkSession,
+} from './commands.js';
+import type { InputRecord } from './input.js';
+import { type Outcome, runBulk } from './run.js';
 
 type Rec = Record<string, unknown>;
 
@@ -27,8 +34,6 @@ type Step =
   | { readonly action: 'update'; readonly rec: InputRecord; readonly uuid: string; readonly changes: Rec }
   | { readonly action: 'unchanged'; readonly rec: InputRecord; readonly uuid: string }
   | { readonly action: 'delete'; readonly rec: InputRecord; readonly uuid: string; readonly was: Rec };
-
-const VERBS: readonly Status[] = ['created', 'updated', 'deleted', 'unchanged'];
 
 /** A record's custom values by field name and uuid, as embedded: name -> value. */
 function customOf(existing: Rec): Map<string, string | null> {
@@ -62,25 +67,13 @@ function changesOf(r: ResourceDef, body: Rec, existing: Rec): Rec {
   return out;
 }
 
-async function everyRecord(s: Session, r: ResourceDef, query: URLSearchParams): Promise<Rec[]> {
-  const out: Rec[] = [];
-  query.set('per_page', '100');
-  try {
-    for await (const page of s.client.pages(r, query)) out.push(...page.records);
-  } catch (e) {
-    throw describeApiError(e, r);
-  }
-  return out;
-}
-
 /** Matches the file's records to the server's, and says what to do with each. */
 async function plan(o: ApplyOptions, s: Session, records: InputRecord[], keys: string[]): Promise<Step[]> {
   const { f, resource: r } = o;
   const keyOf = (x: Rec) => keys.map((k) => keyPart(x[k])).join('\u0000');
   const wantsCustom = r.customValues && records.some((rec) => rec.body[CUSTOM_VALUES_KEY] !== undefined);
-  const existing = await everyRecord(s, r, new URLSearchParams(wantsCustom ? { embed: CUSTOM_VALUES_KEY } : {}));
   const byKey = new Map<string, Rec[]>();
-  for (const x of existing) {
+  for await (const x of everyRecord(s, r, new URLSearchParams(wantsCustom ? { embed: CUSTOM_VALUES_KEY } : {}))) {
     const k = keyOf(x);
     byKey.set(k, [...(byKey.get(k) ?? []), x]);
   }
@@ -120,9 +113,8 @@ async function plan(o: ApplyOptions, s: Session, records: InputRecord[], keys: s
     else steps.push({ action: 'update', rec, uuid, changes });
   }
   if (o.prune) {
-    const selected = await everyRecord(s, r, filterQuery(r, o.flags, f.now(), f.timeZone));
     let n = 0;
-    for (const x of selected)
+    for await (const x of everyRecord(s, r, filterQuery(r, o.flags, f.now(), f.timeZone)))
       if (!matched.has(String(x.uuid))) {
         const uuid = String(x.uuid);
         n++;
@@ -164,15 +156,9 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
   const { f, resource: r, flags } = o;
   const keys = keyFields(r, o.key, '--key');
   const concurrency = concurrencyOf(flags.concurrency);
-  const text = await readFileOrStdin(o.fromFile, f, '--from-file');
-  const format = formatOf(o.fromFile, flags.format as string | undefined, text);
-  const where = o.fromFile === '-' ? 'standard input' : o.fromFile;
-  const records = await parseRecords(r, text, format, where);
+  const { records, format, where } = await readRecords(r, o.fromFile, flags.format, f);
   checkAll(r, 'create', records);
-  const { withSession } = await import('../session.js');
-  // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
-  const sessionDeps: Deps = { ...f, signal: undefined };
-  await withSession(f.globals(), sessionDeps, async (s) => {
+  await withBulkSession(f, async (s) => {
     const steps = await plan(o, s, records, keys);
     const invalid = records.filter((rec) => rec.problems.length);
     if (invalid.length) {
@@ -191,41 +177,36 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
     }
     const byRecord = new Map<InputRecord, Step>(steps.map((x) => [x.rec, x]));
     const send = async (rec: InputRecord): Promise<Outcome> => {
-      if (rec.problems.length) throw new CliError(EXIT.api, `not sent: ${rec.problems.join('; ')}`);
       const step = byRecord.get(rec) as Step;
-      try {
-        switch (step.action) {
-          case 'unchanged':
-            return { status: 'unchanged', uuid: step.uuid };
-          case 'delete':
-            await s.client.delete(r, step.uuid);
-            return { status: 'deleted', uuid: step.uuid };
-          case 'update': {
-            const body = { ...step.changes };
-            await fillForUpdate(s.client, r, step.uuid, body);
-            await s.client.update(r, step.uuid, body);
-            return { status: 'updated', uuid: step.uuid };
-          }
-          case 'create': {
-            const { body } = prepare(r, 'create', rec);
-            const parent = r.parents ? (parentOf(r, rec.body) as { resource: string; uuid: string }) : undefined;
-            const got = await s.client.create(r, body, parent);
-            return { status: 'created', uuid: String(got.uuid) };
-          }
+      switch (step.action) {
+        case 'unchanged':
+          return { status: 'unchanged', uuid: step.uuid };
+        case 'delete':
+          await s.client.delete(r, step.uuid);
+          return { status: 'deleted', uuid: step.uuid };
+        case 'update': {
+          const body = { ...step.changes };
+          await fillForUpdate(s.client, r, step.uuid, body);
+          await s.client.update(r, step.uuid, body);
+          return { status: 'updated', uuid: step.uuid };
         }
-      } catch (e) {
-        throw describeApiError(e, r);
+        case 'create': {
+          const { body, parent } = prepare(r, 'create', rec);
+          const got = await s.client.create(r, body, parent);
+          return { status: 'created', uuid: String(got.uuid) };
+        }
       }
     };
     const mode = flags.quiet ? 'quiet' : flags.json ? 'json' : undefined;
     await runBulk({
+      resource: r,
       records: [...records, ...steps.filter((x) => x.action === 'delete').map((x) => x.rec)],
       format,
       concurrency,
       send,
-      ...(mode ? { output: resultWriter(f, mode) } : {}),
+      output: mode,
       ...(flags.failed !== undefined ? { failedFile: String(flags.failed) } : {}),
-      verb: VERBS,
+      verb: ['created', 'updated', 'deleted', 'unchanged'],
       deps: f,
     });
   });

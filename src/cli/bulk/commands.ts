@@ -14,11 +14,13 @@ import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
-import { type Format, formatOf, type InputRecord, parseRecords } from './input.js';
-import { type Outcome, resultWriter, runBulk } from './run.js';
+import { formatOf, type InputRecord, parseRecords } from './input.js';
+import { type Outcome, runBulk } from './run.js';
 
 type Opts = Readonly<Record<string, unknown>>;
+type Rec = Record<string, unknown>;
 
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
 
@@ -32,8 +34,10 @@ export function concurrencyOf(v: unknown): number {
   return Number(s);
 }
 
+type Parent = { resource: string; uuid: string };
+
 /** The parent of a record created under one (a note): its property or contact field. */
-export function parentOf(r: ResourceDef, body: Record<string, unknown>): { resource: string; uuid: string } | string {
+function parentOf(r: ResourceDef, body: Rec): Parent | string {
   const given = (r.parents ?? []).filter((p) => body[p.name] !== undefined);
   const names = (r.parents ?? []).map((p) => p.name).join(' or ');
   if (given.length !== 1) return given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`;
@@ -46,20 +50,15 @@ export function prepare(
   r: ResourceDef,
   verb: Verb,
   rec: InputRecord,
-): { body: Record<string, unknown>; problems: string[] } {
+): { body: Rec; problems: string[]; parent?: Parent } {
   const body = { ...rec.body };
-  const problems: string[] = [];
   if (verb !== 'create') {
-    if (typeof body.uuid !== 'string' || body.uuid === '')
-      problems.push('uuid: each record needs the uuid of the record to change');
-    return { body, problems };
+    const noUuid = typeof body.uuid !== 'string' || body.uuid === '';
+    return { body, problems: noUuid ? ['uuid: each record needs the uuid of the record to change'] : [] };
   }
-  if (r.parents) {
-    const p = parentOf(r, body);
-    if (typeof p === 'string') problems.push(p);
-    for (const pp of r.parents) delete body[pp.name];
-  }
-  return { body, problems };
+  const parent = r.parents ? parentOf(r, body) : undefined;
+  for (const p of r.parents ?? []) delete body[p.name];
+  return typeof parent === 'string' ? { body, problems: [parent] } : { body, problems: [], parent };
 }
 
 /** The keys a record of `r` may carry in a bulk file besides the input fields. */
@@ -138,6 +137,32 @@ export function keyFields(r: ResourceDef, text: string, flag: string): string[] 
   return keys;
 }
 
+/** The records of --from-file (or - for standard input), in the format its name or text says. */
+export async function readRecords(r: ResourceDef, file: string, forced: unknown, deps: Deps) {
+  const text = await readFileOrStdin(file, deps, '--from-file');
+  const format = formatOf(file, forced as string | undefined, text);
+  const where = file === '-' ? 'standard input' : file;
+  return { records: await parseRecords(r, text, format, where), format, where };
+}
+
+/** Every record of `r` that `query` selects, 100 a page, one page held at a time. */
+export async function* everyRecord(s: Session, r: ResourceDef, query: URLSearchParams): AsyncGenerator<Rec> {
+  query.set('per_page', '100');
+  try {
+    for await (const page of s.client.pages(r, query)) yield* page.records;
+  } catch (e) {
+    throw describeApiError(e, r);
+  }
+}
+
+/** A session for a bulk run. */
+export async function withBulkSession(deps: Factory, fn: (s: Session) => Promise<void>): Promise<void> {
+  const globals = deps.globals();
+  const { withSession } = await import('../session.js');
+  // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
+  await withSession(globals, { ...deps, signal: undefined }, fn);
+}
+
 export async function runBulkWrite(
   r: ResourceDef,
   verb: Verb,
@@ -146,25 +171,9 @@ export async function runBulkWrite(
   uuidsFromStdin = false,
 ): Promise<void> {
   const concurrency = concurrencyOf(opts.concurrency);
-  let records: InputRecord[];
-  let format: Format;
-  let where: string;
-  if (uuidsFromStdin) {
-    const text = await readStdin(deps);
-    format = 'ndjson';
-    where = 'standard input';
-    records = text
-      .split(/\r?\n/)
-      .map((l, i) => ({ line: i + 1, text: l.trim() }))
-      .filter((l) => l.text !== '')
-      .map(({ line, text: uuid }) => ({ line, original: { uuid }, body: { uuid }, problems: [] }));
-  } else {
-    const file = String(opts.fromFile);
-    const text = await readFileOrStdin(file, deps, '--from-file');
-    format = formatOf(file, opts.format as string | undefined, text);
-    where = file === '-' ? 'standard input' : file;
-    records = await parseRecords(r, text, format, where);
-  }
+  const { records, format, where } = uuidsFromStdin
+    ? { records: uuidRecords(await readStdin(deps)), format: 'ndjson' as const, where: 'standard input' }
+    : await readRecords(r, String(opts.fromFile), opts.format, deps);
   checkAll(r, verb, records);
   const invalid = records.filter((rec) => rec.problems.length);
   const count = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
@@ -188,67 +197,54 @@ export async function runBulkWrite(
     return;
   }
   const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
-  const mode = opts.quiet
-    ? 'quiet'
-    : opts.json !== undefined || opts.output === 'json'
-      ? 'json'
-      : opts.output === 'ndjson'
-        ? 'ndjson'
-        : undefined;
+  const output = opts.output === 'json' || opts.output === 'ndjson' ? opts.output : undefined;
+  const mode = opts.quiet ? 'quiet' : opts.json !== undefined ? 'json' : output;
 
-  const globals = deps.globals();
-  const { withSession } = await import('../session.js');
-  // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
-  const sessionDeps: Deps = { ...deps, signal: undefined };
-  await withSession(globals, sessionDeps, async (s) => {
+  await withBulkSession(deps, async (s) => {
     const seen = new Map<string, string>();
-    const keyOf = (o: Record<string, unknown>) => (keys as string[]).map((k) => keyPart(o[k])).join('\u0000');
-    if (keys) {
-      const all = new URLSearchParams({ per_page: '100' });
-      try {
-        for await (const page of s.client.pages(r, all))
-          for (const rec of page.records) seen.set(keyOf(rec), String(rec.uuid));
-      } catch (e) {
-        throw describeApiError(e, r);
-      }
-    }
+    const keyOf = (o: Rec) => (keys as string[]).map((k) => keyPart(o[k])).join('\u0000');
+    if (keys) for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(rec), String(rec.uuid));
     const send = async (rec: InputRecord): Promise<Outcome> => {
-      if (rec.problems.length) throw new CliError(EXIT.api, `not sent: ${rec.problems.join('; ')}`);
-      const { body } = prepare(r, verb, rec);
-      try {
-        if (verb === 'delete') {
-          await s.client.delete(r, String(body.uuid));
-          return { status: 'deleted', uuid: String(body.uuid) };
-        }
-        if (verb === 'update') {
-          const { uuid, ...rest } = body;
-          await fillForUpdate(s.client, r, String(uuid), rest);
-          const got = await s.client.update(r, String(uuid), rest);
-          return { status: 'updated', uuid: String(got.uuid ?? uuid) };
-        }
-        if (keys) {
-          const k = keyOf(body);
-          const existing = seen.get(k);
-          if (existing !== undefined) return { status: 'skipped', uuid: existing };
-          seen.set(k, '');
-        }
-        const parent = r.parents ? (parentOf(r, rec.body) as { resource: string; uuid: string }) : undefined;
-        const got = await s.client.create(r, body, parent);
-        if (keys) seen.set(keyOf(body), String(got.uuid));
-        return { status: 'created', uuid: String(got.uuid) };
-      } catch (e) {
-        throw describeApiError(e, r);
+      const { body, parent } = prepare(r, verb, rec);
+      if (verb === 'delete') {
+        await s.client.delete(r, String(body.uuid));
+        return { status: 'deleted', uuid: String(body.uuid) };
       }
+      if (verb === 'update') {
+        const { uuid, ...rest } = body;
+        await fillForUpdate(s.client, r, String(uuid), rest);
+        const got = await s.client.update(r, String(uuid), rest);
+        return { status: 'updated', uuid: String(got.uuid ?? uuid) };
+      }
+      if (keys) {
+        const k = keyOf(body);
+        const existing = seen.get(k);
+        if (existing !== undefined) return { status: 'skipped', uuid: existing };
+        seen.set(k, '');
+      }
+      const got = await s.client.create(r, body, parent);
+      if (keys) seen.set(keyOf(body), String(got.uuid));
+      return { status: 'created', uuid: String(got.uuid) };
     };
     await runBulk({
+      resource: r,
       records,
       format,
       concurrency,
       send,
-      ...(mode ? { output: resultWriter(deps, mode) } : {}),
+      output: mode,
       ...(opts.failed !== undefined ? { failedFile: String(opts.failed) } : {}),
-      verb: verb === 'create' ? 'created' : verb === 'update' ? 'updated' : 'deleted',
+      verb: `${verb}d`,
       deps,
     });
   });
+}
+
+/** Uuids one a line (delete's standard input), as records. */
+function uuidRecords(text: string): InputRecord[] {
+  return text
+    .split(/\r?\n/)
+    .map((l, i) => ({ line: i + 1, text: l.trim() }))
+    .filter((l) => l.text !== '')
+    .map(({ line, text: uuid }) => ({ line, original: { uuid }, body: { uuid }, problems: [] }));
 }

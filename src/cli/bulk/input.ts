@@ -49,10 +49,10 @@ export function formatOf(file: string, forced: string | undefined, text: string)
   const ext = extname(file).toLowerCase();
   if (ext === '.csv') return 'csv';
   if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
-  if (ext === '.json') return text.trimStart().startsWith('[') ? 'json' : 'ndjson';
+  // By the text: a .json file that is not an array is NDJSON.
   const head = text.trimStart();
   if (head.startsWith('[')) return 'json';
-  if (head.startsWith('{')) return 'ndjson';
+  if (ext === '.json' || head.startsWith('{')) return 'ndjson';
   throw usageError(
     `cannot tell the format of ${file === '-' ? 'standard input' : file}: give --format ndjson, json or csv.`,
   );
@@ -133,9 +133,7 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
   const [header, ...data] = rows;
   if (!header) return [];
   const names = header.map((h) => h.trim());
-  const out: InputRecord[] = [];
-  data.forEach((row, i) => {
-    const line = i + 2;
+  return data.map((row, i) => {
     const original: Record<string, unknown> = {};
     const body: Record<string, unknown> = {};
     const custom: { name: string; value: string | null }[] = [];
@@ -154,9 +152,8 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
       if (v !== undefined) body[name] = v;
     });
     if (custom.length) body.custom_fields = custom;
-    out.push({ line, original, body, problems });
+    return { line: i + 2, original, body, problems };
   });
-  return out;
 }
 
 export async function parseRecords(
@@ -175,20 +172,11 @@ export async function parseRecords(
  * that was no record goes back exactly as it was: its reason is in the summary).
  */
 export async function formatFailed(format: Format, records: { record: InputRecord; error: string }[]): Promise<string> {
-  if (format === 'ndjson')
-    return records
-      .map(({ record: r, error }) =>
-        'verbatim' in r ? `${String(r.verbatim)}\n` : `${JSON.stringify({ ...r.original, _error: error })}\n`,
-      )
-      .join('');
-  if (format === 'json')
-    return `${JSON.stringify(
-      records.map(({ record: r, error }) => ('verbatim' in r ? r.verbatim : { ...r.original, _error: error })),
-      null,
-      2,
-    )}\n`;
-  const rows = records.map(({ record, error }) => ({ ...record.original, _error: error }));
+  // CSV has no such lines; an NDJSON one is its text.
+  const rows = records.map(({ record: r, error }) => ('verbatim' in r ? r.verbatim : { ...r.original, _error: error }));
+  if (format === 'ndjson') return rows.map((x) => `${typeof x === 'string' ? x : JSON.stringify(x)}\n`).join('');
+  if (format === 'json') return `${JSON.stringify(rows, null, 2)}\n`;
   const { stringify } = await import('csv-stringify/sync');
-  const columns = [...new Set(rows.flatMap((o) => Object.keys(o)))];
-  return stringify(rows, { header: true, columns });
+  const columns = [...new Set(rows.flatMap((o) => Object.keys(o as object)))];
+  return stringify(rows as object[], { header: true, columns });
 }

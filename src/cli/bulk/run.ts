@@ -4,7 +4,9 @@
  * record that did not go through written back to a --failed file. Ctrl-C stops sending, waits for
  * the requests in flight, and accounts for every record.
  */
+import type { ResourceDef } from '../../resources/types.js';
 import { visible } from '../../core/redact.js';
+import { describeApiError } from '../commands/shared.js';
 import { writeFileAtomic } from '../write-file.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, oneKind } from '../errors.js';
@@ -19,36 +21,29 @@ export interface Result {
   readonly error?: string | undefined;
 }
 
-export interface Outcome {
-  readonly status: Status;
-  readonly uuid?: string | undefined;
-}
+export type Outcome = Pick<Result, 'status' | 'uuid'>;
 
 export interface BulkOptions {
+  readonly resource: ResourceDef;
   readonly records: readonly InputRecord[];
   readonly format: Format;
   readonly concurrency: number;
-  /** Sends one record; throws a CliError on failure. */
+  /** Sends one record (never one with problems); what it throws is described as the API's errors are. */
   readonly send: (rec: InputRecord) => Promise<Outcome>;
-  /** How a result is printed on stdout, in input order (nothing when undefined). */
-  readonly output?: ResultWriter;
+  /** How results are printed on stdout, in input order (nothing when undefined). */
+  readonly output?: 'quiet' | 'json' | 'ndjson' | undefined;
   readonly failedFile?: string;
   /** The word for what was done: "created"; or the words, for a run that does several things. */
   readonly verb: Status | readonly Status[];
   readonly deps: Deps;
 }
 
-export interface ResultWriter {
-  write(result: Result): void;
-  end(): void;
-}
-
 /** -q: the uuid of each record (empty for one that failed); --json: one JSON array; ndjson. */
-export function resultWriter(deps: Deps, mode: 'quiet' | 'json' | 'ndjson'): ResultWriter {
+function resultWriter(deps: Deps, mode: 'quiet' | 'json' | 'ndjson') {
   const out = deps.io.stdout;
   let first = true;
   return {
-    write(r) {
+    write(r: Result) {
       if (mode === 'quiet') out.write(`${r.uuid ?? ''}\n`);
       else if (mode === 'ndjson') out.write(`${JSON.stringify(r)}\n`);
       else {
@@ -62,12 +57,7 @@ export function resultWriter(deps: Deps, mode: 'quiet' | 'json' | 'ndjson'): Res
   };
 }
 
-interface Progress {
-  tick(): void;
-  stop(): void;
-}
-
-async function progress(deps: Deps, total: number): Promise<Progress> {
+async function progress(deps: Deps, total: number) {
   const stream = deps.io.stderr;
   if (!stream.isTTY || total < 2) return { tick() {}, stop() {} };
   const { SingleBar } = await import('cli-progress');
@@ -97,6 +87,7 @@ async function progress(deps: Deps, total: number): Promise<Progress> {
 
 export async function runBulk(o: BulkOptions): Promise<Result[]> {
   const { records, deps } = o;
+  const output = o.output && resultWriter(deps, o.output);
   const results: (Result | undefined)[] = new Array(records.length);
   let next = 0;
   let flushed = 0;
@@ -106,7 +97,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
 
   const flush = () => {
     while (flushed < records.length && results[flushed] !== undefined) {
-      o.output?.write(results[flushed] as Result);
+      output?.write(results[flushed] as Result);
       flushed++;
     }
   };
@@ -118,10 +109,11 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
       const i = next++;
       const rec = records[i] as InputRecord;
       try {
+        if (rec.problems.length) throw new CliError(EXIT.api, `not sent: ${rec.problems.join('; ')}`);
         const got = await o.send(rec);
         results[i] = { line: rec.line, status: got.status, uuid: got.uuid };
       } catch (e) {
-        const err = e instanceof CliError ? e : new CliError(EXIT.api, (e as Error).message);
+        const err = describeApiError(e, o.resource);
         results[i] = { line: rec.line, status: 'failed', error: errorText(err) };
         codes.set(rec.line, err.exitCode);
         // Without access, no later record can go through either.
@@ -134,15 +126,12 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
   await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, records.length)) }, worker));
   bar.stop();
 
-  for (let i = 0; i < records.length; i++)
-    if (results[i] === undefined)
-      results[i] = {
-        line: (records[i] as InputRecord).line,
-        status: 'unsent',
-        error: fatal ? `not sent: ${fatal.message}` : 'not sent: interrupted',
-      };
+  const unsent = fatal ? `not sent: ${fatal.message}` : 'not sent: interrupted';
+  records.forEach((rec, i) => {
+    results[i] ??= { line: rec.line, status: 'unsent', error: unsent };
+  });
   flush();
-  o.output?.end();
+  output?.end();
 
   const all = results as Result[];
   const count = (s: Status) => all.filter((r) => r.status === s).length;
@@ -178,9 +167,9 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
       oneKind(notThrough.map((r) => codes.get(r.line) ?? EXIT.api)),
       `${notThrough.length} of ${records.length} records did not go through.`,
       {
-        ...(o.failedFile
-          ? { hint: `Run again with --from-file ${o.failedFile} to send them.` }
-          : { hint: 'Use --failed FILE to keep them for a second run.' }),
+        hint: o.failedFile
+          ? `Run again with --from-file ${o.failedFile} to send them.`
+          : 'Use --failed FILE to keep them for a second run.',
       },
     );
   return all;

@@ -17,12 +17,6 @@ export function addOutputFlags(cmd: Command): Command {
 
 /** The output flags among a command's parsed options. */
 export function outputFlagsOf(opts: Readonly<Record<string, unknown>>): OutputFlags {
-  return {
-    json: opts.json,
-    fields: opts.fields,
-    output: opts.output,
-    quiet: opts.quiet,
-    jq: opts.jq,
-    csvExact: opts.csvExact,
-  };
+  const { json, fields, output, quiet, jq, csvExact } = opts;
+  return { json, fields, output, quiet, jq, csvExact };
 }

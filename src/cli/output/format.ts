@@ -35,14 +35,12 @@ export class TimeFormatter {
       minute: 'numeric',
       hourCycle: 'h23',
     };
-    let fmt: Intl.DateTimeFormat;
     try {
-      fmt = new Intl.DateTimeFormat('en-GB', timeZone ? { ...options, timeZone } : options);
+      this.fmt = new Intl.DateTimeFormat('en-GB', timeZone ? { ...options, timeZone } : options);
     } catch {
       // An unknown zone name: fall back to the system's rather than fail to print data.
-      fmt = new Intl.DateTimeFormat('en-GB', options);
+      this.fmt = new Intl.DateTimeFormat('en-GB', options);
     }
-    this.fmt = fmt;
   }
 
   /** `YYYY-MM-DD HH:mm` for an ISO datetime; the text unchanged when it is not one. */
@@ -124,22 +122,17 @@ export function humanValue(
   }
   const custom = customValues(v);
   if (custom) {
-    return visible(
-      custom
-        .map((c) => {
-          const label = String(c.label ?? c.name ?? '');
-          return c.value === null || c.value === undefined || c.value === ''
-            ? `${label}:`
-            : `${label}: ${String(c.value)}`;
-        })
-        .join(', '),
-    );
+    const shown = custom.map((c) => {
+      const label = String(c.label ?? c.name ?? '');
+      return c.value === null || c.value === undefined || c.value === '' ? `${label}:` : `${label}: ${String(c.value)}`;
+    });
+    return visible(shown.join(', '));
   }
   return visible(JSON.stringify(v));
 }
 
 /** A value for a CSV/TSV cell: ISO strings as sent, true/false, codes as numbers, JSON otherwise. */
-export function cellValue(_f: FieldDef | undefined, v: unknown): string {
+export function cellValue(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean' || typeof v === 'number' || typeof v === 'bigint') return String(v);

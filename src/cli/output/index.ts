@@ -17,6 +17,8 @@ import { TimeFormatter, cellValue, csvCell, guardCell, humanValue, isTimeField, 
 import { checkJq, runJq } from './jq.js';
 import { type Column, renderTable, width } from './table.js';
 
+type Rec = Record<string, unknown>;
+
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'tsv'];
@@ -33,21 +35,11 @@ export interface OutputSpec {
   csvExact?: boolean;
 }
 
-/** The output flags as commander gives them (values are checked here, so any type is accepted). */
-export interface OutputFlags {
-  /** --json [fields]: true, or the string "a,b". */
-  json?: unknown;
-  /** --fields a,b */
-  fields?: unknown;
-  /** -o/--output FORMAT */
-  output?: unknown;
-  /** -q/--quiet */
-  quiet?: unknown;
-  /** --jq EXPR */
-  jq?: unknown;
-  /** --csv-exact */
-  csvExact?: unknown;
-}
+/**
+ * The output flags as commander gives them (values are checked here, so any type is accepted):
+ * --json [fields] (true, or the string "a,b"), --fields, -o/--output, -q/--quiet, --jq, --csv-exact.
+ */
+export type OutputFlags = Partial<Record<'json' | 'fields' | 'output' | 'quiet' | 'jq' | 'csvExact', unknown>>;
 
 export interface Display {
   stdout: OutStream;
@@ -69,7 +61,7 @@ export interface PageInfo {
 
 export interface ListPrinter {
   /** Called once per page as pages arrive; writes the records out at once unless it must buffer. */
-  add(records: Record<string, unknown>[]): void;
+  add(records: Rec[]): void;
   /**
    * Ends the output (closes the JSON array, flushes the table) and, on a terminal, writes the
    * footer or the empty-list line on stderr. Await it: with --jq the output is written
@@ -82,9 +74,7 @@ export interface ListPrinter {
 
 /** Every name --json and --fields accept: the resource's fields, and what it can embed. */
 export function fieldNames(resource: ResourceDef): string[] {
-  const names = resource.fields.map((f) => f.name);
-  names.push(...(resource.embeds ?? []));
-  return names;
+  return [...resource.fields.map((f) => f.name), ...(resource.embeds ?? [])];
 }
 
 /**
@@ -110,7 +100,7 @@ export function autoEmbeds(resource: ResourceDef, spec: OutputSpec): string[] {
 function cellOf(
   resource: ResourceDef,
   defs: Map<string, FieldDef>,
-  r: Record<string, unknown>,
+  r: Rec,
   name: string,
   times: TimeFormatter | undefined,
 ): string {
@@ -121,9 +111,12 @@ function cellOf(
     }
     return '';
   }
-  const v = r[name];
-  return humanValue(defs.get(name), times === undefined && typeof v === 'string' ? tsvCell(v) : v, times);
+  return lineValue(defs.get(name), r[name], times);
 }
+
+/** A value on one line: local times on a terminal; piped, as sent and escaped as in TSV. */
+const lineValue = (f: FieldDef | undefined, v: unknown, times: TimeFormatter | undefined): string =>
+  humanValue(f, times === undefined && typeof v === 'string' ? tsvCell(v) : v, times);
 
 /** Embeds a command must request for the selected fields to have values (custom_fields). */
 export function embedsFor(resource: ResourceDef, spec: OutputSpec): string[] {
@@ -153,13 +146,10 @@ const isFormat = (s: string): s is OutputFormat => (OUTPUT_FORMATS as readonly s
  * --json with -o other than json, --json FIELDS with --fields, --jq with -q or -o csv/tsv/ndjson.
  */
 export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): OutputSpec {
-  let format: OutputFormat = 'table';
   const output = flags.output === undefined ? undefined : String(flags.output).trim().toLowerCase();
-  if (output !== undefined) {
-    if (!isFormat(output))
-      throw usageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not "${String(flags.output)}".`);
-    format = output;
-  }
+  if (output !== undefined && !isFormat(output))
+    throw usageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not "${String(flags.output)}".`);
+  let format: OutputFormat = output ?? 'table';
   const json = flags.json;
   if (json !== undefined && json !== false) {
     if (output !== undefined && output !== 'json')
@@ -172,12 +162,8 @@ export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): Outpu
   const jsonFields = typeof json === 'string' && json.trim() !== '' ? json : undefined;
   if (jsonFields !== undefined && flags.fields !== undefined)
     throw usageError('--json FIELDS and --fields cannot be used together.', 'Name the fields once: --json a,b.');
-  const fields =
-    jsonFields !== undefined
-      ? parseFields(resource, jsonFields, '--json')
-      : flags.fields !== undefined
-        ? parseFields(resource, String(flags.fields), '--fields')
-        : undefined;
+  const [named, flag] = jsonFields !== undefined ? [jsonFields, '--json'] : [flags.fields, '--fields'];
+  const fields = named === undefined ? undefined : parseFields(resource, String(named), flag);
   const quiet = flags.quiet === true;
   let jq: string | undefined;
   if (flags.jq !== undefined && flags.jq !== false) {
@@ -199,10 +185,7 @@ export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): Outpu
   };
 }
 
-/**
- * Loads jq and compiles --jq's filter, so that a mistake in it is a usage error before any
- * request is made. Costs nothing without --jq.
- */
+/** checkJq on --jq's filter, before any request is made; nothing without --jq. */
 export async function prepareOutput(spec: OutputSpec): Promise<void> {
   if (spec.jq !== undefined) await checkJq(spec.jq);
 }
@@ -230,9 +213,9 @@ export function colorEnabled(
 
 // ------------------------------------------------------------------ shared helpers
 
-function select(record: Record<string, unknown>, fields: readonly string[] | undefined): Record<string, unknown> {
+function select(record: Rec, fields: readonly string[] | undefined): Rec {
   if (!fields) return record;
-  const out: Record<string, unknown> = {};
+  const out: Rec = {};
   for (const f of fields) out[f] = record[f] ?? null;
   return out;
 }
@@ -242,7 +225,7 @@ function fieldMap(resource: ResourceDef): Map<string, FieldDef> {
 }
 
 /** CSV/TSV columns: the selected fields, else every field (and custom_fields when embedded). */
-function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Record<string, unknown> | undefined): string[] {
+function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Rec | undefined): string[] {
   if (spec.fields) return spec.fields;
   const names = resource.fields.map((f) => f.name);
   if (first) for (const e of resource.embeds ?? []) if (e in first) names.push(e);
@@ -250,9 +233,6 @@ function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Record<stri
 }
 
 const colors = (d: Display): ChalkInstance => new Chalk({ level: d.color ? 1 : 0 });
-
-const uuidLine = (r: Record<string, unknown>): string =>
-  r.uuid === undefined || r.uuid === null ? '' : `${String(r.uuid)}\n`;
 
 /** The stderr line that ends a list on a terminal. */
 export function footer(resource: ResourceDef, count: number, info?: PageInfo & { fetchedPages?: number }): string {
@@ -270,12 +250,12 @@ export function footer(resource: ResourceDef, count: number, info?: PageInfo & {
 // ------------------------------------------------------------------ lists
 
 interface Sink {
-  add(records: Record<string, unknown>[]): void;
+  add(records: Rec[]): void;
   end(): Promise<void> | void;
 }
 
 /** Writes a line (or nothing) per record, as records come. */
-function lineSink(d: Display, line: (r: Record<string, unknown>) => string): Sink {
+function lineSink(d: Display, line: (r: Rec) => string): Sink {
   return {
     add(records) {
       const s = records.map(line).join('');
@@ -288,15 +268,11 @@ function lineSink(d: Display, line: (r: Record<string, unknown>) => string): Sin
 function jsonSink(spec: OutputSpec, d: Display): Sink {
   let n = 0;
   return {
-    add(records) {
-      let s = '';
-      for (const r of records) {
-        const v = select(r, spec.fields);
-        const text = d.tty ? JSON.stringify(v, null, 2).replace(/^/gm, '  ') : JSON.stringify(v);
-        s += (n++ === 0 ? '[\n' : ',\n') + text;
-      }
-      if (s) d.stdout.write(s);
-    },
+    ...lineSink(d, (r) => {
+      const v = select(r, spec.fields);
+      const text = d.tty ? JSON.stringify(v, null, 2).replace(/^/gm, '  ') : JSON.stringify(v);
+      return (n++ === 0 ? '[\n' : ',\n') + text;
+    }),
     end() {
       d.stdout.write(n === 0 ? '[]\n' : '\n]\n');
     },
@@ -305,21 +281,16 @@ function jsonSink(spec: OutputSpec, d: Display): Sink {
 
 function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep: ',' | '\t'): Sink {
   const cell = sep === '\t' ? tsvCell : spec.csvExact ? csvCell : (s: string) => csvCell(guardCell(s));
-  const defs = fieldMap(resource);
   let columns: string[] | undefined;
-  const header = (first: Record<string, unknown> | undefined): string => {
+  const header = (first: Rec | undefined): string => {
     columns = dataColumns(resource, spec, first);
     return `${columns.map(cell).join(sep)}\n`;
   };
   return {
-    add(records) {
-      let s = '';
-      for (const r of records) {
-        if (!columns) s += header(r);
-        s += `${(columns as string[]).map((c) => cell(cellValue(defs.get(c), r[c]))).join(sep)}\n`;
-      }
-      if (s) d.stdout.write(s);
-    },
+    ...lineSink(d, (r) => {
+      const head = columns ? '' : header(r);
+      return `${head}${(columns as string[]).map((c) => cell(cellValue(r[c]))).join(sep)}\n`;
+    }),
     end() {
       if (!columns) d.stdout.write(header(undefined));
     },
@@ -367,7 +338,7 @@ function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display):
 }
 
 function jqSink(spec: OutputSpec & { jq: string }, d: Display): Sink {
-  const all: Record<string, unknown>[] = [];
+  const all: Rec[] = [];
   return {
     add(records) {
       for (const r of records) all.push(select(r, spec.fields));
@@ -379,7 +350,7 @@ function jqSink(spec: OutputSpec & { jq: string }, d: Display): Sink {
 }
 
 function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
-  if (spec.quiet) return lineSink(d, uuidLine);
+  if (spec.quiet) return lineSink(d, (r) => (r.uuid === undefined || r.uuid === null ? '' : `${String(r.uuid)}\n`));
   if (spec.jq !== undefined) return jqSink({ ...spec, jq: spec.jq }, d);
   switch (spec.format) {
     case 'json':
@@ -387,9 +358,8 @@ function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
     case 'ndjson':
       return lineSink(d, (r) => `${JSON.stringify(select(r, spec.fields))}\n`);
     case 'csv':
-      return delimitedSink(resource, spec, d, ',');
     case 'tsv':
-      return delimitedSink(resource, spec, d, '\t');
+      return delimitedSink(resource, spec, d, spec.format === 'csv' ? ',' : '\t');
     default:
       return d.tty ? terminalTableSink(resource, spec, d) : pipedTableSink(resource, spec, d);
   }
@@ -416,20 +386,13 @@ export function createListPrinter(resource: ResourceDef, spec: OutputSpec, d: Di
 // ------------------------------------------------------------------ one record
 
 /** Keys of the vertical listing: the selection, else every field then any other key sent. */
-function recordKeys(resource: ResourceDef, record: Record<string, unknown>, spec: OutputSpec): string[] {
+function recordKeys(resource: ResourceDef, record: Rec, spec: OutputSpec): string[] {
   if (spec.fields) return spec.fields;
   const names = resource.fields.map((f) => f.name);
   return [...names, ...Object.keys(record).filter((k) => !names.includes(k))];
 }
 
-function verticalTerminal(
-  resource: ResourceDef,
-  record: Record<string, unknown>,
-  spec: OutputSpec,
-  d: Display,
-): string {
-  const defs = fieldMap(resource);
-  const keys = recordKeys(resource, record, spec);
+function verticalTerminal(defs: Map<string, FieldDef>, keys: string[], record: Rec, d: Display): string {
   const times = new TimeFormatter(d.timeZone);
   const c = colors(d);
   const w = Math.max(...keys.map(width));
@@ -453,28 +416,17 @@ function verticalTerminal(
  * csv/tsv: header and one row; table on a terminal: a vertical "key  value" listing; piped
  * table: `key<TAB>value` lines with ISO times. Await it when --jq may be set.
  */
-export async function printRecord(
-  resource: ResourceDef,
-  record: Record<string, unknown>,
-  spec: OutputSpec,
-  d: Display,
-): Promise<void> {
+export async function printRecord(resource: ResourceDef, record: Rec, spec: OutputSpec, d: Display): Promise<void> {
   if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table')) {
     // A uuid, one NDJSON line, or a CSV/TSV header and row: as a list of one.
     sinkFor(resource, spec, d).add([record]);
     return;
   }
   if (spec.jq !== undefined || spec.format === 'json') return printJson(select(record, spec.fields), spec, d);
-  if (d.tty) {
-    d.stdout.write(verticalTerminal(resource, record, spec, d));
-    return;
-  }
   const defs = fieldMap(resource);
-  const lines = recordKeys(resource, record, spec).map(
-    (k) =>
-      `${k}\t${humanValue(defs.get(k), typeof record[k] === 'string' ? tsvCell(record[k]) : record[k], undefined)}\n`,
-  );
-  d.stdout.write(lines.join(''));
+  const keys = recordKeys(resource, record, spec);
+  if (d.tty) d.stdout.write(verticalTerminal(defs, keys, record, d));
+  else d.stdout.write(keys.map((k) => `${k}\t${lineValue(defs.get(k), record[k], undefined)}\n`).join(''));
 }
 
 /** A raw JSON value (`pm api`): pretty on a terminal, compact when piped; --jq applied if given. */

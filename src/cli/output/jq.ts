@@ -8,13 +8,8 @@ import { CliError, EXIT, usageError } from '../errors.js';
 /** The part of jq-web we use: jq's stdout (undefined when it printed nothing); throws with `stderr` and `exitCode` when jq fails. */
 type Jq = { raw(json: string, filter: string, flags?: string[]): string | undefined };
 
-let loading: Promise<Jq> | undefined;
-
-/** jq-web is CommonJS whose exports are a promise: require it (an ESM import would wrap it). */
-function load(): Promise<Jq> {
-  loading ??= createRequire(import.meta.url)('jq-web') as Promise<Jq>;
-  return loading;
-}
+/** jq-web is CommonJS whose exports are a promise (require's cache keeps it): an ESM import would wrap it. */
+const load = () => createRequire(import.meta.url)('jq-web') as Promise<Jq>;
 
 /** Never evaluates the filter: compiling it is enough to find syntax errors and unknown names. */
 const COMPILE_ONLY = 'empty as $__pm_check | ';

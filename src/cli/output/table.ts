@@ -24,7 +24,6 @@ const MIN_WIDTH = 6;
 const READABLE = 10;
 
 const require = createRequire(import.meta.url);
-let TableClass: typeof CliTable3 | undefined;
 
 /** Width on screen, counting code points (good enough to share out the columns). */
 export const width = (s: string): number => [...s].length;
@@ -85,14 +84,10 @@ export function columnsThatFit(natural: readonly number[], columns: readonly Col
   const least = (i: number) =>
     (columns[i] as Column).shrinkable ? Math.min(natural[i] ?? 0, READABLE) : (natural[i] ?? 0);
   const need = () => shown.reduce((a, i) => a + least(i), 0) + GAP * Math.max(0, shown.length - 1);
+  const priority = (i: number) => (columns[i] as Column).priority;
   while (need() > total) {
     let drop = -1;
-    for (const i of shown)
-      if (
-        (columns[i] as Column).priority > 1 &&
-        (drop < 0 || (columns[i] as Column).priority >= (columns[drop] as Column).priority)
-      )
-        drop = i;
+    for (const i of shown) if (priority(i) > 1 && (drop < 0 || priority(i) >= priority(drop))) drop = i;
     if (drop < 0) break;
     shown.splice(shown.indexOf(drop), 1);
   }
@@ -109,8 +104,7 @@ export function renderTable(
   total: number,
   write: (text: string) => void,
 ): number[] {
-  TableClass ??= require('cli-table3') as typeof CliTable3;
-  const Table = TableClass;
+  const Table = require('cli-table3') as typeof CliTable3;
   const allNatural = allColumns.map((c, i) => allRows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), c.headerWidth));
   const shown = columnsThatFit(allNatural, allColumns, total);
   const columns = shown.map((i) => allColumns[i] as Column);
