@@ -112,7 +112,7 @@ export function classify(e: unknown): Failure {
   if (code && TLS_CODES.test(code))
     return { code, reason: `the server's certificate is not trusted (${code})`, sent: 'no', transient: false };
   const nothingWritten = typeof err?.socket?.bytesWritten === 'number' && err.socket.bytesWritten === 0;
-  const known = code ? CODES[code] : undefined;
+  const known = code && Object.hasOwn(CODES, code) ? CODES[code] : undefined;
   const sent: RequestSent = before || known?.notSent || nothingWritten ? 'no' : 'maybe';
   const reason =
     known?.reason ?? (typeof err?.message === 'string' && err.message ? err.message : 'the request failed');
