@@ -138,8 +138,6 @@ function wallToMillis(w: Wall, zone: Zone): number {
   );
 }
 
-const dayStart = (d: DateTime): DateTime => d.startOf('day');
-
 /** `YYYY-MM-DDTHH:MM:SSZ`: what is sent for a local time, converted. */
 export function utcText(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
@@ -170,20 +168,15 @@ const UNIT = `(${Object.keys(UNIT_WORDS).join('|')})`;
 const COUNT_WORDS: Record<string, number> = {
   a: 1,
   an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
+  ...Object.fromEntries(
+    ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'].map((w, i) => [w, i + 1]),
+  ),
   twelve: 12,
 };
 const COUNT = `(\\d+|${Object.keys(COUNT_WORDS).join('|')})`;
 const count = (s: string): number => COUNT_WORDS[s] ?? Number(s);
+/** The days named by a word, from today. */
+const DAYS: Record<string, number> = { yesterday: -1, today: 0, tomorrow: 1 };
 
 /** `+2h`, `-30m`, `+1d2h`, `+ 90 s`: an exact offset from now. */
 const SHORTHAND = new RegExp(`^([+-])\\s*((?:\\d+\\s*${UNIT}\\s*)+)$`);
@@ -282,10 +275,9 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
     !c.isCertain('month') &&
     ![...tags].some((t) => t.startsWith('casualReference/'));
   const timed = c.isCertain('hour') || TIME_OF_DAY.test(text);
-  const today = dayStart(now);
   if (!timed) {
     // A weekday alone is the next one (today counts): "friday" on a Saturday is six days ahead.
-    if (weekdayOnly && !MODIFIER.test(text) && day < today) day = day.plus({ weeks: 1 });
+    if (weekdayOnly && !MODIFIER.test(text) && day < now.startOf('day')) day = day.plus({ weeks: 1 });
     return { day };
   }
   const wall: Wall = {
@@ -309,7 +301,7 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
     const next = luxon()
       .DateTime.fromMillis(at, { zone })
       .plus(timeOnly ? { days: 1 } : { weeks: 1 });
-    at = wallToMillis(wallOf(next), zone);
+    at = wallToMillis(next.toObject() as Wall, zone);
   }
   const precision: DurationLikeObject = c.isCertain('second')
     ? { seconds: 1 }
@@ -317,10 +309,6 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
       ? { minutes: 1 }
       : { hours: 1 };
   return { at, precision };
-}
-
-function wallOf(d: DateTime): Wall {
-  return { year: d.year, month: d.month, day: d.day, hour: d.hour, minute: d.minute, second: d.second };
 }
 
 function describePoint(p: Point, zone: Zone): string {
@@ -382,9 +370,7 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
   const at = (ms: number): HumanInstant => ({ iso: utcText(ms), dateOnly: false });
 
   if (s === 'now') return at(now.toMillis());
-  if (s === 'today') return day(now);
-  if (s === 'tomorrow') return day(now.plus({ days: 1 }));
-  if (s === 'yesterday') return day(now.minus({ days: 1 }));
+  if (Object.hasOwn(DAYS, s)) return day(now.plus({ days: DAYS[s] as number }));
   const m = SHORTHAND.exec(s);
   if (m) return at(now.plus(shorthand(m[1] as string, m[2] as string)).toMillis());
   const counted = countFromNow(s, now);
@@ -434,15 +420,14 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   }
 
   const s = normalise(raw);
-  const wholeDay = (d: DateTime) => interval(dayStart(d).toMillis(), dayStart(d).plus({ days: 1 }).toMillis());
+  const wholeDay = (d: DateTime) =>
+    interval(d.startOf('day').toMillis(), d.startOf('day').plus({ days: 1 }).toMillis());
   const rolling = (to: DateTime) => {
     const t = to.toMillis();
     return t < nowMs ? interval(t, nowMs) : interval(nowMs, t);
   };
 
-  if (s === 'today') return wholeDay(now);
-  if (s === 'tomorrow') return wholeDay(now.plus({ days: 1 }));
-  if (s === 'yesterday') return wholeDay(now.minus({ days: 1 }));
+  if (Object.hasOwn(DAYS, s)) return wholeDay(now.plus({ days: DAYS[s] as number }));
   if (s === 'now') return interval(nowMs, nowMs + 1000);
   let m = SHORTHAND.exec(s);
   if (m) return rolling(now.plus(shorthand(m[1] as string, m[2] as string)));
@@ -469,10 +454,10 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   }
   checkNumericOrder(s, now);
   const reading = readWithChrono(s, raw, now, zone, 'a date or range', RANGE_TRY);
-  const startOf = (p: Point) => ('day' in p ? dayStart(p.day).toMillis() : p.at);
+  const startOf = (p: Point) => ('day' in p ? p.day.startOf('day').toMillis() : p.at);
   const endOf = (p: Point) =>
     'day' in p
-      ? dayStart(p.day).plus({ days: 1 }).toMillis()
+      ? p.day.startOf('day').plus({ days: 1 }).toMillis()
       : luxon().DateTime.fromMillis(p.at, { zone }).plus(p.precision).toMillis();
   const start = startOf(reading.start);
   const end = reading.end ? ('day' in reading.end ? endOf(reading.end) : reading.end.at) : endOf(reading.start);
