@@ -6,7 +6,7 @@ import { inputFields } from '../resources/index.js';
 import type { FieldDef, ResourceDef } from '../resources/types.js';
 import { isDateOnly } from './datetime.js';
 import { ErrorBag } from './errors.js';
-import { fieldKind, INVALID, wellFormed } from './kinds.js';
+import { fieldKind, INVALID, label, wellFormed } from './kinds.js';
 
 export type Mode = 'create' | 'update';
 
@@ -28,8 +28,6 @@ export interface ValidBody {
 
 /** Custom field values one write may set. */
 export const MAX_CUSTOM_VALUES = 100;
-
-const label = (f: string) => f.replace(/_/g, ' ');
 
 function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
