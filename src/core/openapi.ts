@@ -317,71 +317,55 @@ function operations(r: ResourceDef): Record<string, Obj> {
   const data = { type: 'object', properties: { data: item }, required: ['data'], additionalProperties: false };
   const unique = r.unique?.length ? [409] : [];
   const paths: Record<string, Obj> = {};
+  const op = (operationId: string, summary: string, scope: string, rest: Obj): Obj => ({
+    operationId,
+    summary,
+    tags,
+    security: security([scope]),
+    ...rest,
+  });
   const base: Obj = {};
   if (r.verbs.list)
-    base.get = {
-      operationId: `list${many(r)}`,
-      summary: `List ${r.plural}, oldest first`,
-      tags,
-      security: security([read]),
+    base.get = op(`list${many(r)}`, `List ${r.plural}, oldest first`, read, {
       parameters: listParams(r),
       responses: {
         200: ok(`a page of ${r.plural}`, ref('schemas', `${many(r)}Page`)),
         ...errorResponses([...AUTHORIZED, 422]),
       },
-    };
+    });
   if (r.verbs.create && !r.parents)
-    base.post = {
-      operationId: `create${one(r)}`,
-      summary: `Create a ${r.singular}`,
-      tags,
-      security: security([write]),
+    base.post = op(`create${one(r)}`, `Create a ${r.singular}`, write, {
       requestBody: { required: true, ...json(ref('schemas', `${one(r)}Create`)) },
       responses: {
         201: ok(`the new ${r.singular}`, data, { Location: ref('headers', 'Location') }),
         ...errorResponses([...AUTHORIZED, ...unique, 413, 415, 422, 507]),
       },
-    };
+    });
   if (Object.keys(base).length) paths[`/${r.path}`] = base;
   const itemOps: Obj = { parameters: [UUID_PARAM] };
+  const cascade = childrenOf(r)
+    .map((c) => c.child.plural)
+    .join(', ');
   if (r.verbs.get)
-    itemOps.get = {
-      operationId: `get${one(r)}`,
-      summary: `Get a ${r.singular}`,
-      tags,
-      security: security([read]),
+    itemOps.get = op(`get${one(r)}`, `Get a ${r.singular}`, read, {
       parameters: embedParam(r),
       responses: { 200: ok(`the ${r.singular}`, data), ...errorResponses([...AUTHORIZED, 404]) },
-    };
+    });
   if (r.verbs.update)
-    itemOps.put = {
-      operationId: `update${one(r)}`,
-      summary: `Update a ${r.singular}: the fields given change, the others are kept`,
-      tags,
-      security: security([write]),
+    itemOps.put = op(`update${one(r)}`, `Update a ${r.singular}: the fields given change, the others are kept`, write, {
       requestBody: { required: true, ...json(ref('schemas', `${one(r)}Update`)) },
       responses: {
         200: ok(`the ${r.singular} as updated`, data),
         ...errorResponses([...AUTHORIZED, 404, ...unique, 413, 415, 422, 507]),
       },
-    };
+    });
   if (r.verbs.delete)
-    itemOps.delete = {
-      operationId: `delete${one(r)}`,
-      summary: `Delete a ${r.singular}${
-        childrenOf(r).length
-          ? ` and its ${childrenOf(r)
-              .map((c) => c.child.plural)
-              .join(', ')}`
-          : ''
-      }`,
-      tags,
-      security: security([write]),
+    itemOps.delete = op(`delete${one(r)}`, `Delete a ${r.singular}${cascade && ` and its ${cascade}`}`, write, {
       responses: {
         204: { description: 'deleted', headers: RATE_HEADERS },
         ...errorResponses([...AUTHORIZED, 404, 507]),
       },
-    };
+    });
   paths[`/${r.path}/{uuid}`] = itemOps;
   for (const { child } of childrenOf(r))
     if (child.verbs.create) {
