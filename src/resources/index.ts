@@ -45,12 +45,13 @@ const rooms = (name: string, description: string, column: number): FieldDef => (
   example: '3',
 });
 
-const flag = (name: string, description: string): FieldDef => ({
+const flag = (name: string, description: string, extra: Partial<FieldDef> = {}): FieldDef => ({
   name,
   kind: 'bool',
   description,
   default: false,
   filter: 'bool',
+  ...extra,
 });
 
 const counts: readonly FieldDef[] = [
@@ -73,12 +74,17 @@ const counts: readonly FieldDef[] = [
 
 const allVerbs = { list: true, get: true, create: true, update: true, delete: true } as const;
 
+/** A resource's words: its path is also its scope, its plural and (with _) its table. */
+const named = (path: string, singular: string) => ({
+  path,
+  singular,
+  plural: path.replace(/-/g, ' '),
+  scope: path,
+  table: path.replace(/-/g, '_'),
+});
+
 export const properties: ResourceDef = {
-  path: 'properties',
-  singular: 'property',
-  plural: 'properties',
-  scope: 'properties',
-  table: 'properties',
+  ...named('properties', 'property'),
   verbs: allVerbs,
   fields: [
     ...common,
@@ -114,11 +120,7 @@ export const properties: ResourceDef = {
 };
 
 export const contacts: ResourceDef = {
-  path: 'contacts',
-  singular: 'contact',
-  plural: 'contacts',
-  scope: 'contacts',
-  table: 'contacts',
+  ...named('contacts', 'contact'),
   verbs: allVerbs,
   fields: [
     ...common,
@@ -147,33 +149,12 @@ export const ENTITY_TYPES: Readonly<Record<number, string>> = Object.fromEntries
 export const CUSTOM_FIELD_TYPES: Readonly<Record<number, string>> = { 1: 'Text' };
 
 export const customFields: ResourceDef = {
-  path: 'custom-fields',
-  singular: 'custom field',
-  plural: 'custom fields',
-  scope: 'custom-fields',
-  table: 'custom_fields',
+  ...named('custom-fields', 'custom field'),
   verbs: allVerbs,
   fields: [
     ...common,
-    {
-      name: 'name',
-      kind: 'text',
-      description: 'machine-identifiable name (generated from the label when omitted)',
-      nullable: true,
-      generated: true,
-      max: 255,
-      filter: 'fuzzy',
-      column: 1,
-    },
-    {
-      name: 'label',
-      kind: 'text',
-      description: 'human-readable name',
-      requiredOnCreate: true,
-      max: 255,
-      filter: 'fuzzy',
-      column: 2,
-    },
+    text('name', 'machine-identifiable name (generated from the label when omitted)', { generated: true, column: 1 }),
+    text('label', 'human-readable name', { nullable: false, requiredOnCreate: true, column: 2 }),
     {
       name: 'type',
       kind: 'code',
@@ -198,23 +179,11 @@ export const customFields: ResourceDef = {
 };
 
 export const notes: ResourceDef = {
-  path: 'notes',
-  singular: 'note',
-  plural: 'notes',
-  scope: 'notes',
-  table: 'notes',
+  ...named('notes', 'note'),
   verbs: { list: true, get: true, create: true, update: false, delete: true },
   fields: [
     ...common,
-    {
-      name: 'content',
-      kind: 'text',
-      description: 'text of the note',
-      requiredOnCreate: true,
-      max: 65535,
-      filter: 'fuzzy',
-      column: 1,
-    },
+    text('content', 'text of the note', { nullable: false, requiredOnCreate: true, max: 65535, column: 1 }),
   ],
   parents: [
     { name: 'property', target: 'properties', column: 'property_id' },
@@ -225,23 +194,11 @@ export const notes: ResourceDef = {
 };
 
 export const reminders: ResourceDef = {
-  path: 'reminders',
-  singular: 'reminder',
-  plural: 'reminders',
-  scope: 'reminders',
-  table: 'reminders',
+  ...named('reminders', 'reminder'),
   verbs: allVerbs,
   fields: [
     ...common,
-    {
-      name: 'title',
-      kind: 'text',
-      description: 'title',
-      requiredOnCreate: true,
-      max: 255,
-      filter: 'fuzzy',
-      column: 1,
-    },
+    text('title', 'title', { nullable: false, requiredOnCreate: true, column: 1 }),
     { name: 'description', kind: 'text', description: 'longer description', nullable: true, max: 65535 },
     {
       name: 'due_at',
@@ -253,14 +210,7 @@ export const reminders: ResourceDef = {
       allDayFlag: 'anytime',
       example: 'P7D',
     },
-    {
-      name: 'anytime',
-      kind: 'bool',
-      description: 'true when due all day rather than at a time',
-      default: false,
-      filter: 'bool',
-      column: 4,
-    },
+    flag('anytime', 'true when due all day rather than at a time', { column: 4 }),
   ],
   agenda: { due: 'due_at', title: 'title' },
 };
@@ -290,7 +240,6 @@ export function filterFields(resource: ResourceDef): FieldDef[] {
   return resource.fields.filter((f) => f.filter !== undefined);
 }
 
-/** Every scope a token can carry. */
 /** The resource whose records are the custom fields that other resources' values refer to. */
 export const CUSTOM_FIELDS: ResourceDef = customFields;
 
@@ -317,10 +266,9 @@ export function embeddedFieldsOf(rel: LinkDef | RelationDef): string[] {
 
 /** Resources whose records belong to a record of `r` (notes under a property): the nested routes. */
 export function childrenOf(r: ResourceDef): { child: ResourceDef; relation: RelationDef }[] {
-  const out: { child: ResourceDef; relation: RelationDef }[] = [];
-  for (const child of RESOURCES)
-    for (const relation of child.parents ?? []) if (relation.target === r.path) out.push({ child, relation });
-  return out;
+  return RESOURCES.flatMap((child) =>
+    (child.parents ?? []).filter((p) => p.target === r.path).map((relation) => ({ child, relation })),
+  );
 }
 
 /** The resources a record of `r` refers to: its parents, linked records, and its custom fields. */
@@ -346,4 +294,5 @@ export const DEPENDENCY_ORDER: readonly ResourceDef[] = (() => {
   return done;
 })();
 
+/** Every scope a token can carry. */
 export const ALL_SCOPES: readonly string[] = RESOURCES.flatMap((r) => [`${r.scope}.read`, `${r.scope}.write`]);
