@@ -33,6 +33,14 @@ const pascal = (words: string) => words.replace(/(?:^|[\s_-])([a-z])/g, (_m, c: 
 /** Schema names of a resource: Property, Properties. */
 const one = (r: ResourceDef) => pascal(r.singular);
 const many = (r: ResourceDef) => pascal(r.plural);
+/** An object of exactly these properties, all required; the description, if any, first. */
+const object = (properties: Obj, description?: string): Schema => ({
+  type: 'object',
+  ...(description !== undefined ? { description } : {}),
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
 const nullable = (s: Schema): Schema =>
   typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] };
 
@@ -55,20 +63,10 @@ function recordSchema(r: ResourceDef): Schema {
   for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])]) {
     const target = resourceByPath(l.target);
     const fields = embeddedFieldsOf(l).map((n) => fieldOf(target, n) as FieldDef);
-    properties[l.name] = {
-      type: 'object',
-      description: `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
-      properties: {
-        data: nullable({
-          type: 'object',
-          properties: Object.fromEntries(fields.map((f) => [f.name, outSchema(f)])),
-          required: fields.map((f) => f.name),
-          additionalProperties: false,
-        }),
-      },
-      required: ['data'],
-      additionalProperties: false,
-    };
+    properties[l.name] = object(
+      { data: nullable(object(Object.fromEntries(fields.map((f) => [f.name, outSchema(f)])))) },
+      `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
+    );
   }
   return {
     type: 'object',
@@ -313,8 +311,7 @@ function operations(r: ResourceDef): Record<string, Obj> {
   const read = `${r.scope}.read`;
   const write = `${r.scope}.write`;
   const tags = [r.path];
-  const item = ref('schemas', one(r));
-  const data = { type: 'object', properties: { data: item }, required: ['data'], additionalProperties: false };
+  const data = object({ data: ref('schemas', one(r)) });
   const unique = r.unique?.length ? [409] : [];
   const paths: Record<string, Obj> = {};
   const op = (operationId: string, summary: string, scope: string, rest: Obj): Obj => ({
@@ -369,7 +366,7 @@ function operations(r: ResourceDef): Record<string, Obj> {
   paths[`/${r.path}/{uuid}`] = itemOps;
   for (const { child } of childrenOf(r))
     if (child.verbs.create) {
-      const childData = { ...data, properties: { data: ref('schemas', one(child)) } };
+      const childData = object({ data: ref('schemas', one(child)) });
       paths[`/${r.path}/{uuid}/${child.path}`] = {
         parameters: [{ ...UUID_PARAM, description: `the uuid of the ${r.singular}` }],
         post: {
@@ -413,12 +410,7 @@ export function openApiDocument(): Obj {
 function build(): Obj {
   const paths: Obj = {};
   for (const r of RESOURCES) for (const [p, ops] of Object.entries(operations(r))) paths[p] = withHead(ops);
-  const health = (status: string, extra: Obj = {}) => ({
-    type: 'object',
-    properties: { status: { const: status }, ...extra },
-    required: ['status', ...Object.keys(extra)],
-    additionalProperties: false,
-  });
+  const health = (status: string, extra: Obj = {}) => object({ status: { const: status }, ...extra });
   paths[HEALTH_PATH] = withHead({
     get: {
       operationId: 'getHealth',
@@ -458,46 +450,33 @@ function build(): Obj {
       required: ['message'],
       additionalProperties: false,
     },
-    Pagination: {
-      type: 'object',
-      properties: {
-        total: { type: 'integer', minimum: 0 },
-        count: { type: 'integer', minimum: 0 },
-        per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
-        current_page: { type: 'integer', minimum: 1 },
-        total_pages: { type: 'integer', minimum: 1 },
-        links: {
-          type: 'object',
-          description: 'absolute URLs of the pages before and after, each only when it exists',
-          properties: { next: { type: 'string', format: 'uri' }, previous: { type: 'string', format: 'uri' } },
-          additionalProperties: false,
-        },
+    Pagination: object({
+      total: { type: 'integer', minimum: 0 },
+      count: { type: 'integer', minimum: 0 },
+      per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
+      current_page: { type: 'integer', minimum: 1 },
+      total_pages: { type: 'integer', minimum: 1 },
+      links: {
+        type: 'object',
+        description: 'absolute URLs of the pages before and after, each only when it exists',
+        properties: { next: { type: 'string', format: 'uri' }, previous: { type: 'string', format: 'uri' } },
+        additionalProperties: false,
       },
-      required: ['total', 'count', 'per_page', 'current_page', 'total_pages', 'links'],
-      additionalProperties: false,
-    },
-    CustomValues: {
-      type: 'object',
-      description: `with ?embed=${CUSTOM_VALUES_KEY}: the values the record has, in the order the fields were created`,
-      properties: {
+    }),
+    CustomValues: object(
+      {
         data: {
           type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              uuid: { type: 'string', format: 'uuid', description: "the custom field's uuid" },
-              name: { type: 'string' },
-              label: { type: 'string' },
-              value: { type: 'string' },
-            },
-            required: ['uuid', 'name', 'label', 'value'],
-            additionalProperties: false,
-          },
+          items: object({
+            uuid: { type: 'string', format: 'uuid', description: "the custom field's uuid" },
+            name: { type: 'string' },
+            label: { type: 'string' },
+            value: { type: 'string' },
+          }),
         },
       },
-      required: ['data'],
-      additionalProperties: false,
-    },
+      `with ?embed=${CUSTOM_VALUES_KEY}: the values the record has, in the order the fields were created`,
+    ),
     CustomValueInput: {
       type: 'object',
       description: `a value of a ${CUSTOM_FIELDS.singular}, named by name or uuid; null clears it`,
@@ -515,20 +494,10 @@ function build(): Obj {
     if (r.verbs.create) schemas[`${one(r)}Create`] = bodySchema(r, 'create');
     if (r.verbs.update) schemas[`${one(r)}Update`] = bodySchema(r, 'update');
     if (r.verbs.list)
-      schemas[`${many(r)}Page`] = {
-        type: 'object',
-        properties: {
-          data: { type: 'array', items: ref('schemas', one(r)) },
-          meta: {
-            type: 'object',
-            properties: { pagination: ref('schemas', 'Pagination') },
-            required: ['pagination'],
-            additionalProperties: false,
-          },
-        },
-        required: ['data', 'meta'],
-        additionalProperties: false,
-      };
+      schemas[`${many(r)}Page`] = object({
+        data: { type: 'array', items: ref('schemas', one(r)) },
+        meta: object({ pagination: ref('schemas', 'Pagination') }),
+      });
   }
   const responses = Object.fromEntries(
     Object.entries(ERRORS).map(([, e]) => [
