@@ -79,8 +79,7 @@ function groupByKey(params: URLSearchParams): Map<string, string[]> {
   const grouped = new Map<string, string[]>();
   let count = 0;
   for (const [k, v] of params) {
-    count++;
-    if (count > MAX_QUERY_PARAMS)
+    if (++count > MAX_QUERY_PARAMS)
       throw new QueryError(k, `Too many query parameters: at most ${MAX_QUERY_PARAMS} are accepted.`);
     if (v.length > MAX_QUERY_VALUE)
       throw new QueryError(k, `The value of ${k} is too long: at most ${MAX_QUERY_VALUE} characters.`);
