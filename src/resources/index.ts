@@ -1,26 +1,21 @@
-import type { FieldDef, LinkDef, RelationDef, ResourceDef } from './types.js';
+import type { FieldDef, FieldKind, LinkDef, RelationDef, ResourceDef } from './types.js';
 
 export type * from './types.js';
 
+/** A value the server sets (uuid, timestamps, counts): never accepted in a body. */
+const serverSet = (name: string, kind: FieldKind, description: string, extra: Partial<FieldDef>): FieldDef => ({
+  name,
+  kind,
+  description,
+  readOnly: true,
+  ...extra,
+});
+
 /** Fields every record has. */
 const common: readonly FieldDef[] = [
-  { name: 'uuid', kind: 'text', description: 'unique identifier', readOnly: true, filter: 'exact', column: 1 },
-  {
-    name: 'created_at',
-    kind: 'datetime',
-    description: 'creation time',
-    readOnly: true,
-    filter: 'datetime',
-    example: '-P7D',
-  },
-  {
-    name: 'updated_at',
-    kind: 'datetime',
-    description: 'last update time',
-    readOnly: true,
-    filter: 'datetime',
-    example: '2026-11-01/P1M',
-  },
+  serverSet('uuid', 'text', 'unique identifier', { filter: 'exact', column: 1 }),
+  serverSet('created_at', 'datetime', 'creation time', { filter: 'datetime', example: '-P7D' }),
+  serverSet('updated_at', 'datetime', 'last update time', { filter: 'datetime', example: '2026-11-01/P1M' }),
 ];
 
 const text = (name: string, description: string, extra: Partial<FieldDef> = {}): FieldDef => ({
@@ -55,21 +50,8 @@ const flag = (name: string, description: string, extra: Partial<FieldDef> = {}):
 });
 
 const counts: readonly FieldDef[] = [
-  {
-    name: 'num_attachments',
-    kind: 'int',
-    description: 'number of attachments',
-    readOnly: true,
-    computed: { zero: true },
-  },
-  {
-    name: 'num_notes',
-    kind: 'int',
-    description: 'number of notes',
-    readOnly: true,
-    computed: { count: 'notes' },
-    column: 5,
-  },
+  serverSet('num_attachments', 'int', 'number of attachments', { computed: { zero: true } }),
+  serverSet('num_notes', 'int', 'number of notes', { computed: { count: 'notes' }, column: 5 }),
 ];
 
 const allVerbs = { list: true, get: true, create: true, update: true, delete: true } as const;
