@@ -223,11 +223,11 @@ const fuzzy = (fold: (v: string) => string, spaces: string): FilterKindDef => ({
 /** A query integer: digits, an optional minus, nothing else (parseWhole). */
 const WHOLE_SCHEMA: Schema = { type: 'integer', minimum: -999_999_999, maximum: 999_999_999 };
 
-const integers = (f: FieldDef, values: readonly string[], read: (v: string) => number | undefined): Condition => ({
+const integers = (f: FieldDef, values: readonly string[]): Condition => ({
   kind: 'int',
   field: f,
   values: values.map((v) => {
-    const n = read(v);
+    const n = parseWhole(v);
     if (n === undefined) throw new KindError(`must be an integer, not "${v}".`);
     return n;
   }),
@@ -251,7 +251,7 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     placeholder: () => 'n',
     help: (f) => `${f.description} is N (repeatable: any of them)`,
     encode: (f, v) => String(wholeOf(f, v)),
-    decode: (f, values) => integers(f, values, parseWhole),
+    decode: integers,
     schema: () => WHOLE_SCHEMA,
   },
   code: {
@@ -260,7 +260,7 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     help: (f) => `${f.description}, by code or name (repeatable: any of them)`,
     encode: (f, v) => String(codeOf(f, v)),
     // The query takes the number alone (any integer: an unknown code matches nothing).
-    decode: (f, values) => integers(f, values, parseWhole),
+    decode: integers,
     complete: codeCandidates,
     schema: (f) => ({ ...WHOLE_SCHEMA, examples: Object.keys(f.codes ?? {}).map(Number) }),
   },

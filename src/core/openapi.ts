@@ -148,19 +148,13 @@ function listParams(r: ResourceDef): Obj[] {
     for (const f of filterFields(resourceByPath(rel.target))) params.push(...filterParams(f, rel.name));
   if (r.customValues) {
     const text = { type: 'string', pattern: '\\S' };
+    const uuid = { type: 'string' };
+    const key = (sub: string) => `${CUSTOM_VALUES_KEY}[${sub}]`;
     params.push(
-      { name: `${CUSTOM_VALUES_KEY}[name]`, description: 'records with a value for this custom field', schema: text },
-      {
-        name: `${CUSTOM_VALUES_KEY}[uuid]`,
-        description: 'records with a value for the custom field of this uuid',
-        schema: { type: 'string' },
-      },
-      {
-        name: `${CUSTOM_VALUES_KEY}[uuid][]`,
-        description: 'any of these custom fields',
-        schema: { type: 'array', items: { type: 'string' } },
-      },
-      { name: `${CUSTOM_VALUES_KEY}[value]`, description: 'a custom value contains this, ignoring case', schema: text },
+      { name: key('name'), description: 'records with a value for this custom field', schema: text },
+      { name: key('uuid'), description: 'records with a value for the custom field of this uuid', schema: uuid },
+      { name: `${key('uuid')}[]`, description: 'any of these custom fields', schema: { type: 'array', items: uuid } },
+      { name: key('value'), description: 'a custom value contains this, ignoring case', schema: text },
     );
   }
   return [

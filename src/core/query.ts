@@ -92,8 +92,7 @@ function groupByKey(params: URLSearchParams): Map<string, string[]> {
   return grouped;
 }
 
-function positiveInt(bag: ErrorBag, name: string, raw: string | undefined, fallback: number, max?: number): number {
-  if (raw === undefined) return fallback;
+function positiveInt(bag: ErrorBag, name: string, raw: string, fallback: number, max?: number): number {
   if (!/^\d{1,9}$/.test(raw.trim())) {
     bag.add(name, `The ${name} field must be an integer.`);
     return fallback;
@@ -122,8 +121,8 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
   for (const [raw, values] of grouped) {
     if (raw === 'page' || raw === 'per_page') {
       if (values.length > 1) throw new QueryError(raw, `${raw} is given more than once.`);
-      if (raw === 'page') page = positiveInt(bag, 'page', values[0], 1);
-      else perPage = positiveInt(bag, 'per_page', values[0], DEFAULT_PER_PAGE, MAX_PER_PAGE);
+      if (raw === 'page') page = positiveInt(bag, 'page', values[0] as string, 1);
+      else perPage = positiveInt(bag, 'per_page', values[0] as string, DEFAULT_PER_PAGE, MAX_PER_PAGE);
       continue;
     }
     if (raw === 'embed' && resource.embeds?.length) {
