@@ -19,7 +19,7 @@
 import { createRequire } from 'node:module';
 import type { DateTime, Duration, DurationLikeObject, Zone } from 'luxon';
 import { luxon } from './luxon.js';
-import { DatetimeParseError, parseDuration, parseInstant, parseRange } from './datetime.js';
+import { DatetimeParseError, isDateOnly, parseDuration, parseInstant, parseRange } from './datetime.js';
 
 export interface HumanDateOptions {
   /** The current instant, epoch milliseconds. */
@@ -90,28 +90,16 @@ const RANGE_TRY = 'try "last 7 days", "this week", "today", "2026-12-01/P1W"';
 
 // ------------------------------------------------------------------ zone and wall clock
 
-function zoneOf(name: string | undefined): Zone {
-  const id = name ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+/** The zone, and now in it to the second. */
+function clockOf(opts: HumanDateOptions): { zone: Zone; now: DateTime } {
+  const id = opts.zone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const zone = luxon().DateTime.fromMillis(0, { zone: id }).zone;
   if (!zone.isValid)
     throw new HumanDateError(`"${id}" is not a time zone I know; use an IANA name such as Europe/London`);
-  return zone;
-}
-
-/** The zone, and now in it to the second. */
-function clockOf(opts: HumanDateOptions): { zone: Zone; now: DateTime } {
-  const zone = zoneOf(opts.zone);
   return { zone, now: luxon().DateTime.fromMillis(Math.floor(opts.now / 1000) * 1000, { zone }) };
 }
 
-interface Wall {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
+type Wall = Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', number>;
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 const wallText = (w: Wall) =>
@@ -356,7 +344,7 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
   const { zone, now } = clockOf(opts);
   const local = localDatetime(raw, zone);
   if (local !== undefined) return { iso: utcText(local), dateOnly: false };
-  if (parseInstant(raw)) return { iso: raw, dateOnly: /^\d{4}-\d{2}-\d{2}$/.test(raw) };
+  if (parseInstant(raw)) return { iso: raw, dateOnly: isDateOnly(raw) };
   if (parseDuration(raw))
     throw new HumanDateError(
       `"${raw}" is a length of time, not a date; for a time from now write "+2h", "+7d" or "in 3 days"`,
@@ -420,8 +408,12 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   }
 
   const s = normalise(raw);
-  const wholeDay = (d: DateTime) =>
-    interval(d.startOf('day').toMillis(), d.startOf('day').plus({ days: 1 }).toMillis());
+  const startOf = (p: Point) => ('day' in p ? p.day.startOf('day').toMillis() : p.at);
+  const endOf = (p: Point) =>
+    'day' in p
+      ? p.day.startOf('day').plus({ days: 1 }).toMillis()
+      : luxon().DateTime.fromMillis(p.at, { zone }).plus(p.precision).toMillis();
+  const wholeDay = (day: DateTime) => interval(startOf({ day }), endOf({ day }));
   const rolling = (to: DateTime) => {
     const t = to.toMillis();
     return t < nowMs ? interval(t, nowMs) : interval(nowMs, t);
@@ -454,11 +446,6 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   }
   checkNumericOrder(s, now);
   const reading = readWithChrono(s, raw, now, zone, 'a date or range', RANGE_TRY);
-  const startOf = (p: Point) => ('day' in p ? p.day.startOf('day').toMillis() : p.at);
-  const endOf = (p: Point) =>
-    'day' in p
-      ? p.day.startOf('day').plus({ days: 1 }).toMillis()
-      : luxon().DateTime.fromMillis(p.at, { zone }).plus(p.precision).toMillis();
   const start = startOf(reading.start);
   const end = reading.end ? ('day' in reading.end ? endOf(reading.end) : reading.end.at) : endOf(reading.start);
   if (end <= start)
