@@ -78,18 +78,12 @@ const BOOL_WORDS = {
   },
 } as const;
 
-/** A boolean in the words of a query or of a person; undefined when it is not one. */
-export function parseBool(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolean | undefined {
+/** A boolean in the words of a query or of a person. */
+function boolOf(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolean {
   const s = text.trim().toLowerCase();
   if ((BOOL_WORDS[words].true as readonly string[]).includes(s)) return true;
   if ((BOOL_WORDS[words].false as readonly string[]).includes(s)) return false;
-  return undefined;
-}
-
-function boolOf(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolean {
-  const b = parseBool(text, words);
-  if (b === undefined) throw new KindError(`${BOOL_WORDS[words].expected}, not "${text}".`);
-  return b;
+  throw new KindError(`${BOOL_WORDS[words].expected}, not "${text}".`);
 }
 
 /** A whole number as the API takes one in a query: optional minus, at most nine digits, nothing else. */
@@ -107,23 +101,17 @@ function wholeOf(f: FieldDef, text: string): number {
 }
 
 /** A code of a `code` field, by its number or its name ("2" or "property"), any case. */
-export function parseCode(f: FieldDef, text: string): number | undefined {
+function codeOf(f: FieldDef, text: string): number {
   const s = text.trim();
   const codes = f.codes ?? {};
   const byName = Object.entries(codes).find(([, name]) => name.toLowerCase() === s.toLowerCase());
   if (byName) return Number(byName[0]);
-  return /^\d{1,9}$/.test(s) && s in codes ? Number(s) : undefined;
-}
-
-function codeOf(f: FieldDef, text: string): number {
-  const c = parseCode(f, text);
-  if (c === undefined)
-    throw new KindError(
-      `must be one of ${Object.entries(f.codes ?? {})
-        .map(([code, name]) => `${code} (${name.toLowerCase()})`)
-        .join(', ')}, not "${text}".`,
-    );
-  return c;
+  if (/^\d{1,9}$/.test(s) && s in codes) return Number(s);
+  throw new KindError(
+    `must be one of ${Object.entries(codes)
+      .map(([code, name]) => `${code} (${name.toLowerCase()})`)
+      .join(', ')}, not "${text}".`,
+  );
 }
 
 /** The codes as completion offers them: names first, then numbers. */
