@@ -108,42 +108,31 @@ function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
 
 // ------------------------------------------------------------------ parameters
 
-interface Param {
-  readonly name: string;
-  readonly description: string;
-  readonly schema: Schema;
-  readonly example?: string;
-}
-
-function query(p: Param): Obj {
+/** A query parameter; an array of values is sent as `name[]=a&name[]=b`. */
+function query(name: string, description: string, schema: Schema, example?: string): Obj {
   return {
-    name: p.name,
+    name,
     in: 'query',
-    description: p.description,
-    schema: p.schema,
-    ...(p.example !== undefined ? { example: p.example } : {}),
-    ...(p.schema.type === 'array' ? { style: 'form', explode: true } : {}),
+    description,
+    schema,
+    ...(example !== undefined ? { example } : {}),
+    ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),
   };
 }
 
 /** A filter's parameters: `name`, and `name[]` where the kind takes several values. */
-function filterParams(f: FieldDef, prefix = ''): Param[] {
+function filterParams(f: FieldDef, prefix = ''): Obj[] {
   const kind = filterKind(f);
   if (!kind) return [];
   const key = prefix ? `${prefix}[${f.name}]` : f.name;
   const schema = kind.schema(f);
-  const single: Param = {
-    name: key,
-    description: `${prefix ? `${prefix}: ` : ''}${kind.help(f)}`,
-    schema,
-    ...(f.example !== undefined ? { example: f.example } : {}),
-  };
+  const single = query(key, `${prefix ? `${prefix}: ` : ''}${kind.help(f)}`, schema, f.example);
   if (!kind.arrayable) return [single];
-  return [single, { name: `${key}[]`, description: `any of these`, schema: { type: 'array', items: schema } }];
+  return [single, query(`${key}[]`, 'any of these', { type: 'array', items: schema })];
 }
 
 function listParams(r: ResourceDef): Obj[] {
-  const params: Param[] = filterFields(r).flatMap((f) => filterParams(f));
+  const params = filterFields(r).flatMap((f) => filterParams(f));
   for (const rel of r.parents ?? [])
     for (const f of filterFields(resourceByPath(rel.target))) params.push(...filterParams(f, rel.name));
   if (r.customValues) {
@@ -151,35 +140,27 @@ function listParams(r: ResourceDef): Obj[] {
     const uuid = { type: 'string' };
     const key = (sub: string) => `${CUSTOM_VALUES_KEY}[${sub}]`;
     params.push(
-      { name: key('name'), description: 'records with a value for this custom field', schema: text },
-      { name: key('uuid'), description: 'records with a value for the custom field of this uuid', schema: uuid },
-      { name: `${key('uuid')}[]`, description: 'any of these custom fields', schema: { type: 'array', items: uuid } },
-      { name: key('value'), description: 'a custom value contains this, ignoring case', schema: text },
+      query(key('name'), 'records with a value for this custom field', text),
+      query(key('uuid'), 'records with a value for the custom field of this uuid', uuid),
+      query(`${key('uuid')}[]`, 'any of these custom fields', { type: 'array', items: uuid }),
+      query(key('value'), 'a custom value contains this, ignoring case', text),
     );
   }
+  const perPage = { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE };
   return [
-    ...params.map(query),
+    ...params,
     ...embedParam(r),
-    query({ name: 'page', description: 'the page, from 1', schema: { type: 'integer', minimum: 1, default: 1 } }),
-    query({
-      name: 'per_page',
-      description: 'records per page',
-      schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
-    }),
+    query('page', 'the page, from 1', { type: 'integer', minimum: 1, default: 1 }),
+    query('per_page', 'records per page', perPage),
   ];
 }
 
 function embedParam(r: ResourceDef): Obj[] {
   if (!r.embeds?.length) return [];
   const names = r.embeds.join('|');
-  return [
-    query({
-      name: 'embed',
-      description: `related data to add to each record, comma-separated: ${r.embeds.join(', ')}`,
-      schema: { type: 'string', pattern: `^(${names})(,(${names}))*$` },
-      example: r.embeds.join(','),
-    }),
-  ];
+  const pattern = `^(${names})(,(${names}))*$`;
+  const description = `related data to add to each record, comma-separated: ${r.embeds.join(', ')}`;
+  return [query('embed', description, { type: 'string', pattern }, r.embeds.join(','))];
 }
 
 const UUID_PARAM: Obj = {
