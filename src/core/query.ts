@@ -112,7 +112,6 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
   const conditions: Condition[] = [];
   const relationKeys = new Map<string, { rel: RelationDef; keys: [Key, string[]][] }>();
   const custom: { name?: string; uuids?: string[]; value?: string } = {};
-  let hasCustom = false;
   let embed: string[] = [];
   const bag = new ErrorBag();
   let page = 1;
@@ -156,7 +155,6 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       const sub = key.path[0] as (typeof CUSTOM_KEYS)[number];
       if (!CUSTOM_KEYS.includes(sub))
         throw new QueryError(raw, `Unknown filter "${raw}": custom_fields takes [name], [uuid] or [value].`);
-      hasCustom = true;
       if (sub === 'uuid') {
         if (!key.array && values.length > 1)
           throw new QueryError(raw, `${raw} is given more than once; use custom_fields[uuid][] for several values.`);
@@ -191,7 +189,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
     }
     conditions.push({ kind: 'relation', relation: rel, target, conditions: inner });
   }
-  if (hasCustom && resource.customValues)
+  if (Object.keys(custom).length && resource.customValues)
     conditions.push({ kind: 'custom', entity: resource.customValues.entity, ...custom });
   return { conditions, page, perPage, embed };
 }
