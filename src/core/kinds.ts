@@ -123,26 +123,6 @@ function codeCandidates(f: FieldDef): Candidate[] {
   ];
 }
 
-/** Ranges to offer for a datetime filter. */
-export function rangeCandidates(now: number): Candidate[] {
-  return [
-    { value: formatDate(now), description: 'today (UTC)' },
-    { value: '-P7D', description: 'the past 7 days' },
-    { value: 'P7D', description: 'the next 7 days' },
-    { value: '-P30D', description: 'the past 30 days' },
-    { value: 'P30D', description: 'the next 30 days' },
-  ];
-}
-
-function dateCandidates(now: number): Candidate[] {
-  const tomorrow = formatDate(now + 86_400_000);
-  return [
-    { value: formatDate(now), description: 'today, all day' },
-    { value: tomorrow, description: 'tomorrow, all day' },
-    { value: `${tomorrow}T09:00:00Z`, description: 'tomorrow at 09:00 UTC' },
-  ];
-}
-
 /** Case folding for substring matches: every letter, not only ASCII (unlike SQL's lower()). */
 export function foldText(value: string): string {
   return value.toLowerCase();
@@ -274,7 +254,13 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
         throw e;
       }
     },
-    complete: (_f, now) => rangeCandidates(now),
+    complete: (_f, now) => [
+      { value: formatDate(now), description: 'today (UTC)' },
+      { value: '-P7D', description: 'the past 7 days' },
+      { value: 'P7D', description: 'the next 7 days' },
+      { value: '-P30D', description: 'the past 30 days' },
+      { value: 'P30D', description: 'the next 30 days' },
+    ],
     schema: () => ({
       type: 'string',
       description:
@@ -475,7 +461,14 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
       return row[`${f.name}_is_date`] === 1 ? formatDate(v) : formatTimestamp(v);
     },
     isTime: (v) => !isDateOnly(v),
-    complete: (_f, now) => dateCandidates(now),
+    complete: (_f, now) => {
+      const tomorrow = formatDate(now + 86_400_000);
+      return [
+        { value: formatDate(now), description: 'today, all day' },
+        { value: tomorrow, description: 'tomorrow, all day' },
+        { value: `${tomorrow}T09:00:00Z`, description: 'tomorrow at 09:00 UTC' },
+      ];
+    },
     schema: (_f, dir) =>
       dir === 'out'
         ? {

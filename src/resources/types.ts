@@ -78,13 +78,7 @@ export interface ResourceDef {
   readonly table: string;
   readonly fields: readonly FieldDef[];
   /** Verbs the API offers for this resource. */
-  readonly verbs: {
-    readonly list: boolean;
-    readonly get: boolean;
-    readonly create: boolean;
-    readonly update: boolean;
-    readonly delete: boolean;
-  };
+  readonly verbs: Readonly<Record<'list' | 'get' | 'create' | 'update' | 'delete', boolean>>;
   /**
    * Custom fields attach to this resource: create and update accept `custom_fields: [{name|uuid,
    * value}]`, lists filter on `custom_fields[...]`, and `embed=custom_fields` shows the values.
