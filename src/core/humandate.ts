@@ -241,11 +241,8 @@ function chrono(): Chrono {
   return createRequire(import.meta.url)('chrono-node/en') as Chrono;
 }
 
-interface Reading {
-  /** Start of what was read: a local day, or an exact instant. */
-  start: Point;
-  end?: Point;
-}
+/** What was read: each end a local day, or an exact instant. */
+type Reading = { start: Point; end?: Point };
 
 type Point = { day: DateTime } | { at: number; precision: DurationLikeObject };
 

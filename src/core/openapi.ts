@@ -278,10 +278,6 @@ function ok(description: string, schema: Schema, extra: Obj = {}): Obj {
 
 // ------------------------------------------------------------------ operations
 
-function security(scopes: readonly string[]): Obj[] {
-  return [{ bearerAuth: [...scopes] }];
-}
-
 function operations(r: ResourceDef): Record<string, Obj> {
   const read = `${r.scope}.read`;
   const write = `${r.scope}.write`;
@@ -293,7 +289,7 @@ function operations(r: ResourceDef): Record<string, Obj> {
     operationId,
     summary,
     tags,
-    security: security([scope]),
+    security: [{ bearerAuth: [scope] }],
     ...rest,
   });
   const base: Obj = {};
@@ -348,7 +344,7 @@ function operations(r: ResourceDef): Record<string, Obj> {
           operationId: `create${one(r)}${one(child)}`,
           summary: `Create a ${child.singular} of a ${r.singular}`,
           tags: [child.path],
-          security: security([`${child.scope}.write`]),
+          security: [{ bearerAuth: [`${child.scope}.write`] }],
           requestBody: { required: true, ...json(ref('schemas', `${one(child)}Create`)) },
           responses: {
             201: ok(`the new ${child.singular}`, childData, { Location: ref('headers', 'Location') }),
@@ -367,8 +363,7 @@ function withHead(path: Obj): Obj {
   const responses = Object.fromEntries(
     Object.keys(get.responses as Obj).map((s) => [s, { description: 'as GET, without the body' }]),
   );
-  const id = get.operationId as string;
-  const operationId = `head${id.charAt(0).toUpperCase()}${id.slice(1)}`;
+  const operationId = `head${pascal(get.operationId as string)}`;
   return { ...path, head: { ...get, operationId, summary: `${get.summary} (headers only)`, responses } };
 }
 
@@ -495,7 +490,7 @@ function build(): Obj {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'pm serve, by default' }],
-    security: security([]),
+    security: [{ bearerAuth: [] }],
     tags: [
       ...RESOURCES.map((r) => ({ name: r.path, description: `${r.plural}: scopes ${r.scope}.read, ${r.scope}.write` })),
       { name: 'meta', description: 'about the server itself; no token needed' },
