@@ -3,10 +3,10 @@
  * authority) and by the CLI (to fail before sending). Messages follow Laravel's wording.
  */
 import { inputFields } from '../resources/index.js';
-import type { FieldDef, LinkDef, ResourceDef } from '../resources/types.js';
+import type { LinkDef, ResourceDef } from '../resources/types.js';
 import { isDateOnly } from './datetime.js';
 import { ErrorBag } from './errors.js';
-import { fieldKind, INVALID, label, wellFormed } from './kinds.js';
+import { fieldKind, INVALID, label, type Report, wellFormed } from './kinds.js';
 
 export type Mode = 'create' | 'update';
 
@@ -31,26 +31,6 @@ export const MAX_CUSTOM_VALUES = 100;
 
 function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-}
-
-function checkField(
-  f: FieldDef,
-  v: unknown,
-  bag: ErrorBag,
-  out: Record<string, string | number | boolean | null>,
-): void {
-  const n = f.name;
-  if (v === null) {
-    if (f.nullable) out[n] = null;
-    else if (f.default !== undefined) out[n] = f.default;
-    else bag.add(n, `The ${label(n)} field must not be null.`);
-    return;
-  }
-  const value = fieldKind(f).check(f, v, (field, message) => {
-    bag.add(field, message);
-    return INVALID;
-  });
-  if (value !== INVALID) out[n] = value;
 }
 
 function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | undefined {
@@ -94,6 +74,10 @@ function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | unde
  */
 export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): ValidBody {
   const bag = new ErrorBag();
+  const report: Report = (field, message) => {
+    bag.add(field, message);
+    return INVALID;
+  };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     bag.add('body', 'The request body must be a JSON object.');
     bag.throwIfAny();
@@ -139,11 +123,15 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
       if (mode === 'create' && f.default !== undefined) values[f.name] = f.default;
       continue;
     }
-    if (mode === 'update' && v === null && !f.nullable) {
-      bag.add(f.name, `The ${label(f.name)} field must not be null.`);
+    if (v === null) {
+      if (f.nullable) values[f.name] = null;
+      // An update may not null what create would have defaulted.
+      else if (mode === 'create' && f.default !== undefined) values[f.name] = f.default;
+      else bag.add(f.name, `The ${label(f.name)} field must not be null.`);
       continue;
     }
-    checkField(f, v, bag, values);
+    const value = fieldKind(f).check(f, v, report);
+    if (value !== INVALID) values[f.name] = value;
   }
 
   // A date without time is due all day; a datetime is not, unless the body says so.
