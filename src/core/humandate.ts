@@ -288,12 +288,8 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
       .plus(timeOnly ? { days: 1 } : { weeks: 1 });
     at = wallToMillis(next.toObject() as Wall, zone);
   }
-  const precision: DurationLikeObject = c.isCertain('second')
-    ? { seconds: 1 }
-    : c.isCertain('minute')
-      ? { minutes: 1 }
-      : { hours: 1 };
-  return { at, precision };
+  const unit = c.isCertain('second') ? 'seconds' : c.isCertain('minute') ? 'minutes' : 'hours';
+  return { at, precision: { [unit]: 1 } };
 }
 
 function describePoint(p: Point, zone: Zone): string {
