@@ -49,6 +49,17 @@ const flag = (name: string, description: string, extra: Partial<FieldDef> = {}):
   ...extra,
 });
 
+/** A field whose value is one of `codes`, given on create. */
+const code = (name: string, description: string, codes: FieldDef['codes'], extra: Partial<FieldDef>): FieldDef => ({
+  name,
+  kind: 'code',
+  description,
+  requiredOnCreate: true,
+  codes,
+  filter: 'code',
+  ...extra,
+});
+
 const counts: readonly FieldDef[] = [
   serverSet('num_attachments', 'int', 'number of attachments', { computed: { zero: true } }),
   serverSet('num_notes', 'int', 'number of notes', { computed: { count: 'notes' }, column: 5 }),
@@ -137,25 +148,11 @@ export const customFields: ResourceDef = {
     ...common,
     text('name', 'machine-identifiable name (generated from the label when omitted)', { generated: true, column: 1 }),
     text('label', 'human-readable name', { nullable: false, requiredOnCreate: true, column: 2 }),
-    {
-      name: 'type',
-      kind: 'code',
-      description: 'kind of custom field (1 Text)',
-      requiredOnCreate: true,
-      codes: CUSTOM_FIELD_TYPES,
-      filter: 'code',
-      column: 4,
-    },
-    {
-      name: 'entity_type',
-      kind: 'code',
-      description: 'the entity the field is used with (1 Contact, 2 Property)',
-      requiredOnCreate: true,
-      codes: ENTITY_TYPES,
-      filter: 'code',
+    code('type', 'kind of custom field (1 Text)', CUSTOM_FIELD_TYPES, { column: 4 }),
+    code('entity_type', 'the entity the field is used with (1 Contact, 2 Property)', ENTITY_TYPES, {
       column: 3,
       example: '2',
-    },
+    }),
   ],
   unique: [['entity_type', 'name']],
 };
