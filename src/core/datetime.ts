@@ -90,8 +90,7 @@ export function parseRange(value: string, now: number): Range {
   if (slash.length === 1) {
     const d = parseDuration(text);
     if (d) {
-      const base = luxon().DateTime.fromMillis(now, UTC);
-      const other = base.plus(d).toMillis();
+      const other = luxon().DateTime.fromMillis(now, UTC).plus(d).toMillis();
       return ordered(Math.min(now, other), Math.max(now, other), value);
     }
     if (DATE_RE.test(text)) {

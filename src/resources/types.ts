@@ -127,12 +127,8 @@ export interface RelationDef {
   readonly column: string;
 }
 
-export interface LinkDef {
-  /** Body field name: contact. */
-  readonly name: string;
-  readonly target: string;
-  /** Column set to the matched record's internal id. */
-  readonly column: string;
+/** As a relation, but `name` is the body field (contact), `column` is set to the matched record's id. */
+export interface LinkDef extends RelationDef {
   /** Fields of the target that may identify it. */
   readonly by: readonly string[];
 }
