@@ -381,30 +381,19 @@ function build(): Obj {
   const paths: Obj = {};
   for (const r of RESOURCES) for (const [p, ops] of Object.entries(operations(r))) paths[p] = withHead(ops);
   const health = (status: string, extra: Obj = {}) => object({ status: { const: status }, ...extra });
-  paths[HEALTH_PATH] = withHead({
-    get: {
-      operationId: 'getHealth',
-      summary: 'Whether the server can reach its store (for load balancers)',
-      tags: ['meta'],
-      security: [],
-      responses: {
-        200: { description: 'the store answers', ...json(health('ok')) },
-        503: {
-          description: 'the store does not answer: try again later',
-          headers: { 'Retry-After': ref('headers', 'Retry-After') },
-          ...json(health('unavailable', { message: { type: 'string' } })),
-        },
-      },
+  /** An endpoint of the server itself: GET (and HEAD), no token. */
+  const meta = (operationId: string, summary: string, responses: Obj) =>
+    withHead({ get: { operationId, summary, tags: ['meta'], security: [], responses } });
+  paths[HEALTH_PATH] = meta('getHealth', 'Whether the server can reach its store (for load balancers)', {
+    200: { description: 'the store answers', ...json(health('ok')) },
+    503: {
+      description: 'the store does not answer: try again later',
+      headers: { 'Retry-After': ref('headers', 'Retry-After') },
+      ...json(health('unavailable', { message: { type: 'string' } })),
     },
   });
-  paths[OPENAPI_PATH] = withHead({
-    get: {
-      operationId: 'getOpenApiDocument',
-      summary: 'This document',
-      tags: ['meta'],
-      security: [],
-      responses: { 200: { description: 'the OpenAPI document', ...json({ type: 'object' }) } },
-    },
+  paths[OPENAPI_PATH] = meta('getOpenApiDocument', 'This document', {
+    200: { description: 'the OpenAPI document', ...json({ type: 'object' }) },
   });
   const schemas: Obj = {
     Error: {
