@@ -252,11 +252,9 @@ export function childrenOf(r: ResourceDef): { child: ResourceDef; relation: Rela
 
 /** The resources a record of `r` refers to: its parents, linked records, and its custom fields. */
 export function dependenciesOf(r: ResourceDef): ResourceDef[] {
-  const paths = new Set<string>();
-  for (const p of r.parents ?? []) paths.add(p.target);
-  for (const l of r.linkOnCreate ?? []) paths.add(l.target);
-  if (r.customValues) paths.add(CUSTOM_FIELDS.path);
-  return [...paths].map(resourceByPath);
+  const paths = [...(r.parents ?? []), ...(r.linkOnCreate ?? [])].map((l) => l.target);
+  if (r.customValues) paths.push(CUSTOM_FIELDS.path);
+  return [...new Set(paths)].map(resourceByPath);
 }
 
 /**
