@@ -202,8 +202,7 @@ const NUMERIC_DATE = /\b(\d{1,2})([/.])(\d{1,2})(?:\2(\d{2}|\d{4}))?\b/;
 function checkNumericOrder(text: string, now: DateTime): void {
   const m = NUMERIC_DATE.exec(text);
   if (!m) return;
-  const a = Number(m[1]);
-  const b = Number(m[3]);
+  const [a, b] = [Number(m[1]), Number(m[3])];
   if (a === b || a > 12 || b > 12 || a === 0 || b === 0) return;
   let year = m[4] ? Number(m[4]) : now.year;
   if (year < 100) year += 2000;
@@ -407,10 +406,7 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
       ? p.day.startOf('day').plus({ days: 1 }).toMillis()
       : luxon().DateTime.fromMillis(p.at, { zone }).plus(p.precision).toMillis();
   const wholeDay = (day: DateTime) => interval(startOf({ day }), endOf({ day }));
-  const rolling = (to: DateTime) => {
-    const t = to.toMillis();
-    return t < nowMs ? interval(t, nowMs) : interval(nowMs, t);
-  };
+  const rolling = (to: DateTime) => interval(Math.min(to.toMillis(), nowMs), Math.max(to.toMillis(), nowMs));
 
   if (Object.hasOwn(DAYS, s)) return wholeDay(now.plus({ days: DAYS[s] as number }));
   if (s === 'now') return interval(nowMs, nowMs + 1000);
