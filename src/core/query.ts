@@ -229,13 +229,11 @@ export function encodeListQuery(resource: ResourceDef, filter: ListFilter): URLS
     const target = resourceByPath(rel.target);
     for (const [field, values] of Object.entries(inner)) put(target, `${name}[${field}]`, field, values);
   }
-  const c = filter.custom;
-  if (c) {
-    if (c.name !== undefined) q.append('custom_fields[name]', c.name);
-    if (c.uuids?.length === 1) q.append('custom_fields[uuid]', c.uuids[0] as string);
-    else for (const u of c.uuids ?? []) q.append('custom_fields[uuid][]', u);
-    if (c.value !== undefined) q.append('custom_fields[value]', c.value);
-  }
+  const c = filter.custom ?? {};
+  if (c.name !== undefined) q.append('custom_fields[name]', c.name);
+  if (c.uuids?.length === 1) q.append('custom_fields[uuid]', c.uuids[0] as string);
+  else for (const u of c.uuids ?? []) q.append('custom_fields[uuid][]', u);
+  if (c.value !== undefined) q.append('custom_fields[value]', c.value);
   if (filter.embed?.length) q.set('embed', filter.embed.join(','));
   if (filter.page !== undefined) q.set('page', String(filter.page));
   if (filter.perPage !== undefined) q.set('per_page', String(filter.perPage));
