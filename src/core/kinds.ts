@@ -309,7 +309,11 @@ export const label = (name: string) => name.replace(/_/g, ' ');
 const fail = (f: FieldDef, report: Report, rule: string): typeof INVALID =>
   report(f.name, `The ${label(f.name)} field ${rule}.`);
 /** A timestamp as the API writes one: UTC, to the second. */
-const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+00:00$';
+const TIMESTAMP: Schema = {
+  type: 'string',
+  format: 'date-time',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+00:00$',
+};
 const notTime = () => false;
 const integerColumn = (f: FieldDef): ColumnDef[] => [{ name: f.name, type: 'INTEGER', notNull: true }];
 const asIs = (f: FieldDef, v: WireValue) => ({ [f.name]: v });
@@ -427,10 +431,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     store: (f, v) => ({ [f.name]: v === null ? null : (parseInstant(String(v))?.toMillis() ?? null) }),
     load: (f, row) => (typeof row[f.name] === 'number' ? formatTimestamp(row[f.name] as number) : null),
     isTime: () => true,
-    schema: (_f, dir) =>
-      dir === 'out'
-        ? { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN }
-        : { type: 'string', format: 'date-time' },
+    schema: (_f, dir) => (dir === 'out' ? TIMESTAMP : { type: 'string', format: 'date-time' }),
   },
   date_or_datetime: {
     placeholder: 'date',
@@ -472,10 +473,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     schema: (_f, dir) =>
       dir === 'out'
         ? {
-            anyOf: [
-              { type: 'string', format: 'date' },
-              { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN },
-            ],
+            anyOf: [{ type: 'string', format: 'date' }, TIMESTAMP],
           }
         : {
             type: 'string',
