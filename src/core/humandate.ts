@@ -219,7 +219,8 @@ const ISO_LIKE = /^(?:[-+]?P|\d{4}-)[\dT:+\-.,ZPWYMDHS/ ]*$/i;
 /** A local date and time as people write it: a space, no offset. */
 const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[ ]+(\d{1,2}):(\d{2})(?::(\d{2}))?$/;
 
-function localDatetime(text: string, zone: Zone): number | undefined {
+/** The instant of a local date and time, and the length of its last unit (a second or a minute). */
+function localDatetime(text: string, zone: Zone): { at: number; unit: number } | undefined {
   const m = LOCAL_DATETIME.exec(text);
   if (!m) return undefined;
   const [year, month, day, hour, minute, second] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
@@ -227,7 +228,7 @@ function localDatetime(text: string, zone: Zone): number | undefined {
   const check = luxon().DateTime.fromObject(w, { zone: 'utc' });
   if (!check.isValid)
     throw new HumanDateError(`"${text}" is not a valid date and time (${check.invalidExplanation ?? 'out of range'})`);
-  return wallToMillis(w, zone);
+  return { at: wallToMillis(w, zone), unit: m[6] !== undefined ? 1000 : 60_000 };
 }
 
 // ------------------------------------------------------------------ chrono
@@ -335,7 +336,7 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
   if (raw === '') throw new HumanDateError(`is empty; ${DATE_TRY}`);
   const { zone, now } = clockOf(opts);
   const local = localDatetime(raw, zone);
-  if (local !== undefined) return { iso: utcText(local), dateOnly: false };
+  if (local) return { iso: utcText(local.at), dateOnly: false };
   if (parseInstant(raw)) return { iso: raw, dateOnly: isDateOnly(raw) };
   if (parseDuration(raw))
     throw new HumanDateError(
@@ -383,10 +384,7 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   const nowMs = now.toMillis();
 
   const local = localDatetime(raw, zone);
-  if (local !== undefined) {
-    const m = LOCAL_DATETIME.exec(raw) as RegExpExecArray;
-    return interval(local, local + (m[6] !== undefined ? 1000 : 60_000));
-  }
+  if (local) return interval(local.at, local.at + local.unit);
   try {
     parseRange(raw, opts.now);
     return raw;
