@@ -146,13 +146,10 @@ export type Condition =
       readonly target: ResourceDef;
       readonly conditions: readonly Condition[];
     }
-  | {
-      readonly kind: 'custom';
-      readonly entity: number;
-      readonly name?: string;
-      readonly uuids?: readonly string[];
-      readonly value?: string;
-    };
+  | ({ readonly kind: 'custom'; readonly entity: number } & CustomFilter);
+
+/** A filter on custom field values: the field by name or uuids, and text the value contains. */
+export type CustomFilter = { readonly name?: string; readonly uuids?: readonly string[]; readonly value?: string };
 
 export interface FilterKindDef {
   /** Takes several values (`name[]=a&name[]=b`, any of them matches); the flag is repeatable. */

@@ -6,7 +6,7 @@
 import { fieldOf, filterFields, resourceByPath } from '../resources/index.js';
 import type { FieldDef, RelationDef, ResourceDef } from '../resources/types.js';
 import { ErrorBag, QueryError } from './errors.js';
-import { type Condition, filterKind, KindError } from './kinds.js';
+import { type Condition, type CustomFilter, filterKind, KindError } from './kinds.js';
 
 export type { Condition };
 
@@ -200,8 +200,7 @@ export interface ListFilter {
   readonly fields?: Readonly<Record<string, readonly string[]>>;
   /** Relational filters: relation name -> the target's field filters. */
   readonly relations?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
-  /** Custom field values: the field by name or uuids, and text the value contains. */
-  readonly custom?: { readonly name?: string; readonly uuids?: readonly string[]; readonly value?: string };
+  readonly custom?: CustomFilter;
   readonly embed?: readonly string[];
   readonly page?: number;
   readonly perPage?: number;
