@@ -281,14 +281,13 @@ function ok(description: string, schema: Schema, extra: Obj = {}): Obj {
 function operations(r: ResourceDef): Record<string, Obj> {
   const read = `${r.scope}.read`;
   const write = `${r.scope}.write`;
-  const tags = [r.path];
   const data = object({ data: ref('schemas', one(r)) });
   const unique = r.unique?.length ? [409] : [];
   const paths: Record<string, Obj> = {};
   const op = (operationId: string, summary: string, scope: string, rest: Obj): Obj => ({
     operationId,
     summary,
-    tags,
+    tags: [r.path],
     security: [{ bearerAuth: [scope] }],
     ...rest,
   });
