@@ -28,6 +28,9 @@ const text = (name: string, description: string, extra: Partial<FieldDef> = {}):
   ...extra,
 });
 
+/** What a text field create requires has: it is never null. */
+const required: Partial<FieldDef> = { nullable: false, requiredOnCreate: true };
+
 const rooms = (name: string, description: string, column: number): FieldDef => ({
   name,
   kind: 'int',
@@ -81,19 +84,12 @@ export const properties: ResourceDef = {
   verbs: allVerbs,
   fields: [
     ...common,
-    text('address', 'address line 1', {
-      nullable: false,
-      requiredOnCreate: true,
-      requiredOnUpdate: true,
-      column: 1,
-      example: 'high street',
-    }),
+    text('address', 'address line 1', { ...required, requiredOnUpdate: true, column: 1, example: 'high street' }),
     text('address2', 'address line 2'),
     text('city', 'city', { column: 2, example: 'leeds' }),
     text('county', 'county'),
     text('postcode', 'postcode', {
-      nullable: false,
-      requiredOnCreate: true,
+      ...required,
       requiredOnUpdate: true,
       filter: 'postcode',
       column: 2,
@@ -117,8 +113,8 @@ export const contacts: ResourceDef = {
   verbs: allVerbs,
   fields: [
     ...common,
-    text('name', 'full name', { nullable: false, requiredOnCreate: true, column: 1, example: 'smith' }),
-    text('email', 'email address', { nullable: false, requiredOnCreate: true, column: 2, example: '@acme' }),
+    text('name', 'full name', { ...required, column: 1, example: 'smith' }),
+    text('email', 'email address', { ...required, column: 2, example: '@acme' }),
     text('contact_number', 'telephone number', { column: 3 }),
     text('company', 'company', { column: 4 }),
     text('address', 'address line 1'),
@@ -147,7 +143,7 @@ export const customFields: ResourceDef = {
   fields: [
     ...common,
     text('name', 'machine-identifiable name (generated from the label when omitted)', { generated: true, column: 1 }),
-    text('label', 'human-readable name', { nullable: false, requiredOnCreate: true, column: 2 }),
+    text('label', 'human-readable name', { ...required, column: 2 }),
     code('type', 'kind of custom field (1 Text)', CUSTOM_FIELD_TYPES, { column: 4 }),
     code('entity_type', 'the entity the field is used with (1 Contact, 2 Property)', ENTITY_TYPES, {
       column: 3,
@@ -160,10 +156,7 @@ export const customFields: ResourceDef = {
 export const notes: ResourceDef = {
   ...named('notes', 'note'),
   verbs: { list: true, get: true, create: true, update: false, delete: true },
-  fields: [
-    ...common,
-    text('content', 'text of the note', { nullable: false, requiredOnCreate: true, max: 65535, column: 1 }),
-  ],
+  fields: [...common, text('content', 'text of the note', { ...required, max: 65535, column: 1 })],
   parents: [
     { name: 'property', target: 'properties', column: 'property_id' },
     { name: 'contact', target: 'contacts', column: 'contact_id' },
@@ -177,7 +170,7 @@ export const reminders: ResourceDef = {
   verbs: allVerbs,
   fields: [
     ...common,
-    text('title', 'title', { nullable: false, requiredOnCreate: true, column: 1 }),
+    text('title', 'title', { ...required, column: 1 }),
     { name: 'description', kind: 'text', description: 'longer description', nullable: true, max: 65535 },
     {
       name: 'due_at',
