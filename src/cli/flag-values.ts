@@ -34,7 +34,7 @@ export function typed<T>(flag: string, read: () => T): T {
   try {
     return read();
   } catch (e) {
-    if (e instanceof KindError) throw usageError(`--${flag} ${e.message}`, e.hint);
+    if (e instanceof KindError) throw usageError(`--${flag} ${e.message}`);
     if (e instanceof HumanDateError) throw usageError(`--${flag}: ${e.message}`, e.hint);
     throw e;
   }

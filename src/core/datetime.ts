@@ -15,13 +15,12 @@ export interface Range {
 }
 
 export class DatetimeParseError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DatetimeParseError';
-  }
+  override name = 'DatetimeParseError';
 }
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+/** The offset that ends a datetime: Z, +01, +0100, +01:00. */
+const OFFSET_RE = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
 const UTC = { zone: 'utc', setZone: false } as const;
 
 /** Reads a duration, accepting the lax `P4H30M` (time units without T) as `PT4H30M`. */
@@ -41,12 +40,10 @@ export function parseDuration(text: string): Duration | undefined {
 /** The unit of the last component written in a datetime, for its implied extent. */
 function precisionOf(text: string): Duration {
   const time = text.split('T')[1] ?? '';
-  const clock = time.replace(/(Z|[+-]\d{2}(:?\d{2})?)$/i, '');
-  if (clock.includes('.')) return luxon().Duration.fromObject({ milliseconds: 1 });
+  const clock = time.replace(OFFSET_RE, '');
   const parts = clock.split(':').filter(Boolean).length;
-  if (parts >= 3) return luxon().Duration.fromObject({ seconds: 1 });
-  if (parts === 2) return luxon().Duration.fromObject({ minutes: 1 });
-  return luxon().Duration.fromObject({ hours: 1 });
+  const unit = clock.includes('.') ? 'milliseconds' : parts >= 3 ? 'seconds' : parts === 2 ? 'minutes' : 'hours';
+  return luxon().Duration.fromObject({ [unit]: 1 });
 }
 
 /** Parses one ISO date or datetime, in UTC unless it carries an offset. */
@@ -68,8 +65,7 @@ export function parseInstant(text: string): DateTime | undefined {
 function completeEnd(start: string, end: string): string {
   if (/^\d{4}-/.test(end)) return end;
   const [startDate = '', startTime] = start.split('T');
-  const offsetMatch = startTime ? /(Z|[+-]\d{2}(:?\d{2})?)$/i.exec(startTime) : null;
-  const offset = offsetMatch ? offsetMatch[0] : '';
+  const offset = (startTime && OFFSET_RE.exec(startTime)?.[0]) || '';
   let endDate = '';
   let endTime: string | undefined;
   if (end.includes('T')) [endDate, endTime] = end.split('T') as [string, string];
@@ -77,8 +73,7 @@ function completeEnd(start: string, end: string): string {
   else endDate = end;
   const date = endDate ? startDate.slice(0, startDate.length - endDate.length) + endDate : startDate;
   if (endTime === undefined) return date;
-  const hasOffset = /(Z|[+-]\d{2}(:?\d{2})?)$/i.test(endTime);
-  return `${date}T${endTime}${hasOffset ? '' : offset}`;
+  return `${date}T${endTime}${OFFSET_RE.test(endTime) ? '' : offset}`;
 }
 
 /**
@@ -95,8 +90,7 @@ export function parseRange(value: string, now: number): Range {
   if (slash.length === 1) {
     const d = parseDuration(text);
     if (d) {
-      const base = luxon().DateTime.fromMillis(now, UTC);
-      const other = base.plus(d).toMillis();
+      const other = luxon().DateTime.fromMillis(now, UTC).plus(d).toMillis();
       return ordered(Math.min(now, other), Math.max(now, other), value);
     }
     if (DATE_RE.test(text)) {

@@ -19,7 +19,7 @@
 import { createRequire } from 'node:module';
 import type { DateTime, Duration, DurationLikeObject, Zone } from 'luxon';
 import { luxon } from './luxon.js';
-import { DatetimeParseError, parseDuration, parseInstant, parseRange } from './datetime.js';
+import { DatetimeParseError, isDateOnly, parseDuration, parseInstant, parseRange } from './datetime.js';
 
 export interface HumanDateOptions {
   /** The current instant, epoch milliseconds. */
@@ -90,28 +90,16 @@ const RANGE_TRY = 'try "last 7 days", "this week", "today", "2026-12-01/P1W"';
 
 // ------------------------------------------------------------------ zone and wall clock
 
-function zoneOf(name: string | undefined): Zone {
-  const id = name ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+/** The zone, and now in it to the second. */
+function clockOf(opts: HumanDateOptions): { zone: Zone; now: DateTime } {
+  const id = opts.zone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const zone = luxon().DateTime.fromMillis(0, { zone: id }).zone;
   if (!zone.isValid)
     throw new HumanDateError(`"${id}" is not a time zone I know; use an IANA name such as Europe/London`);
-  return zone;
-}
-
-/** The zone, and now in it to the second. */
-function clockOf(opts: HumanDateOptions): { zone: Zone; now: DateTime } {
-  const zone = zoneOf(opts.zone);
   return { zone, now: luxon().DateTime.fromMillis(Math.floor(opts.now / 1000) * 1000, { zone }) };
 }
 
-interface Wall {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
+type Wall = Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', number>;
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 const wallText = (w: Wall) =>
@@ -137,8 +125,6 @@ function wallToMillis(w: Wall, zone: Zone): number {
       `${at.replace(' ', 'T')}${a} (the first) or ${at.replace(' ', 'T')}${b} (the second)`,
   );
 }
-
-const dayStart = (d: DateTime): DateTime => d.startOf('day');
 
 /** `YYYY-MM-DDTHH:MM:SSZ`: what is sent for a local time, converted. */
 export function utcText(ms: number): string {
@@ -170,20 +156,15 @@ const UNIT = `(${Object.keys(UNIT_WORDS).join('|')})`;
 const COUNT_WORDS: Record<string, number> = {
   a: 1,
   an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
+  ...Object.fromEntries(
+    ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'].map((w, i) => [w, i + 1]),
+  ),
   twelve: 12,
 };
 const COUNT = `(\\d+|${Object.keys(COUNT_WORDS).join('|')})`;
 const count = (s: string): number => COUNT_WORDS[s] ?? Number(s);
+/** The days named by a word, from today. */
+const DAYS: Record<string, number> = { yesterday: -1, today: 0, tomorrow: 1 };
 
 /** `+2h`, `-30m`, `+1d2h`, `+ 90 s`: an exact offset from now. */
 const SHORTHAND = new RegExp(`^([+-])\\s*((?:\\d+\\s*${UNIT}\\s*)+)$`);
@@ -221,8 +202,7 @@ const NUMERIC_DATE = /\b(\d{1,2})([/.])(\d{1,2})(?:\2(\d{2}|\d{4}))?\b/;
 function checkNumericOrder(text: string, now: DateTime): void {
   const m = NUMERIC_DATE.exec(text);
   if (!m) return;
-  const a = Number(m[1]);
-  const b = Number(m[3]);
+  const [a, b] = [Number(m[1]), Number(m[3])];
   if (a === b || a > 12 || b > 12 || a === 0 || b === 0) return;
   let year = m[4] ? Number(m[4]) : now.year;
   if (year < 100) year += 2000;
@@ -239,7 +219,8 @@ const ISO_LIKE = /^(?:[-+]?P|\d{4}-)[\dT:+\-.,ZPWYMDHS/ ]*$/i;
 /** A local date and time as people write it: a space, no offset. */
 const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[ ]+(\d{1,2}):(\d{2})(?::(\d{2}))?$/;
 
-function localDatetime(text: string, zone: Zone): number | undefined {
+/** The instant of a local date and time, and the length of its last unit (a second or a minute). */
+function localDatetime(text: string, zone: Zone): { at: number; unit: number } | undefined {
   const m = LOCAL_DATETIME.exec(text);
   if (!m) return undefined;
   const [year, month, day, hour, minute, second] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
@@ -247,7 +228,7 @@ function localDatetime(text: string, zone: Zone): number | undefined {
   const check = luxon().DateTime.fromObject(w, { zone: 'utc' });
   if (!check.isValid)
     throw new HumanDateError(`"${text}" is not a valid date and time (${check.invalidExplanation ?? 'out of range'})`);
-  return wallToMillis(w, zone);
+  return { at: wallToMillis(w, zone), unit: m[6] !== undefined ? 1000 : 60_000 };
 }
 
 // ------------------------------------------------------------------ chrono
@@ -260,11 +241,8 @@ function chrono(): Chrono {
   return createRequire(import.meta.url)('chrono-node/en') as Chrono;
 }
 
-interface Reading {
-  /** Start of what was read: a local day, or an exact instant. */
-  start: Point;
-  end?: Point;
-}
+/** What was read: each end a local day, or an exact instant. */
+type Reading = { start: Point; end?: Point };
 
 type Point = { day: DateTime } | { at: number; precision: DurationLikeObject };
 
@@ -282,10 +260,9 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
     !c.isCertain('month') &&
     ![...tags].some((t) => t.startsWith('casualReference/'));
   const timed = c.isCertain('hour') || TIME_OF_DAY.test(text);
-  const today = dayStart(now);
   if (!timed) {
     // A weekday alone is the next one (today counts): "friday" on a Saturday is six days ahead.
-    if (weekdayOnly && !MODIFIER.test(text) && day < today) day = day.plus({ weeks: 1 });
+    if (weekdayOnly && !MODIFIER.test(text) && day < now.startOf('day')) day = day.plus({ weeks: 1 });
     return { day };
   }
   const wall: Wall = {
@@ -309,18 +286,10 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
     const next = luxon()
       .DateTime.fromMillis(at, { zone })
       .plus(timeOnly ? { days: 1 } : { weeks: 1 });
-    at = wallToMillis(wallOf(next), zone);
+    at = wallToMillis(next.toObject() as Wall, zone);
   }
-  const precision: DurationLikeObject = c.isCertain('second')
-    ? { seconds: 1 }
-    : c.isCertain('minute')
-      ? { minutes: 1 }
-      : { hours: 1 };
-  return { at, precision };
-}
-
-function wallOf(d: DateTime): Wall {
-  return { year: d.year, month: d.month, day: d.day, hour: d.hour, minute: d.minute, second: d.second };
+  const unit = c.isCertain('second') ? 'seconds' : c.isCertain('minute') ? 'minutes' : 'hours';
+  return { at, precision: { [unit]: 1 } };
 }
 
 function describePoint(p: Point, zone: Zone): string {
@@ -367,8 +336,8 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
   if (raw === '') throw new HumanDateError(`is empty; ${DATE_TRY}`);
   const { zone, now } = clockOf(opts);
   const local = localDatetime(raw, zone);
-  if (local !== undefined) return { iso: utcText(local), dateOnly: false };
-  if (parseInstant(raw)) return { iso: raw, dateOnly: /^\d{4}-\d{2}-\d{2}$/.test(raw) };
+  if (local) return { iso: utcText(local.at), dateOnly: false };
+  if (parseInstant(raw)) return { iso: raw, dateOnly: isDateOnly(raw) };
   if (parseDuration(raw))
     throw new HumanDateError(
       `"${raw}" is a length of time, not a date; for a time from now write "+2h", "+7d" or "in 3 days"`,
@@ -382,9 +351,7 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
   const at = (ms: number): HumanInstant => ({ iso: utcText(ms), dateOnly: false });
 
   if (s === 'now') return at(now.toMillis());
-  if (s === 'today') return day(now);
-  if (s === 'tomorrow') return day(now.plus({ days: 1 }));
-  if (s === 'yesterday') return day(now.minus({ days: 1 }));
+  if (Object.hasOwn(DAYS, s)) return day(now.plus({ days: DAYS[s] as number }));
   const m = SHORTHAND.exec(s);
   if (m) return at(now.plus(shorthand(m[1] as string, m[2] as string)).toMillis());
   const counted = countFromNow(s, now);
@@ -417,10 +384,7 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   const nowMs = now.toMillis();
 
   const local = localDatetime(raw, zone);
-  if (local !== undefined) {
-    const m = LOCAL_DATETIME.exec(raw) as RegExpExecArray;
-    return interval(local, local + (m[6] !== undefined ? 1000 : 60_000));
-  }
+  if (local) return interval(local.at, local.at + local.unit);
   try {
     parseRange(raw, opts.now);
     return raw;
@@ -434,15 +398,15 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   }
 
   const s = normalise(raw);
-  const wholeDay = (d: DateTime) => interval(dayStart(d).toMillis(), dayStart(d).plus({ days: 1 }).toMillis());
-  const rolling = (to: DateTime) => {
-    const t = to.toMillis();
-    return t < nowMs ? interval(t, nowMs) : interval(nowMs, t);
-  };
+  const startOf = (p: Point) => ('day' in p ? p.day.startOf('day').toMillis() : p.at);
+  const endOf = (p: Point) =>
+    'day' in p
+      ? p.day.startOf('day').plus({ days: 1 }).toMillis()
+      : luxon().DateTime.fromMillis(p.at, { zone }).plus(p.precision).toMillis();
+  const wholeDay = (day: DateTime) => interval(startOf({ day }), endOf({ day }));
+  const rolling = (to: DateTime) => interval(Math.min(to.toMillis(), nowMs), Math.max(to.toMillis(), nowMs));
 
-  if (s === 'today') return wholeDay(now);
-  if (s === 'tomorrow') return wholeDay(now.plus({ days: 1 }));
-  if (s === 'yesterday') return wholeDay(now.minus({ days: 1 }));
+  if (Object.hasOwn(DAYS, s)) return wholeDay(now.plus({ days: DAYS[s] as number }));
   if (s === 'now') return interval(nowMs, nowMs + 1000);
   let m = SHORTHAND.exec(s);
   if (m) return rolling(now.plus(shorthand(m[1] as string, m[2] as string)));
@@ -469,11 +433,6 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   }
   checkNumericOrder(s, now);
   const reading = readWithChrono(s, raw, now, zone, 'a date or range', RANGE_TRY);
-  const startOf = (p: Point) => ('day' in p ? dayStart(p.day).toMillis() : p.at);
-  const endOf = (p: Point) =>
-    'day' in p
-      ? dayStart(p.day).plus({ days: 1 }).toMillis()
-      : luxon().DateTime.fromMillis(p.at, { zone }).plus(p.precision).toMillis();
   const start = startOf(reading.start);
   const end = reading.end ? ('day' in reading.end ? endOf(reading.end) : reading.end.at) : endOf(reading.start);
   if (end <= start)

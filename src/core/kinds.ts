@@ -1,15 +1,5 @@
 /**
- * Field kinds and filter kinds, each defined once. A resource description says of each field
- * which kind it is (text, int, bool, ...) and how lists filter on it (exact, fuzzy, ...); this
- * module says what that means everywhere it matters:
- *
- * - a field kind: its input flag, how a value a person types becomes a body value (flags and CSV
- *   cells), how the server checks a body value, the columns it is stored in and how a value goes
- *   in and comes out of them, and whether output shows it as a time;
- * - a filter kind: its list flag, how a value a person types becomes a query value (encode), how
- *   the server reads the query values into a condition (decode), whether it takes several
- *   values, how text is folded for a substring match, and the values completion offers.
- *
+ * Field kinds and filter kinds, each defined once (docs/architecture.md lists what each says).
  * A value a person types is read the same way wherever it is typed (a flag, FIELD=VALUE, a CSV
  * cell). Pure: dates in words ("tomorrow 9am") come in through the client's context, so that the
  * date libraries load only when they are used.
@@ -43,12 +33,7 @@ export function wellFormed(s: string): boolean {
 
 /** A value that does not fit its kind; the message has no subject ("must be a whole number..."). */
 export class KindError extends Error {
-  readonly hint: string | undefined;
-  constructor(message: string, hint?: string) {
-    super(message);
-    this.name = 'KindError';
-    this.hint = hint;
-  }
+  override name = 'KindError';
 }
 
 /** What the client reads values a person typed with: the clock and zone, and dates in words. */
@@ -93,18 +78,12 @@ const BOOL_WORDS = {
   },
 } as const;
 
-/** A boolean in the words of a query or of a person; undefined when it is not one. */
-export function parseBool(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolean | undefined {
+/** A boolean in the words of a query or of a person. */
+function boolOf(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolean {
   const s = text.trim().toLowerCase();
   if ((BOOL_WORDS[words].true as readonly string[]).includes(s)) return true;
   if ((BOOL_WORDS[words].false as readonly string[]).includes(s)) return false;
-  return undefined;
-}
-
-function boolOf(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolean {
-  const b = parseBool(text, words);
-  if (b === undefined) throw new KindError(`${BOOL_WORDS[words].expected}, not "${text}".`);
-  return b;
+  throw new KindError(`${BOOL_WORDS[words].expected}, not "${text}".`);
 }
 
 /** A whole number as the API takes one in a query: optional minus, at most nine digits, nothing else. */
@@ -122,23 +101,17 @@ function wholeOf(f: FieldDef, text: string): number {
 }
 
 /** A code of a `code` field, by its number or its name ("2" or "property"), any case. */
-export function parseCode(f: FieldDef, text: string): number | undefined {
+function codeOf(f: FieldDef, text: string): number {
   const s = text.trim();
   const codes = f.codes ?? {};
   const byName = Object.entries(codes).find(([, name]) => name.toLowerCase() === s.toLowerCase());
   if (byName) return Number(byName[0]);
-  return /^\d{1,9}$/.test(s) && s in codes ? Number(s) : undefined;
-}
-
-function codeOf(f: FieldDef, text: string): number {
-  const c = parseCode(f, text);
-  if (c === undefined)
-    throw new KindError(
-      `must be one of ${Object.entries(f.codes ?? {})
-        .map(([code, name]) => `${code} (${name.toLowerCase()})`)
-        .join(', ')}, not "${text}".`,
-    );
-  return c;
+  if (/^\d{1,9}$/.test(s) && s in codes) return Number(s);
+  throw new KindError(
+    `must be one of ${Object.entries(codes)
+      .map(([code, name]) => `${code} (${name.toLowerCase()})`)
+      .join(', ')}, not "${text}".`,
+  );
 }
 
 /** The codes as completion offers them: names first, then numbers. */
@@ -147,28 +120,6 @@ function codeCandidates(f: FieldDef): Candidate[] {
   return [
     ...codes.map(([, name]) => ({ value: name.toLowerCase(), description: f.description })),
     ...codes.map(([code, name]) => ({ value: code, description: name })),
-  ];
-}
-
-const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
-
-/** Ranges to offer for a datetime filter. */
-export function rangeCandidates(now: number): Candidate[] {
-  return [
-    { value: utcDay(now), description: 'today (UTC)' },
-    { value: '-P7D', description: 'the past 7 days' },
-    { value: 'P7D', description: 'the next 7 days' },
-    { value: '-P30D', description: 'the past 30 days' },
-    { value: 'P30D', description: 'the next 30 days' },
-  ];
-}
-
-function dateCandidates(now: number): Candidate[] {
-  const tomorrow = utcDay(now + 86_400_000);
-  return [
-    { value: utcDay(now), description: 'today, all day' },
-    { value: tomorrow, description: 'tomorrow, all day' },
-    { value: `${tomorrow}T09:00:00Z`, description: 'tomorrow at 09:00 UTC' },
   ];
 }
 
@@ -195,13 +146,10 @@ export type Condition =
       readonly target: ResourceDef;
       readonly conditions: readonly Condition[];
     }
-  | {
-      readonly kind: 'custom';
-      readonly entity: number;
-      readonly name?: string;
-      readonly uuids?: readonly string[];
-      readonly value?: string;
-    };
+  | ({ readonly kind: 'custom'; readonly entity: number } & CustomFilter);
+
+/** A filter on custom field values: the field by name or uuids, and text the value contains. */
+export type CustomFilter = { readonly name?: string; readonly uuids?: readonly string[]; readonly value?: string };
 
 export interface FilterKindDef {
   /** Takes several values (`name[]=a&name[]=b`, any of them matches); the flag is repeatable. */
@@ -240,11 +188,11 @@ const fuzzy = (fold: (v: string) => string, spaces: string): FilterKindDef => ({
 /** A query integer: digits, an optional minus, nothing else (parseWhole). */
 const WHOLE_SCHEMA: Schema = { type: 'integer', minimum: -999_999_999, maximum: 999_999_999 };
 
-const integers = (f: FieldDef, values: readonly string[], read: (v: string) => number | undefined): Condition => ({
+const integers = (f: FieldDef, values: readonly string[]): Condition => ({
   kind: 'int',
   field: f,
   values: values.map((v) => {
-    const n = read(v);
+    const n = parseWhole(v);
     if (n === undefined) throw new KindError(`must be an integer, not "${v}".`);
     return n;
   }),
@@ -268,7 +216,7 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     placeholder: () => 'n',
     help: (f) => `${f.description} is N (repeatable: any of them)`,
     encode: (f, v) => String(wholeOf(f, v)),
-    decode: (f, values) => integers(f, values, parseWhole),
+    decode: integers,
     schema: () => WHOLE_SCHEMA,
   },
   code: {
@@ -277,7 +225,7 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
     help: (f) => `${f.description}, by code or name (repeatable: any of them)`,
     encode: (f, v) => String(codeOf(f, v)),
     // The query takes the number alone (any integer: an unknown code matches nothing).
-    decode: (f, values) => integers(f, values, parseWhole),
+    decode: integers,
     complete: codeCandidates,
     schema: (f) => ({ ...WHOLE_SCHEMA, examples: Object.keys(f.codes ?? {}).map(Number) }),
   },
@@ -303,7 +251,13 @@ export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
         throw e;
       }
     },
-    complete: (_f, now) => rangeCandidates(now),
+    complete: (_f, now) => [
+      { value: formatDate(now), description: 'today (UTC)' },
+      { value: '-P7D', description: 'the past 7 days' },
+      { value: 'P7D', description: 'the next 7 days' },
+      { value: '-P30D', description: 'the past 30 days' },
+      { value: 'P30D', description: 'the next 30 days' },
+    ],
     schema: () => ({
       type: 'string',
       description:
@@ -346,9 +300,17 @@ export interface FieldKindDef {
   readonly schema: (f: FieldDef, dir: 'in' | 'out') => Schema;
 }
 
-const label = (name: string) => name.replace(/_/g, ' ');
+/** A field's name as a message says it: "due at". */
+export const label = (name: string) => name.replace(/_/g, ' ');
+/** Reports an error of the field itself: "The <label> field <rule>." */
+const fail = (f: FieldDef, report: Report, rule: string): typeof INVALID =>
+  report(f.name, `The ${label(f.name)} field ${rule}.`);
 /** A timestamp as the API writes one: UTC, to the second. */
-const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+00:00$';
+const TIMESTAMP: Schema = {
+  type: 'string',
+  format: 'date-time',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+00:00$',
+};
 const notTime = () => false;
 const integerColumn = (f: FieldDef): ColumnDef[] => [{ name: f.name, type: 'INTEGER', notNull: true }];
 const asIs = (f: FieldDef, v: WireValue) => ({ [f.name]: v });
@@ -359,13 +321,12 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     help: (f, note) => `${f.description}${f.max ? `, up to ${f.max} characters` : ''}${note}`,
     fromText: (_f, text) => text,
     check: (f, v, report) => {
-      const n = f.name;
-      if (typeof v !== 'string') return report(n, `The ${label(n)} field must be a string.`);
+      if (typeof v !== 'string') return fail(f, report, 'must be a string');
       if (f.max !== undefined && [...v].length > f.max)
-        return report(n, `The ${label(n)} field must not be greater than ${f.max} characters.`);
-      if (v.includes('\u0000')) return report(n, `The ${label(n)} field must not contain NUL characters.`);
+        return fail(f, report, `must not be greater than ${f.max} characters`);
+      if (v.includes('\u0000')) return fail(f, report, 'must not contain NUL characters');
       // A lone surrogate is no character: stored, it would be invalid UTF-8.
-      if (!wellFormed(v)) return report(n, `The ${label(n)} field must be valid Unicode text.`);
+      if (!wellFormed(v)) return fail(f, report, 'must be valid Unicode text');
       return v;
     },
     columns: (f) => [{ name: f.name, type: 'TEXT', notNull: !f.nullable }],
@@ -385,11 +346,9 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     help: (f, note) => `${f.description}, a whole number ${f.min ?? 0}-${f.max ?? '…'}${note}`,
     fromText: (f, text) => wholeOf(f, text),
     check: (f, v, report) => {
-      const n = f.name;
-      if (typeof v !== 'number' || !Number.isInteger(v)) return report(n, `The ${label(n)} field must be an integer.`);
-      if (f.min !== undefined && v < f.min) return report(n, `The ${label(n)} field must be at least ${f.min}.`);
-      if (f.max !== undefined && v > f.max)
-        return report(n, `The ${label(n)} field must not be greater than ${f.max}.`);
+      if (typeof v !== 'number' || !Number.isInteger(v)) return fail(f, report, 'must be an integer');
+      if (f.min !== undefined && v < f.min) return fail(f, report, `must be at least ${f.min}`);
+      if (f.max !== undefined && v > f.max) return fail(f, report, `must not be greater than ${f.max}`);
       return v;
     },
     columns: integerColumn,
@@ -405,8 +364,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
   bool: {
     help: (f, note) => `${f.description}${note}`,
     fromText: (_f, text) => boolOf(text),
-    check: (f, v, report) =>
-      typeof v === 'boolean' ? v : report(f.name, `The ${label(f.name)} field must be true or false.`),
+    check: (f, v, report) => (typeof v === 'boolean' ? v : fail(f, report, 'must be true or false')),
     columns: integerColumn,
     store: (f, v) => ({ [f.name]: v ? 1 : 0 }),
     load: (f, row) => row[f.name] === 1,
@@ -421,7 +379,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     check: (f, v, report) => {
       const n = f.name;
       if (typeof v !== 'object' || v === null || Array.isArray(v))
-        return report(n, `The ${label(n)} field must be an object with a code.`);
+        return fail(f, report, 'must be an object with a code');
       const obj = v as Record<string, unknown>;
       for (const k of Object.keys(obj))
         if (k !== 'code' && k !== 'name') report(`${n}.${k}`, `The ${n}.${k} field is not allowed.`);
@@ -463,17 +421,14 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     fromText: (_f, text, ctx) => ctx.instant(text),
     check: (f, v, report) => {
       const at = typeof v === 'string' ? parseInstant(v) : undefined;
-      if (!at) return report(f.name, `The ${label(f.name)} field must be an ISO 8601 datetime.`);
+      if (!at) return fail(f, report, 'must be an ISO 8601 datetime');
       return formatTimestamp(at.toMillis());
     },
     columns: integerColumn,
     store: (f, v) => ({ [f.name]: v === null ? null : (parseInstant(String(v))?.toMillis() ?? null) }),
     load: (f, row) => (typeof row[f.name] === 'number' ? formatTimestamp(row[f.name] as number) : null),
     isTime: () => true,
-    schema: (_f, dir) =>
-      dir === 'out'
-        ? { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN }
-        : { type: 'string', format: 'date-time' },
+    schema: (_f, dir) => (dir === 'out' ? TIMESTAMP : { type: 'string', format: 'date-time' }),
   },
   date_or_datetime: {
     placeholder: 'date',
@@ -481,10 +436,9 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     // A day without a time is sent as YYYY-MM-DD: the server makes it all day.
     fromText: (_f, text, ctx) => ctx.instant(text),
     check: (f, v, report) => {
-      const n = f.name;
-      if (typeof v !== 'string') return report(n, `The ${label(n)} field must be an ISO 8601 date or datetime.`);
+      if (typeof v !== 'string') return fail(f, report, 'must be an ISO 8601 date or datetime');
       const at = parseInstant(v);
-      if (!at) return report(n, `The ${label(n)} field must be an ISO 8601 date or datetime, not "${v}".`);
+      if (!at) return fail(f, report, `must be an ISO 8601 date or datetime, not "${v}"`);
       return isDateOnly(v) ? v.trim() : formatTimestamp(at.toMillis());
     },
     // The instant, and whether it was given as a date (all day).
@@ -505,14 +459,18 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
       return row[`${f.name}_is_date`] === 1 ? formatDate(v) : formatTimestamp(v);
     },
     isTime: (v) => !isDateOnly(v),
-    complete: (_f, now) => dateCandidates(now),
+    complete: (_f, now) => {
+      const tomorrow = formatDate(now + 86_400_000);
+      return [
+        { value: formatDate(now), description: 'today, all day' },
+        { value: tomorrow, description: 'tomorrow, all day' },
+        { value: `${tomorrow}T09:00:00Z`, description: 'tomorrow at 09:00 UTC' },
+      ];
+    },
     schema: (_f, dir) =>
       dir === 'out'
         ? {
-            anyOf: [
-              { type: 'string', format: 'date' },
-              { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN },
-            ],
+            anyOf: [{ type: 'string', format: 'date' }, TIMESTAMP],
           }
         : {
             type: 'string',

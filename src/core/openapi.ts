@@ -33,6 +33,14 @@ const pascal = (words: string) => words.replace(/(?:^|[\s_-])([a-z])/g, (_m, c: 
 /** Schema names of a resource: Property, Properties. */
 const one = (r: ResourceDef) => pascal(r.singular);
 const many = (r: ResourceDef) => pascal(r.plural);
+/** An object of exactly these properties, all required; the description, if any, first. */
+const object = (properties: Obj, description?: string): Schema => ({
+  type: 'object',
+  ...(description !== undefined ? { description } : {}),
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
 const nullable = (s: Schema): Schema =>
   typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] };
 
@@ -55,20 +63,10 @@ function recordSchema(r: ResourceDef): Schema {
   for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])]) {
     const target = resourceByPath(l.target);
     const fields = embeddedFieldsOf(l).map((n) => fieldOf(target, n) as FieldDef);
-    properties[l.name] = {
-      type: 'object',
-      description: `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
-      properties: {
-        data: nullable({
-          type: 'object',
-          properties: Object.fromEntries(fields.map((f) => [f.name, outSchema(f)])),
-          required: fields.map((f) => f.name),
-          additionalProperties: false,
-        }),
-      },
-      required: ['data'],
-      additionalProperties: false,
-    };
+    properties[l.name] = object(
+      { data: nullable(object(Object.fromEntries(fields.map((f) => [f.name, outSchema(f)])))) },
+      `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
+    );
   }
   return {
     type: 'object',
@@ -110,84 +108,59 @@ function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
 
 // ------------------------------------------------------------------ parameters
 
-interface Param {
-  readonly name: string;
-  readonly description: string;
-  readonly schema: Schema;
-  readonly example?: string;
-}
-
-function query(p: Param): Obj {
+/** A query parameter; an array of values is sent as `name[]=a&name[]=b`. */
+function query(name: string, description: string, schema: Schema, example?: string): Obj {
   return {
-    name: p.name,
+    name,
     in: 'query',
-    description: p.description,
-    schema: p.schema,
-    ...(p.example !== undefined ? { example: p.example } : {}),
-    ...(p.schema.type === 'array' ? { style: 'form', explode: true } : {}),
+    description,
+    schema,
+    ...(example !== undefined ? { example } : {}),
+    ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),
   };
 }
 
 /** A filter's parameters: `name`, and `name[]` where the kind takes several values. */
-function filterParams(f: FieldDef, prefix = ''): Param[] {
+function filterParams(f: FieldDef, prefix = ''): Obj[] {
   const kind = filterKind(f);
   if (!kind) return [];
   const key = prefix ? `${prefix}[${f.name}]` : f.name;
   const schema = kind.schema(f);
-  const single: Param = {
-    name: key,
-    description: `${prefix ? `${prefix}: ` : ''}${kind.help(f)}`,
-    schema,
-    ...(f.example !== undefined ? { example: f.example } : {}),
-  };
+  const single = query(key, `${prefix ? `${prefix}: ` : ''}${kind.help(f)}`, schema, f.example);
   if (!kind.arrayable) return [single];
-  return [single, { name: `${key}[]`, description: `any of these`, schema: { type: 'array', items: schema } }];
+  return [single, query(`${key}[]`, 'any of these', { type: 'array', items: schema })];
 }
 
 function listParams(r: ResourceDef): Obj[] {
-  const params: Param[] = filterFields(r).flatMap((f) => filterParams(f));
+  const params = filterFields(r).flatMap((f) => filterParams(f));
   for (const rel of r.parents ?? [])
     for (const f of filterFields(resourceByPath(rel.target))) params.push(...filterParams(f, rel.name));
   if (r.customValues) {
     const text = { type: 'string', pattern: '\\S' };
+    const uuid = { type: 'string' };
+    const key = (sub: string) => `${CUSTOM_VALUES_KEY}[${sub}]`;
     params.push(
-      { name: `${CUSTOM_VALUES_KEY}[name]`, description: 'records with a value for this custom field', schema: text },
-      {
-        name: `${CUSTOM_VALUES_KEY}[uuid]`,
-        description: 'records with a value for the custom field of this uuid',
-        schema: { type: 'string' },
-      },
-      {
-        name: `${CUSTOM_VALUES_KEY}[uuid][]`,
-        description: 'any of these custom fields',
-        schema: { type: 'array', items: { type: 'string' } },
-      },
-      { name: `${CUSTOM_VALUES_KEY}[value]`, description: 'a custom value contains this, ignoring case', schema: text },
+      query(key('name'), 'records with a value for this custom field', text),
+      query(key('uuid'), 'records with a value for the custom field of this uuid', uuid),
+      query(`${key('uuid')}[]`, 'any of these custom fields', { type: 'array', items: uuid }),
+      query(key('value'), 'a custom value contains this, ignoring case', text),
     );
   }
+  const perPage = { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE };
   return [
-    ...params.map(query),
+    ...params,
     ...embedParam(r),
-    query({ name: 'page', description: 'the page, from 1', schema: { type: 'integer', minimum: 1, default: 1 } }),
-    query({
-      name: 'per_page',
-      description: 'records per page',
-      schema: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE },
-    }),
+    query('page', 'the page, from 1', { type: 'integer', minimum: 1, default: 1 }),
+    query('per_page', 'records per page', perPage),
   ];
 }
 
 function embedParam(r: ResourceDef): Obj[] {
   if (!r.embeds?.length) return [];
   const names = r.embeds.join('|');
-  return [
-    query({
-      name: 'embed',
-      description: `related data to add to each record, comma-separated: ${r.embeds.join(', ')}`,
-      schema: { type: 'string', pattern: `^(${names})(,(${names}))*$` },
-      example: r.embeds.join(','),
-    }),
-  ];
+  const pattern = `^(${names})(,(${names}))*$`;
+  const description = `related data to add to each record, comma-separated: ${r.embeds.join(', ')}`;
+  return [query('embed', description, { type: 'string', pattern }, r.embeds.join(','))];
 }
 
 const UUID_PARAM: Obj = {
@@ -305,94 +278,72 @@ function ok(description: string, schema: Schema, extra: Obj = {}): Obj {
 
 // ------------------------------------------------------------------ operations
 
-function security(scopes: readonly string[]): Obj[] {
-  return [{ bearerAuth: [...scopes] }];
-}
-
 function operations(r: ResourceDef): Record<string, Obj> {
   const read = `${r.scope}.read`;
   const write = `${r.scope}.write`;
-  const tags = [r.path];
-  const item = ref('schemas', one(r));
-  const data = { type: 'object', properties: { data: item }, required: ['data'], additionalProperties: false };
+  const data = object({ data: ref('schemas', one(r)) });
   const unique = r.unique?.length ? [409] : [];
   const paths: Record<string, Obj> = {};
+  const op = (operationId: string, summary: string, scope: string, rest: Obj): Obj => ({
+    operationId,
+    summary,
+    tags: [r.path],
+    security: [{ bearerAuth: [scope] }],
+    ...rest,
+  });
   const base: Obj = {};
   if (r.verbs.list)
-    base.get = {
-      operationId: `list${many(r)}`,
-      summary: `List ${r.plural}, oldest first`,
-      tags,
-      security: security([read]),
+    base.get = op(`list${many(r)}`, `List ${r.plural}, oldest first`, read, {
       parameters: listParams(r),
       responses: {
         200: ok(`a page of ${r.plural}`, ref('schemas', `${many(r)}Page`)),
         ...errorResponses([...AUTHORIZED, 422]),
       },
-    };
+    });
   if (r.verbs.create && !r.parents)
-    base.post = {
-      operationId: `create${one(r)}`,
-      summary: `Create a ${r.singular}`,
-      tags,
-      security: security([write]),
+    base.post = op(`create${one(r)}`, `Create a ${r.singular}`, write, {
       requestBody: { required: true, ...json(ref('schemas', `${one(r)}Create`)) },
       responses: {
         201: ok(`the new ${r.singular}`, data, { Location: ref('headers', 'Location') }),
         ...errorResponses([...AUTHORIZED, ...unique, 413, 415, 422, 507]),
       },
-    };
+    });
   if (Object.keys(base).length) paths[`/${r.path}`] = base;
   const itemOps: Obj = { parameters: [UUID_PARAM] };
+  const cascade = childrenOf(r)
+    .map((c) => c.child.plural)
+    .join(', ');
   if (r.verbs.get)
-    itemOps.get = {
-      operationId: `get${one(r)}`,
-      summary: `Get a ${r.singular}`,
-      tags,
-      security: security([read]),
+    itemOps.get = op(`get${one(r)}`, `Get a ${r.singular}`, read, {
       parameters: embedParam(r),
       responses: { 200: ok(`the ${r.singular}`, data), ...errorResponses([...AUTHORIZED, 404]) },
-    };
+    });
   if (r.verbs.update)
-    itemOps.put = {
-      operationId: `update${one(r)}`,
-      summary: `Update a ${r.singular}: the fields given change, the others are kept`,
-      tags,
-      security: security([write]),
+    itemOps.put = op(`update${one(r)}`, `Update a ${r.singular}: the fields given change, the others are kept`, write, {
       requestBody: { required: true, ...json(ref('schemas', `${one(r)}Update`)) },
       responses: {
         200: ok(`the ${r.singular} as updated`, data),
         ...errorResponses([...AUTHORIZED, 404, ...unique, 413, 415, 422, 507]),
       },
-    };
+    });
   if (r.verbs.delete)
-    itemOps.delete = {
-      operationId: `delete${one(r)}`,
-      summary: `Delete a ${r.singular}${
-        childrenOf(r).length
-          ? ` and its ${childrenOf(r)
-              .map((c) => c.child.plural)
-              .join(', ')}`
-          : ''
-      }`,
-      tags,
-      security: security([write]),
+    itemOps.delete = op(`delete${one(r)}`, `Delete a ${r.singular}${cascade && ` and its ${cascade}`}`, write, {
       responses: {
         204: { description: 'deleted', headers: RATE_HEADERS },
         ...errorResponses([...AUTHORIZED, 404, 507]),
       },
-    };
+    });
   paths[`/${r.path}/{uuid}`] = itemOps;
   for (const { child } of childrenOf(r))
     if (child.verbs.create) {
-      const childData = { ...data, properties: { data: ref('schemas', one(child)) } };
+      const childData = object({ data: ref('schemas', one(child)) });
       paths[`/${r.path}/{uuid}/${child.path}`] = {
         parameters: [{ ...UUID_PARAM, description: `the uuid of the ${r.singular}` }],
         post: {
           operationId: `create${one(r)}${one(child)}`,
           summary: `Create a ${child.singular} of a ${r.singular}`,
           tags: [child.path],
-          security: security([`${child.scope}.write`]),
+          security: [{ bearerAuth: [`${child.scope}.write`] }],
           requestBody: { required: true, ...json(ref('schemas', `${one(child)}Create`)) },
           responses: {
             201: ok(`the new ${child.singular}`, childData, { Location: ref('headers', 'Location') }),
@@ -411,8 +362,7 @@ function withHead(path: Obj): Obj {
   const responses = Object.fromEntries(
     Object.keys(get.responses as Obj).map((s) => [s, { description: 'as GET, without the body' }]),
   );
-  const id = get.operationId as string;
-  const operationId = `head${id.charAt(0).toUpperCase()}${id.slice(1)}`;
+  const operationId = `head${pascal(get.operationId as string)}`;
   return { ...path, head: { ...get, operationId, summary: `${get.summary} (headers only)`, responses } };
 }
 
@@ -429,36 +379,20 @@ export function openApiDocument(): Obj {
 function build(): Obj {
   const paths: Obj = {};
   for (const r of RESOURCES) for (const [p, ops] of Object.entries(operations(r))) paths[p] = withHead(ops);
-  const health = (status: string, extra: Obj = {}) => ({
-    type: 'object',
-    properties: { status: { const: status }, ...extra },
-    required: ['status', ...Object.keys(extra)],
-    additionalProperties: false,
-  });
-  paths[HEALTH_PATH] = withHead({
-    get: {
-      operationId: 'getHealth',
-      summary: 'Whether the server can reach its store (for load balancers)',
-      tags: ['meta'],
-      security: [],
-      responses: {
-        200: { description: 'the store answers', ...json(health('ok')) },
-        503: {
-          description: 'the store does not answer: try again later',
-          headers: { 'Retry-After': ref('headers', 'Retry-After') },
-          ...json(health('unavailable', { message: { type: 'string' } })),
-        },
-      },
+  const health = (status: string, extra: Obj = {}) => object({ status: { const: status }, ...extra });
+  /** An endpoint of the server itself: GET (and HEAD), no token. */
+  const meta = (operationId: string, summary: string, responses: Obj) =>
+    withHead({ get: { operationId, summary, tags: ['meta'], security: [], responses } });
+  paths[HEALTH_PATH] = meta('getHealth', 'Whether the server can reach its store (for load balancers)', {
+    200: { description: 'the store answers', ...json(health('ok')) },
+    503: {
+      description: 'the store does not answer: try again later',
+      headers: { 'Retry-After': ref('headers', 'Retry-After') },
+      ...json(health('unavailable', { message: { type: 'string' } })),
     },
   });
-  paths[OPENAPI_PATH] = withHead({
-    get: {
-      operationId: 'getOpenApiDocument',
-      summary: 'This document',
-      tags: ['meta'],
-      security: [],
-      responses: { 200: { description: 'the OpenAPI document', ...json({ type: 'object' }) } },
-    },
+  paths[OPENAPI_PATH] = meta('getOpenApiDocument', 'This document', {
+    200: { description: 'the OpenAPI document', ...json({ type: 'object' }) },
   });
   const schemas: Obj = {
     Error: {
@@ -474,46 +408,33 @@ function build(): Obj {
       required: ['message'],
       additionalProperties: false,
     },
-    Pagination: {
-      type: 'object',
-      properties: {
-        total: { type: 'integer', minimum: 0 },
-        count: { type: 'integer', minimum: 0 },
-        per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
-        current_page: { type: 'integer', minimum: 1 },
-        total_pages: { type: 'integer', minimum: 1 },
-        links: {
-          type: 'object',
-          description: 'absolute URLs of the pages before and after, each only when it exists',
-          properties: { next: { type: 'string', format: 'uri' }, previous: { type: 'string', format: 'uri' } },
-          additionalProperties: false,
-        },
+    Pagination: object({
+      total: { type: 'integer', minimum: 0 },
+      count: { type: 'integer', minimum: 0 },
+      per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
+      current_page: { type: 'integer', minimum: 1 },
+      total_pages: { type: 'integer', minimum: 1 },
+      links: {
+        type: 'object',
+        description: 'absolute URLs of the pages before and after, each only when it exists',
+        properties: { next: { type: 'string', format: 'uri' }, previous: { type: 'string', format: 'uri' } },
+        additionalProperties: false,
       },
-      required: ['total', 'count', 'per_page', 'current_page', 'total_pages', 'links'],
-      additionalProperties: false,
-    },
-    CustomValues: {
-      type: 'object',
-      description: `with ?embed=${CUSTOM_VALUES_KEY}: the values the record has, in the order the fields were created`,
-      properties: {
+    }),
+    CustomValues: object(
+      {
         data: {
           type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              uuid: { type: 'string', format: 'uuid', description: "the custom field's uuid" },
-              name: { type: 'string' },
-              label: { type: 'string' },
-              value: { type: 'string' },
-            },
-            required: ['uuid', 'name', 'label', 'value'],
-            additionalProperties: false,
-          },
+          items: object({
+            uuid: { type: 'string', format: 'uuid', description: "the custom field's uuid" },
+            name: { type: 'string' },
+            label: { type: 'string' },
+            value: { type: 'string' },
+          }),
         },
       },
-      required: ['data'],
-      additionalProperties: false,
-    },
+      `with ?embed=${CUSTOM_VALUES_KEY}: the values the record has, in the order the fields were created`,
+    ),
     CustomValueInput: {
       type: 'object',
       description: `a value of a ${CUSTOM_FIELDS.singular}, named by name or uuid; null clears it`,
@@ -531,20 +452,10 @@ function build(): Obj {
     if (r.verbs.create) schemas[`${one(r)}Create`] = bodySchema(r, 'create');
     if (r.verbs.update) schemas[`${one(r)}Update`] = bodySchema(r, 'update');
     if (r.verbs.list)
-      schemas[`${many(r)}Page`] = {
-        type: 'object',
-        properties: {
-          data: { type: 'array', items: ref('schemas', one(r)) },
-          meta: {
-            type: 'object',
-            properties: { pagination: ref('schemas', 'Pagination') },
-            required: ['pagination'],
-            additionalProperties: false,
-          },
-        },
-        required: ['data', 'meta'],
-        additionalProperties: false,
-      };
+      schemas[`${many(r)}Page`] = object({
+        data: { type: 'array', items: ref('schemas', one(r)) },
+        meta: object({ pagination: ref('schemas', 'Pagination') }),
+      });
   }
   const responses = Object.fromEntries(
     Object.entries(ERRORS).map(([, e]) => [
@@ -567,7 +478,7 @@ function build(): Obj {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'pm serve, by default' }],
-    security: security([]),
+    security: [{ bearerAuth: [] }],
     tags: [
       ...RESOURCES.map((r) => ({ name: r.path, description: `${r.plural}: scopes ${r.scope}.read, ${r.scope}.write` })),
       { name: 'meta', description: 'about the server itself; no token needed' },

@@ -6,7 +6,7 @@
 import { fieldOf, filterFields, resourceByPath } from '../resources/index.js';
 import type { FieldDef, RelationDef, ResourceDef } from '../resources/types.js';
 import { ErrorBag, QueryError } from './errors.js';
-import { type Condition, filterKind, KindError } from './kinds.js';
+import { type Condition, type CustomFilter, filterKind, KindError } from './kinds.js';
 
 export type { Condition };
 
@@ -79,8 +79,7 @@ function groupByKey(params: URLSearchParams): Map<string, string[]> {
   const grouped = new Map<string, string[]>();
   let count = 0;
   for (const [k, v] of params) {
-    count++;
-    if (count > MAX_QUERY_PARAMS)
+    if (++count > MAX_QUERY_PARAMS)
       throw new QueryError(k, `Too many query parameters: at most ${MAX_QUERY_PARAMS} are accepted.`);
     if (v.length > MAX_QUERY_VALUE)
       throw new QueryError(k, `The value of ${k} is too long: at most ${MAX_QUERY_VALUE} characters.`);
@@ -93,8 +92,7 @@ function groupByKey(params: URLSearchParams): Map<string, string[]> {
   return grouped;
 }
 
-function positiveInt(bag: ErrorBag, name: string, raw: string | undefined, fallback: number, max?: number): number {
-  if (raw === undefined) return fallback;
+function positiveInt(bag: ErrorBag, name: string, raw: string, fallback: number, max?: number): number {
   if (!/^\d{1,9}$/.test(raw.trim())) {
     bag.add(name, `The ${name} field must be an integer.`);
     return fallback;
@@ -114,7 +112,6 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
   const conditions: Condition[] = [];
   const relationKeys = new Map<string, { rel: RelationDef; keys: [Key, string[]][] }>();
   const custom: { name?: string; uuids?: string[]; value?: string } = {};
-  let hasCustom = false;
   let embed: string[] = [];
   const bag = new ErrorBag();
   let page = 1;
@@ -123,8 +120,8 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
   for (const [raw, values] of grouped) {
     if (raw === 'page' || raw === 'per_page') {
       if (values.length > 1) throw new QueryError(raw, `${raw} is given more than once.`);
-      if (raw === 'page') page = positiveInt(bag, 'page', values[0], 1);
-      else perPage = positiveInt(bag, 'per_page', values[0], DEFAULT_PER_PAGE, MAX_PER_PAGE);
+      if (raw === 'page') page = positiveInt(bag, 'page', values[0] as string, 1);
+      else perPage = positiveInt(bag, 'per_page', values[0] as string, DEFAULT_PER_PAGE, MAX_PER_PAGE);
       continue;
     }
     if (raw === 'embed' && resource.embeds?.length) {
@@ -158,7 +155,6 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       const sub = key.path[0] as (typeof CUSTOM_KEYS)[number];
       if (!CUSTOM_KEYS.includes(sub))
         throw new QueryError(raw, `Unknown filter "${raw}": custom_fields takes [name], [uuid] or [value].`);
-      hasCustom = true;
       if (sub === 'uuid') {
         if (!key.array && values.length > 1)
           throw new QueryError(raw, `${raw} is given more than once; use custom_fields[uuid][] for several values.`);
@@ -193,7 +189,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
     }
     conditions.push({ kind: 'relation', relation: rel, target, conditions: inner });
   }
-  if (hasCustom && resource.customValues)
+  if (Object.keys(custom).length && resource.customValues)
     conditions.push({ kind: 'custom', entity: resource.customValues.entity, ...custom });
   return { conditions, page, perPage, embed };
 }
@@ -204,8 +200,7 @@ export interface ListFilter {
   readonly fields?: Readonly<Record<string, readonly string[]>>;
   /** Relational filters: relation name -> the target's field filters. */
   readonly relations?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
-  /** Custom field values: the field by name or uuids, and text the value contains. */
-  readonly custom?: { readonly name?: string; readonly uuids?: readonly string[]; readonly value?: string };
+  readonly custom?: CustomFilter;
   readonly embed?: readonly string[];
   readonly page?: number;
   readonly perPage?: number;
@@ -233,13 +228,11 @@ export function encodeListQuery(resource: ResourceDef, filter: ListFilter): URLS
     const target = resourceByPath(rel.target);
     for (const [field, values] of Object.entries(inner)) put(target, `${name}[${field}]`, field, values);
   }
-  const c = filter.custom;
-  if (c) {
-    if (c.name !== undefined) q.append('custom_fields[name]', c.name);
-    if (c.uuids?.length === 1) q.append('custom_fields[uuid]', c.uuids[0] as string);
-    else for (const u of c.uuids ?? []) q.append('custom_fields[uuid][]', u);
-    if (c.value !== undefined) q.append('custom_fields[value]', c.value);
-  }
+  const c = filter.custom ?? {};
+  if (c.name !== undefined) q.append('custom_fields[name]', c.name);
+  if (c.uuids?.length === 1) q.append('custom_fields[uuid]', c.uuids[0] as string);
+  else for (const u of c.uuids ?? []) q.append('custom_fields[uuid][]', u);
+  if (c.value !== undefined) q.append('custom_fields[value]', c.value);
   if (filter.embed?.length) q.set('embed', filter.embed.join(','));
   if (filter.page !== undefined) q.set('page', String(filter.page));
   if (filter.perPage !== undefined) q.set('per_page', String(filter.perPage));

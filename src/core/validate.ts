@@ -3,10 +3,10 @@
  * authority) and by the CLI (to fail before sending). Messages follow Laravel's wording.
  */
 import { inputFields } from '../resources/index.js';
-import type { FieldDef, ResourceDef } from '../resources/types.js';
+import type { LinkDef, ResourceDef } from '../resources/types.js';
 import { isDateOnly } from './datetime.js';
 import { ErrorBag } from './errors.js';
-import { fieldKind, INVALID, wellFormed } from './kinds.js';
+import { fieldKind, INVALID, label, type Report, wellFormed } from './kinds.js';
 
 export type Mode = 'create' | 'update';
 
@@ -29,30 +29,8 @@ export interface ValidBody {
 /** Custom field values one write may set. */
 export const MAX_CUSTOM_VALUES = 100;
 
-const label = (f: string) => f.replace(/_/g, ' ');
-
 function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-}
-
-function checkField(
-  f: FieldDef,
-  v: unknown,
-  bag: ErrorBag,
-  out: Record<string, string | number | boolean | null>,
-): void {
-  const n = f.name;
-  if (v === null) {
-    if (f.nullable) out[n] = null;
-    else if (f.default !== undefined) out[n] = f.default;
-    else bag.add(n, `The ${label(n)} field must not be null.`);
-    return;
-  }
-  const value = fieldKind(f).check(f, v, (field, message) => {
-    bag.add(field, message);
-    return INVALID;
-  });
-  if (value !== INVALID) out[n] = value;
 }
 
 function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | undefined {
@@ -67,30 +45,24 @@ function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | unde
   const out: CustomValueInput[] = [];
   v.forEach((item, i) => {
     const at = `custom_fields.${i}`;
+    const fail = (key: string, rule: string) => bag.add(`${at}${key}`, `The ${at}${key} field ${rule}.`);
     if (typeof item !== 'object' || item === null || Array.isArray(item))
-      return bag.add(at, `The ${at} field must be an object with name or uuid, and value.`);
+      return fail('', 'must be an object with name or uuid, and value');
     const o = item as Record<string, unknown>;
-    for (const k of Object.keys(o))
-      if (k !== 'name' && k !== 'uuid' && k !== 'value') bag.add(`${at}.${k}`, `The ${at}.${k} field is not allowed.`);
+    for (const k of Object.keys(o)) if (k !== 'name' && k !== 'uuid' && k !== 'value') fail(`.${k}`, 'is not allowed');
     const name = o.name;
     const uuid = o.uuid;
-    if ((name === undefined) === (uuid === undefined))
-      return bag.add(at, `The ${at} field must have either a name or a uuid.`);
-    if (name !== undefined && typeof name !== 'string')
-      return bag.add(`${at}.name`, `The ${at}.name field must be a string.`);
-    if (uuid !== undefined && typeof uuid !== 'string')
-      return bag.add(`${at}.uuid`, `The ${at}.uuid field must be a string.`);
-    if (!('value' in o)) return bag.add(`${at}.value`, `The ${at}.value field is required.`);
+    if ((name === undefined) === (uuid === undefined)) return fail('', 'must have either a name or a uuid');
+    if (name !== undefined && typeof name !== 'string') return fail('.name', 'must be a string');
+    if (uuid !== undefined && typeof uuid !== 'string') return fail('.uuid', 'must be a string');
+    if (!('value' in o)) return fail('.value', 'is required');
     const value = o.value;
-    if (value !== null && typeof value !== 'string')
-      return bag.add(`${at}.value`, `The ${at}.value field must be a string or null.`);
-    if (typeof value === 'string' && !wellFormed(value))
-      return bag.add(`${at}.value`, `The ${at}.value field must be valid Unicode text.`);
+    if (value !== null && typeof value !== 'string') return fail('.value', 'must be a string or null');
+    if (typeof value === 'string' && !wellFormed(value)) return fail('.value', 'must be valid Unicode text');
     // As a text field: a NUL is no text (PostgreSQL's text cannot hold one; SQLite's LIKE stops at it).
-    if (typeof value === 'string' && value.includes('\u0000'))
-      return bag.add(`${at}.value`, `The ${at}.value field must not contain NUL characters.`);
+    if (typeof value === 'string' && value.includes('\u0000')) return fail('.value', 'must not contain NUL characters');
     if (typeof value === 'string' && [...value].length > 65535)
-      return bag.add(`${at}.value`, `The ${at}.value field must not be greater than 65535 characters.`);
+      return fail('.value', 'must not be greater than 65535 characters');
     out.push({ ...(name !== undefined ? { name } : { uuid: uuid as string }), value: value as string | null });
   });
   return out;
@@ -102,6 +74,10 @@ function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | unde
  */
 export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): ValidBody {
   const bag = new ErrorBag();
+  const report: Report = (field, message) => {
+    bag.add(field, message);
+    return INVALID;
+  };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     bag.add('body', 'The request body must be a JSON object.');
     bag.throwIfAny();
@@ -118,21 +94,17 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
     else if (f) continue;
     else if (key === 'custom_fields' && resource.customValues) customValues = checkCustomValues(input[key], bag);
     else if (mode === 'create' && resource.linkOnCreate?.some((l) => l.name === key)) {
-      const link = resource.linkOnCreate.find((l) => l.name === key);
+      const { by } = resource.linkOnCreate.find((l) => l.name === key) as LinkDef;
       const v = input[key];
       if (v === null || v === undefined) continue;
       if (typeof v !== 'object' || Array.isArray(v)) {
-        bag.add(key, `The ${key} field must be an object such as {"${link?.by[0]}": "..."}.`);
+        bag.add(key, `The ${key} field must be an object such as {"${by[0]}": "..."}.`);
         continue;
       }
-      const o = v as Record<string, unknown>;
-      const keys = Object.keys(o);
-      if (keys.length !== 1 || !link?.by.includes(keys[0] as string) || typeof o[keys[0] as string] !== 'string')
-        bag.add(
-          key,
-          `The ${key} field must name one ${key} by ${link?.by.join(' or ')}, e.g. {"${link?.by[0]}": "..."}.`,
-        );
-      else links[key] = { [keys[0] as string]: o[keys[0] as string] as string };
+      const entries = Object.entries(v);
+      const [k = '', value] = entries[0] ?? [];
+      if (entries.length === 1 && by.includes(k) && typeof value === 'string') links[key] = { [k]: value };
+      else bag.add(key, `The ${key} field must name one ${key} by ${by.join(' or ')}, e.g. {"${by[0]}": "..."}.`);
     } else bag.add(key, `The ${label(key)} field is not allowed.`);
   }
 
@@ -151,11 +123,15 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
       if (mode === 'create' && f.default !== undefined) values[f.name] = f.default;
       continue;
     }
-    if (mode === 'update' && v === null && !f.nullable) {
-      bag.add(f.name, `The ${label(f.name)} field must not be null.`);
+    if (v === null) {
+      if (f.nullable) values[f.name] = null;
+      // An update may not null what create would have defaulted.
+      else if (mode === 'create' && f.default !== undefined) values[f.name] = f.default;
+      else bag.add(f.name, `The ${label(f.name)} field must not be null.`);
       continue;
     }
-    checkField(f, v, bag, values);
+    const value = fieldKind(f).check(f, v, report);
+    if (value !== INVALID) values[f.name] = value;
   }
 
   // A date without time is due all day; a datetime is not, unless the body says so.

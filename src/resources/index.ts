@@ -1,26 +1,21 @@
-import type { FieldDef, LinkDef, RelationDef, ResourceDef } from './types.js';
+import type { FieldDef, FieldKind, LinkDef, RelationDef, ResourceDef } from './types.js';
 
 export type * from './types.js';
 
+/** A value the server sets (uuid, timestamps, counts): never accepted in a body. */
+const serverSet = (name: string, kind: FieldKind, description: string, extra: Partial<FieldDef>): FieldDef => ({
+  name,
+  kind,
+  description,
+  readOnly: true,
+  ...extra,
+});
+
 /** Fields every record has. */
 const common: readonly FieldDef[] = [
-  { name: 'uuid', kind: 'text', description: 'unique identifier', readOnly: true, filter: 'exact', column: 1 },
-  {
-    name: 'created_at',
-    kind: 'datetime',
-    description: 'creation time',
-    readOnly: true,
-    filter: 'datetime',
-    example: '-P7D',
-  },
-  {
-    name: 'updated_at',
-    kind: 'datetime',
-    description: 'last update time',
-    readOnly: true,
-    filter: 'datetime',
-    example: '2026-11-01/P1M',
-  },
+  serverSet('uuid', 'text', 'unique identifier', { filter: 'exact', column: 1 }),
+  serverSet('created_at', 'datetime', 'creation time', { filter: 'datetime', example: '-P7D' }),
+  serverSet('updated_at', 'datetime', 'last update time', { filter: 'datetime', example: '2026-11-01/P1M' }),
 ];
 
 const text = (name: string, description: string, extra: Partial<FieldDef> = {}): FieldDef => ({
@@ -32,6 +27,9 @@ const text = (name: string, description: string, extra: Partial<FieldDef> = {}):
   filter: 'fuzzy',
   ...extra,
 });
+
+/** What a text field create requires has: it is never null. */
+const required: Partial<FieldDef> = { nullable: false, requiredOnCreate: true };
 
 const rooms = (name: string, description: string, column: number): FieldDef => ({
   name,
@@ -45,56 +43,53 @@ const rooms = (name: string, description: string, column: number): FieldDef => (
   example: '3',
 });
 
-const flag = (name: string, description: string): FieldDef => ({
+const flag = (name: string, description: string, extra: Partial<FieldDef> = {}): FieldDef => ({
   name,
   kind: 'bool',
   description,
   default: false,
   filter: 'bool',
+  ...extra,
+});
+
+/** A field whose value is one of `codes`, given on create. */
+const code = (name: string, description: string, codes: FieldDef['codes'], extra: Partial<FieldDef>): FieldDef => ({
+  name,
+  kind: 'code',
+  description,
+  requiredOnCreate: true,
+  codes,
+  filter: 'code',
+  ...extra,
 });
 
 const counts: readonly FieldDef[] = [
-  {
-    name: 'num_attachments',
-    kind: 'int',
-    description: 'number of attachments',
-    readOnly: true,
-    computed: { zero: true },
-  },
-  {
-    name: 'num_notes',
-    kind: 'int',
-    description: 'number of notes',
-    readOnly: true,
-    computed: { count: 'notes' },
-    column: 5,
-  },
+  serverSet('num_attachments', 'int', 'number of attachments', { computed: { zero: true } }),
+  serverSet('num_notes', 'int', 'number of notes', { computed: { count: 'notes' }, column: 5 }),
 ];
 
 const allVerbs = { list: true, get: true, create: true, update: true, delete: true } as const;
 
+/** A resource's words: its path is also its scope, its plural and (with _) its table. */
+const named = (path: string, singular: string) => ({
+  path,
+  singular,
+  plural: path.replace(/-/g, ' '),
+  scope: path,
+  table: path.replace(/-/g, '_'),
+});
+
 export const properties: ResourceDef = {
-  path: 'properties',
-  singular: 'property',
-  plural: 'properties',
-  scope: 'properties',
-  table: 'properties',
+  ...named('properties', 'property'),
   verbs: allVerbs,
   fields: [
     ...common,
-    text('address', 'address line 1', {
-      nullable: false,
-      requiredOnCreate: true,
-      requiredOnUpdate: true,
-      column: 1,
-      example: 'high street',
-    }),
+    text('address', 'address line 1', { ...required, requiredOnUpdate: true, column: 1, example: 'high street' }),
     text('address2', 'address line 2'),
     text('city', 'city', { column: 2, example: 'leeds' }),
     text('county', 'county'),
     text('postcode', 'postcode', {
-      nullable: false,
-      requiredOnCreate: true,
+      ...required,
       requiredOnUpdate: true,
       filter: 'postcode',
       column: 2,
@@ -114,16 +109,12 @@ export const properties: ResourceDef = {
 };
 
 export const contacts: ResourceDef = {
-  path: 'contacts',
-  singular: 'contact',
-  plural: 'contacts',
-  scope: 'contacts',
-  table: 'contacts',
+  ...named('contacts', 'contact'),
   verbs: allVerbs,
   fields: [
     ...common,
-    text('name', 'full name', { nullable: false, requiredOnCreate: true, column: 1, example: 'smith' }),
-    text('email', 'email address', { nullable: false, requiredOnCreate: true, column: 2, example: '@acme' }),
+    text('name', 'full name', { ...required, column: 1, example: 'smith' }),
+    text('email', 'email address', { ...required, column: 2, example: '@acme' }),
     text('contact_number', 'telephone number', { column: 3 }),
     text('company', 'company', { column: 4 }),
     text('address', 'address line 1'),
@@ -147,75 +138,25 @@ export const ENTITY_TYPES: Readonly<Record<number, string>> = Object.fromEntries
 export const CUSTOM_FIELD_TYPES: Readonly<Record<number, string>> = { 1: 'Text' };
 
 export const customFields: ResourceDef = {
-  path: 'custom-fields',
-  singular: 'custom field',
-  plural: 'custom fields',
-  scope: 'custom-fields',
-  table: 'custom_fields',
+  ...named('custom-fields', 'custom field'),
   verbs: allVerbs,
   fields: [
     ...common,
-    {
-      name: 'name',
-      kind: 'text',
-      description: 'machine-identifiable name (generated from the label when omitted)',
-      nullable: true,
-      generated: true,
-      max: 255,
-      filter: 'fuzzy',
-      column: 1,
-    },
-    {
-      name: 'label',
-      kind: 'text',
-      description: 'human-readable name',
-      requiredOnCreate: true,
-      max: 255,
-      filter: 'fuzzy',
-      column: 2,
-    },
-    {
-      name: 'type',
-      kind: 'code',
-      description: 'kind of custom field (1 Text)',
-      requiredOnCreate: true,
-      codes: CUSTOM_FIELD_TYPES,
-      filter: 'code',
-      column: 4,
-    },
-    {
-      name: 'entity_type',
-      kind: 'code',
-      description: 'the entity the field is used with (1 Contact, 2 Property)',
-      requiredOnCreate: true,
-      codes: ENTITY_TYPES,
-      filter: 'code',
+    text('name', 'machine-identifiable name (generated from the label when omitted)', { generated: true, column: 1 }),
+    text('label', 'human-readable name', { ...required, column: 2 }),
+    code('type', 'kind of custom field (1 Text)', CUSTOM_FIELD_TYPES, { column: 4 }),
+    code('entity_type', 'the entity the field is used with (1 Contact, 2 Property)', ENTITY_TYPES, {
       column: 3,
       example: '2',
-    },
+    }),
   ],
   unique: [['entity_type', 'name']],
 };
 
 export const notes: ResourceDef = {
-  path: 'notes',
-  singular: 'note',
-  plural: 'notes',
-  scope: 'notes',
-  table: 'notes',
+  ...named('notes', 'note'),
   verbs: { list: true, get: true, create: true, update: false, delete: true },
-  fields: [
-    ...common,
-    {
-      name: 'content',
-      kind: 'text',
-      description: 'text of the note',
-      requiredOnCreate: true,
-      max: 65535,
-      filter: 'fuzzy',
-      column: 1,
-    },
-  ],
+  fields: [...common, text('content', 'text of the note', { ...required, max: 65535, column: 1 })],
   parents: [
     { name: 'property', target: 'properties', column: 'property_id' },
     { name: 'contact', target: 'contacts', column: 'contact_id' },
@@ -225,23 +166,11 @@ export const notes: ResourceDef = {
 };
 
 export const reminders: ResourceDef = {
-  path: 'reminders',
-  singular: 'reminder',
-  plural: 'reminders',
-  scope: 'reminders',
-  table: 'reminders',
+  ...named('reminders', 'reminder'),
   verbs: allVerbs,
   fields: [
     ...common,
-    {
-      name: 'title',
-      kind: 'text',
-      description: 'title',
-      requiredOnCreate: true,
-      max: 255,
-      filter: 'fuzzy',
-      column: 1,
-    },
+    text('title', 'title', { ...required, column: 1 }),
     { name: 'description', kind: 'text', description: 'longer description', nullable: true, max: 65535 },
     {
       name: 'due_at',
@@ -253,14 +182,7 @@ export const reminders: ResourceDef = {
       allDayFlag: 'anytime',
       example: 'P7D',
     },
-    {
-      name: 'anytime',
-      kind: 'bool',
-      description: 'true when due all day rather than at a time',
-      default: false,
-      filter: 'bool',
-      column: 4,
-    },
+    flag('anytime', 'true when due all day rather than at a time', { column: 4 }),
   ],
   agenda: { due: 'due_at', title: 'title' },
 };
@@ -290,7 +212,6 @@ export function filterFields(resource: ResourceDef): FieldDef[] {
   return resource.fields.filter((f) => f.filter !== undefined);
 }
 
-/** Every scope a token can carry. */
 /** The resource whose records are the custom fields that other resources' values refer to. */
 export const CUSTOM_FIELDS: ResourceDef = customFields;
 
@@ -317,19 +238,16 @@ export function embeddedFieldsOf(rel: LinkDef | RelationDef): string[] {
 
 /** Resources whose records belong to a record of `r` (notes under a property): the nested routes. */
 export function childrenOf(r: ResourceDef): { child: ResourceDef; relation: RelationDef }[] {
-  const out: { child: ResourceDef; relation: RelationDef }[] = [];
-  for (const child of RESOURCES)
-    for (const relation of child.parents ?? []) if (relation.target === r.path) out.push({ child, relation });
-  return out;
+  return RESOURCES.flatMap((child) =>
+    (child.parents ?? []).filter((p) => p.target === r.path).map((relation) => ({ child, relation })),
+  );
 }
 
 /** The resources a record of `r` refers to: its parents, linked records, and its custom fields. */
 export function dependenciesOf(r: ResourceDef): ResourceDef[] {
-  const paths = new Set<string>();
-  for (const p of r.parents ?? []) paths.add(p.target);
-  for (const l of r.linkOnCreate ?? []) paths.add(l.target);
-  if (r.customValues) paths.add(CUSTOM_FIELDS.path);
-  return [...paths].map(resourceByPath);
+  const paths = [...(r.parents ?? []), ...(r.linkOnCreate ?? [])].map((l) => l.target);
+  if (r.customValues) paths.push(CUSTOM_FIELDS.path);
+  return [...new Set(paths)].map(resourceByPath);
 }
 
 /**
@@ -346,4 +264,5 @@ export const DEPENDENCY_ORDER: readonly ResourceDef[] = (() => {
   return done;
 })();
 
+/** Every scope a token can carry. */
 export const ALL_SCOPES: readonly string[] = RESOURCES.flatMap((r) => [`${r.scope}.read`, `${r.scope}.write`]);

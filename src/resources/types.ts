@@ -78,13 +78,7 @@ export interface ResourceDef {
   readonly table: string;
   readonly fields: readonly FieldDef[];
   /** Verbs the API offers for this resource. */
-  readonly verbs: {
-    readonly list: boolean;
-    readonly get: boolean;
-    readonly create: boolean;
-    readonly update: boolean;
-    readonly delete: boolean;
-  };
+  readonly verbs: Readonly<Record<'list' | 'get' | 'create' | 'update' | 'delete', boolean>>;
   /**
    * Custom fields attach to this resource: create and update accept `custom_fields: [{name|uuid,
    * value}]`, lists filter on `custom_fields[...]`, and `embed=custom_fields` shows the values.
@@ -133,12 +127,8 @@ export interface RelationDef {
   readonly column: string;
 }
 
-export interface LinkDef {
-  /** Body field name: contact. */
-  readonly name: string;
-  readonly target: string;
-  /** Column set to the matched record's internal id. */
-  readonly column: string;
+/** As a relation, but `name` is the body field (contact), `column` is set to the matched record's id. */
+export interface LinkDef extends RelationDef {
   /** Fields of the target that may identify it. */
   readonly by: readonly string[];
 }
