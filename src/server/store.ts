@@ -22,7 +22,6 @@ export type AccountUser = Pick<Principal, 'accountId' | 'userId'>;
 
 /** Who a token speaks for, and what it may do. */
 export interface Principal {
-  readonly tokenId: number;
   readonly userId: number;
   readonly accountId: number;
   readonly scopes: ReadonlySet<string>;

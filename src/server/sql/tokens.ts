@@ -53,7 +53,6 @@ export function* authenticate(d: Dialect, token: string): Steps<Principal | unde
     }
   }
   return {
-    tokenId: row.id as number,
     userId: row.user_id as number,
     accountId: row.account_id as number,
     scopes: new Set((row.scopes as string).split(' ').filter(Boolean)),
