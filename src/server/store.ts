@@ -54,7 +54,7 @@ export interface StoreOf<M extends Answering> {
   delete(accountId: number, r: ResourceDef, uuid: string): Answer<void, M>;
 
   // Accounts and their users.
-  createAccount(name: string, userName?: string): Answer<AccountUser, M>;
+  createAccount(name: string): Answer<AccountUser, M>;
   /** The first user ever created, and its account. */
   firstUser(): Answer<AccountUser | undefined, M>;
   userOfAccount(accountId: number): Answer<number | undefined, M>;
