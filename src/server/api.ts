@@ -346,18 +346,14 @@ function relationScopes(url: URL, r: ResourceDef): string[] {
   return [...scopes];
 }
 
-/** A path segment, percent-decoded: an escape that is not valid UTF-8 stays as it is. */
+/** A path segment, percent-decoded: a run of escapes that is not valid UTF-8 stays as it is. */
 function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
-      try {
-        return decodeURIComponent(run);
-      } catch {
-        return run;
-      }
-    });
-  }
+  return segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
 }

@@ -34,7 +34,6 @@ export function openDatabase(file: string): DB {
     walMode(db);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     migrate(db);
   } catch (e) {
     db.close();

@@ -12,11 +12,9 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** Connections held at once by default: more are closed as they come (each costs a file descriptor). */
 export const MAX_CONNECTIONS = 256;
 
-/** What a client may hold of the server: connections, and time for a request's headers and whole. */
+/** What a client may hold of the server (the defaults above). */
 export interface HttpLimits {
-  /** Connections held at once (default 256); more are closed as they come. */
   readonly maxConnections?: number | undefined;
-  /** Time a client has to send a request's headers (default 10 s), and the whole request (30 s). */
   readonly headersTimeoutMs?: number | undefined;
   readonly requestTimeoutMs?: number | undefined;
 }
@@ -120,12 +118,12 @@ function requestUrl(req: IncomingMessage, publicUrl?: string): string | undefine
   const query = target.indexOf('?');
   if (backslash !== -1 && (query === -1 || backslash < query)) return undefined;
   try {
+    const absolute = /^https?:\/\//i.test(target) ? new URL(target) : undefined;
     if (publicUrl !== undefined) {
-      const path = /^https?:\/\//i.test(target) ? new URL(target) : undefined;
-      if (!path && !target.startsWith('/')) return undefined;
-      return new URL(path ? `${path.pathname}${path.search}` : target, publicUrl).href;
+      if (!absolute && !target.startsWith('/')) return undefined;
+      return new URL(absolute ? `${absolute.pathname}${absolute.search}` : target, publicUrl).href;
     }
-    if (/^https?:\/\//i.test(target)) return new URL(target).href;
+    if (absolute) return absolute.href;
     const host = req.headers.host;
     if (!host || !target.startsWith('/')) return undefined;
     const url = new URL(`http://${host}${target}`);

@@ -14,8 +14,7 @@ import type { SqliteStore } from './sqlite/index.js';
 import { ReaderPool, withReaders } from './sqlite/readers.js';
 import type { Store } from './store.js';
 
-export { parseRateLimit } from './ratelimit.js';
-export type { RateLimit } from './ratelimit.js';
+export { parseRateLimit, type RateLimit } from './ratelimit.js';
 export { bootstrap, type DataFileStore, openStore, readLocalToken } from './datafile.js';
 export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';

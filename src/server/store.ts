@@ -1,8 +1,6 @@
 /**
  * The store: everything the server keeps, behind one narrow interface (docs/architecture.md). Each
  * record operation takes the account it acts for: a record of another account is a missing one.
- * A store may answer at once (SQLite: better-sqlite3 is synchronous) or with a promise (a database
- * over the network): its callers await every answer.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { ListQuery } from '../core/query.js';
@@ -22,7 +20,6 @@ export type AccountUser = Pick<Principal, 'accountId' | 'userId'>;
 
 /** Who a token speaks for, and what it may do. */
 export interface Principal {
-  readonly tokenId: number;
   readonly userId: number;
   readonly accountId: number;
   readonly scopes: ReadonlySet<string>;
@@ -41,7 +38,7 @@ export interface TokenInfo {
   readonly revoked_at: string | null;
 }
 
-/** How a store answers: at once ('sync'), or at once or with a promise ('any'). */
+/** How a store answers: at once ('sync', SQLite), or at once or with a promise ('any', a database over the network). */
 export type Answering = 'sync' | 'any';
 type Answer<T, M extends Answering> = M extends 'sync' ? T : T | Promise<T>;
 
@@ -55,7 +52,7 @@ export interface StoreOf<M extends Answering> {
   delete(accountId: number, r: ResourceDef, uuid: string): Answer<void, M>;
 
   // Accounts and their users.
-  createAccount(name: string, userName?: string): Answer<AccountUser, M>;
+  createAccount(name: string): Answer<AccountUser, M>;
   /** The first user ever created, and its account. */
   firstUser(): Answer<AccountUser | undefined, M>;
   userOfAccount(accountId: number): Answer<number | undefined, M>;

@@ -95,8 +95,6 @@ export interface PgOptions {
   readonly url: string;
   readonly poolSize?: number | undefined;
   readonly now?: () => number;
-  /** Where errors of idle connections are reported (a database restarted under them). */
-  readonly onIdleError?: (err: Error) => void;
 }
 
 /**
@@ -139,7 +137,7 @@ export function openPg(opts: PgOptions): PgDatabase {
   });
   // A connection that breaks while idle (the database restarted) is dropped by the pool; without
   // a listener its error would end the process.
-  pool.on('error', (err) => opts.onIdleError?.(err));
+  pool.on('error', () => {});
 
   // Statements are prepared again, under new names, once one is refused as stale (isStalePlan).
   let generation = 0;

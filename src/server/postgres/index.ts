@@ -58,7 +58,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     create: guard((accountId, r, body, parent) => write(() => records.createRecord(d, accountId, r, body, parent))),
     update: guard((accountId, r, uuid, body) => write(() => records.updateRecord(d, accountId, r, uuid, body))),
     delete: guard((accountId, r, uuid) => write(() => records.deleteRecord(accountId, r, uuid))),
-    createAccount: guard((name, userName) => write(() => tokens.createAccount(d, name, userName))),
+    createAccount: guard((name) => write(() => tokens.createAccount(d, name))),
     firstUser: guard(() => run(tokens.firstUser())),
     userOfAccount: guard((accountId) => run(tokens.userOfAccount(accountId))),
     createToken: guard((userId, name, scopes) => run(tokens.createToken(d, userId, name, scopes))),

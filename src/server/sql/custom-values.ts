@@ -94,22 +94,19 @@ export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row
         [FIELD.entity]: ['The entity type cannot change while values of this field are stored.'],
       });
   }
-  const given = cols[FIELD.name];
-  if (typeof given === 'string') {
-    if (!NAME_RE.test(given))
-      throw new ValidationError({
-        [FIELD.name]: [
-          'The name field must start with a letter and hold only lower-case letters, digits and underscores.',
-        ],
-      });
-    if (d.lockNames) yield d.lockNames(accountId);
-    return;
-  }
-  if (current) {
+  const given = typeof cols[FIELD.name] === 'string';
+  if (given && !NAME_RE.test(cols[FIELD.name] as string))
+    throw new ValidationError({
+      [FIELD.name]: [
+        'The name field must start with a letter and hold only lower-case letters, digits and underscores.',
+      ],
+    });
+  if (!given && current) {
     delete cols[FIELD.name];
     return;
   }
   if (d.lockNames) yield d.lockNames(accountId);
+  if (given) return;
   const entity = cols[FIELD.entity];
   const base = nameFromLabel(String(cols[FIELD.label]));
   // The names taken that a generated one could clash with, in one query.

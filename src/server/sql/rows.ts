@@ -59,11 +59,10 @@ export function columnValues(r: ResourceDef, values: ValidBody['values']): Row {
 }
 
 /** Adds the fold columns of the text columns being written. */
-export function withFolds(r: ResourceDef, cols: Row): Row {
+export function withFolds(r: ResourceDef, cols: Row): void {
   for (const f of r.fields) {
     const col = foldColumnOf(f);
     if (col && f.name in cols)
       cols[col] = typeof cols[f.name] === 'string' ? fold(cols[f.name] as string, f.filter) : null;
   }
-  return cols;
 }

@@ -48,9 +48,7 @@ export interface Dialect {
 /** Statements, each yielded as it is (`(yield get(...)) as Row | undefined`): its answer is said by its op. */
 export const rows = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'rows', sql, params });
 export const get = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'get', sql, params });
-/** Answered by the number of rows the statement changed. */
 export const run = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'run', sql, params });
-/** Answered by the id of the row an INSERT wrote. */
 export const insert = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'insert', sql, params });
 
 /** Runs an operation whose statements answer at once; a statement's error is thrown into it. */

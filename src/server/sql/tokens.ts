@@ -3,11 +3,11 @@ import { formatTimestamp } from '../../core/datetime.js';
 import { type AccountUser, hashToken, newToken, type Principal, type TokenInfo } from '../store.js';
 import { type Dialect, get, insert, type Row, rows, run, type Steps } from './steps.js';
 
-export function* createAccount(d: Dialect, name: string, userName = 'owner'): Steps<AccountUser> {
+export function* createAccount(d: Dialect, name: string): Steps<AccountUser> {
   const t = d.now();
   const accountId = (yield insert('INSERT INTO accounts (name, created_at) VALUES (?, ?)', [name, t])) as number;
   const sql = 'INSERT INTO users (account_id, name, created_at) VALUES (?, ?, ?)';
-  const userId = (yield insert(sql, [accountId, userName, t])) as number;
+  const userId = (yield insert(sql, [accountId, 'owner', t])) as number;
   return { accountId, userId };
 }
 
@@ -53,7 +53,6 @@ export function* authenticate(d: Dialect, token: string): Steps<Principal | unde
     }
   }
   return {
-    tokenId: row.id as number,
     userId: row.user_id as number,
     accountId: row.account_id as number,
     scopes: new Set((row.scopes as string).split(' ').filter(Boolean)),

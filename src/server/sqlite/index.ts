@@ -113,7 +113,7 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
         throw e;
       }
     },
-    createAccount: (name, userName) => write(tokens.createAccount(d, name, userName)),
+    createAccount: (name) => write(tokens.createAccount(d, name)),
     firstUser: () => sql.run(tokens.firstUser()),
     userOfAccount: (accountId) => sql.run(tokens.userOfAccount(accountId)),
     createToken: (userId, name, scopes) => sql.run(tokens.createToken(d, userId, name, scopes)),
