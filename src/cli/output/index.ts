@@ -19,9 +19,9 @@ import { type Column, renderTable, width } from './table.js';
 
 type Rec = Record<string, unknown>;
 
-export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'tsv'];
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export interface OutputSpec {
   format: OutputFormat;
@@ -174,15 +174,9 @@ export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): Outpu
       throw usageError(`--jq filters JSON: it cannot be used with --output ${format}.`);
     format = 'json';
   }
-  const csvExact = flags.csvExact === true;
+  const csvExact = flags.csvExact === true || undefined;
   if (csvExact && format !== 'csv') throw usageError('--csv-exact goes with -o csv.');
-  return {
-    format,
-    ...(fields ? { fields } : {}),
-    quiet,
-    ...(jq !== undefined ? { jq } : {}),
-    ...(csvExact ? { csvExact } : {}),
-  };
+  return { format, fields, quiet, jq, csvExact };
 }
 
 /** checkJq on --jq's filter, before any request is made; nothing without --jq. */
@@ -337,21 +331,21 @@ function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display):
   };
 }
 
-function jqSink(spec: OutputSpec & { jq: string }, d: Display): Sink {
+function jqSink(jq: string, fields: string[] | undefined, d: Display): Sink {
   const all: Rec[] = [];
   return {
     add(records) {
-      for (const r of records) all.push(select(r, spec.fields));
+      for (const r of records) all.push(select(r, fields));
     },
     async end() {
-      d.stdout.write(await runJq(all, spec.jq, (s) => d.stderr.write(s)));
+      d.stdout.write(await runJq(all, jq, (s) => d.stderr.write(s)));
     },
   };
 }
 
 function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   if (spec.quiet) return lineSink(d, (r) => (r.uuid === undefined || r.uuid === null ? '' : `${String(r.uuid)}\n`));
-  if (spec.jq !== undefined) return jqSink({ ...spec, jq: spec.jq }, d);
+  if (spec.jq !== undefined) return jqSink(spec.jq, spec.fields, d);
   switch (spec.format) {
     case 'json':
       return jsonSink(spec, d);
