@@ -16,7 +16,7 @@ type Obj = Record<string, unknown>;
 /** Longest unknown JSON body quoted whole in a message. */
 const QUOTE_LIMIT = 300;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
 /** A JSON pointer or a path of names -> a dotted field: `/custom_fields/0/value` -> custom_fields.0.value. */
