@@ -411,11 +411,9 @@ function verticalTerminal(defs: Map<string, FieldDef>, keys: string[], record: R
  * table: `key<TAB>value` lines with ISO times. Await it when --jq may be set.
  */
 export async function printRecord(resource: ResourceDef, record: Rec, spec: OutputSpec, d: Display): Promise<void> {
-  if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table')) {
-    // A uuid, one NDJSON line, or a CSV/TSV header and row: as a list of one.
-    sinkFor(resource, spec, d).add([record]);
-    return;
-  }
+  // A uuid, one NDJSON line, or a CSV/TSV header and row: as a list of one.
+  if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table'))
+    return sinkFor(resource, spec, d).add([record]);
   if (spec.jq !== undefined || spec.format === 'json') return printJson(select(record, spec.fields), spec, d);
   const defs = fieldMap(resource);
   const keys = recordKeys(resource, record, spec);
