@@ -6,7 +6,8 @@
 import { resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { isObj } from './error-body.js';
-import { type HttpClient, type HttpResponse, ProtocolError } from './http.js';
+import { ProtocolError } from './errors.js';
+import type { HttpClient, HttpResponse } from './http.js';
 
 export type ApiRecord = Record<string, unknown>;
 
