@@ -49,21 +49,16 @@ function problemItem(item: unknown): [string, string] | undefined {
   return what ? [where ?? '', what] : undefined;
 }
 
+/** Where a body lists the problems: by field (an object) or in a list. */
+const LIST_KEYS = ['errors', 'invalid-params', 'invalid_params', 'invalidParams', 'validation', 'violations', 'detail'];
+
 function fieldsOf(body: Obj): Record<string, string[]> | undefined {
   const fields: Record<string, string[]> = {};
   const add = (field: string, message: string) => {
     const key = field || 'body';
     fields[key] = [...(fields[key] ?? []), message];
   };
-  for (const key of [
-    'errors',
-    'invalid-params',
-    'invalid_params',
-    'invalidParams',
-    'validation',
-    'violations',
-    'detail',
-  ]) {
+  for (const key of LIST_KEYS) {
     const v = body[key];
     if (Array.isArray(v))
       for (const item of v) {
