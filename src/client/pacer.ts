@@ -121,11 +121,8 @@ export class Pacer {
   /** What the pacer knows of the current window, for progress displays and tests. */
   get state(): { limit?: number; remaining?: number; resetAt?: number; blockedUntil?: number } {
     const w = this.window;
-    return {
-      ...(w?.limit !== undefined ? { limit: w.limit } : {}),
-      ...(w ? { remaining: w.remaining, resetAt: w.resetAt } : {}),
-      ...(this.blockedUntil > this.clock.now() ? { blockedUntil: this.blockedUntil } : {}),
-    };
+    const blockedUntil = this.blockedUntil > this.clock.now() ? this.blockedUntil : undefined;
+    return { limit: w?.limit, remaining: w?.remaining, resetAt: w?.resetAt, blockedUntil };
   }
 
   /**
