@@ -16,7 +16,7 @@ type Obj = Record<string, unknown>;
 /** Longest unknown JSON body quoted whole in a message. */
 const QUOTE_LIMIT = 300;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
 /** A JSON pointer or a path of names -> a dotted field: `/custom_fields/0/value` -> custom_fields.0.value. */
@@ -49,21 +49,16 @@ function problemItem(item: unknown): [string, string] | undefined {
   return what ? [where ?? '', what] : undefined;
 }
 
+/** Where a body lists the problems: by field (an object) or in a list. */
+const LIST_KEYS = ['errors', 'invalid-params', 'invalid_params', 'invalidParams', 'validation', 'violations', 'detail'];
+
 function fieldsOf(body: Obj): Record<string, string[]> | undefined {
   const fields: Record<string, string[]> = {};
   const add = (field: string, message: string) => {
     const key = field || 'body';
     fields[key] = [...(fields[key] ?? []), message];
   };
-  for (const key of [
-    'errors',
-    'invalid-params',
-    'invalid_params',
-    'invalidParams',
-    'validation',
-    'violations',
-    'detail',
-  ]) {
+  for (const key of LIST_KEYS) {
     const v = body[key];
     if (Array.isArray(v))
       for (const item of v) {

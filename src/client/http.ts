@@ -26,8 +26,6 @@ import {
 import { printableUrl } from '../core/redact.js';
 import { insecureHost, isLoopbackHost, proxyConfigured, redactUrl } from './transport.js';
 
-export { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
-
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 

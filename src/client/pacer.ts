@@ -42,8 +42,6 @@ export interface PacerOptions {
   readonly marginMs?: number;
   /** A wait longer than this is not made (ms). */
   readonly maxWaitMs?: number;
-  /** The window assumed when a server gives Limit and Remaining but no Reset (ms). */
-  readonly fallbackWindowMs?: number;
   readonly debug?: ((line: string) => void) | undefined;
   /** Told of each wait of a second or more, in words for a person ("waiting 52 s: ..."). */
   readonly notice?: ((line: string) => void) | undefined;
@@ -74,6 +72,8 @@ interface Window {
 }
 
 const WAIT_FOR_ANSWER = Number.POSITIVE_INFINITY;
+/** The window assumed when a server gives Limit and Remaining but no Reset (ms). */
+const FALLBACK_WINDOW_MS = 60_000;
 
 function int(v: string | undefined): number | undefined {
   if (v === undefined || !/^\s*\d{1,15}\s*$/.test(v)) return undefined;
@@ -94,7 +94,6 @@ export class Pacer {
   private readonly clock: PacerClock;
   private readonly marginMs: number;
   private readonly maxWaitMs: number;
-  private readonly fallbackWindowMs: number;
   private lastNotice: number | undefined;
   private seq = 0;
   /** Requests sent and not answered yet: seq -> sent at. */
@@ -112,7 +111,6 @@ export class Pacer {
     this.clock = opts.clock ?? realClock;
     this.marginMs = opts.marginMs ?? 100;
     this.maxWaitMs = opts.maxWaitMs ?? 120_000;
-    this.fallbackWindowMs = opts.fallbackWindowMs ?? 60_000;
   }
 
   /** Requests sent and not yet answered. */
@@ -123,11 +121,8 @@ export class Pacer {
   /** What the pacer knows of the current window, for progress displays and tests. */
   get state(): { limit?: number; remaining?: number; resetAt?: number; blockedUntil?: number } {
     const w = this.window;
-    return {
-      ...(w?.limit !== undefined ? { limit: w.limit } : {}),
-      ...(w ? { remaining: w.remaining, resetAt: w.resetAt } : {}),
-      ...(this.blockedUntil > this.clock.now() ? { blockedUntil: this.blockedUntil } : {}),
-    };
+    const blockedUntil = this.blockedUntil > this.clock.now() ? this.blockedUntil : undefined;
+    return { limit: w?.limit, remaining: w?.remaining, resetAt: w?.resetAt, blockedUntil };
   }
 
   /**
@@ -218,7 +213,7 @@ export class Pacer {
     }
     const assumed = reset === undefined;
     const resetAt = assumed
-      ? now + this.fallbackWindowMs / Math.max(1, limit ?? 60)
+      ? now + FALLBACK_WINDOW_MS / Math.max(1, limit ?? 60)
       : reset < 1_000_000_000
         ? now + reset * 1000 // seconds from now, as some servers send it
         : reset * 1000 - (this.skew ?? 0);

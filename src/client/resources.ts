@@ -5,7 +5,9 @@
  */
 import { resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
-import { type HttpClient, type HttpResponse, ProtocolError } from './http.js';
+import { isObj } from './error-body.js';
+import { ProtocolError } from './errors.js';
+import type { HttpClient, HttpResponse } from './http.js';
 
 export type ApiRecord = Record<string, unknown>;
 
@@ -22,15 +24,11 @@ export interface Page {
   pagination: Pagination;
 }
 
-function isRecord(v: unknown): v is ApiRecord {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The record in a single-record response, with or without the data wrapper. */
 function unwrap(r: ResourceDef, res: HttpResponse): ApiRecord | undefined {
   const b = res.body;
-  if (!isRecord(b)) return undefined;
-  if (isRecord(b.data)) return b.data;
+  if (!isObj(b)) return undefined;
+  if (isObj(b.data)) return b.data;
   if (typeof b.uuid === 'string') return b;
   throw new ProtocolError(`the server's answer for a ${r.singular} has no record in it`);
 }
@@ -51,15 +49,15 @@ export class ResourceClient {
   async list(r: ResourceDef, query: URLSearchParams): Promise<Page> {
     const res = await this.http.request('GET', r.path, { query });
     const b = res.body;
-    const data = isRecord(b) ? b.data : Array.isArray(b) ? b : undefined;
+    const data = isObj(b) ? b.data : Array.isArray(b) ? b : undefined;
     if (!Array.isArray(data)) throw new ProtocolError(`the server's answer for a list of ${r.path} has no data array`);
-    const bad = data.findIndex((x) => !isRecord(x));
+    const bad = data.findIndex((x) => !isObj(x));
     if (bad >= 0)
       throw new ProtocolError(
         `item ${bad + 1} of the server's list of ${r.path} is not a record: ${preview(data[bad])}`,
       );
     const records = data as ApiRecord[];
-    const meta = isRecord(b) && isRecord(b.meta) && isRecord(b.meta.pagination) ? b.meta.pagination : undefined;
+    const meta = isObj(b) && isObj(b.meta) && isObj(b.meta.pagination) ? b.meta.pagination : undefined;
     const perPage = num(query.get('per_page'), records.length || 10);
     const pagination: Pagination = meta
       ? {

@@ -50,6 +50,8 @@ export interface Failure {
   readonly transient: boolean;
 }
 
+const NOT_TLS = 'the server does not speak TLS: is it http://, not https://?';
+
 /**
  * What each error code says: its reason in words (else the error's message), whether the request
  * certainly did not reach the server (`notSent`), and whether it is worth trying again.
@@ -75,6 +77,9 @@ const CODES: Record<string, { reason?: string; notSent?: boolean; transient?: bo
   EADDRNOTAVAIL: { notSent: true },
   UND_ERR_SOCKET: { reason: 'the connection was closed', transient: true },
   UND_ERR_CLOSED: { reason: 'the connection was closed', transient: true },
+  // https:// to a server that speaks plain http: its answer is not a TLS handshake at all.
+  ERR_SSL_WRONG_VERSION_NUMBER: { reason: NOT_TLS, notSent: true },
+  ERR_SSL_PACKET_LENGTH_TOO_LONG: { reason: NOT_TLS, notSent: true },
 };
 
 const TLS_CODES =
@@ -100,19 +105,11 @@ export function classify(e: unknown): Failure {
       sent: 'no',
       transient: proxy === '502' || proxy === '503' || proxy === '504',
     };
-  const before = err?.[BEFORE_REQUEST] === true;
-  // https:// to a server that speaks plain http: its answer is not a TLS handshake at all.
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG')
-    return {
-      code,
-      reason: 'the server does not speak TLS: is it http://, not https://?',
-      sent: 'no',
-      transient: false,
-    };
-  if (code && TLS_CODES.test(code))
-    return { code, reason: `the server's certificate is not trusted (${code})`, sent: 'no', transient: false };
-  const nothingWritten = typeof err?.socket?.bytesWritten === 'number' && err.socket.bytesWritten === 0;
   const known = code && Object.hasOwn(CODES, code) ? CODES[code] : undefined;
+  if (!known && code && TLS_CODES.test(code))
+    return { code, reason: `the server's certificate is not trusted (${code})`, sent: 'no', transient: false };
+  const before = err?.[BEFORE_REQUEST] === true;
+  const nothingWritten = typeof err?.socket?.bytesWritten === 'number' && err.socket.bytesWritten === 0;
   const sent: RequestSent = before || known?.notSent || nothingWritten ? 'no' : 'maybe';
   const reason =
     known?.reason ?? (typeof err?.message === 'string' && err.message ? err.message : 'the request failed');

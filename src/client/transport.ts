@@ -9,16 +9,14 @@ export function isLoopbackHost(hostname: string): boolean {
     .replace(/\.$/, '');
   if (h === 'localhost') return true;
   if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) {
-    if (h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h)) return true;
-    const mapped = /^::ffff:(.+)$/.exec(h)?.[1];
-    if (mapped === undefined) return false;
-    if (isIP(mapped) === 4) return mapped.startsWith('127.');
-    // ::ffff:7f00:1 is how URL writes ::ffff:127.0.0.1.
-    const hi = /^([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(mapped)?.[1];
-    return hi !== undefined && Number.parseInt(hi, 16) >> 8 === 127;
-  }
-  return false;
+  if (isIP(h) !== 6) return false;
+  if (h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h)) return true;
+  const mapped = /^::ffff:(.+)$/.exec(h)?.[1];
+  if (mapped === undefined) return false;
+  if (isIP(mapped) === 4) return mapped.startsWith('127.');
+  // ::ffff:7f00:1 is how URL writes ::ffff:127.0.0.1.
+  const hi = /^([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(mapped)?.[1];
+  return hi !== undefined && Number.parseInt(hi, 16) >> 8 === 127;
 }
 
 /** The host a token would go to over plain http, when that host is not this machine. */

@@ -64,17 +64,16 @@ let relativeFormat: Intl.RelativeTimeFormat | undefined;
 
 function scaled(seconds: number, wholeDays: boolean): string {
   relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-  const RELATIVE = relativeFormat;
   const a = Math.abs(seconds);
   const days = seconds / 86_400;
   if (!wholeDays) {
-    if (a < 60) return RELATIVE.format(0, 'second');
-    if (a < 3600) return RELATIVE.format(Math.round(seconds / 60), 'minute');
-    if (a < 86_400) return RELATIVE.format(Math.round(seconds / 3600), 'hour');
+    if (a < 60) return relativeFormat.format(0, 'second');
+    if (a < 3600) return relativeFormat.format(Math.round(seconds / 60), 'minute');
+    if (a < 86_400) return relativeFormat.format(Math.round(seconds / 3600), 'hour');
   }
-  if (a < 30 * 86_400) return RELATIVE.format(Math.round(days), 'day');
-  if (a < 365 * 86_400) return RELATIVE.format(Math.round(days / 30), 'month');
-  return RELATIVE.format(Math.round(days / 365), 'year');
+  if (a < 30 * 86_400) return relativeFormat.format(Math.round(days), 'day');
+  if (a < 365 * 86_400) return relativeFormat.format(Math.round(days / 30), 'month');
+  return relativeFormat.format(Math.round(days / 365), 'year');
 }
 
 /** "in 2 days", "3 hours ago", "tomorrow": for a person reading a single record. */

@@ -19,9 +19,9 @@ import { type Column, renderTable, width } from './table.js';
 
 type Rec = Record<string, unknown>;
 
-export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'tsv'];
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export interface OutputSpec {
   format: OutputFormat;
@@ -174,15 +174,9 @@ export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): Outpu
       throw usageError(`--jq filters JSON: it cannot be used with --output ${format}.`);
     format = 'json';
   }
-  const csvExact = flags.csvExact === true;
+  const csvExact = flags.csvExact === true || undefined;
   if (csvExact && format !== 'csv') throw usageError('--csv-exact goes with -o csv.');
-  return {
-    format,
-    ...(fields ? { fields } : {}),
-    quiet,
-    ...(jq !== undefined ? { jq } : {}),
-    ...(csvExact ? { csvExact } : {}),
-  };
+  return { format, fields, quiet, jq, csvExact };
 }
 
 /** checkJq on --jq's filter, before any request is made; nothing without --jq. */
@@ -337,21 +331,21 @@ function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display):
   };
 }
 
-function jqSink(spec: OutputSpec & { jq: string }, d: Display): Sink {
+function jqSink(jq: string, fields: string[] | undefined, d: Display): Sink {
   const all: Rec[] = [];
   return {
     add(records) {
-      for (const r of records) all.push(select(r, spec.fields));
+      for (const r of records) all.push(select(r, fields));
     },
     async end() {
-      d.stdout.write(await runJq(all, spec.jq, (s) => d.stderr.write(s)));
+      d.stdout.write(await runJq(all, jq, (s) => d.stderr.write(s)));
     },
   };
 }
 
 function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   if (spec.quiet) return lineSink(d, (r) => (r.uuid === undefined || r.uuid === null ? '' : `${String(r.uuid)}\n`));
-  if (spec.jq !== undefined) return jqSink({ ...spec, jq: spec.jq }, d);
+  if (spec.jq !== undefined) return jqSink(spec.jq, spec.fields, d);
   switch (spec.format) {
     case 'json':
       return jsonSink(spec, d);
@@ -417,11 +411,9 @@ function verticalTerminal(defs: Map<string, FieldDef>, keys: string[], record: R
  * table: `key<TAB>value` lines with ISO times. Await it when --jq may be set.
  */
 export async function printRecord(resource: ResourceDef, record: Rec, spec: OutputSpec, d: Display): Promise<void> {
-  if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table')) {
-    // A uuid, one NDJSON line, or a CSV/TSV header and row: as a list of one.
-    sinkFor(resource, spec, d).add([record]);
-    return;
-  }
+  // A uuid, one NDJSON line, or a CSV/TSV header and row: as a list of one.
+  if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table'))
+    return sinkFor(resource, spec, d).add([record]);
   if (spec.jq !== undefined || spec.format === 'json') return printJson(select(record, spec.fields), spec, d);
   const defs = fieldMap(resource);
   const keys = recordKeys(resource, record, spec);
