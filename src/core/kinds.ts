@@ -469,9 +469,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     },
     schema: (_f, dir) =>
       dir === 'out'
-        ? {
-            anyOf: [{ type: 'string', format: 'date' }, TIMESTAMP],
-          }
+        ? { anyOf: [{ type: 'string', format: 'date' }, TIMESTAMP] }
         : {
             type: 'string',
             description: 'a date (YYYY-MM-DD: all day) or a datetime (without an offset: UTC)',
