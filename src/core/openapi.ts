@@ -44,30 +44,27 @@ const object = (properties: Obj, description?: string): Schema => ({
 const nullable = (s: Schema): Schema =>
   typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] };
 
-/**
- * The values of these fields as the API answers them ('out'), or as a body may send them. A field
- * that takes null may answer null (a reminder without due_at), unless the server makes it; a body
- * may send null where the field is nullable, or has a default on create.
- */
-function fieldSchemas(fields: readonly FieldDef[], dir: 'out' | 'create' | 'update'): Obj {
-  return Object.fromEntries(
-    fields.map((f) => {
-      const s = { ...fieldKind(f).schema(f, dir === 'out' ? 'out' : 'in'), description: f.description };
-      const orNull =
-        dir === 'out' ? f.nullable && !f.generated : f.nullable || (dir === 'create' && f.default !== undefined);
-      return [f.name, orNull ? nullable(s) : s];
-    }),
-  );
+/** The value of a field as the API answers it. */
+function outSchema(f: FieldDef): Schema {
+  const s = { ...fieldKind(f).schema(f, 'out'), description: f.description };
+  // A field that takes null may answer null (a reminder without due_at), unless the server makes it.
+  return f.nullable && !f.generated ? nullable(s) : s;
+}
+
+/** The value of a field a body may send: null where the field is nullable, or has a default on create. */
+function inSchema(f: FieldDef, mode: 'create' | 'update'): Schema {
+  const s = { ...fieldKind(f).schema(f, 'in'), description: f.description };
+  return f.nullable || (mode === 'create' && f.default !== undefined) ? nullable(s) : s;
 }
 
 function recordSchema(r: ResourceDef): Schema {
-  const properties = fieldSchemas(r.fields, 'out');
+  const properties: Obj = Object.fromEntries(r.fields.map((f) => [f.name, outSchema(f)]));
   if (r.customValues) properties[CUSTOM_VALUES_KEY] = ref('schemas', 'CustomValues');
   for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])]) {
     const target = resourceByPath(l.target);
     const fields = embeddedFieldsOf(l).map((n) => fieldOf(target, n) as FieldDef);
     properties[l.name] = object(
-      { data: nullable(object(fieldSchemas(fields, 'out'))) },
+      { data: nullable(object(Object.fromEntries(fields.map((f) => [f.name, outSchema(f)])))) },
       `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
     );
   }
@@ -82,7 +79,7 @@ function recordSchema(r: ResourceDef): Schema {
 
 function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
   const fields = inputFields(r);
-  const properties = fieldSchemas(fields, mode);
+  const properties: Obj = Object.fromEntries(fields.map((f) => [f.name, inSchema(f, mode)]));
   if (r.customValues)
     properties[CUSTOM_VALUES_KEY] = {
       type: 'array',
