@@ -16,13 +16,12 @@ import {
   resourceByPath,
 } from '../resources/index.js';
 import type { FieldDef, ResourceDef } from '../resources/types.js';
+import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
 import { fieldKind, filterKind, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
 import { MAX_CUSTOM_VALUES } from './validate.js';
 
-import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
-
-export { HEALTH_PATH, OPENAPI_PATH };
+export { OPENAPI_PATH };
 /** The version of the API the document describes: it changes when the API does. */
 export const API_VERSION = '1.0.0';
 
