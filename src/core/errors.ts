@@ -46,12 +46,9 @@ export function validationMessage(errors: FieldErrors, left = 0): string {
 }
 
 export class ValidationError extends ApiError {
-  /** Errors found beyond the ones listed. */
-  readonly left: number;
   constructor(errors: FieldErrors, left = 0) {
     super(422, validationMessage(errors, left), errors);
     this.name = 'ValidationError';
-    this.left = left;
   }
 }
 

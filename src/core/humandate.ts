@@ -234,7 +234,7 @@ function localDatetime(text: string, zone: Zone): { at: number; unit: number } |
 // ------------------------------------------------------------------ chrono
 
 type Chrono = typeof import('chrono-node/en');
-type Components = import('chrono-node/en').ParsedResult['start'];
+type Result = import('chrono-node/en').ParsedResult;
 
 /** chrono-node's English parser, loaded on first use (synchronously, so flag parsing stays sync). */
 function chrono(): Chrono {
@@ -249,8 +249,9 @@ type Point = { day: DateTime } | { at: number; precision: DurationLikeObject };
 const MODIFIER = /\b(this|next|last|past|previous|coming)\b/;
 const TIME_OF_DAY = /\b(morning|afternoon|evening|night|tonight|noon|midday|midnight)\b/;
 
-/** Reads one chrono component set as a point in `zone`, with the fix-ups chrono's defaults need. */
-function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set<string>): Point {
+/** Reads one end of a chrono result as a point in `zone`, with the fix-ups chrono's defaults need. */
+function point(r: Result, c: Result['start'], now: DateTime, zone: Zone): Point {
+  const tags = r.tags();
   const date = { year: c.get('year') as number, month: c.get('month') as number, day: c.get('day') as number };
   let day = luxon().DateTime.fromObject(date, { zone });
   const weekdayOnly = c.isCertain('weekday') && !c.isCertain('day') && !c.isCertain('month');
@@ -259,10 +260,10 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
     !c.isCertain('weekday') &&
     !c.isCertain('month') &&
     ![...tags].some((t) => t.startsWith('casualReference/'));
-  const timed = c.isCertain('hour') || TIME_OF_DAY.test(text);
+  const timed = c.isCertain('hour') || TIME_OF_DAY.test(r.text);
   if (!timed) {
     // A weekday alone is the next one (today counts): "friday" on a Saturday is six days ahead.
-    if (weekdayOnly && !MODIFIER.test(text) && day < now.startOf('day')) day = day.plus({ weeks: 1 });
+    if (weekdayOnly && !MODIFIER.test(r.text) && day < now.startOf('day')) day = day.plus({ weeks: 1 });
     return { day };
   }
   const wall: Wall = {
@@ -282,7 +283,7 @@ function point(c: Components, text: string, now: DateTime, zone: Zone, tags: Set
       ? wallToMillis(wall, zone)
       : Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) - fixedOffset * 60_000;
   // A time alone, or a weekday and time, already past: the next one.
-  if (at < now.toMillis() && (timeOnly || (weekdayOnly && !MODIFIER.test(text)))) {
+  if (at < now.toMillis() && (timeOnly || (weekdayOnly && !MODIFIER.test(r.text)))) {
     const next = luxon()
       .DateTime.fromMillis(at, { zone })
       .plus(timeOnly ? { days: 1 } : { weeks: 1 });
@@ -304,14 +305,12 @@ function readWithChrono(text: string, raw: string, now: DateTime, zone: Zone, wh
   const whole = results.length === 1 && results[0]?.index === 0 && results[0].text.length === text.length;
   if (!whole) {
     if (!results.length) throw new HumanDateError(`"${raw}" is not ${what} I understand; ${tryList}`);
-    const read = results
-      .map((r) => `"${r.text}" (${describePoint(point(r.start, r.text, now, zone, r.tags()), zone)})`)
-      .join(' and ');
+    const read = results.map((r) => `"${r.text}" (${describePoint(point(r, r.start, now, zone), zone)})`).join(' and ');
     throw new HumanDateError(`"${raw}" is not ${what} I understand: I could read only ${read}; ${tryList}`);
   }
   const r = results[0] as NonNullable<(typeof results)[0]>;
-  const start = point(r.start, r.text, now, zone, r.tags());
-  return r.end ? { start, end: point(r.end, r.text, now, zone, r.tags()) } : { start };
+  const start = point(r, r.start, now, zone);
+  return r.end ? { start, end: point(r, r.end, now, zone) } : { start };
 }
 
 /** Lower case, one space between words, no filler before the date ("on friday", "by 5pm"). */

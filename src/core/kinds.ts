@@ -378,16 +378,15 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     fromText: (f, text) => ({ code: codeOf(f, text) }),
     check: (f, v, report) => {
       const n = f.name;
+      const failAt = (k: string, rule: string): typeof INVALID => report(`${n}.${k}`, `The ${n}.${k} field ${rule}.`);
       if (typeof v !== 'object' || v === null || Array.isArray(v))
         return fail(f, report, 'must be an object with a code');
       const obj = v as Record<string, unknown>;
-      for (const k of Object.keys(obj))
-        if (k !== 'code' && k !== 'name') report(`${n}.${k}`, `The ${n}.${k} field is not allowed.`);
+      for (const k of Object.keys(obj)) if (k !== 'code' && k !== 'name') failAt(k, 'is not allowed');
       const code = obj.code;
       const codes = f.codes ?? {};
-      if (code === undefined || code === null) return report(`${n}.code`, `The ${n}.code field is required.`);
-      if (typeof code !== 'number' || !Number.isInteger(code))
-        return report(`${n}.code`, `The ${n}.code field must be an integer.`);
+      if (code === undefined || code === null) return failAt('code', 'is required');
+      if (typeof code !== 'number' || !Number.isInteger(code)) return failAt('code', 'must be an integer');
       if (!(code in codes))
         return report(
           `${n}.code`,
@@ -396,7 +395,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
             .join(' or ')}.`,
         );
       if (obj.name !== undefined && obj.name !== codes[code])
-        return report(`${n}.name`, `The ${n}.name field must be "${codes[code]}" for code ${code}.`);
+        return failAt('name', `must be "${codes[code]}" for code ${code}`);
       return code;
     },
     columns: integerColumn,
@@ -469,9 +468,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     },
     schema: (_f, dir) =>
       dir === 'out'
-        ? {
-            anyOf: [{ type: 'string', format: 'date' }, TIMESTAMP],
-          }
+        ? { anyOf: [{ type: 'string', format: 'date' }, TIMESTAMP] }
         : {
             type: 'string',
             description: 'a date (YYYY-MM-DD: all day) or a datetime (without an offset: UTC)',

@@ -16,13 +16,12 @@ import {
   resourceByPath,
 } from '../resources/index.js';
 import type { FieldDef, ResourceDef } from '../resources/types.js';
+import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
 import { fieldKind, filterKind, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
 import { MAX_CUSTOM_VALUES } from './validate.js';
 
-import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
-
-export { HEALTH_PATH, OPENAPI_PATH };
+export { OPENAPI_PATH };
 /** The version of the API the document describes: it changes when the API does. */
 export const API_VERSION = '1.0.0';
 
@@ -90,12 +89,7 @@ function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
     for (const l of r.linkOnCreate ?? [])
       properties[l.name] = nullable({
         description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}`,
-        oneOf: l.by.map((b) => ({
-          type: 'object',
-          properties: { [b]: { type: 'string' } },
-          required: [b],
-          additionalProperties: false,
-        })),
+        oneOf: l.by.map((b) => object({ [b]: { type: 'string' } })),
       });
   const required = fields.filter((f) => (mode === 'create' ? f.requiredOnCreate : f.requiredOnUpdate));
   return {
@@ -173,11 +167,9 @@ const UUID_PARAM: Obj = {
 
 // ------------------------------------------------------------------ responses
 
-const RATE_HEADERS: Obj = {
-  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
-};
+/** References to these headers of components.headers. */
+const headers = (...names: string[]): Obj => Object.fromEntries(names.map((n) => [n, ref('headers', n)]));
+const RATE_HEADERS = headers('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
 
 const json = (schema: Schema, example?: unknown): Obj => ({
   content: { 'application/json': { schema, ...(example !== undefined ? { example } : {}) } },
@@ -194,7 +186,7 @@ const ERRORS: Record<string, { name: string; description: string; example: Obj; 
     name: 'Unauthenticated',
     description: 'no token, or an unknown or revoked one',
     example: { message: 'Unauthenticated.' },
-    headers: { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+    headers: headers('WWW-Authenticate'),
   },
   403: {
     name: 'Forbidden',
@@ -210,7 +202,7 @@ const ERRORS: Record<string, { name: string; description: string; example: Obj; 
     name: 'MethodNotAllowed',
     description: 'a method the path does not take (any method not listed for it here)',
     example: { message: 'The PATCH method is not supported for this route.' },
-    headers: { Allow: ref('headers', 'Allow') },
+    headers: headers('Allow'),
   },
   409: {
     name: 'Conflict',
@@ -245,7 +237,7 @@ const ERRORS: Record<string, { name: string; description: string; example: Obj; 
     name: 'TooManyRequests',
     description: "over the user's rate limit: nothing was done",
     example: { message: 'Too Many Attempts.' },
-    headers: { ...RATE_HEADERS, 'Retry-After': ref('headers', 'Retry-After') },
+    headers: { ...RATE_HEADERS, ...headers('Retry-After') },
   },
   500: {
     name: 'ServerError',
@@ -256,7 +248,7 @@ const ERRORS: Record<string, { name: string; description: string; example: Obj; 
     name: 'Unavailable',
     description: 'the server cannot reach or read its store: try again later',
     example: { message: 'The server cannot read its data file: it is damaged.' },
-    headers: { 'Retry-After': ref('headers', 'Retry-After') },
+    headers: headers('Retry-After'),
   },
   507: {
     name: 'InsufficientStorage',
@@ -276,58 +268,63 @@ function ok(description: string, schema: Schema, extra: Obj = {}): Obj {
   return { description, headers: { ...RATE_HEADERS, ...extra }, ...json(schema) };
 }
 
+/** An operation on records of `r`, which needs the token's read or write scope of `r`. */
+function op(r: ResourceDef, operationId: string, summary: string, access: 'read' | 'write', rest: Obj): Obj {
+  return { operationId, summary, tags: [r.path], security: [{ bearerAuth: [`${r.scope}.${access}`] }], ...rest };
+}
+
+/** `{data: <record>}`, the answer of a create, get or update. */
+const data = (r: ResourceDef) => object({ data: ref('schemas', one(r)) });
+
+/** A create of a record of `r`, under a record of `parent` if given: `errors` besides AUTHORIZED. */
+function create(r: ResourceDef, parent: ResourceDef | undefined, errors: readonly number[]): Obj {
+  const operationId = `create${parent ? one(parent) : ''}${one(r)}`;
+  return op(r, operationId, `Create a ${r.singular}${parent ? ` of a ${parent.singular}` : ''}`, 'write', {
+    requestBody: { required: true, ...json(ref('schemas', `${one(r)}Create`)) },
+    responses: {
+      201: ok(`the new ${r.singular}`, data(r), headers('Location')),
+      ...errorResponses([...AUTHORIZED, ...errors]),
+    },
+  });
+}
+
 // ------------------------------------------------------------------ operations
 
 function operations(r: ResourceDef): Record<string, Obj> {
-  const read = `${r.scope}.read`;
-  const write = `${r.scope}.write`;
-  const data = object({ data: ref('schemas', one(r)) });
   const unique = r.unique?.length ? [409] : [];
   const paths: Record<string, Obj> = {};
-  const op = (operationId: string, summary: string, scope: string, rest: Obj): Obj => ({
-    operationId,
-    summary,
-    tags: [r.path],
-    security: [{ bearerAuth: [scope] }],
-    ...rest,
-  });
   const base: Obj = {};
   if (r.verbs.list)
-    base.get = op(`list${many(r)}`, `List ${r.plural}, oldest first`, read, {
+    base.get = op(r, `list${many(r)}`, `List ${r.plural}, oldest first`, 'read', {
       parameters: listParams(r),
       responses: {
         200: ok(`a page of ${r.plural}`, ref('schemas', `${many(r)}Page`)),
         ...errorResponses([...AUTHORIZED, 422]),
       },
     });
-  if (r.verbs.create && !r.parents)
-    base.post = op(`create${one(r)}`, `Create a ${r.singular}`, write, {
-      requestBody: { required: true, ...json(ref('schemas', `${one(r)}Create`)) },
-      responses: {
-        201: ok(`the new ${r.singular}`, data, { Location: ref('headers', 'Location') }),
-        ...errorResponses([...AUTHORIZED, ...unique, 413, 415, 422, 507]),
-      },
-    });
+  if (r.verbs.create && !r.parents) base.post = create(r, undefined, [...unique, 413, 415, 422, 507]);
   if (Object.keys(base).length) paths[`/${r.path}`] = base;
   const itemOps: Obj = { parameters: [UUID_PARAM] };
   const cascade = childrenOf(r)
     .map((c) => c.child.plural)
     .join(', ');
   if (r.verbs.get)
-    itemOps.get = op(`get${one(r)}`, `Get a ${r.singular}`, read, {
+    itemOps.get = op(r, `get${one(r)}`, `Get a ${r.singular}`, 'read', {
       parameters: embedParam(r),
-      responses: { 200: ok(`the ${r.singular}`, data), ...errorResponses([...AUTHORIZED, 404]) },
+      responses: { 200: ok(`the ${r.singular}`, data(r)), ...errorResponses([...AUTHORIZED, 404]) },
     });
-  if (r.verbs.update)
-    itemOps.put = op(`update${one(r)}`, `Update a ${r.singular}: the fields given change, the others are kept`, write, {
+  if (r.verbs.update) {
+    const summary = `Update a ${r.singular}: the fields given change, the others are kept`;
+    itemOps.put = op(r, `update${one(r)}`, summary, 'write', {
       requestBody: { required: true, ...json(ref('schemas', `${one(r)}Update`)) },
       responses: {
-        200: ok(`the ${r.singular} as updated`, data),
+        200: ok(`the ${r.singular} as updated`, data(r)),
         ...errorResponses([...AUTHORIZED, 404, ...unique, 413, 415, 422, 507]),
       },
     });
+  }
   if (r.verbs.delete)
-    itemOps.delete = op(`delete${one(r)}`, `Delete a ${r.singular}${cascade && ` and its ${cascade}`}`, write, {
+    itemOps.delete = op(r, `delete${one(r)}`, `Delete a ${r.singular}${cascade && ` and its ${cascade}`}`, 'write', {
       responses: {
         204: { description: 'deleted', headers: RATE_HEADERS },
         ...errorResponses([...AUTHORIZED, 404, 507]),
@@ -335,23 +332,11 @@ function operations(r: ResourceDef): Record<string, Obj> {
     });
   paths[`/${r.path}/{uuid}`] = itemOps;
   for (const { child } of childrenOf(r))
-    if (child.verbs.create) {
-      const childData = object({ data: ref('schemas', one(child)) });
+    if (child.verbs.create)
       paths[`/${r.path}/{uuid}/${child.path}`] = {
         parameters: [{ ...UUID_PARAM, description: `the uuid of the ${r.singular}` }],
-        post: {
-          operationId: `create${one(r)}${one(child)}`,
-          summary: `Create a ${child.singular} of a ${r.singular}`,
-          tags: [child.path],
-          security: [{ bearerAuth: [`${child.scope}.write`] }],
-          requestBody: { required: true, ...json(ref('schemas', `${one(child)}Create`)) },
-          responses: {
-            201: ok(`the new ${child.singular}`, childData, { Location: ref('headers', 'Location') }),
-            ...errorResponses([...AUTHORIZED, 404, 413, 415, 422, 507]),
-          },
-        },
+        post: create(child, r, [404, 413, 415, 422, 507]),
       };
-    }
   return paths;
 }
 
@@ -387,7 +372,7 @@ function build(): Obj {
     200: { description: 'the store answers', ...json(health('ok')) },
     503: {
       description: 'the store does not answer: try again later',
-      headers: { 'Retry-After': ref('headers', 'Retry-After') },
+      headers: headers('Retry-After'),
       ...json(health('unavailable', { message: { type: 'string' } })),
     },
   });
@@ -458,7 +443,7 @@ function build(): Obj {
       });
   }
   const responses = Object.fromEntries(
-    Object.entries(ERRORS).map(([, e]) => [
+    Object.values(ERRORS).map((e) => [
       e.name,
       {
         description: e.description,

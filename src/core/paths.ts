@@ -10,20 +10,13 @@ export interface PathEnv {
   readonly XDG_CACHE_HOME?: string | undefined;
 }
 
-/** XDG_DATA_HOME/pm, else ~/.local/share/pm. */
-export function dataDir(env: PathEnv, home: string): string {
-  return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'pm');
-}
+/** `<dir>/pm`, or `<home>/<fallback>/pm` when the XDG variable is unset or empty. */
+const pmDir = (dir: string | undefined, home: string, ...fallback: string[]) =>
+  join(dir || join(home, ...fallback), 'pm');
 
-/** XDG_CONFIG_HOME/pm, else ~/.config/pm. */
-export function configDir(env: PathEnv, home: string): string {
-  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pm');
-}
-
-/** XDG_CACHE_HOME/pm, else ~/.cache/pm. */
-export function cacheDir(env: PathEnv, home: string): string {
-  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'pm');
-}
+export const dataDir = (env: PathEnv, home: string): string => pmDir(env.XDG_DATA_HOME, home, '.local', 'share');
+export const configDir = (env: PathEnv, home: string): string => pmDir(env.XDG_CONFIG_HOME, home, '.config');
+export const cacheDir = (env: PathEnv, home: string): string => pmDir(env.XDG_CACHE_HOME, home, '.cache');
 
 export function defaultDataFile(env: PathEnv, home: string): string {
   return join(dataDir(env, home), 'pm.db');

@@ -7,12 +7,10 @@ import { fieldOf, filterFields, resourceByPath } from '../resources/index.js';
 import type { FieldDef, RelationDef, ResourceDef } from '../resources/types.js';
 import { ErrorBag, QueryError } from './errors.js';
 import { type Condition, type CustomFilter, filterKind, KindError } from './kinds.js';
-
-export type { Condition };
-
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE } from './limits.js';
 
-export { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE };
+export type { Condition };
+export { MAX_QUERY_PARAMS, MAX_QUERY_VALUE };
 
 export interface ListQuery {
   readonly conditions: readonly Condition[];
@@ -50,11 +48,9 @@ export function listParameters(resource: ResourceDef): string[] {
   return out;
 }
 
-function unknown(resource: ResourceDef, raw: string, hint?: string): QueryError {
-  return new QueryError(
-    raw,
-    hint ?? `Unknown query parameter "${raw}". ${resource.path} accepts: ${listParameters(resource).join(', ')}.`,
-  );
+function unknown(resource: ResourceDef, raw: string): QueryError {
+  const accepted = listParameters(resource).join(', ');
+  return new QueryError(raw, `Unknown query parameter "${raw}". ${resource.path} accepts: ${accepted}.`);
 }
 
 /** Parses one filter parameter of a field into a condition; `values` has several for a `[]` key. */
@@ -167,7 +163,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       continue;
     }
     if (key.base === 'value')
-      throw unknown(resource, raw, `"value" is valid only inside a relational filter, as custom_fields[value].`);
+      throw new QueryError(raw, `"value" is valid only inside a relational filter, as custom_fields[value].`);
     throw unknown(resource, raw);
   }
   bag.throwIfAny();

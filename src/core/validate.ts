@@ -78,6 +78,7 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
     bag.add(field, message);
     return INVALID;
   };
+  const fieldError = (name: string, rule: string) => bag.add(name, `The ${label(name)} field ${rule}.`);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     bag.add('body', 'The request body must be a JSON object.');
     bag.throwIfAny();
@@ -90,7 +91,7 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
 
   for (const key of Object.keys(input)) {
     const f = resource.fields.find((x) => x.name === key);
-    if (f?.readOnly) bag.add(key, `The ${label(key)} field is read-only.`);
+    if (f?.readOnly) fieldError(key, 'is read-only');
     else if (f) continue;
     else if (key === 'custom_fields' && resource.customValues) customValues = checkCustomValues(input[key], bag);
     else if (mode === 'create' && resource.linkOnCreate?.some((l) => l.name === key)) {
@@ -105,7 +106,7 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
       const [k = '', value] = entries[0] ?? [];
       if (entries.length === 1 && by.includes(k) && typeof value === 'string') links[key] = { [k]: value };
       else bag.add(key, `The ${key} field must name one ${key} by ${by.join(' or ')}, e.g. {"${by[0]}": "..."}.`);
-    } else bag.add(key, `The ${label(key)} field is not allowed.`);
+    } else fieldError(key, 'is not allowed');
   }
 
   for (const f of fields) {
@@ -116,7 +117,7 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
     // reach a state that create refuses.
     const blanked = mode === 'update' && f.requiredOnCreate && present && isBlank(v);
     if ((required && isBlank(v)) || blanked) {
-      bag.add(f.name, `The ${label(f.name)} field is required.`);
+      fieldError(f.name, 'is required');
       continue;
     }
     if (!present) {
@@ -127,7 +128,7 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
       if (f.nullable) values[f.name] = null;
       // An update may not null what create would have defaulted.
       else if (mode === 'create' && f.default !== undefined) values[f.name] = f.default;
-      else bag.add(f.name, `The ${label(f.name)} field must not be null.`);
+      else fieldError(f.name, 'must not be null');
       continue;
     }
     const value = fieldKind(f).check(f, v, report);
@@ -139,11 +140,7 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
     if (!f.allDayFlag || typeof values[f.name] !== 'string') continue;
     const given = input[f.allDayFlag];
     const allDay = isDateOnly(values[f.name] as string);
-    if (allDay && given === false)
-      bag.add(
-        f.allDayFlag,
-        `The ${label(f.allDayFlag)} field cannot be false when ${f.name} is a date without a time.`,
-      );
+    if (allDay && given === false) fieldError(f.allDayFlag, `cannot be false when ${f.name} is a date without a time`);
     else if (given === undefined || given === null) values[f.allDayFlag] = allDay;
   }
   bag.throwIfAny();

@@ -30,6 +30,8 @@ const text = (name: string, description: string, extra: Partial<FieldDef> = {}):
 
 /** What a text field create requires has: it is never null. */
 const required: Partial<FieldDef> = { nullable: false, requiredOnCreate: true };
+/** Required on update too: the reference marks a property's address and postcode so. */
+const requiredAlways: Partial<FieldDef> = { ...required, requiredOnUpdate: true };
 
 const rooms = (name: string, description: string, column: number): FieldDef => ({
   name,
@@ -84,17 +86,11 @@ export const properties: ResourceDef = {
   verbs: allVerbs,
   fields: [
     ...common,
-    text('address', 'address line 1', { ...required, requiredOnUpdate: true, column: 1, example: 'high street' }),
+    text('address', 'address line 1', { ...requiredAlways, column: 1, example: 'high street' }),
     text('address2', 'address line 2'),
     text('city', 'city', { column: 2, example: 'leeds' }),
     text('county', 'county'),
-    text('postcode', 'postcode', {
-      ...required,
-      requiredOnUpdate: true,
-      filter: 'postcode',
-      column: 2,
-      example: 'ls1',
-    }),
+    text('postcode', 'postcode', { ...requiredAlways, filter: 'postcode', column: 2, example: 'ls1' }),
     text('type', 'kind of property, e.g. house, apartment, commercial', { column: 4, example: 'house' }),
     rooms('bedrooms', 'number of bedrooms', 3),
     rooms('bathrooms', 'number of bathrooms', 5),
