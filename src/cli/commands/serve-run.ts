@@ -17,11 +17,9 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
   };
   let server: RunningServer<Store>;
   if (database !== undefined) {
-    try {
-      server = await startServer({ ...common, database, poolSize });
-    } catch (e) {
+    server = await startServer({ ...common, database, poolSize }).catch((e) => {
       throw failed(e, database);
-    }
+    });
     if (server.createdAccount) io.stderr.write(NEW_DATABASE(database));
   } else {
     server = await startServer({ ...common, dataFile, readers: readers ?? Math.min(4, availableParallelism()) });
@@ -81,12 +79,9 @@ const NEW_FILE = (dataFile: string) =>
 async function openData(o: Serve.OnDataFile): Promise<Store> {
   if (o.database !== undefined) {
     const database = o.database;
-    let store: Awaited<ReturnType<typeof openPostgres>>;
-    try {
-      store = await openPostgres(database);
-    } catch (e) {
+    const store = await openPostgres(database).catch((e) => {
       throw failed(e, database);
-    }
+    });
     try {
       if (await store.ensureAccount()) o.f.io.stderr.write(NEW_DATABASE(database));
     } catch (e) {
