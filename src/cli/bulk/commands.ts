@@ -9,7 +9,9 @@ import { KindError, uuidOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
-import { describeApiError } from '../commands/shared.js';
+import type { BulkOptions } from '../commands/resource.js';
+import { confirmDelete, describeApiError, when } from '../commands/shared.js';
+import { bodyFromFlags } from '../flag-values.js';
 import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -19,7 +21,6 @@ import { fieldErrors, fillForUpdate } from '../writes.js';
 import { formatOf, type InputRecord, parseRecords } from './input.js';
 import { type Outcome, runBulk } from './run.js';
 
-type Opts = Readonly<Record<string, unknown>>;
 type Rec = Record<string, unknown>;
 
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
@@ -163,17 +164,21 @@ export async function withBulkSession(deps: Factory, fn: (s: Session) => Promise
   await withSession(globals, { ...deps, signal: undefined }, fn);
 }
 
-export async function runBulkWrite(
-  r: ResourceDef,
-  verb: Verb,
-  opts: Opts,
-  deps: Factory,
-  uuidsFromStdin = false,
-): Promise<void> {
+export async function bulkRun(o: BulkOptions): Promise<void> {
+  const { f: deps, resource: r, verb, flags: opts } = o;
+  if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb, when(deps))).length)
+    throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
+  if (verb === 'delete' && !opts.yes)
+    await confirmDelete(
+      deps,
+      deps.globals(),
+      `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`,
+    );
   const concurrency = concurrencyOf(opts.concurrency);
-  const { records, format, where } = uuidsFromStdin
-    ? { records: uuidRecords(await readStdin(deps)), format: 'ndjson' as const, where: 'standard input' }
-    : await readRecords(r, String(opts.fromFile), opts.format, deps);
+  const { records, format, where } =
+    o.fromFile === undefined
+      ? { records: uuidRecords(await readStdin(deps)), format: 'ndjson' as const, where: 'standard input' }
+      : await readRecords(r, o.fromFile, opts.format, deps);
   checkAll(r, verb, records);
   const invalid = records.filter((rec) => rec.problems.length);
   const count = (n: number) => `${n} record${n === 1 ? '' : 's'}`;

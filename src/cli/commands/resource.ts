@@ -112,7 +112,7 @@ const RUNS = {
   create: async (o: CreateOptions) => (await import('./resource-run.js')).createRun(o),
   update: async (o: UpdateOptions) => (await import('./resource-run.js')).updateRun(o),
   delete: async (o: DeleteOptions) => (await import('./resource-run.js')).deleteRun(o),
-  bulk: async (o: BulkOptions) => (await import('./resource-run.js')).bulkRun(o),
+  bulk: async (o: BulkOptions) => (await import('../bulk/commands.js')).bulkRun(o),
   apply: async (o: ApplyOptions) => (await import('../bulk/apply.js')).applyRun(o),
 };
 

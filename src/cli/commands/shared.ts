@@ -6,6 +6,9 @@ import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../errors.js';
 import type { GlobalOptions } from '../globals.js';
 
+/** The clock and zone human dates are read in. */
+export const when = (deps: Deps) => ({ now: deps.now(), ...(deps.timeZone ? { zone: deps.timeZone } : {}) });
+
 /** Whether a person can be asked: a terminal on both ends, and neither --no-input nor CI=true. */
 export function interactive(deps: Deps, globals: GlobalOptions): boolean {
   return (
