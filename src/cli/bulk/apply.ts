@@ -12,10 +12,10 @@ import { CliError, EXIT } from '../errors.js';
 import { filterQuery } from '../flag-values.js';
 import type { Session } from '../session.js';
 import { fillForUpdate } from '../writes.js';
+import { everyRecord } from '../commands/shared.js';
 import {
   checkAll,
   concurrencyOf,
-  everyRecord,
   keyFields,
   keyPart,
   prepare,

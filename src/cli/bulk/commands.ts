@@ -10,7 +10,7 @@ import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
 import type { BulkOptions } from '../commands/resource.js';
-import { confirmDelete, describeApiError, when } from '../commands/shared.js';
+import { confirmDelete, everyRecord, when } from '../commands/shared.js';
 import { bodyFromFlags } from '../flag-values.js';
 import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
@@ -144,16 +144,6 @@ export async function readRecords(r: ResourceDef, file: string, forced: unknown,
   const format = formatOf(file, forced as string | undefined, text);
   const where = file === '-' ? 'standard input' : file;
   return { records: await parseRecords(r, text, format, where), format, where };
-}
-
-/** Every record of `r` that `query` selects, 100 a page, one page held at a time. */
-export async function* everyRecord(s: Session, r: ResourceDef, query: URLSearchParams): AsyncGenerator<Rec> {
-  query.set('per_page', '100');
-  try {
-    for await (const page of s.client.pages(r, query)) yield* page.records;
-  } catch (e) {
-    throw describeApiError(e, r);
-  }
 }
 
 /** A session for a bulk run. */

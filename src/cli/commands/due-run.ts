@@ -19,7 +19,7 @@ import { usageError } from '../errors.js';
 import { typed } from '../flag-values.js';
 import { createListPrinter, type Display, outputSpecFrom, prepareOutput } from '../output/index.js';
 import type { DueOptions } from './due.js';
-import { describeApiError } from './shared.js';
+import { everyRecord } from './shared.js';
 
 /** The flags that set the window. */
 type WindowFlags = Pick<DueOptions, 'within' | 'overdueSince'>;
@@ -154,14 +154,9 @@ export async function dueRun(o: DueOptions): Promise<void> {
   // A day of slack each side: an all-day record's due date is the date, which the server places
   // at midnight UTC, while its day here is the user's.
   const range = `${utcText(w.since - 86_400_000)}/${utcText(w.until + 86_400_000)}`;
-  const q = new URLSearchParams({ [agenda.due]: range, per_page: '100' });
   const s = await f.session();
   const records: Record<string, unknown>[] = [];
-  try {
-    for await (const page of s.client.pages(resource, q)) records.push(...page.records);
-  } catch (e) {
-    throw describeApiError(e, resource);
-  }
+  for await (const x of everyRecord(s, resource, new URLSearchParams({ [agenda.due]: range }))) records.push(x);
   const entries = agendaEntries(records, w, { due: agenda.due, allDay: fieldOf(resource, agenda.due)?.allDayFlag });
   const d = await f.display({ paged: true });
   const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
