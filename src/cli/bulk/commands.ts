@@ -146,12 +146,10 @@ export async function readRecords(r: ResourceDef, file: string, forced: unknown,
   return { records: await parseRecords(r, text, format, where), format, where };
 }
 
-/** A session for a bulk run. */
 export async function withBulkSession(deps: Factory, fn: (s: Session) => Promise<void>): Promise<void> {
-  const globals = deps.globals();
   const { withSession } = await import('../session.js');
   // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
-  await withSession(globals, { ...deps, signal: undefined }, fn);
+  await withSession(deps.globals(), { ...deps, signal: undefined }, fn);
 }
 
 export async function bulkRun(o: BulkOptions): Promise<void> {
