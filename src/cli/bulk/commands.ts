@@ -9,7 +9,7 @@ import { KindError, uuidOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
-import type { BulkOptions } from '../commands/resource.js';
+import type { BulkOptions, ParentOption } from '../commands/resource.js';
 import { confirmDelete, everyRecord, when } from '../commands/shared.js';
 import { bodyFromFlags } from '../flag-values.js';
 import { readFileOrStdin, readStdin } from '../input.js';
@@ -35,10 +35,8 @@ export function concurrencyOf(v: unknown): number {
   return Number(s);
 }
 
-type Parent = { resource: string; uuid: string };
-
 /** The parent of a record created under one (a note): its property or contact field. */
-function parentOf(r: ResourceDef, body: Rec): Parent | string {
+function parentOf(r: ResourceDef, body: Rec): ParentOption | string {
   const given = (r.parents ?? []).filter((p) => body[p.name] !== undefined);
   const names = (r.parents ?? []).map((p) => p.name).join(' or ');
   if (given.length !== 1) return given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`;
@@ -51,7 +49,7 @@ export function prepare(
   r: ResourceDef,
   verb: Verb,
   rec: InputRecord,
-): { body: Rec; problems: string[]; parent?: Parent } {
+): { body: Rec; problems: string[]; parent?: ParentOption } {
   const body = { ...rec.body };
   if (verb !== 'create') {
     const noUuid = typeof body.uuid !== 'string' || body.uuid === '';
@@ -191,7 +189,6 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
   }
   const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const output = opts.output === 'json' || opts.output === 'ndjson' ? opts.output : undefined;
-  const mode = opts.quiet ? 'quiet' : opts.json !== undefined ? 'json' : output;
 
   await withBulkSession(deps, async (s) => {
     const seen = new Map<string, string>();
@@ -225,7 +222,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
       format,
       concurrency,
       send,
-      output: mode,
+      output: opts.quiet ? 'quiet' : opts.json !== undefined ? 'json' : output,
       ...(opts.failed !== undefined ? { failedFile: String(opts.failed) } : {}),
       verb: `${verb}d`,
       deps,
