@@ -298,7 +298,6 @@ export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   if (o.json) f.io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   if (worst) {
     if (unique.length === 1) throw worst;
-    const failed = results.filter((x) => !x.deleted).length;
-    throw new CliError(oneKind(codes), `${failed} of ${unique.length} ${r.plural} not deleted.`);
+    throw new CliError(oneKind(codes), `${codes.length} of ${unique.length} ${r.plural} not deleted.`);
   }
 }
