@@ -1,11 +1,8 @@
 /**
- * `pm reminders due`: an agenda of the reminders that are overdue, due today and coming up.
- * On a terminal, grouped under Overdue / Today / Upcoming in the user's zone, all-day ones
- * "all day"; otherwise the same records, in that order, through the shared output layer
- * (--json, -o ndjson|csv|tsv, -q, --jq), each with an `agenda` field saying its group.
- *
- * There is no "done" flag on a reminder: overdue means due before now. All-day reminders (a
- * date, no time) are grouped by their date against today's date in the user's zone.
+ * The run function of `pm reminders due` (due.ts declares it, and its help says what overdue
+ * means). On a terminal, grouped under Overdue / Today / Upcoming in the user's zone, all-day ones
+ * (a date, no time) by their date against today's; otherwise the same records, in that order,
+ * through the shared output layer (--json, -o ndjson|csv|tsv, -q, --jq), each with its `agenda`.
  */
 import { Chalk } from 'chalk';
 import type { DateTime, Duration } from 'luxon';
