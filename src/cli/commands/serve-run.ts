@@ -116,13 +116,11 @@ const storeWord = (o: Serve.OnDataFile) => (o.database !== undefined ? 'database
 export async function tokensCreateRun(o: Serve.TokensCreateOptions): Promise<void> {
   const { io } = o.f;
   await withData(o, async (store) => {
-    let userId: number | undefined;
-    if (o.account !== undefined) {
-      userId = await store.userOfAccount(o.account);
-      if (userId === undefined) throw usageError(`--account: no account ${o.account} in this ${storeWord(o)}.`);
-    } else {
-      userId = ((await store.firstUser()) as { userId: number }).userId;
-    }
+    const userId =
+      o.account === undefined
+        ? ((await store.firstUser()) as { userId: number }).userId
+        : await store.userOfAccount(o.account);
+    if (userId === undefined) throw usageError(`--account: no account ${o.account} in this ${storeWord(o)}.`);
     const { token, id } = await store.createToken(userId, o.name, o.scopes);
     io.stdout.write(`${token}\n`);
     io.stderr.write(
