@@ -138,10 +138,9 @@ function pageNumber(flag: string, v: unknown, max?: number): number | undefined 
   return Number(s);
 }
 
-/** The bulk flags: each goes with --from-file, and means nothing without it. */
 const BULK_ONLY = ['skipExisting', 'validateOnly', 'concurrency', 'failed', 'format'] as const;
 
-/** A bulk flag given without --from-file is refused, not silently ignored. */
+/** A bulk flag means nothing without --from-file: given alone, it is refused, not silently ignored. */
 function bulkFlagsAlone(flags: Flags): void {
   const given = BULK_ONLY.find((k) => flags[k] !== undefined);
   if (given)
