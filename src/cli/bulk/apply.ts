@@ -12,10 +12,10 @@ import { CliError, EXIT } from '../errors.js';
 import { filterQuery } from '../flag-values.js';
 import type { Session } from '../session.js';
 import { fillForUpdate } from '../writes.js';
+import { everyRecord } from '../commands/shared.js';
 import {
   checkAll,
   concurrencyOf,
-  everyRecord,
   keyFields,
   keyPart,
   prepare,
@@ -197,14 +197,13 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
         }
       }
     };
-    const mode = flags.quiet ? 'quiet' : flags.json ? 'json' : undefined;
     await runBulk({
       resource: r,
       records: [...records, ...steps.filter((x) => x.action === 'delete').map((x) => x.rec)],
       format,
       concurrency,
       send,
-      output: mode,
+      output: flags.quiet ? 'quiet' : flags.json ? 'json' : undefined,
       ...(flags.failed !== undefined ? { failedFile: String(flags.failed) } : {}),
       verb: ['created', 'updated', 'deleted', 'unchanged'],
       deps: f,

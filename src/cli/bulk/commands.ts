@@ -9,7 +9,9 @@ import { KindError, uuidOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
-import { describeApiError } from '../commands/shared.js';
+import type { BulkOptions, ParentOption } from '../commands/resource.js';
+import { confirmDelete, everyRecord, when } from '../commands/shared.js';
+import { bodyFromFlags } from '../flag-values.js';
 import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -19,7 +21,6 @@ import { fieldErrors, fillForUpdate } from '../writes.js';
 import { formatOf, type InputRecord, parseRecords } from './input.js';
 import { type Outcome, runBulk } from './run.js';
 
-type Opts = Readonly<Record<string, unknown>>;
 type Rec = Record<string, unknown>;
 
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
@@ -34,10 +35,8 @@ export function concurrencyOf(v: unknown): number {
   return Number(s);
 }
 
-type Parent = { resource: string; uuid: string };
-
 /** The parent of a record created under one (a note): its property or contact field. */
-function parentOf(r: ResourceDef, body: Rec): Parent | string {
+function parentOf(r: ResourceDef, body: Rec): ParentOption | string {
   const given = (r.parents ?? []).filter((p) => body[p.name] !== undefined);
   const names = (r.parents ?? []).map((p) => p.name).join(' or ');
   if (given.length !== 1) return given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`;
@@ -50,7 +49,7 @@ export function prepare(
   r: ResourceDef,
   verb: Verb,
   rec: InputRecord,
-): { body: Rec; problems: string[]; parent?: Parent } {
+): { body: Rec; problems: string[]; parent?: ParentOption } {
   const body = { ...rec.body };
   if (verb !== 'create') {
     const noUuid = typeof body.uuid !== 'string' || body.uuid === '';
@@ -145,35 +144,27 @@ export async function readRecords(r: ResourceDef, file: string, forced: unknown,
   return { records: await parseRecords(r, text, format, where), format, where };
 }
 
-/** Every record of `r` that `query` selects, 100 a page, one page held at a time. */
-export async function* everyRecord(s: Session, r: ResourceDef, query: URLSearchParams): AsyncGenerator<Rec> {
-  query.set('per_page', '100');
-  try {
-    for await (const page of s.client.pages(r, query)) yield* page.records;
-  } catch (e) {
-    throw describeApiError(e, r);
-  }
-}
-
-/** A session for a bulk run. */
 export async function withBulkSession(deps: Factory, fn: (s: Session) => Promise<void>): Promise<void> {
-  const globals = deps.globals();
   const { withSession } = await import('../session.js');
   // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
-  await withSession(globals, { ...deps, signal: undefined }, fn);
+  await withSession(deps.globals(), { ...deps, signal: undefined }, fn);
 }
 
-export async function runBulkWrite(
-  r: ResourceDef,
-  verb: Verb,
-  opts: Opts,
-  deps: Factory,
-  uuidsFromStdin = false,
-): Promise<void> {
+export async function bulkRun(o: BulkOptions): Promise<void> {
+  const { f: deps, resource: r, verb, flags: opts } = o;
+  if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb, when(deps))).length)
+    throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
+  if (verb === 'delete' && !opts.yes)
+    await confirmDelete(
+      deps,
+      deps.globals(),
+      `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`,
+    );
   const concurrency = concurrencyOf(opts.concurrency);
-  const { records, format, where } = uuidsFromStdin
-    ? { records: uuidRecords(await readStdin(deps)), format: 'ndjson' as const, where: 'standard input' }
-    : await readRecords(r, String(opts.fromFile), opts.format, deps);
+  const { records, format, where } =
+    o.fromFile === undefined
+      ? { records: uuidRecords(await readStdin(deps)), format: 'ndjson' as const, where: 'standard input' }
+      : await readRecords(r, o.fromFile, opts.format, deps);
   checkAll(r, verb, records);
   const invalid = records.filter((rec) => rec.problems.length);
   const count = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
@@ -198,7 +189,6 @@ export async function runBulkWrite(
   }
   const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const output = opts.output === 'json' || opts.output === 'ndjson' ? opts.output : undefined;
-  const mode = opts.quiet ? 'quiet' : opts.json !== undefined ? 'json' : output;
 
   await withBulkSession(deps, async (s) => {
     const seen = new Map<string, string>();
@@ -232,7 +222,7 @@ export async function runBulkWrite(
       format,
       concurrency,
       send,
-      output: mode,
+      output: opts.quiet ? 'quiet' : opts.json !== undefined ? 'json' : output,
       ...(opts.failed !== undefined ? { failedFile: String(opts.failed) } : {}),
       verb: `${verb}d`,
       deps,

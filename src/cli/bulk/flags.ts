@@ -6,13 +6,16 @@ export type Verb = 'create' | 'update' | 'delete';
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 32;
 
-/** Adds the bulk flags to a write command. */
-export function addBulkFlags(cmd: Command, verb: Verb): void {
+/** How the records of a file are read and sent: flags of the bulk writes and of apply. */
+export const addSendFlags = (cmd: Command): Command =>
   cmd
-    .option('--from-file <file>', `${verb} from NDJSON, a JSON array or CSV (- for stdin)`)
     .option('--format <format>', 'the file format when its name does not say: ndjson, json or csv')
     .option('--concurrency <n>', `requests in flight at once (1-${MAX_CONCURRENCY}, default ${DEFAULT_CONCURRENCY})`)
     .option('--failed <file>', 'write every record that did not go through here, with the reason, for a second run');
+
+/** Adds the bulk flags to a write command. */
+export function addBulkFlags(cmd: Command, verb: Verb): void {
+  addSendFlags(cmd.option('--from-file <file>', `${verb} from NDJSON, a JSON array or CSV (- for stdin)`));
   if (verb !== 'delete')
     cmd.option('--validate-only', 'check every record of --from-file, list every problem, and send nothing');
   if (verb === 'create')

@@ -150,7 +150,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
   if (count('skipped')) parts.push(`skipped ${count('skipped')}`);
   parts.push(`failed ${count('failed')}`);
   if (count('unsent')) parts.push(`not sent ${count('unsent')}`);
-  deps.io.stderr.write(`${parts.join(', ')}${notThrough.length ? failedNote : ''}\n`);
+  deps.io.stderr.write(`${parts.join(', ')}${failedNote}\n`);
   // Records that had problems before sending were listed then.
   const sentAndFailed = notThrough.filter((r) => !records.find((rec) => rec.line === r.line)?.problems.length);
   if (sentAndFailed.length && !o.failedFile && !deps.io.stderr.isTTY) {

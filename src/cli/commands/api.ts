@@ -107,8 +107,7 @@ Examples:
           for (const [k, v] of Object.entries(res.headers)) f.io.stderr.write(`${k}: ${v}\n`);
           f.io.stderr.write('\n');
         }
-        if (res.body !== undefined)
-          printJson(res.body, { ...(opts.jq ? { jq: String(opts.jq) } : {}) }, await f.display());
+        if (res.body !== undefined) printJson(res.body, opts.jq ? { jq: String(opts.jq) } : {}, await f.display());
       });
     });
 }

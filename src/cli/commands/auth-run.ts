@@ -1,7 +1,6 @@
 /**
- * The run functions of `pm auth login|status|logout`: options in (auth.ts declares them), the
- * user config read and written, words out. A token is read from a prompt without echo or from
- * stdin, never from argv; status never prints it.
+ * The run functions of `pm auth login|status|logout` (auth.ts declares them). A token is read from
+ * a prompt without echo or from stdin, never from argv; status never prints it.
  */
 import { printableUrl, visible } from '../../core/redact.js';
 import { RESOURCES } from '../../resources/index.js';

@@ -1,11 +1,8 @@
 /**
- * `pm reminders due`: an agenda of the reminders that are overdue, due today and coming up.
- * On a terminal, grouped under Overdue / Today / Upcoming in the user's zone, all-day ones
- * "all day"; otherwise the same records, in that order, through the shared output layer
- * (--json, -o ndjson|csv|tsv, -q, --jq), each with an `agenda` field saying its group.
- *
- * There is no "done" flag on a reminder: overdue means due before now. All-day reminders (a
- * date, no time) are grouped by their date against today's date in the user's zone.
+ * The run function of `pm reminders due` (due.ts declares it, and its help says what overdue
+ * means). On a terminal, grouped under Overdue / Today / Upcoming in the user's zone, all-day ones
+ * (a date, no time) by their date against today's; otherwise the same records, in that order,
+ * through the shared output layer (--json, -o ndjson|csv|tsv, -q, --jq), each with its `agenda`.
  */
 import { Chalk } from 'chalk';
 import type { DateTime, Duration } from 'luxon';
@@ -19,7 +16,7 @@ import { usageError } from '../errors.js';
 import { typed } from '../flag-values.js';
 import { createListPrinter, type Display, outputSpecFrom, prepareOutput } from '../output/index.js';
 import type { DueOptions } from './due.js';
-import { describeApiError } from './shared.js';
+import { everyRecord } from './shared.js';
 
 /** The flags that set the window. */
 type WindowFlags = Pick<DueOptions, 'within' | 'overdueSince'>;
@@ -154,14 +151,9 @@ export async function dueRun(o: DueOptions): Promise<void> {
   // A day of slack each side: an all-day record's due date is the date, which the server places
   // at midnight UTC, while its day here is the user's.
   const range = `${utcText(w.since - 86_400_000)}/${utcText(w.until + 86_400_000)}`;
-  const q = new URLSearchParams({ [agenda.due]: range, per_page: '100' });
   const s = await f.session();
   const records: Record<string, unknown>[] = [];
-  try {
-    for await (const page of s.client.pages(resource, q)) records.push(...page.records);
-  } catch (e) {
-    throw describeApiError(e, resource);
-  }
+  for await (const x of everyRecord(s, resource, new URLSearchParams({ [agenda.due]: range }))) records.push(x);
   const entries = agendaEntries(records, w, { due: agenda.due, allDay: fieldOf(resource, agenda.due)?.allDayFlag });
   const d = await f.display({ paged: true });
   const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;

@@ -23,10 +23,7 @@ import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
-import { confirmDelete, countOf, describeApiError, describeRecord, interactiveOrRefuse } from './shared.js';
-
-/** The clock and zone human dates are read in. */
-const when = (f: Factory) => ({ now: f.now(), ...(f.timeZone ? { zone: f.timeZone } : {}) });
+import { confirmDelete, countOf, describeApiError, describeRecord, interactiveOrRefuse, when } from './shared.js';
 
 /** The output flags, checked (a bad --jq is a usage error before any request). */
 async function outputSpec(r: ResourceDef, flags: OutputFlags): Promise<OutputSpec> {
@@ -301,17 +298,6 @@ export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   if (o.json) f.io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   if (worst) {
     if (unique.length === 1) throw worst;
-    const failed = results.filter((x) => !x.deleted).length;
-    throw new CliError(oneKind(codes), `${failed} of ${unique.length} ${r.plural} not deleted.`);
+    throw new CliError(oneKind(codes), `${codes.length} of ${unique.length} ${r.plural} not deleted.`);
   }
-}
-
-export async function bulkRun(o: Cmd.BulkOptions): Promise<void> {
-  const { f, resource: r, verb } = o;
-  if (verb !== 'delete' && Object.keys(bodyFromFlags(r, o.flags, verb, when(f))).length)
-    throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
-  if (verb === 'delete' && !o.flags.yes)
-    await confirmDelete(f, f.globals(), `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`);
-  const { runBulkWrite } = await import('../bulk/commands.js');
-  return runBulkWrite(r, verb, o.flags, f, o.fromFile === undefined);
 }

@@ -8,7 +8,7 @@ import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.j
 import type { ResourceDef } from '../../resources/types.js';
 import { KindError, uuidOf } from '../../core/kinds.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
-import { addBulkFlags, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from '../bulk/flags.js';
+import { addBulkFlags, addSendFlags, type Verb } from '../bulk/flags.js';
 import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
@@ -112,7 +112,7 @@ const RUNS = {
   create: async (o: CreateOptions) => (await import('./resource-run.js')).createRun(o),
   update: async (o: UpdateOptions) => (await import('./resource-run.js')).updateRun(o),
   delete: async (o: DeleteOptions) => (await import('./resource-run.js')).deleteRun(o),
-  bulk: async (o: BulkOptions) => (await import('./resource-run.js')).bulkRun(o),
+  bulk: async (o: BulkOptions) => (await import('../bulk/commands.js')).bulkRun(o),
   apply: async (o: ApplyOptions) => (await import('../bulk/apply.js')).applyRun(o),
 };
 
@@ -138,10 +138,9 @@ function pageNumber(flag: string, v: unknown, max?: number): number | undefined 
   return Number(s);
 }
 
-/** The bulk flags: each goes with --from-file, and means nothing without it. */
 const BULK_ONLY = ['skipExisting', 'validateOnly', 'concurrency', 'failed', 'format'] as const;
 
-/** A bulk flag given without --from-file is refused, not silently ignored. */
+/** A bulk flag means nothing without --from-file: given alone, it is refused, not silently ignored. */
 function bulkFlagsAlone(flags: Flags): void {
   const given = BULK_ONLY.find((k) => flags[k] !== undefined);
   if (given)
@@ -349,10 +348,8 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUN
     .requiredOption('--from-file <file>', 'the records as they should be: NDJSON, a JSON array or CSV (- for stdin)')
     .requiredOption('--key <fields>', 'the fields a record is matched on, e.g. title,due_at')
     .option('--prune', `also delete the ${r.plural} the filters below select that are not in the file`)
-    .option('--dry-run', 'print the plan (create, update, delete, unchanged) and send nothing')
-    .option('--format <format>', 'the file format when its name does not say: ndjson, json or csv')
-    .option('--concurrency <n>', `requests in flight at once (1-${MAX_CONCURRENCY}, default ${DEFAULT_CONCURRENCY})`)
-    .option('--failed <file>', 'write every record that did not go through here, with the reason, for a second run')
+    .option('--dry-run', 'print the plan (create, update, delete, unchanged) and send nothing');
+  addSendFlags(cmd)
     .option('-q, --quiet', 'print the uuid of each record of the file, and nothing else')
     .option('--json', 'print the result (or the plan, with --dry-run) as JSON');
   addFilterFlags(cmd, r);

@@ -17,11 +17,9 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
   };
   let server: RunningServer<Store>;
   if (database !== undefined) {
-    try {
-      server = await startServer({ ...common, database, poolSize });
-    } catch (e) {
+    server = await startServer({ ...common, database, poolSize }).catch((e) => {
       throw failed(e, database);
-    }
+    });
     if (server.createdAccount) io.stderr.write(NEW_DATABASE(database));
   } else {
     server = await startServer({ ...common, dataFile, readers: readers ?? Math.min(4, availableParallelism()) });
@@ -81,12 +79,9 @@ const NEW_FILE = (dataFile: string) =>
 async function openData(o: Serve.OnDataFile): Promise<Store> {
   if (o.database !== undefined) {
     const database = o.database;
-    let store: Awaited<ReturnType<typeof openPostgres>>;
-    try {
-      store = await openPostgres(database);
-    } catch (e) {
+    const store = await openPostgres(database).catch((e) => {
       throw failed(e, database);
-    }
+    });
     try {
       if (await store.ensureAccount()) o.f.io.stderr.write(NEW_DATABASE(database));
     } catch (e) {
@@ -121,13 +116,11 @@ const storeWord = (o: Serve.OnDataFile) => (o.database !== undefined ? 'database
 export async function tokensCreateRun(o: Serve.TokensCreateOptions): Promise<void> {
   const { io } = o.f;
   await withData(o, async (store) => {
-    let userId: number | undefined;
-    if (o.account !== undefined) {
-      userId = await store.userOfAccount(o.account);
-      if (userId === undefined) throw usageError(`--account: no account ${o.account} in this ${storeWord(o)}.`);
-    } else {
-      userId = ((await store.firstUser()) as { userId: number }).userId;
-    }
+    const userId =
+      o.account === undefined
+        ? ((await store.firstUser()) as { userId: number }).userId
+        : await store.userOfAccount(o.account);
+    if (userId === undefined) throw usageError(`--account: no account ${o.account} in this ${storeWord(o)}.`);
     const { token, id } = await store.createToken(userId, o.name, o.scopes);
     io.stdout.write(`${token}\n`);
     io.stderr.write(

@@ -5,6 +5,10 @@ import { visible } from '../../core/redact.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../errors.js';
 import type { GlobalOptions } from '../globals.js';
+import type { Session } from '../session.js';
+
+/** The clock and zone human dates are read in. */
+export const when = (deps: Deps) => ({ now: deps.now(), ...(deps.timeZone ? { zone: deps.timeZone } : {}) });
 
 /** Whether a person can be asked: a terminal on both ends, and neither --no-input nor CI=true. */
 export function interactive(deps: Deps, globals: GlobalOptions): boolean {
@@ -63,6 +67,16 @@ export function describeRecord(r: ResourceDef, rec: Record<string, unknown>): st
 /** The field of a parent that counts a child's records (a property's num_notes), if any. */
 export const countOf = (parent: ResourceDef, child: ResourceDef) =>
   parent.fields.find((f) => f.computed && 'count' in f.computed && f.computed.count === child.path);
+
+/** Every record of `r` that `query` selects, 100 a page, one page held at a time. */
+export async function* everyRecord(s: Session, r: ResourceDef, query: URLSearchParams) {
+  query.set('per_page', '100');
+  try {
+    for await (const page of s.client.pages(r, query)) yield* page.records;
+  } catch (e) {
+    throw describeApiError(e, r);
+  }
+}
 
 const tries = (n: number) => (n > 1 ? ` (${n} attempts)` : '');
 

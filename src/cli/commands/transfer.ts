@@ -26,10 +26,8 @@ function customValues(rec: Rec): { name: string; value: string }[] | undefined {
   return list?.length ? list : undefined;
 }
 
-async function* all(s: Session, r: ResourceDef, query: Rec = {}): AsyncGenerator<Rec> {
-  const q = new URLSearchParams({ per_page: '100' });
-  for (const [k, v] of Object.entries(query)) q.set(k, String(v));
-  for await (const page of s.client.pages(r, q)) yield* page.records;
+async function* all(s: Session, r: ResourceDef, query: Record<string, string> = {}): AsyncGenerator<Rec> {
+  for await (const page of s.client.pages(r, new URLSearchParams({ per_page: '100', ...query }))) yield* page.records;
 }
 
 /**
@@ -60,8 +58,7 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
           `warning: the account has ${total} ${r.plural} but ${rows.length} were found under their parents.\n`,
         );
     } else {
-      const embed = r.embeds?.length ? { embed: r.embeds.join(',') } : {};
-      for await (const rec of all(s, r, embed)) {
+      for await (const rec of all(s, r, r.embeds?.length ? { embed: r.embeds.join(',') } : {})) {
         const row: Rec = { ...rec };
         if (r.customValues) {
           delete row.custom_fields;
