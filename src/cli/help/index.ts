@@ -68,6 +68,9 @@ export function commandAt(root: Command, words: readonly string[]): Command | un
   return cmd;
 }
 
+/** Hidden commands (`pm __complete`) are neither listed nor suggested. */
+export const isHidden = (c: Command): boolean => (c as unknown as { _hidden?: boolean })._hidden === true;
+
 const TOPIC_LIST = () => TOPICS.map((t) => `  pm help ${t.name.padEnd(15)} ${t.summary}`).join('\n');
 
 /** The root's options, named at the end of every other command's help: they work everywhere. */
@@ -124,7 +127,7 @@ Examples:
         parent = next;
       }
       const word = words[i] as string;
-      const names = parent.commands.filter((c) => !(c as { _hidden?: boolean })._hidden).map((c) => c.name());
+      const names = parent.commands.filter((c) => !isHidden(c)).map((c) => c.name());
       const near = similar(word, i === 0 ? [...names, ...TOPICS.map((t) => t.name)] : names);
       const what = i === 0 ? `help topic or command "${word}"` : `command "pm ${words.slice(0, i + 1).join(' ')}"`;
       throw new CliError(EXIT.usage, `no ${what}.`, {
