@@ -1,17 +1,8 @@
 /**
- * The work of tab completion (loaded when `pm completion` or `pm __complete` runs):
- * `pm completion bash|zsh|fish` prints a completion script; the script calls back into the
- * hidden `pm __complete -- <words…>`, which prints the candidates for the last word. So the
- * logic lives here, derived from the commander tree (commands, subcommands, flags, choices)
- * and the resource descriptions (field names, codes, relations), not from lists in shell.
- *
- * `pm __complete` prints one candidate a line, `value<TAB>description`, then a last line with
- * the directive: `:` (complete and add a space), `:nospace` (the value goes on: `city=`,
- * `uuid,`), or `:files` (let the shell complete a file name). uuids of get/update/delete (and of
- * --property, --contact…) come from the API, cached for CACHE_TTL_MS under the XDG cache
- * directory; any failure or a slow server (TIMEOUT_MS) completes nothing and prints nothing.
- *
- * Building the commands costs nothing: everything else is imported when a completion runs.
+ * The work of tab completion (loaded when `pm completion` or `pm __complete` runs): the scripts
+ * call back into the hidden `pm __complete -- <words…>`, which prints the candidates for the last
+ * word, derived from the commander tree and the resource descriptions, not from lists in shell.
+ * Its output, and the uuids it fetches from the API and caches: docs/completion.md.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
