@@ -103,10 +103,7 @@ Examples:
     )
     .action(async (words: string[], _opts: unknown, cmd: Command) => {
       const root = cmd.parent as Command;
-      if (words.length === 0) {
-        root.outputHelp();
-        return;
-      }
+      // No words: the root's help.
       const target = commandAt(root, words);
       if (target) {
         target.outputHelp();
