@@ -291,16 +291,12 @@ export function searchDirs(
 ): string[] {
   const dirs: string[] = [];
   const stop = resolve(home);
-  let dir = resolve(cwd);
-  for (;;) {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     dirs.push(dir);
     if (dir === stop || isRepoRoot(dir)) return dirs;
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+    // Reached the root without meeting home or a repository: cwd alone.
+    if (dirname(dir) === dir) return [resolve(cwd)];
   }
-  // Reached the root without meeting home or a repository: cwd alone.
-  return [resolve(cwd)];
 }
 
 /**
@@ -500,9 +496,7 @@ export async function resolveTarget(
   const loaded = await loadConfig(deps);
   const { layers } = loaded;
   const warnings = [...loaded.warnings];
-  const { profile, source: profileSource } = activeProfile(flags, deps, layers, {
-    allowNew: opts.allowNewProfile ?? false,
-  });
+  const { profile, source: profileSource } = activeProfile(flags, deps, layers, { allowNew: opts.allowNewProfile });
   const settings = layers.map((layer) => ({ layer, values: profileSettings(layer.config, profile) }));
   const where = (layer: Layer, key: string) =>
     `${profile === DEFAULT_PROFILE ? key : `profiles.${profile}.${key}`} in ${label(layer)}`;
