@@ -342,8 +342,7 @@ async function apiMap(ctx: Context): Promise<ApiMap> {
     async (s) => apiMapOf((await s.http.request('GET', OPENAPI_PATH)).body),
     {},
   ).catch(() => ({}));
-  if (Object.keys(served).length) return served;
-  return apiMapOf(openApiDocument());
+  return Object.keys(served).length ? served : apiMapOf(openApiDocument());
 }
 
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -373,11 +372,9 @@ async function uuids(r: ResourceDef, ctx: Context, cur: string): Promise<Candida
 }
 
 async function customFieldNames(entity: number, ctx: Context): Promise<Candidate[]> {
-  const cf = resourceByPath('custom-fields');
   return cached(`custom-field-names:${entity}`, ctx, async (s) => {
     const q = new URLSearchParams({ per_page: String(MAX_PER_PAGE), entity_type: String(entity) });
-    const page = await s.client.list(cf, q);
-    return page.records
+    return (await s.client.list(resourceByPath('custom-fields'), q)).records
       .filter((rec) => typeof rec.name === 'string')
       .map((rec) => ({ value: `${rec.name as string}=`, description: String(rec.label ?? '') }));
   });
