@@ -76,12 +76,6 @@ function findOption(chain: readonly Command[], flag: string): Option | undefined
   return undefined;
 }
 
-function resourceOf(root: Command, chain: readonly Command[]): ResourceDef | undefined {
-  const group = chain[1];
-  if (!group || group.parent !== root) return undefined;
-  return RESOURCES.find((r) => r.path === group.name());
-}
-
 /** Completes the last of `words` (the words after "pm"). */
 export async function complete(root: Command, words: readonly string[], deps: Deps): Promise<Completions> {
   const chain: Command[] = [root];
@@ -129,7 +123,8 @@ export async function complete(root: Command, words: readonly string[], deps: De
   }
 
   const cur = words[words.length - 1] ?? '';
-  const ctx: Context = { root, cmd, chain, resource: resourceOf(root, chain), positionals, used, globals, deps };
+  const resource = RESOURCES.find((r) => r.path === chain[1]?.name());
+  const ctx: Context = { root, cmd, chain, resource, positionals, used, globals, deps };
 
   if (pending && (pending.required || !cur.startsWith('-'))) {
     const values = filter(await optionValues(pending, cur, ctx), cur);
