@@ -71,8 +71,6 @@ export function commandAt(root: Command, words: readonly string[]): Command | un
 /** Hidden commands (`pm __complete`) are neither listed nor suggested. */
 export const isHidden = (c: Command): boolean => (c as unknown as { _hidden?: boolean })._hidden === true;
 
-const TOPIC_LIST = () => TOPICS.map((t) => `  pm help ${t.name.padEnd(15)} ${t.summary}`).join('\n');
-
 /** The root's options, named at the end of every other command's help: they work everywhere. */
 function globalOptionsLine(program: Command): string {
   const names = program.options
@@ -94,7 +92,7 @@ export function registerHelp(program: Command, deps: Deps): void {
       'after',
       () => `
 Topics:
-${TOPIC_LIST()}
+${TOPICS.map((t) => `  pm help ${t.name.padEnd(15)} ${t.summary}`).join('\n')}
 
 Examples:
   pm help dates
