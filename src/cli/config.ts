@@ -110,12 +110,7 @@ export function redact(token: string | undefined): string | undefined {
  */
 export function normalizeBaseUrl(raw: string, origin: string): string {
   const text = raw.trim();
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.canParse(text) ? new URL(text) : undefined;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
     throw usageError(
       `${origin}: "${raw}" is not an http(s) URL.`,
@@ -169,8 +164,8 @@ function checkProfileFields(
   at: string,
   keys: readonly string[],
   warnings: string[],
-): ProfileConfig & { default_profile?: string; profile?: string } {
-  const out: ProfileConfig & { default_profile?: string; profile?: string } = {};
+): UserConfig {
+  const out: UserConfig = {};
   for (const [key, value] of Object.entries(raw)) {
     const name = `${at}${key}`;
     if (!keys.includes(key)) {
@@ -209,7 +204,7 @@ export function checkConfig(raw: unknown, path: string, warnings: string[]): Use
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw malformed(path, `the configuration must be an object of settings, not ${describe(raw)}.`);
   const { profiles, ...rest } = raw as Record<string, unknown>;
-  const cfg: UserConfig = checkProfileFields(rest, path, '', TOP_KEYS, warnings);
+  const cfg = checkProfileFields(rest, path, '', TOP_KEYS, warnings);
   if (profiles !== undefined && profiles !== null) {
     if (typeof profiles !== 'object' || Array.isArray(profiles))
       throw malformed(path, `"profiles" must be an object of profiles by name, not ${describe(profiles)}.`);
@@ -296,16 +291,12 @@ export function searchDirs(
 ): string[] {
   const dirs: string[] = [];
   const stop = resolve(home);
-  let dir = resolve(cwd);
-  for (;;) {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     dirs.push(dir);
     if (dir === stop || isRepoRoot(dir)) return dirs;
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+    // Reached the root without meeting home or a repository: cwd alone.
+    if (dirname(dir) === dir) return [resolve(cwd)];
   }
-  // Reached the root without meeting home or a repository: cwd alone.
-  return [resolve(cwd)];
 }
 
 /**
@@ -321,7 +312,7 @@ function untrusted(file: string): string | undefined {
     const folder = statSync(dirname(file));
     if ((folder.mode & 0o002) !== 0) return `anyone may write to ${dirname(file)}`;
   } catch {
-    return undefined;
+    // Gone or out of reach since it was read: nothing to say.
   }
   return undefined;
 }
@@ -454,10 +445,6 @@ export function knownProfiles(layers: readonly Layer[]): string[] {
   return [...names];
 }
 
-function profileExists(layers: readonly Layer[], profile: string): boolean {
-  return profile === DEFAULT_PROFILE || layers.some((l) => own(l.config.profiles, profile) !== undefined);
-}
-
 export interface LoadedConfig {
   project: ProjectSearch;
   user: Layer | undefined;
@@ -489,7 +476,7 @@ export function activeProfile(
   const choice = chooseProfile(flags, deps, layers);
   if (!isValidProfileName(choice.profile))
     throw usageError(`${choice.origin}: "${choice.profile}" is not a profile name (letters, digits, "_", "-", ".").`);
-  if (!opts.allowNew && !profileExists(layers, choice.profile))
+  if (!opts.allowNew && !knownProfiles(layers).includes(choice.profile))
     throw usageError(
       `no profile "${choice.profile}" (from ${choice.origin}) in any config file.`,
       `Known profiles: ${knownProfiles(layers).join(', ')}. Create it with: pm --profile ${choice.profile} config set base_url <url>`,
@@ -509,9 +496,7 @@ export async function resolveTarget(
   const loaded = await loadConfig(deps);
   const { layers } = loaded;
   const warnings = [...loaded.warnings];
-  const { profile, source: profileSource } = activeProfile(flags, deps, layers, {
-    allowNew: opts.allowNewProfile ?? false,
-  });
+  const { profile, source: profileSource } = activeProfile(flags, deps, layers, { allowNew: opts.allowNewProfile });
   const settings = layers.map((layer) => ({ layer, values: profileSettings(layer.config, profile) }));
   const where = (layer: Layer, key: string) =>
     `${profile === DEFAULT_PROFILE ? key : `profiles.${profile}.${key}`} in ${label(layer)}`;
@@ -555,7 +540,7 @@ export async function resolveTarget(
     const skipped: string[] = [];
     for (const { layer, values } of settings) {
       if (values.token === undefined) continue;
-      const tokenUrl = values.base_url === undefined ? undefined : values.base_url.trim().replace(/\/+$/, '');
+      const tokenUrl = values.base_url?.trim().replace(/\/+$/, '');
       // A file's token goes to that file's base URL, or, when the file names none, to one given
       // by --base-url or PM_BASE_URL; never to a server another config file names.
       const fits = tokenUrl === undefined ? baseLayer === undefined : tokenUrl === baseUrl;
@@ -593,7 +578,7 @@ export async function resolveTarget(
       `the base_url in ${label(project)} is the "${DEFAULT_PROFILE}" profile's, and the active profile is "${profile}" (default_profile in the user config): run with --profile ${DEFAULT_PROFILE} to use it, or put it under profiles.${profile} in that file.`,
     );
 
-  const target: Target = {
+  return {
     baseUrl,
     token,
     profile,
@@ -607,7 +592,6 @@ export async function resolveTarget(
     userConfigPath: loaded.userConfigPath,
     embedded,
     warnings,
+    ...(withTimeout ? { timeout: withTimeout.values.timeout as number } : {}),
   };
-  if (withTimeout) target.timeout = withTimeout.values.timeout as number;
-  return target;
 }

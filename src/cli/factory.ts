@@ -64,12 +64,10 @@ export function createFactory(deps: Deps): RunFactory {
       };
     },
     async close() {
-      const s = session;
+      const opened: (Promise<{ close(): Promise<void> } | undefined> | undefined)[] = [session, pager];
       session = undefined;
-      if (s) await (await s.catch(() => undefined))?.close();
-      const p = pager;
       pager = undefined;
-      if (p) await (await p.catch(() => undefined))?.close();
+      for (const p of opened) await (await p?.catch(() => undefined))?.close();
     },
   };
   return f;

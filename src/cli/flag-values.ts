@@ -114,15 +114,12 @@ export function filterQuery(
   return encodeListQuery(r, { fields, relations, ...(custom ? { custom } : {}) });
 }
 
-/**
- * The body fields given by flags. `when` reads dates in words ("tomorrow 9am"); callers pass
- * deps.now() and deps.timeZone (until they all do, the system's clock and zone stand in).
- */
+/** The body fields given by flags. `when` reads dates in words ("tomorrow 9am"). */
 export function bodyFromFlags(
   r: ResourceDef,
   opts: Record<string, unknown>,
   mode: 'create' | 'update',
-  when: DateContext = { now: Date.now() },
+  when: DateContext,
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const ctx = clientContext(when);

@@ -23,10 +23,7 @@ function prompter(): Prompter {
         rl.close();
       }
     },
-    async secret(question) {
-      const { readSecret } = await import('./secret.js');
-      return readSecret(question);
-    },
+    secret: async (question) => (await import('./secret.js')).readSecret(question),
   };
 }
 

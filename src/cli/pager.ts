@@ -34,11 +34,10 @@ export async function startPager(deps: Pick<Deps, 'env' | 'io'>, enabled: boolea
   child.stdin.on('error', () => {
     open = false;
   });
-  const columns = deps.io.stdout.columns;
   return {
     stdout: {
       isTTY: true,
-      columns,
+      columns: deps.io.stdout.columns,
       write: (chunk: string) => (open ? child.stdin.write(chunk) : true),
     },
     async close() {

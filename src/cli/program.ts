@@ -71,13 +71,7 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
     .option('--allow-insecure-http', 'send the token over plain http to a host that is not this machine')
     .helpOption('-h, --help', 'show help')
     .addHelpCommand('help [command]', 'show help for a command')
-    .addHelpText('after', ROOT_HELP)
-    .showSuggestionAfterError(true)
-    .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
-    })
-    .exitOverride();
+    .addHelpText('after', ROOT_HELP);
 
   const words = argv ? commandWords(argv) : undefined;
   const only =

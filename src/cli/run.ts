@@ -42,21 +42,17 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // Help and version are not errors; commander has already printed them.
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
-      // A command group without its subcommand (`pm properties`): its help went to stderr.
-      if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-      if (err.exitCode === 0) return EXIT.ok;
-      return EXIT.usage;
+      // Help and version (exit code 0) are not errors; commander has already printed them. A
+      // command group without its subcommand (`pm properties`) printed its help to stderr: usage.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const e = err instanceof CliError ? err : toCliError(err);
     if (wantsJson(argv)) {
-      const body: Record<string, unknown> = { error: { message: e.message, exit_code: e.exitCode } };
-      const b = body.error as Record<string, unknown>;
-      if (e.status !== undefined) b.status = e.status;
-      if (e.fields) b.errors = e.fields;
-      if (e.hint) b.hint = e.hint;
-      io.stderr.write(`${JSON.stringify(body)}\n`);
+      const error: Record<string, unknown> = { message: e.message, exit_code: e.exitCode };
+      if (e.status !== undefined) error.status = e.status;
+      if (e.fields) error.errors = e.fields;
+      if (e.hint) error.hint = e.hint;
+      io.stderr.write(`${JSON.stringify({ error })}\n`);
     } else {
       // A message may quote a server's words: no control character reaches the terminal.
       let text = `error: ${visible(e.message)}\n`;

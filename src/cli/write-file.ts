@@ -14,14 +14,11 @@ export function writeFileAtomic(path: string, text: string, mode = PRIVATE): voi
   const tmp = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2)}.tmp`;
   const fd = openSync(tmp, 'wx', mode);
   try {
-    writeSync(fd, text);
-  } catch (e) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  closeSync(fd);
-  try {
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });

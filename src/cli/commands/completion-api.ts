@@ -49,10 +49,7 @@ export function apiMapOf(doc: unknown): ApiMap {
             keys.push({ value: param.name, description: String(param.description ?? '') });
         }
       map[template] ??= {};
-      (map[template] as Record<string, { summary: string; keys: Candidate[] }>)[m] = {
-        summary: String(rawOp.summary ?? ''),
-        keys,
-      };
+      map[template][m] = { summary: String(rawOp.summary ?? ''), keys };
     }
   }
   return map;

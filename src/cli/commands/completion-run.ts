@@ -1,29 +1,19 @@
 /**
- * The work of tab completion (loaded when `pm completion` or `pm __complete` runs):
- * `pm completion bash|zsh|fish` prints a completion script; the script calls back into the
- * hidden `pm __complete -- <words…>`, which prints the candidates for the last word. So the
- * logic lives here, derived from the commander tree (commands, subcommands, flags, choices)
- * and the resource descriptions (field names, codes, relations), not from lists in shell.
- *
- * `pm __complete` prints one candidate a line, `value<TAB>description`, then a last line with
- * the directive: `:` (complete and add a space), `:nospace` (the value goes on: `city=`,
- * `uuid,`), or `:files` (let the shell complete a file name). uuids of get/update/delete (and of
- * --property, --contact…) come from the API, cached for CACHE_TTL_MS under the XDG cache
- * directory; any failure or a slow server (TIMEOUT_MS) completes nothing and prints nothing.
- *
- * Building the commands costs nothing: everything else is imported when a completion runs.
+ * The work of tab completion (loaded when `pm completion` or `pm __complete` runs): the scripts
+ * call back into the hidden `pm __complete -- <words…>`, which prints the candidates for the last
+ * word, derived from the commander tree and the resource descriptions, not from lists in shell.
+ * Its output, and the uuids it fetches from the API and caches: docs/completion.md.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { OPENAPI_PATH, openApiDocument } from '../../core/openapi.js';
 import { cacheDir } from '../../core/paths.js';
 import { knownProfiles, loadConfig, resolveTarget } from '../config.js';
-import { commandAt, TOPICS } from '../help/index.js';
+import { commandAt, isHidden, TOPICS } from '../help/index.js';
 import { fieldNames, OUTPUT_FORMATS } from '../output/index.js';
 import { type Session, withSession } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
@@ -77,7 +67,6 @@ interface Context {
 
 const takesValue = (o: Option): boolean => o.required || o.optional;
 const repeatable = (o: Option): boolean => o.variadic || (o.parseArg !== undefined && !o.argChoices);
-const isHidden = (c: Command): boolean => (c as unknown as { _hidden?: boolean })._hidden === true;
 
 function findOption(chain: readonly Command[], flag: string): Option | undefined {
   for (let i = chain.length - 1; i >= 0; i--) {
@@ -85,12 +74,6 @@ function findOption(chain: readonly Command[], flag: string): Option | undefined
     if (o) return o;
   }
   return undefined;
-}
-
-function resourceOf(root: Command, chain: readonly Command[]): ResourceDef | undefined {
-  const group = chain[1];
-  if (!group || group.parent !== root) return undefined;
-  return RESOURCES.find((r) => r.path === group.name());
 }
 
 /** Completes the last of `words` (the words after "pm"). */
@@ -140,7 +123,8 @@ export async function complete(root: Command, words: readonly string[], deps: De
   }
 
   const cur = words[words.length - 1] ?? '';
-  const ctx: Context = { root, cmd, chain, resource: resourceOf(root, chain), positionals, used, globals, deps };
+  const resource = RESOURCES.find((r) => r.path === chain[1]?.name());
+  const ctx: Context = { root, cmd, chain, resource, positionals, used, globals, deps };
 
   if (pending && (pending.required || !cur.startsWith('-'))) {
     const values = filter(await optionValues(pending, cur, ctx), cur);
@@ -165,12 +149,13 @@ export async function complete(root: Command, words: readonly string[], deps: De
   return cur === '' ? { candidates: flagCandidates(ctx) } : NONE;
 }
 
-function filter(c: Completions, cur: string): Completions {
-  return { ...c, candidates: c.candidates.filter((x) => x.value.startsWith(cur)) };
+/** Candidates that are these values, without descriptions. */
+function valuesOf(list: readonly string[]): Completions {
+  return { candidates: list.map((value) => ({ value })) };
 }
 
-function firstLine(s: string | undefined): string {
-  return (s ?? '').split('\n')[0] ?? '';
+function filter(c: Completions, cur: string): Completions {
+  return { ...c, candidates: c.candidates.filter((x) => x.value.startsWith(cur)) };
 }
 
 function commandCandidates(cmd: Command): Candidate[] {
@@ -179,7 +164,7 @@ function commandCandidates(cmd: Command): Candidate[] {
     .createHelp()
     .visibleCommands(cmd)
     .filter((c) => !isHidden(c))
-    .map((c) => ({ value: c.name(), description: firstLine(c.summary() || c.description()) }));
+    .map((c) => ({ value: c.name(), description: (c.summary() || c.description()).split('\n')[0] }));
 }
 
 function flagCandidates(ctx: Context): Candidate[] {
@@ -206,9 +191,7 @@ function flagCandidates(ctx: Context): Candidate[] {
 
 /** Whether the command still needs a positional argument here (a uuid, a shell…). */
 function wantsArgument(ctx: Context): boolean {
-  const args = ctx.cmd.registeredArguments;
-  const next = args[ctx.positionals.length];
-  return next?.required === true;
+  return ctx.cmd.registeredArguments[ctx.positionals.length]?.required === true;
 }
 
 /** The values of a positional argument. */
@@ -228,7 +211,7 @@ async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
   const args = cmd.registeredArguments;
   const arg = args[Math.min(ctx.positionals.length, args.length - 1)];
   if (!arg || (ctx.positionals.length >= args.length && !arg.variadic)) return NONE;
-  if (arg.argChoices) return { candidates: arg.argChoices.map((value) => ({ value })) };
+  if (arg.argChoices) return valuesOf(arg.argChoices);
   if (arg.name() === 'uuid' && ctx.resource) {
     const given = new Set(ctx.positionals);
     const all = await uuids(ctx.resource, ctx, cur);
@@ -273,7 +256,7 @@ async function atFiles(cur: string, cwd: string): Promise<Completions> {
   const path = cur.slice(1);
   const slash = path.lastIndexOf('/');
   const dir = slash >= 0 ? path.slice(0, slash + 1) : '';
-  const entries = await readdir(join(cwd, dir || '.'), { withFileTypes: true });
+  const entries = await fs.readdir(join(cwd, dir || '.'), { withFileTypes: true });
   return {
     candidates: entries
       .filter((e) => !e.name.startsWith('.') || path.slice(slash + 1).startsWith('.'))
@@ -287,7 +270,7 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   const long = o.long ?? '';
   const placeholder = /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1] ?? '';
   const now = ctx.deps.now();
-  if (o.argChoices) return { candidates: o.argChoices.map((value) => ({ value })) };
+  if (o.argChoices) return valuesOf(o.argChoices);
   if (long === '--profile' && ctx.root.options.includes(o)) return profiles(ctx);
   if (long === '--field' && isApi(ctx)) {
     const [method = '', path = ''] = ctx.positionals;
@@ -307,12 +290,8 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   }
   const r = ctx.resource;
   if (!r) return NONE;
-  if (long === '--output') {
-    return { candidates: OUTPUT_FORMATS.map((value) => ({ value })) };
-  }
-  if (long === '--json' || long === '--fields') {
-    return commaList(fieldNames(r), cur);
-  }
+  if (long === '--output') return valuesOf(OUTPUT_FORMATS);
+  if (long === '--json' || long === '--fields') return commaList(fieldNames(r), cur);
   if (long === '--embed') return commaList(r.embeds ?? [], cur);
   if (long === '--unset')
     return {
@@ -340,7 +319,7 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
 
 async function profiles(ctx: Context): Promise<Completions> {
   const loaded = await within(loadConfig(ctx.deps), TIMEOUT_MS);
-  return { candidates: knownProfiles(loaded.layers).map((value) => ({ value })) };
+  return valuesOf(knownProfiles(loaded.layers));
 }
 
 // ------------------------------------------------------------------ from the API, cached
@@ -358,8 +337,7 @@ async function apiMap(ctx: Context): Promise<ApiMap> {
     async (s) => apiMapOf((await s.http.request('GET', OPENAPI_PATH)).body),
     {},
   ).catch(() => ({}));
-  if (Object.keys(served).length) return served;
-  return apiMapOf(openApiDocument());
+  return Object.keys(served).length ? served : apiMapOf(openApiDocument());
 }
 
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -389,15 +367,16 @@ async function uuids(r: ResourceDef, ctx: Context, cur: string): Promise<Candida
 }
 
 async function customFieldNames(entity: number, ctx: Context): Promise<Candidate[]> {
-  const cf = resourceByPath('custom-fields');
   return cached(`custom-field-names:${entity}`, ctx, async (s) => {
     const q = new URLSearchParams({ per_page: String(MAX_PER_PAGE), entity_type: String(entity) });
-    const page = await s.client.list(cf, q);
-    return page.records
+    return (await s.client.list(resourceByPath('custom-fields'), q)).records
       .filter((rec) => typeof rec.name === 'string')
       .map((rec) => ({ value: `${rec.name as string}=`, description: String(rec.label ?? '') }));
   });
 }
+
+/** The environment variables that decide which server, account and data file pm uses. */
+const CACHE_KEY_ENV = ['PM_BASE_URL', 'PM_TOKEN', 'PM_PROFILE', 'PM_DATA_FILE', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME'];
 
 /**
  * The candidates `fetch` finds, reused for CACHE_TTL_MS from a file under the XDG cache
@@ -418,12 +397,7 @@ async function cached<T = Candidate[]>(
         kind,
         globals.baseUrl ?? '',
         globals.profile ?? '',
-        env.PM_BASE_URL ?? '',
-        env.PM_TOKEN ?? '',
-        env.PM_PROFILE ?? '',
-        env.PM_DATA_FILE ?? '',
-        env.XDG_CONFIG_HOME ?? '',
-        env.XDG_DATA_HOME ?? '',
+        ...CACHE_KEY_ENV.map((name) => env[name] ?? ''),
         deps.home,
         deps.cwd,
       ]),
@@ -486,14 +460,7 @@ async function fromApi<T>(ctx: Context, fetch: (s: Session) => Promise<T>, none:
 // ------------------------------------------------------------------ the scripts
 
 export function completionScript(shell: Shell): string {
-  switch (shell) {
-    case 'bash':
-      return BASH;
-    case 'zsh':
-      return ZSH;
-    case 'fish':
-      return FISH;
-  }
+  return { bash: BASH, zsh: ZSH, fish: FISH }[shell];
 }
 
 const BASH = `# bash completion for pm                                  -*- shell-script -*-

@@ -1,14 +1,10 @@
 /**
  * `pm help configuration`: where pm points and with which token, as src/cli/config.ts resolves
- * it; profiles; the config files; the environment.
+ * it; profiles; the config files; the environment, as `pm --help` lists it (the one place the
+ * variables are written).
  */
 import { ROOT_HELP } from './root.js';
 import { section } from './text.js';
-
-/** The environment variables as `pm --help` lists them (the one place they are written). */
-function environment(): string {
-  return section(ROOT_HELP, 'Environment:').join('\n');
-}
 
 export function configurationTopic(): string {
   return `CONFIGURATION
@@ -74,7 +70,7 @@ Commands
   pm config path                   the config files pm reads
 
 Environment
-${environment()}
+${section(ROOT_HELP, 'Environment:').join('\n')}
 
 Examples:
   echo "$TOKEN" | pm auth login --base-url https://pm.example.com --with-token

@@ -81,16 +81,14 @@ export const DUE_EXAMPLES: readonly { value: string; means: string }[] = [
   { value: '2026-12-01T09:30+05:30', means: 'converted to UTC: stored as 2026-12-01T04:00:00+00:00' },
 ];
 
-const rows = (list: readonly { value: string; means: string }[], width: number): string =>
-  list.map((x) => `  ${x.value.padEnd(width)} ${x.means}`).join('\n');
+/** Values in a column of 24, and what they mean. */
+const rows = (list: readonly { value: string; means: string }[]): string =>
+  list.map((x) => `  ${x.value.padEnd(24)} ${x.means}`).join('\n');
 
 /** The human forms, without the ISO ones the tables above already show. */
 function human(kind: DateExample['kind'], examples: readonly DateExample[]): string {
   const list = examples.filter((x) => x.kind === kind && !/^ISO 8601/.test(x.meaning));
-  return rows(
-    list.map((x) => ({ value: `"${x.input}"`, means: x.meaning })),
-    24,
-  );
+  return rows(list.map((x) => ({ value: `"${x.input}"`, means: x.meaning })));
 }
 
 export function datesTopic(examples: readonly DateExample[] = DATE_EXAMPLES): string {
@@ -108,7 +106,7 @@ Filters take a range
   A filter matches the records whose time is in a range: from its start, up to but not
   including its end.
 
-${rows(RANGE_EXAMPLES, 24)}
+${rows(RANGE_EXAMPLES)}
 
   Durations are ISO 8601: P, then years (Y), months (M), weeks (W) and days (D); then T, and
   hours (H), minutes (M) and seconds (S). P1DT12H is a day and a half; P1W2D nine days;
@@ -117,13 +115,10 @@ ${rows(RANGE_EXAMPLES, 24)}
   leading minus looks back from now; a leading plus (or none) looks ahead.
 
   Refused, as a usage error (exit 2) before anything is sent:
-${rows(
-  REFUSED_EXAMPLES.map((x) => ({ value: x.value, means: x.why })),
-  24,
-)}
+${rows(REFUSED_EXAMPLES.map((x) => ({ value: x.value, means: x.why })))}
 
 Reminders take one date or datetime
-${rows(DUE_EXAMPLES, 24)}
+${rows(DUE_EXAMPLES)}
 
   A date means all day; a datetime is a moment. Fractions of a second are dropped.
   --unset due_at clears it. A reminder due on a date is due at midnight UTC of that day for

@@ -110,7 +110,7 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
   },
 };
 
-function generic(r: ResourceDef, verb: ExampleVerb): string[] {
+function generic(r: ResourceDef, verb: Exclude<ExampleVerb, 'group'>): string[] {
   const p = `pm ${r.path}`;
   const id = ID[r.path] ?? '3f2a9c1e-…';
   switch (verb) {
@@ -128,8 +128,6 @@ function generic(r: ResourceDef, verb: ExampleVerb): string[] {
       const key = r.fields.filter((f) => f.requiredOnCreate && f.kind === 'text').map((f) => f.name);
       return [`${p} apply --from-file ${r.path}.csv --key ${key.join(',')} --dry-run`];
     }
-    case 'group':
-      return [];
   }
 }
 
@@ -139,8 +137,7 @@ export function resourceExamples(r: ResourceDef, verb: ExampleVerb): string[] {
     const own = BY_RESOURCE[r.path] ?? {};
     return [own.list?.[0], own.create?.[0], own.get?.[1]].filter((x): x is string => x !== undefined);
   }
-  const own = BY_RESOURCE[r.path]?.[verb];
-  return own ?? generic(r, verb);
+  return BY_RESOURCE[r.path]?.[verb] ?? generic(r, verb);
 }
 
 /** The Examples section as commander prints it after the options. */

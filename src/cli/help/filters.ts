@@ -37,10 +37,7 @@ function relationsSection(): string {
         `  ${`--${rel.name}-where FIELD=VALUE`.padEnd(30)} ${r.path} whose ${target.singular} matches a ${target.path} filter`,
         wrap(
           [
-            '(repeatable:',
-            'all',
-            'apply).',
-            'FIELD:',
+            ...'(repeatable: all apply). FIELD:'.split(' '),
             ...commas(
               filterFields(target).map((f) => f.name),
               '.',

@@ -68,7 +68,8 @@ export function commandAt(root: Command, words: readonly string[]): Command | un
   return cmd;
 }
 
-const TOPIC_LIST = () => TOPICS.map((t) => `  pm help ${t.name.padEnd(15)} ${t.summary}`).join('\n');
+/** Hidden commands (`pm __complete`) are neither listed nor suggested. */
+export const isHidden = (c: Command): boolean => (c as unknown as { _hidden?: boolean })._hidden === true;
 
 /** The root's options, named at the end of every other command's help: they work everywhere. */
 function globalOptionsLine(program: Command): string {
@@ -91,7 +92,7 @@ export function registerHelp(program: Command, deps: Deps): void {
       'after',
       () => `
 Topics:
-${TOPIC_LIST()}
+${TOPICS.map((t) => `  pm help ${t.name.padEnd(15)} ${t.summary}`).join('\n')}
 
 Examples:
   pm help dates
@@ -100,10 +101,7 @@ Examples:
     )
     .action(async (words: string[], _opts: unknown, cmd: Command) => {
       const root = cmd.parent as Command;
-      if (words.length === 0) {
-        root.outputHelp();
-        return;
-      }
+      // No words: the root's help.
       const target = commandAt(root, words);
       if (target) {
         target.outputHelp();
@@ -124,7 +122,7 @@ Examples:
         parent = next;
       }
       const word = words[i] as string;
-      const names = parent.commands.filter((c) => !(c as { _hidden?: boolean })._hidden).map((c) => c.name());
+      const names = parent.commands.filter((c) => !isHidden(c)).map((c) => c.name());
       const near = similar(word, i === 0 ? [...names, ...TOPICS.map((t) => t.name)] : names);
       const what = i === 0 ? `help topic or command "${word}"` : `command "pm ${words.slice(0, i + 1).join(' ')}"`;
       throw new CliError(EXIT.usage, `no ${what}.`, {

@@ -8,13 +8,11 @@ export function wrap(words: readonly string[], width: number, first = '', indent
   const pad = indent ?? ' '.repeat(first.length + (first.trim() ? 1 : 0));
   const lines: string[] = [];
   let line = first;
-  let empty = true;
-  for (const w of words) {
-    if (!empty && line.length + 1 + w.length > width) {
+  for (const [i, w] of words.entries()) {
+    if (i > 0 && line.length + 1 + w.length > width) {
       lines.push(line);
       line = pad + w;
     } else line = line.trim() === '' ? `${line}${w}` : `${line} ${w}`;
-    empty = false;
   }
   lines.push(line);
   return lines.join('\n');
