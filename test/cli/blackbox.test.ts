@@ -96,6 +96,13 @@ describe('bin/pm', () => {
       const made = readFileSync(cache);
       expect(made.length).toBeGreaterThan(10_000);
       expect(await list(env2)).toBe(first);
+      // Made as the run ends, the cache holds what the run compiled: a list's is larger than that of
+      // a run that stops at its first flag.
+      const early = join(tempHome(), 'cache');
+      expect((await pmBin(['--no-such-flag'], { ...env, XDG_CACHE_HOME: early })).code).toBe(2);
+      const earlyDir = join(early, 'pm', 'v8');
+      const earlyCache = readFileSync(join(earlyDir, readdirSync(earlyDir)[0] as string));
+      expect(made.length).toBeGreaterThan(earlyCache.length * 1.5);
       // A damaged cache is refused by V8: the run compiles afresh, answers the same, and rewrites it.
       writeFileSync(cache, Buffer.alloc(made.length, 7));
       expect(await list(env2)).toBe(first);
