@@ -108,6 +108,10 @@ describe('bin/pm', () => {
       expect(await list(env2)).toBe(first);
       expect(readFileSync(cache).equals(Buffer.alloc(made.length, 7))).toBe(false);
       expect(await list(env2)).toBe(first);
+      // Then it is kept: a run through the HTTP client (which changes a V8 flag) does not make it again.
+      const kept = readFileSync(cache);
+      expect(await list(env2)).toBe(first);
+      expect(readFileSync(cache).equals(kept)).toBe(true);
       // No cache where it cannot be written (the cache home is a file), nor when it is turned off.
       const blocked = join(tempHome(), 'not-a-dir');
       writeFileSync(blocked, '');
