@@ -5,6 +5,7 @@
  * `invalid-params`, `validation` or `violations`), JSON:API's `errors: [{detail, source}]`, a list
  * under `detail` (`[{loc, msg}]`), and `{"error": ...}`; an unknown JSON body is shown whole when it is short.
  */
+import { isObject as isObj } from '../core/json.js';
 
 export interface ErrorBody {
   readonly message: string;
@@ -16,7 +17,6 @@ type Obj = Record<string, unknown>;
 /** Longest unknown JSON body quoted whole in a message. */
 const QUOTE_LIMIT = 300;
 
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
 /** A JSON pointer or a path of names -> a dotted field: `/custom_fields/0/value` -> custom_fields.0.value. */

@@ -5,7 +5,7 @@
  */
 import { resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
-import { isObj } from './error-body.js';
+import { isObject as isObj } from '../core/json.js';
 import { ProtocolError } from './errors.js';
 import type { HttpClient, HttpResponse } from './http.js';
 

@@ -12,6 +12,7 @@ import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import { type ClientContext, FIELD_KINDS, KindError } from '../../core/kinds.js';
 import { MAX_BODY_BYTES } from '../../core/limits.js';
 import { usageError } from '../errors.js';
+import { isObject } from '../../core/json.js';
 
 export type Format = 'ndjson' | 'json' | 'csv';
 
@@ -64,8 +65,6 @@ const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(
 const tooLarge = (bytes: number) =>
   `a record of ${bytes} bytes is larger than the ${MAX_BODY_BYTES} bytes (1 MiB) a request may carry`;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function parseNdjson(text: string): InputRecord[] {
   const out: InputRecord[] = [];
   text.split(/\r?\n/).forEach((lineText, i) => {
@@ -79,7 +78,7 @@ function parseNdjson(text: string): InputRecord[] {
     } catch (e) {
       return out.push(unreadable(line, lineText, `not valid JSON: ${(e as Error).message}`));
     }
-    if (!isRecord(v)) return out.push(unreadable(line, lineText, 'each line must be a JSON object'));
+    if (!isObject(v)) return out.push(unreadable(line, lineText, 'each line must be a JSON object'));
     out.push({ line, original: v, body: strip(v), problems: [] });
   });
   return out;
@@ -94,7 +93,7 @@ function parseJsonArray(text: string, where: string): InputRecord[] {
   }
   if (!Array.isArray(v)) throw usageError(`${where}: a JSON file must hold an array of objects.`);
   return v.map((item, i) => {
-    if (!isRecord(item)) return unreadable(i + 1, item, 'must be a JSON object');
+    if (!isObject(item)) return unreadable(i + 1, item, 'must be a JSON object');
     const bytes = Buffer.byteLength(JSON.stringify(item));
     if (bytes > MAX_BODY_BYTES) return unreadable(i + 1, item, tooLarge(bytes));
     return { line: i + 1, original: item, body: strip(item), problems: [] };

@@ -3,13 +3,13 @@
  * (/openapi.json), or this build's when the server has none. The document is reduced to what
  * completion needs (ApiMap), which is what the completion cache keeps.
  */
+import { isObject as isObj } from '../../core/json.js';
 import type { Candidate, Completions } from './completion-limits.js';
 
 /** Per path template, per method: a summary, and the keys `-F` may give (query or body). */
 export type ApiMap = Record<string, Record<string, { summary: string; keys: Candidate[] }>>;
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** `#/components/schemas/X` inside the document. */
