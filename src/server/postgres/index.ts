@@ -5,7 +5,7 @@
  * operation a 503 with Retry-After (db.ts), and the pool connects again when it is back.
  */
 import * as records from '../sql/records.js';
-import { runAsync, type Steps } from '../sql/steps.js';
+import { runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
 import type { Store } from '../store.js';
 import { migrate, openPg, type Pg, type PgDatabase, type PgOptions, storeError } from './db.js';
@@ -48,7 +48,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
   let closed: Promise<void> | undefined;
   const d = pgDialect(opts.now ?? Date.now);
   /** Runs an operation of ../sql/ on the pool, or on a transaction's connection. */
-  const run = <T>(steps: Steps<T>, pg: Pg = db) => runAsync((q) => execute(pg, q), steps);
+  const run = async <T>(steps: Steps<T>, pg: Pg = db) => runSteps((q) => execute(pg, q), steps);
   /** An operation of ../sql/ in one write transaction (made anew if the transaction runs again: db.ts). */
   const write = <T>(steps: () => Steps<T>) => db.write((tx) => run(steps(), tx));
   return {

@@ -7,7 +7,7 @@ import type { ResourceDef } from '../../resources/types.js';
 import { likeEscaped } from '../sql/custom-values.js';
 import { embed } from '../sql/records.js';
 import { selectList, toRecord } from '../sql/rows.js';
-import { type Dialect, get, type Query, runAsync } from '../sql/steps.js';
+import { type Dialect, get, type Query, runSteps } from '../sql/steps.js';
 import { whereSql } from '../sql/where.js';
 import type { ApiRecord } from '../store.js';
 import type { Pg } from './db.js';
@@ -83,6 +83,6 @@ export async function listRecords(
   const total = (rows[0]?._total as number | undefined) ?? 0;
   const page = rows.filter((row) => row._id !== null);
   const records = page.map((row) => toRecord(r, row));
-  await runAsync((x) => execute(pg, x), embed(d, accountId, r, q.embed, page, records));
+  await runSteps((x) => execute(pg, x), embed(d, accountId, r, q.embed, page, records));
   return { records, total };
 }

@@ -51,9 +51,12 @@ export const get = (sql: string, params: readonly unknown[] = []): Query => ({ o
 export const run = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'run', sql, params });
 export const insert = (sql: string, params: readonly unknown[] = []): Query => ({ op: 'insert', sql, params });
 
-/** Runs an operation whose statements answer at once; a statement's error is thrown into it. */
-export function runSync<T>(exec: (q: Query) => unknown, steps: Steps<T>): T {
-  let next = steps.next();
+/**
+ * Runs an operation, each statement's answer given back to it (a statement's error thrown into it):
+ * at once while its statements answer at once (SQLite), with a promise from the first statement
+ * that answers with one (PostgreSQL). `next` is where it stands: its first statement to begin with.
+ */
+export function runSteps<T>(exec: (q: Query) => unknown, steps: Steps<T>, next = steps.next()): T | Promise<T> {
   while (!next.done) {
     let answer: unknown;
     try {
@@ -62,22 +65,11 @@ export function runSync<T>(exec: (q: Query) => unknown, steps: Steps<T>): T {
       next = steps.throw(e);
       continue;
     }
-    next = steps.next(answer);
-  }
-  return next.value;
-}
-
-/** Runs an operation whose statements answer with promises. */
-export async function runAsync<T>(exec: (q: Query) => Promise<unknown>, steps: Steps<T>): Promise<T> {
-  let next = steps.next();
-  while (!next.done) {
-    let answer: unknown;
-    try {
-      answer = await exec(next.value);
-    } catch (e) {
-      next = steps.throw(e);
-      continue;
-    }
+    if (answer instanceof Promise)
+      return answer.then(
+        (a) => runSteps(exec, steps, steps.next(a)),
+        (e) => runSteps(exec, steps, steps.throw(e)),
+      );
     next = steps.next(answer);
   }
   return next.value;

@@ -4,7 +4,7 @@ import { type DB, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { SyncStore } from '../store.js';
 import * as records from '../sql/records.js';
-import { type Query, runSync, type Steps } from '../sql/steps.js';
+import { type Query, runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
 import { execute, sqliteDialect } from './dialect.js';
 import { keptCount, listRecords, TUNING } from './records.js';
@@ -58,7 +58,8 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, tuning: Sq
   return {
     stmt: (text) => statements.get(text),
     dialect: sqliteDialect(trigram, now),
-    run: (steps) => runSync(exec, steps),
+    // Its statements answer at once, and so does the operation.
+    run: <T>(steps: Steps<T>) => runSteps(exec, steps) as T,
     write: (fn) => {
       own++;
       try {
