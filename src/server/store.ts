@@ -2,7 +2,6 @@
  * The store: everything the server keeps, behind one narrow interface (docs/architecture.md). Each
  * record operation takes the account it acts for: a record of another account is a missing one.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import type { ListQuery } from '../core/query.js';
 import type { ValidBody } from '../core/validate.js';
 import type { ResourceDef } from '../resources/types.js';
@@ -79,12 +78,4 @@ export type Store = StoreOf<'any'>;
 export interface SyncStore extends StoreOf<'sync'> {
   /** Runs `fn` (which calls this store) in one write transaction; nested calls join it. */
   write<T>(fn: () => T): T;
-}
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
-export function newToken(): string {
-  return `pm_${randomBytes(32).toString('base64url')}`;
 }

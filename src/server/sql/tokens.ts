@@ -1,7 +1,10 @@
 /** Accounts, their users, and the users' tokens (of which only a hash is kept), for both stores. */
+import { createHash, randomBytes } from 'node:crypto';
 import { formatTimestamp } from '../../core/datetime.js';
-import { type AccountUser, hashToken, newToken, type Principal, type TokenInfo } from '../store.js';
+import type { AccountUser, Principal, TokenInfo } from '../store.js';
 import { type Dialect, get, insert, type Row, rows, run, type Steps } from './steps.js';
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export function* createAccount(d: Dialect, name: string): Steps<AccountUser> {
   const t = d.now();
@@ -27,7 +30,7 @@ export function* createToken(
   name: string,
   scopes: readonly string[],
 ): Steps<{ token: string; id: number }> {
-  const token = newToken();
+  const token = `pm_${randomBytes(32).toString('base64url')}`;
   const id = (yield insert(
     'INSERT INTO tokens (user_id, name, hash, hint, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     [userId, name, hashToken(token), token.slice(-4), scopes.join(' '), d.now()],
