@@ -7,10 +7,22 @@
 import { FILTER_KINDS, fieldKind } from '../core/kinds.js';
 import type { FieldDef, ResourceDef } from '../resources/types.js';
 
-/** Columns every resource table has besides its fields'. */
-const COMMON = ['id', 'account_id', 'uuid', 'created_at', 'updated_at'] as const;
+export interface DescribedColumn {
+  readonly name: string;
+  readonly type: 'TEXT' | 'INTEGER';
+  readonly notNull: boolean;
+}
 
-const isCommon = (f: FieldDef) => (COMMON as readonly string[]).includes(f.name);
+/** Columns every resource table has besides its fields'. */
+const COMMON: readonly DescribedColumn[] = [
+  { name: 'id', type: 'INTEGER', notNull: false },
+  { name: 'account_id', type: 'INTEGER', notNull: true },
+  { name: 'uuid', type: 'TEXT', notNull: true },
+  { name: 'created_at', type: 'INTEGER', notNull: true },
+  { name: 'updated_at', type: 'INTEGER', notNull: true },
+];
+
+const isCommon = (f: FieldDef) => COMMON.some((c) => c.name === f.name);
 
 /** The column name(s) of a field; none for the common ones and for computed values. */
 export function columnsOf(f: FieldDef): string[] {
@@ -25,21 +37,9 @@ export function foldColumnOf(f: FieldDef): string | undefined {
   return f.filter && FILTER_KINDS[f.filter].fold ? `${f.name}_fold` : undefined;
 }
 
-export interface DescribedColumn {
-  readonly name: string;
-  readonly type: 'TEXT' | 'INTEGER';
-  readonly notNull: boolean;
-}
-
 /** Every column of a resource's table, as its description implies them. */
 export function describedColumns(r: ResourceDef): DescribedColumn[] {
-  const out: DescribedColumn[] = [
-    { name: 'id', type: 'INTEGER', notNull: false },
-    { name: 'account_id', type: 'INTEGER', notNull: true },
-    { name: 'uuid', type: 'TEXT', notNull: true },
-    { name: 'created_at', type: 'INTEGER', notNull: true },
-    { name: 'updated_at', type: 'INTEGER', notNull: true },
-  ];
+  const out = [...COMMON];
   for (const f of r.fields) {
     if (f.computed || isCommon(f)) continue;
     out.push(...fieldKind(f).columns(f));
