@@ -12,28 +12,26 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** Connections held at once by default: more are closed as they come (each costs a file descriptor). */
 export const MAX_CONNECTIONS = 256;
 
-/** What a client may hold of the server (the defaults above). */
-export interface HttpLimits {
+export interface HttpOptions {
+  // What a client may hold of the server (the defaults above).
   readonly maxConnections?: number | undefined;
   readonly headersTimeoutMs?: number | undefined;
   readonly requestTimeoutMs?: number | undefined;
+  /**
+   * The origin clients reach the server at (behind a proxy), used for pagination links and
+   * Location headers instead of the request's Host header, which a client can set to anything.
+   */
+  readonly publicUrl?: string;
+  readonly logError?: (err: unknown) => void;
 }
 
-/**
- * `publicUrl`: the origin clients reach the server at (behind a proxy), used for pagination links
- * and Location headers instead of the request's Host header, which a client can set to anything.
- */
-export function createHttpServer(
-  api: Api,
-  logError?: (err: unknown) => void,
-  publicUrl?: string,
-  limits: HttpLimits = {},
-): Server {
-  const requestTimeout = limits.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+export function createHttpServer(api: Api, opts: HttpOptions): Server {
+  const { publicUrl, logError } = opts;
+  const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const server = createServer(
     {
       // Node requires the headers' time to be no more than the whole request's.
-      headersTimeout: Math.min(limits.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout),
+      headersTimeout: Math.min(opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout),
       requestTimeout,
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       // How often the two request timeouts are checked (Node's default, 30 s, would let a request
@@ -48,7 +46,7 @@ export function createHttpServer(
       });
     },
   );
-  server.maxConnections = limits.maxConnections ?? MAX_CONNECTIONS;
+  server.maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
   return server;
 }
 

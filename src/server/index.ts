@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createApi } from './api.js';
-import { createHttpServer, type HttpLimits } from './http.js';
+import { createHttpServer, type HttpOptions } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
 import { bootstrap, type DataFileStore, openStore } from './datafile.js';
 import type { PostgresStore } from './postgres/index.js';
@@ -20,14 +20,11 @@ export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';
 export type { Store } from './store.js';
 
-interface CommonOptions<S extends Store> extends HttpLimits {
+interface CommonOptions<S extends Store> extends HttpOptions {
   readonly host?: string;
   readonly port?: number;
   readonly rateLimit?: RateLimit;
   readonly now?: () => number;
-  readonly logError?: (err: unknown) => void;
-  /** The origin clients reach the server at (behind a proxy): links and Location use it, not Host. */
-  readonly publicUrl?: string;
   /** An already open store to serve (tests); the server then does not close it. */
   readonly store?: S;
 }
@@ -131,7 +128,7 @@ async function listen<S extends Store>(
 ): Promise<RunningServer<S>> {
   const api = createApi({ store: answering, now: opts.now ?? Date.now, rateLimiter, logError: opts.logError });
   const host = opts.host ?? '127.0.0.1';
-  const server = createHttpServer(api, opts.logError, opts.publicUrl, opts);
+  const server = createHttpServer(api, opts);
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       void closeStore().finally(() => reject(err));
