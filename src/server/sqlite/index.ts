@@ -20,8 +20,8 @@ export interface SqliteStore extends SyncStore {
   readonly statements: StatementCache;
   /** SQLite's quick integrity check of the whole file: what is wrong, or undefined when it is sound. */
   quickCheck(): string | undefined;
-  /** How many records of `r` an account has, from the counts kept (undefined on an older file). */
-  recordCount(accountId: number, r: ResourceDef): number | undefined;
+  /** How many records of `r` an account has, from the counts kept. */
+  recordCount(accountId: number, r: ResourceDef): number;
 }
 
 /**
@@ -73,7 +73,6 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, tuning: Sq
     pageEnds: new Bounded<PageEnd>(1000),
     version: () => `${dataVersion.get()}:${own}`,
     trigram,
-    counted: db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'record_counts'`).get() !== undefined,
     tuning: { ...TUNING, ...tuning },
   };
 }
@@ -99,7 +98,7 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     db,
     statements,
     list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)),
-    recordCount: (accountId, r) => (sql.counted ? keptCount(sql, accountId, r.table) : undefined),
+    recordCount: (accountId, r) => keptCount(sql, accountId, r.table),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
     create: guard((accountId, r, body, parent) => write(records.createRecord(d, accountId, r, body, parent))),
     update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),

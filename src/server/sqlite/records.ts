@@ -65,7 +65,6 @@ export function listRecords(
   // Below tuning.scanBelow records, a list with another filter as well reads the rows that filter
   // leaves (through its index) and tests the fuzzy one on each: cheaper there than the index.
   const scan =
-    sql.counted &&
     q.conditions.some((c) => c.kind === 'fuzzy') &&
     q.conditions.some((c) => c.kind !== 'fuzzy') &&
     kept() < sql.tuning.scanBelow;
@@ -88,10 +87,10 @@ export function listRecords(
       : one(`SELECT COUNT(*) AS n FROM ${r.table}_fts f WHERE ${match}`, [driver.m.match, first, last]);
     // The page: from the order index, testing each row, when the matches are dense enough that
     // it reaches the page soon; else the matches sorted.
-    const walk = ((offset + q.perPage) * (sql.counted ? kept() : Number.POSITIVE_INFINITY)) / Math.max(total, 1);
+    const walk = ((offset + q.perPage) * kept()) / Math.max(total, 1);
     if (offset >= total) rows = [];
     else if (walk > WALK_PER_MATCH * total) rows = all(`${select} FROM ${from} WHERE ${w} ${order}`, [...p, offset]);
-  } else if (sql.counted && !q.conditions.length) {
+  } else if (!q.conditions.length) {
     total = kept();
     // A deep page starts from the order block it falls in (schema.ts): the block sizes before it
     // are added up, and only the records of that block before the page are walked.

@@ -28,8 +28,6 @@ export interface Sql {
   write<T>(fn: () => T): T;
   /** The fold columns with a trigram index, as "table.column" (schema.ts, migration 3). */
   readonly trigram: ReadonlySet<string>;
-  /** Whether the data file keeps a count of each account's records per table. */
-  readonly counted: boolean;
   readonly tuning: Required<SqliteTuning>;
   /** Where the last page served of a list ended, by the list's shape (bounded; records.ts). */
   readonly pageEnds: Bounded<PageEnd>;
