@@ -48,14 +48,13 @@ export class RequestBody {
     if (this.declaredLength !== undefined && this.declaredLength > MAX_BODY_BYTES) throw bodyTooLarge();
   }
 
-  /** The body as text, read once; 413 past the limit. */
+  /** The body as text, read once (after `settle`); 413 past the limit. */
   text(): Promise<string> {
     this.#text ??= this.read();
     return this.#text;
   }
 
   private async read(): Promise<string> {
-    if (this.declaredLength !== undefined && this.declaredLength > MAX_BODY_BYTES) throw bodyTooLarge();
     const chunks: Uint8Array[] = [];
     let size = 0;
     try {
