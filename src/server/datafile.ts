@@ -6,13 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tokenFileFor } from '../core/paths.js';
 import { ALL_SCOPES } from '../resources/index.js';
-import type { SyncStore } from './store.js';
-
-/** A store kept in a local data file, beside which its local token is written. */
-export interface DataFileStore extends SyncStore {
-  /** The data file, or ":memory:" (then no token file is written). */
-  readonly file: string;
-}
+import type { SqliteStore } from './sqlite/index.js';
 
 /** Opens (creating and migrating it when needed) the data file: SQLite. */
 export { openSqliteStore as openStore } from './sqlite/index.js';
@@ -67,7 +61,7 @@ function writeSecretFile(path: string, content: string): void {
  * writes the token beside the data file (mode 0600). Returns the token when one was written.
  * With `ensure`, also writes a fresh token when the file beside the data is missing.
  */
-export function bootstrap(store: DataFileStore, opts: { ensure?: boolean } = {}): string | undefined {
+export function bootstrap(store: SqliteStore, opts: { ensure?: boolean } = {}): string | undefined {
   const tokenFile = tokenFileFor(store.file);
   if (store.file !== ':memory:') checkSecretFile(tokenFile);
   // The file is written before the transaction commits: whoever opens the data file next (another

@@ -8,14 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { createApi } from './api.js';
 import { createHttpServer, type HttpOptions } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
-import { bootstrap, type DataFileStore, openStore } from './datafile.js';
+import { bootstrap, openStore } from './datafile.js';
 import type { PostgresStore } from './postgres/index.js';
 import type { SqliteStore } from './sqlite/index.js';
 import { ReaderPool, withReaders } from './sqlite/readers.js';
 import type { Store } from './store.js';
 
 export { parseRateLimit, type RateLimit } from './ratelimit.js';
-export { bootstrap, type DataFileStore, openStore, readLocalToken } from './datafile.js';
+export { bootstrap, openStore, readLocalToken } from './datafile.js';
 export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';
 export type { Store } from './store.js';
@@ -29,7 +29,7 @@ interface CommonOptions<S extends Store> extends HttpOptions {
   readonly store?: S;
 }
 
-export interface ServerOptions extends CommonOptions<DataFileStore> {
+export interface ServerOptions extends CommonOptions<SqliteStore> {
   readonly dataFile: string;
   /**
    * Reader threads that answer lists, each with its own connection to the data file, so that a
@@ -47,7 +47,7 @@ export interface PostgresServerOptions extends CommonOptions<PostgresStore> {
   readonly poolSize?: number;
 }
 
-export interface RunningServer<S extends Store = DataFileStore> {
+export interface RunningServer<S extends Store = SqliteStore> {
   readonly url: string;
   readonly port: number;
   readonly store: S;
@@ -69,25 +69,24 @@ export async function openPostgres(
 
 // The data file's overload last: ReturnType<typeof startServer> is the usual one.
 export async function startServer(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>>;
-export async function startServer(opts: ServerOptions): Promise<RunningServer<DataFileStore>>;
+export async function startServer(opts: ServerOptions): Promise<RunningServer<SqliteStore>>;
 export async function startServer(
   opts: ServerOptions | PostgresServerOptions,
-): Promise<RunningServer<DataFileStore> | RunningServer<PostgresStore>> {
+): Promise<RunningServer<SqliteStore> | RunningServer<PostgresStore>> {
   return 'database' in opts ? startOnPostgres(opts) : startOnFile(opts);
 }
 
-async function startOnFile(opts: ServerOptions): Promise<RunningServer<DataFileStore>> {
+async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteStore>> {
   const now = opts.now ?? Date.now;
-  const opened = opts.store ? undefined : openStore(opts.dataFile, now);
-  const store = opts.store ?? (opened as SqliteStore);
+  const store = opts.store ?? openStore(opts.dataFile, now);
   let createdToken: string | undefined;
   try {
     // A damaged file is refused at the start, not answered with a 500 to every request.
-    const problem = opened?.quickCheck();
+    const problem = opts.store ? undefined : store.quickCheck();
     if (problem) throw new Error(`the data file ${opts.dataFile} is damaged (${problem}); restore it from a backup`);
     createdToken = bootstrap(store);
   } catch (e) {
-    opened?.close();
+    if (!opts.store) store.close();
     throw e;
   }
   const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, now) : undefined;
