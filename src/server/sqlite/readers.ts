@@ -9,6 +9,7 @@ import { ApiError } from '../../core/errors.js';
 import type { ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { ApiRecord, Store } from '../store.js';
+import type { SqliteStore } from './index.js';
 import type { ListReply, ListRequest } from './reader-worker.js';
 
 /**
@@ -122,16 +123,12 @@ export const THREADED_FROM = 20_000;
  * kept by the schema's triggers), so it stays on the server's connection and never queues behind
  * long lists.
  */
-export function withReaders<S extends Store & { recordCount?(accountId: number, r: ResourceDef): number | undefined }>(
-  store: S,
-  pool: ReaderPool,
-  from = THREADED_FROM,
-): Store {
+export function withReaders(store: SqliteStore, pool: ReaderPool, from = THREADED_FROM): Store {
   // Its close is the store's: the pool is the caller's to close.
   return {
     ...store,
     list: (accountId, r, q) =>
-      q.conditions.length && (store.recordCount?.(accountId, r) ?? Number.POSITIVE_INFINITY) >= from
+      q.conditions.length && store.recordCount(accountId, r) >= from
         ? pool.list(accountId, r, q)
         : store.list(accountId, r, q),
   };
