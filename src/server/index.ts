@@ -92,10 +92,8 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
   const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, now) : undefined;
   const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
   const answering = pool ? withReaders(store, pool, opts.threadedFrom) : store;
-  return listen(opts, store, answering, limiter, createdToken, createdToken !== undefined, async () => {
-    if (!opts.store) store.close();
-    await pool?.close();
-  });
+  const started = { store, createdToken, createdAccount: createdToken !== undefined };
+  return listen(opts, started, answering, limiter, async () => pool?.close());
 }
 
 async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {
@@ -110,21 +108,22 @@ async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServ
   }
   const { PgRateLimiter } = await import('./postgres/ratelimit.js');
   const limiter = opts.rateLimit ? new PgRateLimiter(store.db, opts.rateLimit, now) : undefined;
-  return listen(opts, store, store, limiter, undefined, createdAccount, async () => {
-    if (!opts.store) await store.close();
-  });
+  return listen(opts, { store, createdToken: undefined, createdAccount }, store, limiter);
 }
 
 async function listen<S extends Store>(
   opts: CommonOptions<S>,
-  store: S,
+  started: Pick<RunningServer<S>, 'store' | 'createdToken' | 'createdAccount'>,
   /** What the API asks: the store itself, or the store with lists answered elsewhere. */
   answering: Store,
   rateLimiter: RateLimiter | undefined,
-  createdToken: string | undefined,
-  createdAccount: boolean,
-  closeStore: () => Promise<void>,
+  /** Closes what else the store's start opened (reader threads), after the store. */
+  closeMore?: () => Promise<void>,
 ): Promise<RunningServer<S>> {
+  const closeStore = async () => {
+    if (!opts.store) await started.store.close();
+    await closeMore?.();
+  };
   const api = createApi({ store: answering, now: opts.now ?? Date.now, rateLimiter, logError: opts.logError });
   const host = opts.host ?? '127.0.0.1';
   const server = createHttpServer(api, opts);
@@ -144,9 +143,7 @@ async function listen<S extends Store>(
   return {
     url: `http://${shown}:${port}`,
     port,
-    store,
-    createdToken,
-    createdAccount,
+    ...started,
     close: () =>
       new Promise<void>((resolve) => {
         if (closed) return resolve();
