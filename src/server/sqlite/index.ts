@@ -49,14 +49,15 @@ function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
 }
 
 /** What the record modules need of a connection: its statements, and what the schema has. */
-function sqlOf(db: DB, statements: StatementCache, now: () => number, tuning: SqliteTuning = {}): Sql {
+function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
+  const statements = new StatementCache(db);
   // PRAGMA data_version moves when another connection commits; this connection's own writes are counted here.
   let own = 0;
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const exec = (q: Query) => execute(statements, q);
   const trigram = trigramColumns(db);
   return {
-    stmt: (text) => statements.get(text),
+    statements,
     dialect: sqliteDialect(trigram, now),
     // Its statements answer at once, and so does the operation.
     run: <T>(steps: Steps<T>) => runSteps(exec, steps) as T,
@@ -83,20 +84,19 @@ function sqlOf(db: DB, statements: StatementCache, now: () => number, tuning: Sq
  */
 export function openListReader(file: string): { list: SqliteStore['list']; close(): void } {
   const db = openDatabase(file);
-  const sql = sqlOf(db, new StatementCache(db), Date.now);
+  const sql = sqlOf(db, Date.now);
   return { list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)), close: () => db.close() };
 }
 
 export function openSqliteStore(file: string, now: () => number = Date.now, tuning: SqliteTuning = {}): SqliteStore {
   const db = openDatabase(file);
-  const statements = new StatementCache(db);
-  const sql = sqlOf(db, statements, now, tuning);
+  const sql = sqlOf(db, now, tuning);
   const d = sql.dialect;
   const write = <T>(steps: Steps<T>): T => sql.write(() => sql.run(steps));
   return {
     file,
     db,
-    statements,
+    statements: sql.statements,
     list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)),
     recordCount: (accountId, r) => keptCount(sql, accountId, r.table),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),

@@ -35,7 +35,7 @@ export const TUNING: Required<SqliteTuning> = { scanBelow: 20_000, fewCandidates
 
 /** An account's records in a table, kept by triggers (schema.ts, migration 3). */
 export function keptCount(sql: Sql, accountId: number, table: string): number {
-  const row = sql.stmt('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, table);
+  const row = sql.statements.get('SELECT n FROM record_counts WHERE account_id = ? AND tbl = ?').get(accountId, table);
   return (row as { n: number } | undefined)?.n ?? 0;
 }
 
@@ -53,8 +53,8 @@ export function listRecords(
   const select = `SELECT ${selectList(r, 't')}`;
   const params: unknown[] = [accountId];
   const where = ['t.account_id = ?', ...whereSql(sql.dialect, r, 't', q.conditions, accountId, params)].join(' AND ');
-  const one = (text: string, p: unknown[]) => (sql.stmt(text).get(...p) as { n: number } | undefined)?.n ?? 0;
-  const all = (text: string, p: unknown[]) => sql.stmt(text).all(...p) as Row[];
+  const one = (text: string, p: unknown[]) => (sql.statements.get(text).get(...p) as { n: number } | undefined)?.n ?? 0;
+  const all = (text: string, p: unknown[]) => sql.statements.get(text).all(...p) as Row[];
   // An unfiltered list's total.
   const kept = () => keptCount(sql, accountId, r.table);
   let total: number;
@@ -95,8 +95,8 @@ export function listRecords(
     // A deep page starts from the order block it falls in (schema.ts): the block sizes before it
     // are added up, and only the records of that block before the page are walked.
     if (offset >= 2 * ORDER_BLOCK && offset < total) {
-      const block = sql
-        .stmt(
+      const block = sql.statements
+        .get(
           `SELECT created_at AS c, id AS i, before FROM (
              SELECT created_at, id, SUM(n) OVER (ORDER BY created_at, id) - n AS before
              FROM order_blocks WHERE account_id = ? AND tbl = ?

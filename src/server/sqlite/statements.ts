@@ -20,7 +20,7 @@ export interface SqliteTuning {
 
 /** What the SQLite modules are handed: the connection's statements, and what its schema has. */
 export interface Sql {
-  stmt(sql: string): Statement<unknown[]>;
+  readonly statements: StatementCache;
   readonly dialect: Dialect;
   /** Runs an operation of ../sql/, its statements through the cache. */
   run<T>(steps: Steps<T>): T;
