@@ -4,8 +4,8 @@
  * matches against, and every column of a resource's table. The migrations must make exactly these
  * (test/server/migrations.test.ts); the SQL that reads and writes them uses these names.
  */
-import { FILTER_KINDS, fieldKind } from '../core/kinds.js';
-import type { FieldDef, ResourceDef } from '../resources/types.js';
+import { FILTER_KINDS, fieldKind, foldText } from '../core/kinds.js';
+import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 
 export interface DescribedColumn {
   readonly name: string;
@@ -35,6 +35,16 @@ export function columnsOf(f: FieldDef): string[] {
 /** The column keeping a fuzzy-filtered field folded (case, and spaces for a postcode). */
 export function foldColumnOf(f: FieldDef): string | undefined {
   return f.filter && FILTER_KINDS[f.filter].fold ? `${f.name}_fold` : undefined;
+}
+
+/**
+ * Case folding for fuzzy filters: what a fold column keeps, what a custom value's value_fold
+ * keeps, and what a filter value is compared as; each filter kind says how it folds (kinds.ts:
+ * Unicode-aware, unlike SQLite's LIKE and lower(); for a postcode, white space dropped too).
+ */
+export function fold(value: string, filter?: FilterKind): string {
+  const kindFold = filter && FILTER_KINDS[filter].fold;
+  return kindFold ? kindFold(value) : foldText(value);
 }
 
 /** Every column of a resource's table, as its description implies them. */

@@ -7,8 +7,8 @@ import { type ErrorBag, ValidationError } from '../../core/errors.js';
 import { NAME_RE, nameFromLabel, type ValidBody } from '../../core/validate.js';
 import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
+import { fold } from '../columns.js';
 import type { ApiRecord } from '../store.js';
-import { fold } from './fold.js';
 import { type Dialect, get, type Row, rows, run, type Steps } from './steps.js';
 
 /** The columns of a custom field (fields of CUSTOM_FIELDS) that its values are found and shown by. */

@@ -6,9 +6,8 @@ import { fieldKind } from '../../core/kinds.js';
 import type { ValidBody } from '../../core/validate.js';
 import { childrenOf } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
-import { columnsOf, foldColumnOf } from '../columns.js';
+import { columnsOf, fold, foldColumnOf } from '../columns.js';
 import type { ApiRecord } from '../store.js';
-import { fold } from './fold.js';
 import type { Row } from './steps.js';
 
 /** The column beside a date_or_datetime field's instant that says it is a date (all day). */

@@ -6,9 +6,8 @@
 import type { Condition } from '../../core/query.js';
 import { CUSTOM_FIELDS } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { foldColumnOf } from '../columns.js';
+import { fold, foldColumnOf } from '../columns.js';
 import { FIELD } from './custom-values.js';
-import { fold } from './fold.js';
 import type { Dialect } from './steps.js';
 
 /** SQL conditions on the records of `r` aliased `alias`, to be joined with AND. */

@@ -4,9 +4,8 @@
  */
 import type { Condition } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { foldColumnOf } from '../columns.js';
+import { fold, foldColumnOf } from '../columns.js';
 import { TRIGRAM_ACCOUNT_SPAN } from '../schema.js';
-import { fold } from '../sql/fold.js';
 import type { Dialect, Query } from '../sql/steps.js';
 import type { StatementCache } from './statements.js';
 
