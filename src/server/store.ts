@@ -73,9 +73,3 @@ export interface StoreOf<M extends Answering> {
 
 /** What the API core uses: any store, answering at once or later; callers await every answer. */
 export type Store = StoreOf<'any'>;
-
-/** A store that answers at once (SQLite), and runs several calls in one write transaction. */
-export interface SyncStore extends StoreOf<'sync'> {
-  /** Runs `fn` (which calls this store) in one write transaction; nested calls join it. */
-  write<T>(fn: () => T): T;
-}

@@ -2,7 +2,7 @@
 import { ApiError } from '../../core/errors.js';
 import { type DB, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
-import type { SyncStore } from '../store.js';
+import type { StoreOf } from '../store.js';
 import * as records from '../sql/records.js';
 import { type Query, runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
@@ -12,7 +12,10 @@ import { Bounded, type PageEnd, type Sql, type SqliteTuning, StatementCache, tri
 
 export type { SqliteTuning } from './statements.js';
 
-export interface SqliteStore extends SyncStore {
+/** A store that answers at once, and runs several calls in one write transaction. */
+export interface SqliteStore extends StoreOf<'sync'> {
+  /** Runs `fn` (which calls this store) in one write transaction; nested calls join it. */
+  write<T>(fn: () => T): T;
   /** The data file (or ":memory:"). */
   readonly file: string;
   /** The connection, for tests and tools that look at the file itself. */
