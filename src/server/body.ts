@@ -6,8 +6,6 @@
 import { ApiError } from '../core/errors.js';
 import { MAX_BODY_BYTES } from '../core/limits.js';
 
-export { MAX_BODY_BYTES };
-
 export function bodyTooLarge(): ApiError {
   return new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
 }

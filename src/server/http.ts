@@ -1,7 +1,8 @@
 /** The HTTP adapter of `pm serve`: node:http in front of the API core (api.ts); index.ts listens. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Api } from './api.js';
-import { MAX_BODY_BYTES, RequestBody } from './body.js';
+import { MAX_BODY_BYTES } from '../core/limits.js';
+import { RequestBody } from './body.js';
 
 /** How long a client may take over a request: its headers, and the whole of it, body included. */
 export const HEADERS_TIMEOUT_MS = 10_000;

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_QUERY_PARAMS, MAX_QUERY_VALUE } from '../../src/core/query.js';
-import { MAX_BODY_BYTES } from '../../src/server/body.js';
+import { MAX_BODY_BYTES } from '../../src/core/limits.js';
 import { type Account, type ApiResponse, startTestServer, type TestServer } from '../helpers/server.js';
 import { contactBody, create, customFieldBody, propertyBody, reminderBody } from '../server/fixtures.js';
 
