@@ -9,6 +9,7 @@ import { createApi } from './api.js';
 import { createHttpServer, type HttpOptions } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
 import { bootstrap, openStore } from './datafile.js';
+import type { PgOptions } from './postgres/db.js';
 import type { PostgresStore } from './postgres/index.js';
 import type { SqliteStore } from './sqlite/index.js';
 import { ReaderPool, withReaders } from './sqlite/readers.js';
@@ -59,10 +60,7 @@ export interface RunningServer<S extends Store = SqliteStore> {
 }
 
 /** Opens the database (connecting, migrating), and makes the first account on an empty one. */
-export async function openPostgres(
-  url: string,
-  opts: { poolSize?: number | undefined; now?: () => number } = {},
-): Promise<PostgresStore> {
+export async function openPostgres(url: string, opts: Omit<PgOptions, 'url'> = {}): Promise<PostgresStore> {
   const { openPostgresStore } = await import('./postgres/index.js');
   return openPostgresStore({ url, ...opts });
 }
