@@ -9,6 +9,9 @@ import type { ResourceDef } from '../resources/types.js';
 /** A record as the API shows it: its fields by wire name (and embeds, when asked for). */
 export type ApiRecord = Record<string, unknown>;
 
+/** A page of a list, and how many records the list has in all. */
+export type RecordPage = { records: ApiRecord[]; total: number };
+
 /** The record a new one is created under (a note's property). */
 export interface ParentRef {
   readonly resource: ResourceDef;
@@ -44,7 +47,7 @@ type Answer<T, M extends Answering> = M extends 'sync' ? T : T | Promise<T>;
 export interface StoreOf<M extends Answering> {
   // Records. A missing record is an ApiError 404; an invalid write a ValidationError (422) or a
   // clash with a unique key an ApiError 409; nothing is written then.
-  list(accountId: number, r: ResourceDef, q: ListQuery): Answer<{ records: ApiRecord[]; total: number }, M>;
+  list(accountId: number, r: ResourceDef, q: ListQuery): Answer<RecordPage, M>;
   get(accountId: number, r: ResourceDef, uuid: string, embed?: readonly string[]): Answer<ApiRecord, M>;
   create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef): Answer<ApiRecord, M>;
   update(accountId: number, r: ResourceDef, uuid: string, body: ValidBody): Answer<ApiRecord, M>;

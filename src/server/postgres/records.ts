@@ -9,7 +9,7 @@ import { embed } from '../sql/records.js';
 import { selectList, toRecord } from '../sql/rows.js';
 import { type Dialect, get, type Query, runSteps } from '../sql/steps.js';
 import { whereSql } from '../sql/where.js';
-import type { ApiRecord } from '../store.js';
+import type { RecordPage } from '../store.js';
 import type { Pg } from './db.js';
 
 /** The first key of the advisory locks (two keys: the second an account's) that custom field names are chosen under. */
@@ -59,7 +59,7 @@ export async function listRecords(
   accountId: number,
   r: ResourceDef,
   q: ListQuery,
-): Promise<{ records: ApiRecord[]; total: number }> {
+): Promise<RecordPage> {
   const params: unknown[] = [accountId];
   const where = ['t.account_id = ?', ...whereSql(d, r, 't', q.conditions, accountId, params)].join(' AND ');
   const offset = (q.page - 1) * q.perPage;

@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ApiError } from '../../core/errors.js';
 import type { ListQuery } from '../../core/query.js';
 import { resourceByPath } from '../../resources/index.js';
+import type { RecordPage } from '../store.js';
 import { openListReader } from './index.js';
 
 export interface ListRequest {
@@ -16,7 +17,7 @@ export interface ListRequest {
 }
 
 export type ListReply =
-  | { readonly id: number; readonly ok: { records: Record<string, unknown>[]; total: number } }
+  | { readonly id: number; readonly ok: RecordPage }
   | {
       readonly id: number;
       readonly error: { status?: number; message: string; errors?: Record<string, string[]> | undefined };

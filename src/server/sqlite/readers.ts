@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../core/errors.js';
 import type { ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
-import type { ApiRecord, Store } from '../store.js';
+import type { RecordPage, Store } from '../store.js';
 import type { SqliteStore } from './index.js';
 import type { ListReply, ListRequest } from './reader-worker.js';
 
@@ -29,10 +29,8 @@ function workerFile(): string {
   throw new Error('the reader thread module (dist/server/sqlite/reader-worker.js) is missing: run npm run build');
 }
 
-type Answer = { records: ApiRecord[]; total: number };
-
 interface Pending {
-  readonly resolve: (v: Answer) => void;
+  readonly resolve: (v: RecordPage) => void;
   readonly reject: (e: unknown) => void;
 }
 
@@ -92,7 +90,7 @@ export class ReaderPool {
   }
 
   /** A list, on the least busy thread. */
-  list(accountId: number, r: ResourceDef, query: ListQuery): Promise<Answer> {
+  list(accountId: number, r: ResourceDef, query: ListQuery): Promise<RecordPage> {
     const thread = this.threads.reduce<Thread | undefined>(
       (a, b) => (a === undefined || b.pending.size < a.pending.size ? b : a),
       undefined,

@@ -10,7 +10,7 @@ import { embed } from '../sql/records.js';
 import { selectList, toRecord } from '../sql/rows.js';
 import type { Row } from '../sql/steps.js';
 import { whereSql } from '../sql/where.js';
-import type { ApiRecord } from '../store.js';
+import type { RecordPage } from '../store.js';
 import { trigramKeys, trigramMatch } from './dialect.js';
 import type { Sql, SqliteTuning } from './statements.js';
 
@@ -39,12 +39,7 @@ export function keptCount(sql: Sql, accountId: number, table: string): number {
   return (row as { n: number } | undefined)?.n ?? 0;
 }
 
-export function listRecords(
-  sql: Sql,
-  accountId: number,
-  r: ResourceDef,
-  q: ListQuery,
-): { records: ApiRecord[]; total: number } {
+export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: ListQuery): RecordPage {
   const offset = (q.page - 1) * q.perPage;
   // The page size is written into the SQL (a whole number parseListQuery checked): SQLite plans a
   // known LIMIT better than a bound one (a tenth off a filtered page), and lists use few sizes.
