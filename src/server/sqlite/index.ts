@@ -81,16 +81,6 @@ function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
   };
 }
 
-/**
- * A second connection to a data file, for lists only (a reader thread's): lists answered by it
- * read a snapshot of what was committed, as any reader in WAL mode does.
- */
-export function openListReader(file: string): { list: SqliteStore['list']; close(): void } {
-  const db = openDatabase(file);
-  const sql = sqlOf(db, Date.now);
-  return { list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)), close: () => db.close() };
-}
-
 export function openSqliteStore(file: string, now: () => number = Date.now, tuning: SqliteTuning = {}): SqliteStore {
   const db = openDatabase(file);
   const sql = sqlOf(db, now, tuning);

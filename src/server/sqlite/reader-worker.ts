@@ -7,7 +7,7 @@ import { ApiError } from '../../core/errors.js';
 import type { ListQuery } from '../../core/query.js';
 import { resourceByPath } from '../../resources/index.js';
 import type { RecordPage } from '../store.js';
-import { openListReader } from './index.js';
+import { openSqliteStore } from './index.js';
 
 export interface ListRequest {
   readonly id: number;
@@ -23,7 +23,8 @@ export type ListReply =
       readonly error: { status?: number; message: string; errors?: Record<string, string[]> | undefined };
     };
 
-const reader = openListReader((workerData as { file: string }).file);
+// Its lists read a snapshot of what was committed, as any reader in WAL mode does.
+const reader = openSqliteStore((workerData as { file: string }).file);
 parentPort?.on('message', (m: ListRequest) => {
   let reply: ListReply;
   try {
