@@ -264,9 +264,9 @@ export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   const unique = [...new Set(o.uuids)];
   if (!o.yes && !o.dryRun) {
     // Refused before anything is fetched when no one can answer.
-    interactiveOrRefuse(f, f.globals());
+    interactiveOrRefuse(f);
     const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
-    await confirmDelete(f, f.globals(), `Delete ${what}? This cannot be undone.`);
+    await confirmDelete(f, `Delete ${what}? This cannot be undone.`);
   }
   const s = await f.session();
   if (o.dryRun) {

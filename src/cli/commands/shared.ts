@@ -4,6 +4,7 @@ import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } 
 import { visible } from '../../core/redact.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../errors.js';
+import type { Factory } from '../factory.js';
 import type { GlobalOptions } from '../globals.js';
 import type { Session } from '../session.js';
 
@@ -23,17 +24,17 @@ export function interactive(deps: Deps, globals: GlobalOptions): boolean {
 }
 
 /** Refuses, before anything is done, a question no one is there to answer. */
-export function interactiveOrRefuse(deps: Deps, globals: GlobalOptions): void {
-  if (!interactive(deps, globals))
+export function interactiveOrRefuse(f: Factory): void {
+  if (!interactive(f, f.globals()))
     throw new CliError(EXIT.usage, 'refusing to delete without confirmation: pass --yes when not at a terminal.', {
       hint: 'pm never prompts with --no-input or CI=true.',
     });
 }
 
 /** Asks before a delete; "no" stops the command. */
-export async function confirmDelete(deps: Deps, globals: GlobalOptions, question: string): Promise<void> {
-  interactiveOrRefuse(deps, globals);
-  if (!(await deps.prompter!.confirm(question))) throw new CliError(EXIT.usage, 'nothing deleted.');
+export async function confirmDelete(f: Factory, question: string): Promise<void> {
+  interactiveOrRefuse(f);
+  if (!(await f.prompter!.confirm(question))) throw new CliError(EXIT.usage, 'nothing deleted.');
 }
 
 /**
