@@ -4,7 +4,7 @@
  */
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { parseInstant } from '../../core/datetime.js';
+import { isDateOnly, parseInstant } from '../../core/datetime.js';
 import { KindError, uuidOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
@@ -117,7 +117,7 @@ export function keyPart(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') {
     const at = /^\d{4}-\d{2}-\d{2}/.test(v) ? parseInstant(v) : undefined;
-    if (at) return `${/^\d{4}-\d{2}-\d{2}$/.test(v.trim()) ? 'd' : 't'}${at.toMillis()}`;
+    if (at) return `${isDateOnly(v) ? 'd' : 't'}${at.toMillis()}`;
     return `s${v}`;
   }
   if (typeof v === 'object' && 'code' in (v as object)) return `c${(v as { code: unknown }).code}`;

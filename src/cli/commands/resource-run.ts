@@ -1,6 +1,7 @@
 /** The run functions of `pm <resource> list|get|create|update|delete` (resource.ts declares them). */
 import type { ResourceDef } from '../../resources/types.js';
 import { CUSTOM_VALUES_KEY, childrenOf, inputFields, resourceByPath } from '../../resources/index.js';
+import { isObject } from '../../core/json.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
@@ -15,6 +16,7 @@ import {
   embedsFor,
   type OutputFlags,
   type OutputSpec,
+  type PageInfo,
   outputSpecFrom,
   prepareOutput,
   printRecord,
@@ -58,7 +60,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
 
   const s = await f.session();
   const printer = createListPrinter(r, spec, await f.display({ paged: true }));
-  let first: { total: number; page: number; perPage: number; totalPages: number } | undefined;
+  let first: PageInfo | undefined;
   let fetched = 0;
   const held: Record<string, unknown>[] = [];
   const limit = o.all ? Number.POSITIVE_INFINITY : (o.limit ?? Number.POSITIVE_INFINITY);
@@ -147,9 +149,8 @@ async function dataOption(value: string | undefined, f: Factory): Promise<Record
   } catch (e) {
     throw usageError(`${where} is not valid JSON: ${(e as Error).message}.`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw usageError(`${where} must be a JSON object.`);
-  return parsed as Record<string, unknown>;
+  if (!isObject(parsed)) throw usageError(`${where} must be a JSON object.`);
+  return parsed;
 }
 
 /** Client-side check of a body, so mistakes fail before any request; unknown keys go to the server. */
