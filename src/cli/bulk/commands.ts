@@ -155,7 +155,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
   if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb, when(deps))).length)
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
   if (verb === 'delete' && !opts.yes)
-    await confirmDelete(deps, `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`);
+    await confirmDelete(deps, () => `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`);
   const concurrency = concurrencyOf(opts.concurrency);
   const { records, format, where } =
     o.fromFile === undefined

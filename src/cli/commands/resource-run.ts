@@ -25,7 +25,7 @@ import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
-import { confirmDelete, countOf, describeApiError, describeRecord, interactiveOrRefuse, when } from './shared.js';
+import { confirmDelete, countOf, describeApiError, describeRecord, when } from './shared.js';
 
 /** The output flags, checked (a bad --jq is a usage error before any request). */
 async function outputSpec(r: ResourceDef, flags: OutputFlags): Promise<OutputSpec> {
@@ -263,12 +263,11 @@ async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly str
 export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   const { f, resource: r } = o;
   const unique = [...new Set(o.uuids)];
-  if (!o.yes && !o.dryRun) {
-    // Refused before anything is fetched when no one can answer.
-    interactiveOrRefuse(f);
-    const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
-    await confirmDelete(f, `Delete ${what}? This cannot be undone.`);
-  }
+  if (!o.yes && !o.dryRun)
+    await confirmDelete(f, async () => {
+      const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
+      return `Delete ${what}? This cannot be undone.`;
+    });
   const s = await f.session();
   if (o.dryRun) {
     for (const u of unique) dryRun(s, f, 'DELETE', `${r.path}/${encodeURIComponent(u)}`, undefined, {});

@@ -23,18 +23,16 @@ export function interactive(deps: Deps, globals: GlobalOptions): boolean {
   );
 }
 
-/** Refuses, before anything is done, a question no one is there to answer. */
-export function interactiveOrRefuse(f: Factory): void {
+/**
+ * Asks before a delete; "no" stops the command. When no one is there to answer, refuses before
+ * the question is made (making it may read the records from the server).
+ */
+export async function confirmDelete(f: Factory, question: () => Promise<string> | string): Promise<void> {
   if (!interactive(f, f.globals()))
     throw new CliError(EXIT.usage, 'refusing to delete without confirmation: pass --yes when not at a terminal.', {
       hint: 'pm never prompts with --no-input or CI=true.',
     });
-}
-
-/** Asks before a delete; "no" stops the command. */
-export async function confirmDelete(f: Factory, question: string): Promise<void> {
-  interactiveOrRefuse(f);
-  if (!(await f.prompter!.confirm(question))) throw new CliError(EXIT.usage, 'nothing deleted.');
+  if (!(await f.prompter!.confirm(await question()))) throw new CliError(EXIT.usage, 'nothing deleted.');
 }
 
 /**
