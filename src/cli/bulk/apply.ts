@@ -12,17 +12,8 @@ import { CliError, EXIT } from '../errors.js';
 import { filterQuery } from '../flag-values.js';
 import type { Session } from '../session.js';
 import { fillForUpdate } from '../writes.js';
-import { everyRecord } from '../commands/shared.js';
-import {
-  checkAll,
-  concurrencyOf,
-  keyFields,
-  keyPart,
-  prepare,
-  problemLines,
-  readRecords,
-  withBulkSession,
-} from './commands.js';
+import { everyRecord, withUnabortedSession } from '../commands/shared.js';
+import { checkAll, concurrencyOf, keyFields, keyPart, prepare, problemLines, readRecords } from './commands.js';
 import type { InputRecord } from './input.js';
 import { type Outcome, runBulk } from './run.js';
 
@@ -158,7 +149,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
   const concurrency = concurrencyOf(flags.concurrency);
   const { records, format, where } = await readRecords(r, o.fromFile, flags.format, f);
   checkAll(r, 'create', records);
-  await withBulkSession(f, async (s) => {
+  await withUnabortedSession(f, async (s) => {
     const steps = await plan(o, s, records, keys);
     const invalid = records.filter((rec) => rec.problems.length);
     if (invalid.length) {

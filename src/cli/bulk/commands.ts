@@ -10,13 +10,11 @@ import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
 import type { BulkOptions, ParentOption } from '../commands/resource.js';
-import { confirmDelete, everyRecord, when } from '../commands/shared.js';
+import { confirmDelete, everyRecord, when, withUnabortedSession } from '../commands/shared.js';
 import { bodyFromFlags } from '../flag-values.js';
 import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import type { Factory } from '../factory.js';
-import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import { formatOf, type InputRecord, parseRecords } from './input.js';
 import { type Outcome, runBulk } from './run.js';
@@ -144,12 +142,6 @@ export async function readRecords(r: ResourceDef, file: string, forced: unknown,
   return { records: await parseRecords(r, text, format, where), format, where };
 }
 
-export async function withBulkSession(deps: Factory, fn: (s: Session) => Promise<void>): Promise<void> {
-  const { withSession } = await import('../session.js');
-  // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
-  await withSession(deps.globals(), { ...deps, signal: undefined }, fn);
-}
-
 export async function bulkRun(o: BulkOptions): Promise<void> {
   const { f: deps, resource: r, verb, flags: opts } = o;
   if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb, when(deps))).length)
@@ -186,7 +178,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
   const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const output = opts.output === 'json' || opts.output === 'ndjson' ? opts.output : undefined;
 
-  await withBulkSession(deps, async (s) => {
+  await withUnabortedSession(deps, async (s) => {
     const seen = new Map<string, string>();
     const keyOf = (o: Rec) => (keys as string[]).map((k) => keyPart(o[k])).join('\u0000');
     if (keys) for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(rec), String(rec.uuid));

@@ -77,6 +77,15 @@ export async function* everyRecord(s: Session, r: ResourceDef, query: URLSearchP
   }
 }
 
+/**
+ * Runs `fn` with a session of its own, closed after it, that gets no abort signal: its requests in
+ * flight finish after Ctrl-C, and the command (a bulk write, an import) stops sending by itself.
+ */
+export async function withUnabortedSession(f: Factory, fn: (s: Session) => Promise<void>): Promise<void> {
+  const { withSession } = await import('../session.js');
+  await withSession(f.globals(), { ...f, signal: undefined }, fn);
+}
+
 const tries = (n: number) => (n > 1 ? ` (${n} attempts)` : '');
 
 /** An error from the API client as a CLI error with the right exit code and a next step. */
