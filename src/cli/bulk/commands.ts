@@ -122,6 +122,9 @@ export function keyPart(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** A record's values on the key fields (--skip-existing, apply's --key), as compared. */
+export const keyOf = (keys: readonly string[], x: Rec): string => keys.map((k) => keyPart(x[k])).join('\u0000');
+
 /** The fields records are matched on (--skip-existing, apply's --key): names of the resource's fields. */
 export function keyFields(r: ResourceDef, text: string, flag: string): string[] {
   const keys = splitList(text).map((k) => k.replace(/-/g, '_'));
@@ -180,8 +183,8 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
 
   await withUnabortedSession(deps, async (s) => {
     const seen = new Map<string, string>();
-    const keyOf = (o: Rec) => (keys as string[]).map((k) => keyPart(o[k])).join('\u0000');
-    if (keys) for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(rec), String(rec.uuid));
+    if (keys)
+      for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(keys, rec), String(rec.uuid));
     const send = async (rec: InputRecord): Promise<Outcome> => {
       const { body, parent } = prepare(r, verb, rec);
       if (verb === 'delete') {
@@ -195,13 +198,13 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
         return { status: 'updated', uuid: String(got.uuid ?? uuid) };
       }
       if (keys) {
-        const k = keyOf(body);
+        const k = keyOf(keys, body);
         const existing = seen.get(k);
         if (existing !== undefined) return { status: 'skipped', uuid: existing };
         seen.set(k, '');
       }
       const got = await s.client.create(r, body, parent);
-      if (keys) seen.set(keyOf(body), String(got.uuid));
+      if (keys) seen.set(keyOf(keys, body), String(got.uuid));
       return { status: 'created', uuid: String(got.uuid) };
     };
     await runBulk({
