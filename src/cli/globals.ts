@@ -1,8 +1,7 @@
 /**
  * The global options: given before or after a command's own (`pm --profile x properties list`,
- * `pm properties list --profile x`), read from a command with globalsOf.
+ * `pm properties list --profile x`), resolved once by run() into the factory (`f.globals()`).
  */
-import type { Command } from 'commander';
 
 export interface GlobalOptions {
   baseUrl?: string;
@@ -15,9 +14,4 @@ export interface GlobalOptions {
   timeout?: string;
   retries?: string;
   allowInsecureHttp?: boolean;
-}
-
-/** The global options as seen from a command. */
-export function globalsOf(cmd: Command): GlobalOptions {
-  return cmd.optsWithGlobals() as GlobalOptions;
 }

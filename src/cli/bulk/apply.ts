@@ -12,17 +12,8 @@ import { CliError, EXIT } from '../errors.js';
 import { filterQuery } from '../flag-values.js';
 import type { Session } from '../session.js';
 import { fillForUpdate } from '../writes.js';
-import { everyRecord } from '../commands/shared.js';
-import {
-  checkAll,
-  concurrencyOf,
-  keyFields,
-  keyPart,
-  prepare,
-  problemLines,
-  readRecords,
-  withBulkSession,
-} from './commands.js';
+import { everyRecord, withUnabortedSession } from '../commands/shared.js';
+import { checkAll, concurrencyOf, keyFields, keyOf, keyPart, prepare, problemLines, readRecords } from './commands.js';
 import type { InputRecord } from './input.js';
 import { type Outcome, runBulk } from './run.js';
 
@@ -70,11 +61,10 @@ function changesOf(r: ResourceDef, body: Rec, existing: Rec): Rec {
 /** Matches the file's records to the server's, and says what to do with each. */
 async function plan(o: ApplyOptions, s: Session, records: InputRecord[], keys: string[]): Promise<Step[]> {
   const { f, resource: r } = o;
-  const keyOf = (x: Rec) => keys.map((k) => keyPart(x[k])).join('\u0000');
   const wantsCustom = r.customValues && records.some((rec) => rec.body[CUSTOM_VALUES_KEY] !== undefined);
   const byKey = new Map<string, Rec[]>();
   for await (const x of everyRecord(s, r, new URLSearchParams(wantsCustom ? { embed: CUSTOM_VALUES_KEY } : {}))) {
-    const k = keyOf(x);
+    const k = keyOf(keys, x);
     byKey.set(k, [...(byKey.get(k) ?? []), x]);
   }
   const steps: Step[] = [];
@@ -87,7 +77,7 @@ async function plan(o: ApplyOptions, s: Session, records: InputRecord[], keys: s
       rec.problems.push(`${missing.join(', ')}: the --key fields must all be given`);
       continue;
     }
-    const k = keyOf(rec.body);
+    const k = keyOf(keys, rec.body);
     const seen = firstLine.get(k);
     if (seen !== undefined) {
       rec.problems.push(`the same ${keys.join(', ')} as line ${seen}`);
@@ -158,7 +148,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
   const concurrency = concurrencyOf(flags.concurrency);
   const { records, format, where } = await readRecords(r, o.fromFile, flags.format, f);
   checkAll(r, 'create', records);
-  await withBulkSession(f, async (s) => {
+  await withUnabortedSession(f, async (s) => {
     const steps = await plan(o, s, records, keys);
     const invalid = records.filter((rec) => rec.problems.length);
     if (invalid.length) {

@@ -4,19 +4,17 @@
  */
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { parseInstant } from '../../core/datetime.js';
+import { isDateOnly, parseInstant } from '../../core/datetime.js';
 import { KindError, uuidOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
 import type { BulkOptions, ParentOption } from '../commands/resource.js';
-import { confirmDelete, everyRecord, when } from '../commands/shared.js';
+import { confirmDelete, everyRecord, when, withUnabortedSession } from '../commands/shared.js';
 import { bodyFromFlags } from '../flag-values.js';
 import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import type { Factory } from '../factory.js';
-import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import { formatOf, type InputRecord, parseRecords } from './input.js';
 import { type Outcome, runBulk } from './run.js';
@@ -117,12 +115,15 @@ export function keyPart(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') {
     const at = /^\d{4}-\d{2}-\d{2}/.test(v) ? parseInstant(v) : undefined;
-    if (at) return `${/^\d{4}-\d{2}-\d{2}$/.test(v.trim()) ? 'd' : 't'}${at.toMillis()}`;
+    if (at) return `${isDateOnly(v) ? 'd' : 't'}${at.toMillis()}`;
     return `s${v}`;
   }
   if (typeof v === 'object' && 'code' in (v as object)) return `c${(v as { code: unknown }).code}`;
   return JSON.stringify(v);
 }
+
+/** A record's values on the key fields (--skip-existing, apply's --key), as compared. */
+export const keyOf = (keys: readonly string[], x: Rec): string => keys.map((k) => keyPart(x[k])).join('\u0000');
 
 /** The fields records are matched on (--skip-existing, apply's --key): names of the resource's fields. */
 export function keyFields(r: ResourceDef, text: string, flag: string): string[] {
@@ -144,22 +145,12 @@ export async function readRecords(r: ResourceDef, file: string, forced: unknown,
   return { records: await parseRecords(r, text, format, where), format, where };
 }
 
-export async function withBulkSession(deps: Factory, fn: (s: Session) => Promise<void>): Promise<void> {
-  const { withSession } = await import('../session.js');
-  // Requests in flight finish after Ctrl-C: the session gets no abort signal; runBulk stops sending.
-  await withSession(deps.globals(), { ...deps, signal: undefined }, fn);
-}
-
 export async function bulkRun(o: BulkOptions): Promise<void> {
   const { f: deps, resource: r, verb, flags: opts } = o;
   if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb, when(deps))).length)
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
   if (verb === 'delete' && !opts.yes)
-    await confirmDelete(
-      deps,
-      deps.globals(),
-      `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`,
-    );
+    await confirmDelete(deps, () => `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`);
   const concurrency = concurrencyOf(opts.concurrency);
   const { records, format, where } =
     o.fromFile === undefined
@@ -190,10 +181,10 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
   const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const output = opts.output === 'json' || opts.output === 'ndjson' ? opts.output : undefined;
 
-  await withBulkSession(deps, async (s) => {
+  await withUnabortedSession(deps, async (s) => {
     const seen = new Map<string, string>();
-    const keyOf = (o: Rec) => (keys as string[]).map((k) => keyPart(o[k])).join('\u0000');
-    if (keys) for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(rec), String(rec.uuid));
+    if (keys)
+      for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(keys, rec), String(rec.uuid));
     const send = async (rec: InputRecord): Promise<Outcome> => {
       const { body, parent } = prepare(r, verb, rec);
       if (verb === 'delete') {
@@ -207,13 +198,13 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
         return { status: 'updated', uuid: String(got.uuid ?? uuid) };
       }
       if (keys) {
-        const k = keyOf(body);
+        const k = keyOf(keys, body);
         const existing = seen.get(k);
         if (existing !== undefined) return { status: 'skipped', uuid: existing };
         seen.set(k, '');
       }
       const got = await s.client.create(r, body, parent);
-      if (keys) seen.set(keyOf(body), String(got.uuid));
+      if (keys) seen.set(keyOf(keys, body), String(got.uuid));
       return { status: 'created', uuid: String(got.uuid) };
     };
     await runBulk({

@@ -14,7 +14,8 @@ import { MAX_BODY_BYTES } from '../../core/limits.js';
 import { usageError } from '../errors.js';
 import { isObject } from '../../core/json.js';
 
-export type Format = 'ndjson' | 'json' | 'csv';
+const FORMATS = ['ndjson', 'json', 'csv'] as const;
+export type Format = (typeof FORMATS)[number];
 
 export interface InputRecord {
   /** 1-based position in the input: the line (NDJSON, CSV) or element (JSON array). */
@@ -37,8 +38,6 @@ const unreadable = (line: number, verbatim: unknown, problem: string): InputReco
   body: {},
   problems: [problem],
 });
-
-export const FORMATS: readonly Format[] = ['ndjson', 'json', 'csv'];
 
 export function formatOf(file: string, forced: string | undefined, text: string): Format {
   if (forced !== undefined) {

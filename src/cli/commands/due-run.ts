@@ -53,12 +53,10 @@ export function agendaWindow(opts: WindowFlags, deps: Pick<Deps, 'now' | 'timeZo
   const zone = deps.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const now = luxon().DateTime.fromMillis(deps.now(), { zone });
   if (!now.isValid) throw usageError(`"${zone}" is not a time zone I know; use an IANA name such as Europe/London.`);
-  let within: Duration = luxon().Duration.fromObject({ days: 7 });
-  if (opts.within !== undefined) {
-    within = typed('within', () => parseHumanDuration(String(opts.within)));
-    if (now.plus(within) <= now) throw usageError(`--within must be a length of time ahead, not "${opts.within}".`);
-  }
-  const until = now.plus(within);
+  const within = opts.within;
+  const until = now.plus(within === undefined ? { days: 7 } : typed('within', () => parseHumanDuration(within)));
+  // Only a --within can fail this: 7 days are ahead.
+  if (until <= now) throw usageError(`--within must be a length of time ahead, not "${within}".`);
 
   let since: DateTime = now.minus({ days: 30 });
   if (opts.overdueSince !== undefined) {

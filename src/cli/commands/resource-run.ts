@@ -1,6 +1,7 @@
 /** The run functions of `pm <resource> list|get|create|update|delete` (resource.ts declares them). */
 import type { ResourceDef } from '../../resources/types.js';
 import { CUSTOM_VALUES_KEY, childrenOf, inputFields, resourceByPath } from '../../resources/index.js';
+import { isObject } from '../../core/json.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
@@ -15,6 +16,7 @@ import {
   embedsFor,
   type OutputFlags,
   type OutputSpec,
+  type PageInfo,
   outputSpecFrom,
   prepareOutput,
   printRecord,
@@ -23,7 +25,7 @@ import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
-import { confirmDelete, countOf, describeApiError, describeRecord, interactiveOrRefuse, when } from './shared.js';
+import { confirmDelete, countOf, describeApiError, describeRecord, when } from './shared.js';
 
 /** The output flags, checked (a bad --jq is a usage error before any request). */
 async function outputSpec(r: ResourceDef, flags: OutputFlags): Promise<OutputSpec> {
@@ -58,7 +60,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
 
   const s = await f.session();
   const printer = createListPrinter(r, spec, await f.display({ paged: true }));
-  let first: { total: number; page: number; perPage: number; totalPages: number } | undefined;
+  let first: PageInfo | undefined;
   let fetched = 0;
   const held: Record<string, unknown>[] = [];
   const limit = o.all ? Number.POSITIVE_INFINITY : (o.limit ?? Number.POSITIVE_INFINITY);
@@ -147,9 +149,8 @@ async function dataOption(value: string | undefined, f: Factory): Promise<Record
   } catch (e) {
     throw usageError(`${where} is not valid JSON: ${(e as Error).message}.`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw usageError(`${where} must be a JSON object.`);
-  return parsed as Record<string, unknown>;
+  if (!isObject(parsed)) throw usageError(`${where} must be a JSON object.`);
+  return parsed;
 }
 
 /** Client-side check of a body, so mistakes fail before any request; unknown keys go to the server. */
@@ -262,12 +263,11 @@ async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly str
 export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   const { f, resource: r } = o;
   const unique = [...new Set(o.uuids)];
-  if (!o.yes && !o.dryRun) {
-    // Refused before anything is fetched when no one can answer.
-    interactiveOrRefuse(f, f.globals());
-    const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
-    await confirmDelete(f, f.globals(), `Delete ${what}? This cannot be undone.`);
-  }
+  if (!o.yes && !o.dryRun)
+    await confirmDelete(f, async () => {
+      const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
+      return `Delete ${what}? This cannot be undone.`;
+    });
   const s = await f.session();
   if (o.dryRun) {
     for (const u of unique) dryRun(s, f, 'DELETE', `${r.path}/${encodeURIComponent(u)}`, undefined, {});

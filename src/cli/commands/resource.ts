@@ -352,7 +352,10 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUN
   addSendFlags(cmd)
     .option('-q, --quiet', 'print the uuid of each record of the file, and nothing else')
     .option('--json', 'print the result (or the plan, with --dry-run) as JSON');
+  const declared = cmd.options.length;
   addFilterFlags(cmd, r);
+  // The filter flags, as declared: given, they select what --prune may delete.
+  const filterKeys = cmd.options.slice(declared).map((o) => o.attributeName());
   cmd.addHelpText(
     'after',
     `
@@ -362,13 +365,7 @@ are sent; the same, it is left alone. Run twice, apply changes nothing the
 second time. --prune needs a filter, so that it deletes only what it should.${examples(r, 'apply')}`,
   );
   return cmd.action((flags: Flags) => {
-    const filters =
-      filterFields(r).some((x) => flags[optKey(x.name)] !== undefined) ||
-      (r.parents ?? []).some(
-        (p) => flags[optKey(p.name)] !== undefined || flags[optKey(`${p.name}_where`)] !== undefined,
-      ) ||
-      flags.customField !== undefined ||
-      flags.customValue !== undefined;
+    const filters = filterKeys.some((k) => flags[k] !== undefined);
     if (flags.prune && !filters)
       throw usageError(
         `--prune needs a filter (such as --${kebab(pruneExample(r))}): it deletes what the filters select and the file lacks.`,

@@ -4,6 +4,7 @@ import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } 
 import { visible } from '../../core/redact.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, usageError } from '../errors.js';
+import type { Factory } from '../factory.js';
 import type { GlobalOptions } from '../globals.js';
 import type { Session } from '../session.js';
 
@@ -22,18 +23,16 @@ export function interactive(deps: Deps, globals: GlobalOptions): boolean {
   );
 }
 
-/** Refuses, before anything is done, a question no one is there to answer. */
-export function interactiveOrRefuse(deps: Deps, globals: GlobalOptions): void {
-  if (!interactive(deps, globals))
+/**
+ * Asks before a delete; "no" stops the command. When no one is there to answer, refuses before
+ * the question is made (making it may read the records from the server).
+ */
+export async function confirmDelete(f: Factory, question: () => Promise<string> | string): Promise<void> {
+  if (!interactive(f, f.globals()))
     throw new CliError(EXIT.usage, 'refusing to delete without confirmation: pass --yes when not at a terminal.', {
       hint: 'pm never prompts with --no-input or CI=true.',
     });
-}
-
-/** Asks before a delete; "no" stops the command. */
-export async function confirmDelete(deps: Deps, globals: GlobalOptions, question: string): Promise<void> {
-  interactiveOrRefuse(deps, globals);
-  if (!(await deps.prompter!.confirm(question))) throw new CliError(EXIT.usage, 'nothing deleted.');
+  if (!(await f.prompter!.confirm(await question()))) throw new CliError(EXIT.usage, 'nothing deleted.');
 }
 
 /**
@@ -76,6 +75,15 @@ export async function* everyRecord(s: Session, r: ResourceDef, query: URLSearchP
   } catch (e) {
     throw describeApiError(e, r);
   }
+}
+
+/**
+ * Runs `fn` with a session of its own, closed after it, that gets no abort signal: its requests in
+ * flight finish after Ctrl-C, and the command (a bulk write, an import) stops sending by itself.
+ */
+export async function withUnabortedSession(f: Factory, fn: (s: Session) => Promise<void>): Promise<void> {
+  const { withSession } = await import('../session.js');
+  await withSession(f.globals(), { ...f, signal: undefined }, fn);
 }
 
 const tries = (n: number) => (n > 1 ? ` (${n} attempts)` : '');

@@ -9,11 +9,11 @@ import { DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/i
 import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import { globalsOf } from '../globals.js';
+import type { Factory } from '../factory.js';
 import { inWords } from '../help/text.js';
 import type { Session } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
-import { countOf, describeApiError } from './shared.js';
+import { countOf, describeApiError, withUnabortedSession } from './shared.js';
 
 type Rec = Record<string, unknown>;
 
@@ -217,7 +217,7 @@ export const TRANSFER_COMMANDS = {
   import: 'Create the records of a pm export on this server, mapping old uuids to new ones',
 };
 
-export function registerTransfer(program: Command, deps: Deps): void {
+export function registerTransfer(program: Command, f: Factory): void {
   program
     .command('export')
     .description(TRANSFER_COMMANDS.export)
@@ -232,16 +232,16 @@ Examples:
   pm export --dir backup
   pm export --dir move && pm --base-url https://pm.example.com import --dir move`,
     )
-    .action(async (opts: { dir: string; force?: boolean }, cmd: Command) => {
+    .action(async (opts: { dir: string; force?: boolean }) => {
       if (existsSync(opts.dir) && readdirSync(opts.dir).length && !opts.force)
         throw usageError(`--dir ${opts.dir} is not empty; give another folder, or --force to overwrite its files.`);
       mkdirSync(opts.dir, { recursive: true });
       const { withSession } = await import('../session.js');
-      await withSession(globalsOf(cmd), deps, async (s) => {
-        const counts = await exportAccount(s, opts.dir, deps).catch((e) => {
+      await withSession(f.globals(), f, async (s) => {
+        const counts = await exportAccount(s, opts.dir, f).catch((e) => {
           throw describeApiError(e);
         });
-        deps.io.stderr.write(`Exported ${summary(counts)} to ${opts.dir}.\n`);
+        f.io.stderr.write(`Exported ${summary(counts)} to ${opts.dir}.\n`);
       });
     });
 
@@ -262,16 +262,15 @@ Examples:
   pm --profile team import --dir backup
   pm --base-url https://pm.example.com import --dir move`,
     )
-    .action(async (opts: { dir: string }, cmd: Command) => {
+    .action(async (opts: { dir: string }) => {
       if (!DEPENDENCY_ORDER.some((r) => existsSync(join(opts.dir, fileOf(r)))))
         throw usageError(`--dir ${opts.dir} holds no pm export (no ${DEPENDENCY_ORDER.map(fileOf).join(', ')}).`);
-      const { withSession } = await import('../session.js');
-      await withSession(globalsOf(cmd), { ...deps, signal: undefined }, async (s) => {
-        const { counts, already } = await importAccount(s, opts.dir, deps).catch((e) => {
+      await withUnabortedSession(f, async (s) => {
+        const { counts, already } = await importAccount(s, opts.dir, f).catch((e) => {
           throw describeApiError(e);
         });
         const skipped = already ? `; ${already} already imported from this folder, not created again` : '';
-        deps.io.stderr.write(`Imported ${summary(counts)}${skipped}; uuid map in ${join(opts.dir, MAP_FILE)}.\n`);
+        f.io.stderr.write(`Imported ${summary(counts)}${skipped}; uuid map in ${join(opts.dir, MAP_FILE)}.\n`);
       });
     });
 }
