@@ -26,7 +26,7 @@ export interface Target {
   baseUrl: string | undefined;
   token: string | undefined;
   profile: string;
-  sources: { baseUrl: Source; token: Source; profile: Source; timeout?: Source };
+  sources: { baseUrl: Source; token: Source; profile: Source; timeout: Source };
   /** The file cosmiconfig found, if any. */
   projectConfigPath: string | undefined;
   /** configDir/config.json, whether or not it exists. */
@@ -84,15 +84,16 @@ export interface Layer {
 // ---------------------------------------------------------------------------------------------
 // Small pure helpers
 
-function own<T>(obj: Record<string, T> | undefined, key: string): T | undefined {
-  return obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined;
+/** The file's own entry for the profile, if it has one. */
+export function ownProfile(cfg: UserConfig, profile: string): ProfileConfig | undefined {
+  return cfg.profiles !== undefined && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
 }
 
 export function userConfigPath(deps: Pick<Deps, 'env' | 'home'>): string {
   return join(configDir(deps.env, deps.home), 'config.json');
 }
 
-export function isValidProfileName(name: string): boolean {
+function isValidProfileName(name: string): boolean {
   return PROFILE_NAME.test(name);
 }
 
@@ -130,7 +131,7 @@ export function parseTimeout(raw: string, origin: string): number {
 
 /** The settings a config file gives one profile (undefined where it gives none). */
 export function profileSettings(cfg: UserConfig, profile: string): ProfileConfig {
-  const p = own(cfg.profiles, profile) ?? {};
+  const p = ownProfile(cfg, profile) ?? {};
   const top = profile === DEFAULT_PROFILE ? cfg : {};
   return { base_url: p.base_url ?? top.base_url, token: p.token ?? top.token, timeout: p.timeout ?? cfg.timeout };
 }
@@ -438,6 +439,21 @@ function chooseProfile(flags: { profile?: string }, deps: Pick<Deps, 'env'>, lay
   return { profile: DEFAULT_PROFILE, source: 'none', origin: 'the default' };
 }
 
+/**
+ * A usage error unless `name` is a profile name some config file defines (with `allowNew`, any
+ * valid name). `origin`, where the name came from ("--profile", "PM_PROFILE"…), if given, is named.
+ */
+export function checkProfile(name: string, layers: readonly Layer[], origin?: string, allowNew = false): void {
+  if (!isValidProfileName(name))
+    throw usageError(`${origin ? `${origin}: ` : ''}"${name}" is not a profile name (letters, digits, "_", "-", ".").`);
+  const known = knownProfiles(layers);
+  if (!allowNew && !known.includes(name))
+    throw usageError(
+      `no profile "${name}"${origin ? ` (from ${origin})` : ''} in any config file.`,
+      `Known profiles: ${known.join(', ')}. Create it with: pm --profile ${name} config set base_url <url>`,
+    );
+}
+
 /** Every profile some config defines, "default" first. */
 export function knownProfiles(layers: readonly Layer[]): string[] {
   const names = new Set<string>([DEFAULT_PROFILE]);
@@ -474,13 +490,7 @@ export function activeProfile(
   opts: { allowNew?: boolean } = {},
 ): ProfileChoice {
   const choice = chooseProfile(flags, deps, layers);
-  if (!isValidProfileName(choice.profile))
-    throw usageError(`${choice.origin}: "${choice.profile}" is not a profile name (letters, digits, "_", "-", ".").`);
-  if (!opts.allowNew && !knownProfiles(layers).includes(choice.profile))
-    throw usageError(
-      `no profile "${choice.profile}" (from ${choice.origin}) in any config file.`,
-      `Known profiles: ${knownProfiles(layers).join(', ')}. Create it with: pm --profile ${choice.profile} config set base_url <url>`,
-    );
+  checkProfile(choice.profile, layers, choice.origin, opts.allowNew);
   return choice;
 }
 

@@ -83,7 +83,7 @@ export async function pathValues(
   map: ApiMap,
   method: string,
   cur: string,
-  uuids: (collection: string, cur: string) => Promise<Candidate[]>,
+  uuids: (collection: string) => Promise<Candidate[]>,
 ): Promise<Completions> {
   const m = method.toUpperCase();
   const templates = Object.keys(map).filter((t) => map[t]?.[m]);
@@ -93,7 +93,8 @@ export async function pathValues(
     const ends = templates
       .filter((t) => t.startsWith(`/${collection}/{`))
       .map((t) => t.replace(/^\/[^/]+\/\{[^/]+\}/, ''));
-    const records = await uuids(collection, at[2] as string);
+    const typed = at[2] as string;
+    const records = (await uuids(collection)).filter((r) => r.value.startsWith(typed));
     return {
       candidates: records.flatMap((r) =>
         ends.map((end) => ({

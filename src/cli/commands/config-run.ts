@@ -7,12 +7,14 @@ import { usageError } from '../errors.js';
 import {
   activeProfile,
   DEFAULT_PROFILE,
-  isValidProfileName,
+  checkProfile,
   knownProfiles,
   type LoadedConfig,
   loadConfig,
   normalizeBaseUrl,
+  ownProfile,
   parseTimeout,
+  type ProfileConfig,
   profileSettings,
   readUserConfig,
   redact,
@@ -54,7 +56,7 @@ function listJson(t: Target, redacted: string | undefined): Record<string, unkno
       profile: t.sources.profile,
       base_url: t.sources.baseUrl,
       token: t.sources.token,
-      timeout: t.sources.timeout ?? 'none',
+      timeout: t.sources.timeout,
     },
     data_file: t.embedded?.dataFile ?? null,
     token_file: t.embedded ? tokenFileFor(t.embedded.dataFile) : null,
@@ -72,11 +74,10 @@ function listText(t: Target, redacted: string | undefined): string {
     rows.push(['base_url', printableUrl(t.baseUrl ?? ''), origin('base_url', t.sources.baseUrl, t)]);
     rows.push(['token', redacted ?? '(none)', origin('token', t.sources.token, t)]);
   }
-  const timeoutSource = t.sources.timeout ?? 'none';
   rows.push([
     'timeout',
     t.timeout !== undefined ? `${t.timeout}s` : '(not set)',
-    timeoutSource === 'none' ? 'the client default applies' : origin('timeout', timeoutSource, t),
+    t.sources.timeout === 'none' ? 'the client default applies' : origin('timeout', t.sources.timeout, t),
   ]);
   const w0 = Math.max(...rows.map((r) => r[0].length));
   const w1 = Math.max(...rows.map((r) => r[1].length));
@@ -106,14 +107,12 @@ function shadowNote(key: SetKey, loaded: LoadedConfig, f: Factory, profile: stri
   return undefined;
 }
 
-/** The user config's own entry for the profile, if it has one. */
-const ownProfile = (cfg: UserConfig, profile: string) =>
-  cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
-
-function profileEntry(cfg: UserConfig, profile: string): NonNullable<UserConfig['profiles']>[string] {
+/** The user config's own entry for the profile, added when it has none. */
+function profileEntry(cfg: UserConfig, profile: string): ProfileConfig {
+  const entry = ownProfile(cfg, profile) ?? {};
   cfg.profiles ??= {};
-  if (!Object.hasOwn(cfg.profiles, profile)) cfg.profiles[profile] = {};
-  return cfg.profiles[profile] as NonNullable<UserConfig['profiles']>[string];
+  cfg.profiles[profile] = entry;
+  return entry;
 }
 
 /** Drops an empty profile, and an empty profiles object. */
@@ -202,14 +201,7 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
       break;
     }
     case 'default_profile': {
-      if (!isValidProfileName(value))
-        throw usageError(`"${value}" is not a profile name (letters, digits, "_", "-", ".").`);
-      const known = knownProfiles(loaded.layers);
-      if (!known.includes(value))
-        throw usageError(
-          `no profile "${value}" in any config file.`,
-          `Known profiles: ${known.join(', ')}. Create it with: pm --profile ${value} config set base_url <url>`,
-        );
+      checkProfile(value, loaded.layers);
       cfg.default_profile = value;
       where = 'the user config';
       break;
