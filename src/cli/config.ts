@@ -71,6 +71,8 @@ const SEARCH_PLACES = ['package.json', '.pmrc', '.pmrc.json', '.pmrc.yaml', '.pm
 const EXECUTABLE_PLACES = ['pm.config.js', 'pm.config.mjs', 'pm.config.cjs'];
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** PROFILE_NAME in words, for messages. */
+const PROFILE_NAME_WORDS = 'letters, digits, "_", "-", "."';
 const TOP_KEYS = ['default_profile', 'profile', 'base_url', 'token', 'timeout', 'profiles'] as const;
 const PROFILE_KEYS = ['base_url', 'token', 'timeout'] as const;
 
@@ -93,8 +95,8 @@ export function userConfigPath(deps: Pick<Deps, 'env' | 'home'>): string {
   return join(configDir(deps.env, deps.home), 'config.json');
 }
 
-function isValidProfileName(name: string): boolean {
-  return PROFILE_NAME.test(name);
+function isProfileName(name: unknown): boolean {
+  return typeof name === 'string' && PROFILE_NAME.test(name);
 }
 
 /** A redacted form of a token that is safe to print: "pm_…abcd", or "****" when short. */
@@ -159,6 +161,20 @@ function describe(value: unknown): string {
   return String(value);
 }
 
+const isText = (value: unknown) => typeof value === 'string' && value.trim() !== '';
+
+/** What each setting of a config file must be: a check, and what the message says it must be. */
+const SETTING_RULES: Record<string, { ok: (value: unknown) => boolean; mustBe: string }> = {
+  base_url: { ok: isText, mustBe: 'a non-empty string' },
+  token: { ok: isText, mustBe: 'a non-empty string' },
+  timeout: {
+    ok: (value) => typeof value === 'number' && Number.isFinite(value) && value > 0,
+    mustBe: 'a positive number of seconds',
+  },
+  default_profile: { ok: isProfileName, mustBe: `a profile name (${PROFILE_NAME_WORDS})` },
+  profile: { ok: isProfileName, mustBe: `a profile name (${PROFILE_NAME_WORDS})` },
+};
+
 function checkProfileFields(
   raw: Record<string, unknown>,
   path: string,
@@ -174,28 +190,9 @@ function checkProfileFields(
       continue;
     }
     if (value === undefined || value === null) continue;
-    switch (key) {
-      case 'base_url':
-      case 'token':
-        if (typeof value !== 'string' || value.trim() === '')
-          throw malformed(path, `"${name}" must be a non-empty string, not ${describe(value)}.`);
-        out[key] = value;
-        break;
-      case 'timeout':
-        if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-          throw malformed(path, `"${name}" must be a positive number of seconds, not ${describe(value)}.`);
-        out.timeout = value;
-        break;
-      case 'default_profile':
-      case 'profile':
-        if (typeof value !== 'string' || !isValidProfileName(value))
-          throw malformed(
-            path,
-            `"${name}" must be a profile name (letters, digits, "_", "-", "."), not ${describe(value)}.`,
-          );
-        out[key] = value;
-        break;
-    }
+    const rule = SETTING_RULES[key] as (typeof SETTING_RULES)[string];
+    if (!rule.ok(value)) throw malformed(path, `"${name}" must be ${rule.mustBe}, not ${describe(value)}.`);
+    (out as Record<string, unknown>)[key] = value;
   }
   return out;
 }
@@ -211,7 +208,7 @@ export function checkConfig(raw: unknown, path: string, warnings: string[]): Use
       throw malformed(path, `"profiles" must be an object of profiles by name, not ${describe(profiles)}.`);
     const out: Record<string, ProfileConfig> = Object.create(null);
     for (const [name, value] of Object.entries(profiles as Record<string, unknown>)) {
-      if (!isValidProfileName(name))
+      if (!isProfileName(name))
         throw malformed(path, `"profiles.${name}": a profile name has letters, digits, "_", "-" and "." only.`);
       if (value === null || typeof value !== 'object' || Array.isArray(value))
         throw malformed(path, `"profiles.${name}" must be an object of settings, not ${describe(value)}.`);
@@ -444,8 +441,8 @@ function chooseProfile(flags: { profile?: string }, deps: Pick<Deps, 'env'>, lay
  * valid name). `origin`, where the name came from ("--profile", "PM_PROFILE"…), if given, is named.
  */
 export function checkProfile(name: string, layers: readonly Layer[], origin?: string, allowNew = false): void {
-  if (!isValidProfileName(name))
-    throw usageError(`${origin ? `${origin}: ` : ''}"${name}" is not a profile name (letters, digits, "_", "-", ".").`);
+  if (!isProfileName(name))
+    throw usageError(`${origin ? `${origin}: ` : ''}"${name}" is not a profile name (${PROFILE_NAME_WORDS}).`);
   const known = knownProfiles(layers);
   if (!allowNew && !known.includes(name))
     throw usageError(
@@ -512,23 +509,20 @@ export async function resolveTarget(
     `${profile === DEFAULT_PROFILE ? key : `profiles.${profile}.${key}`} in ${label(layer)}`;
 
   // Base URL: flag > env > project > user > the embedded default.
-  let baseUrl: string | undefined;
-  let baseSource: Source = 'embedded';
-  let baseLayer: Layer | undefined;
-  if (flags.baseUrl !== undefined) {
-    baseUrl = normalizeBaseUrl(flags.baseUrl, '--base-url');
-    baseSource = 'flag';
-  } else if (nonEmpty(deps.env.PM_BASE_URL) !== undefined) {
-    baseUrl = normalizeBaseUrl(deps.env.PM_BASE_URL as string, 'PM_BASE_URL');
-    baseSource = 'env';
-  } else {
-    const found = settings.find((s) => s.values.base_url !== undefined);
-    if (found) {
-      baseUrl = normalizeBaseUrl(found.values.base_url as string, where(found.layer, 'base_url'));
-      baseSource = found.layer.kind;
-      baseLayer = found.layer;
-    }
-  }
+  const bases: { raw: string | undefined; source: Source; origin: string; layer?: Layer }[] = [
+    { raw: flags.baseUrl, source: 'flag', origin: '--base-url' },
+    { raw: nonEmpty(deps.env.PM_BASE_URL), source: 'env', origin: 'PM_BASE_URL' },
+    ...settings.map(({ layer, values }) => ({
+      raw: values.base_url,
+      source: layer.kind,
+      origin: where(layer, 'base_url'),
+      layer,
+    })),
+  ];
+  const base = bases.find((candidate) => candidate.raw !== undefined);
+  const baseUrl = base && normalizeBaseUrl(base.raw as string, base.origin);
+  const baseSource: Source = base?.source ?? 'embedded';
+  const baseLayer = base?.layer;
 
   // Token: env > project > user, each file's token only for that file's own server.
   let token: string | undefined;
