@@ -4,7 +4,8 @@
  * completion needs (ApiMap), which is what the completion cache keeps.
  */
 import { isObject as isObj } from '../../core/json.js';
-import type { Candidate, Completions } from './completion-limits.js';
+import type { Candidate } from '../../core/kinds.js';
+import type { Completions } from './completion-limits.js';
 
 /** Per path template, per method: a summary, and the keys `-F` may give (query or body). */
 export type ApiMap = Record<string, Record<string, { summary: string; keys: Candidate[] }>>;

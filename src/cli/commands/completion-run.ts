@@ -19,20 +19,13 @@ import { type Session, withSession } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
 import { describeRecord } from './shared.js';
 import type { Deps } from '../context.js';
-import { fieldKind, filterKind } from '../../core/kinds.js';
+import { type Candidate, fieldKind, filterKind } from '../../core/kinds.js';
 import { fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { GlobalOptions } from '../globals.js';
 
 import { apiMapOf, fieldValues, methodValues, pathValues, type ApiMap } from './completion-api.js';
-import {
-  CACHE_TTL_MS,
-  type Candidate,
-  type Completions,
-  EMBEDDED_TIMEOUT_MS,
-  type Shell,
-  TIMEOUT_MS,
-} from './completion-limits.js';
+import { CACHE_TTL_MS, type Completions, EMBEDDED_TIMEOUT_MS, type Shell, TIMEOUT_MS } from './completion-limits.js';
 
 export const NONE: Completions = { candidates: [] };
 
