@@ -5,13 +5,13 @@
  */
 import { isObject as isObj } from '../../core/json.js';
 import type { Candidate } from '../../core/kinds.js';
+import { BODY_METHODS, METHODS } from './api.js';
 import type { Completions } from './completion-limits.js';
 
 /** Per path template, per method: a summary, and the keys `-F` may give (query or body). */
 export type ApiMap = Record<string, Record<string, { summary: string; keys: Candidate[] }>>;
 
 type Obj = Record<string, unknown>;
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** `#/components/schemas/X` inside the document. */
 function resolve(doc: Obj, v: unknown): Obj {
@@ -35,9 +35,9 @@ export function apiMapOf(doc: unknown): ApiMap {
     const shared = Array.isArray(item.parameters) ? item.parameters : [];
     for (const [method, rawOp] of Object.entries(item)) {
       const m = method.toUpperCase();
-      if (!['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(m) || !isObj(rawOp)) continue;
+      if (!METHODS.includes(m) || !isObj(rawOp)) continue;
       const keys: Candidate[] = [];
-      if (BODY_METHODS.has(m)) {
+      if (BODY_METHODS.includes(m)) {
         const body = resolve(doc, rawOp.requestBody);
         const media = isObj(body.content) ? body.content['application/json'] : undefined;
         const schema = resolve(doc, isObj(media) ? media.schema : undefined);
