@@ -123,8 +123,6 @@ function tidy(cfg: UserConfig, profile: string): void {
   if (Object.keys(cfg.profiles).length === 0) delete cfg.profiles;
 }
 
-const scopeOf = (profile: string) => `profile "${profile}"`;
-
 export async function configListRun(o: ConfigListOptions): Promise<void> {
   const { f } = o;
   const target = await resolveTarget(f.globals(), f);
@@ -155,22 +153,27 @@ export async function configGetRun(o: ConfigGetOptions): Promise<void> {
   else io.stderr.write(`${key} is not set.\n`);
 }
 
-/** What set and unset change: the configuration, the active profile (a new one allowed), the user config. */
+/**
+ * What set and unset change: the configuration, the active profile (a new one allowed), the user
+ * config; and where the key is: at the top of the file (default_profile, and timeout for every
+ * profile unless --profile-scope) or in the active profile, with `where` saying so.
+ */
 async function forWrite(o: ConfigSetOptions | ConfigUnsetOptions) {
   const loaded = await loadConfig(o.f);
   const { profile } = activeProfile(o.f.globals(), o.f, loaded.layers, { allowNew: true });
   if (o.key === 'default_profile' && o.profileScope)
     throw usageError('default_profile applies to the whole config; drop --profile-scope.');
-  return { loaded, profile, cfg: (loaded.user?.config ?? {}) as UserConfig };
+  const topLevel = o.key === 'default_profile' || (o.key === 'timeout' && !o.profileScope);
+  const where = o.key === 'default_profile' ? 'the user config' : topLevel ? 'every profile' : `profile "${profile}"`;
+  return { loaded, profile, cfg: (loaded.user?.config ?? {}) as UserConfig, topLevel, where };
 }
 
 export async function configSetRun(o: ConfigSetOptions): Promise<void> {
   const { f, key: k } = o;
   let { value } = o;
   const { io } = f;
-  const { loaded, profile, cfg } = await forWrite(o);
+  const { loaded, profile, cfg, topLevel, where } = await forWrite(o);
   const isNew = profile !== DEFAULT_PROFILE && !knownProfiles(loaded.layers).includes(profile);
-  let where: string;
   switch (k) {
     case 'base_url': {
       const url = normalizeBaseUrl(value, 'base_url');
@@ -180,36 +183,28 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
         delete ownProfile(cfg, profile)?.base_url;
         tidy(cfg, profile);
       } else profileEntry(cfg, profile).base_url = url;
-      where = scopeOf(profile);
       if (before.token !== undefined && before.base_url !== undefined && before.base_url.replace(/\/+$/, '') !== url)
         io.stderr.write(
-          `note: the token kept for ${scopeOf(profile)} was for ${before.base_url}; run \`pm auth login\` if it is not valid for ${url}.\n`,
+          `note: the token kept for ${where} was for ${before.base_url}; run \`pm auth login\` if it is not valid for ${url}.\n`,
         );
       value = printableUrl(url);
       break;
     }
     case 'timeout': {
       const seconds = parseTimeout(value, 'timeout');
-      if (o.profileScope) {
-        profileEntry(cfg, profile).timeout = seconds;
-        where = scopeOf(profile);
-      } else {
-        cfg.timeout = seconds;
-        where = 'every profile';
-      }
+      if (topLevel) cfg.timeout = seconds;
+      else profileEntry(cfg, profile).timeout = seconds;
       value = String(seconds);
       break;
     }
-    case 'default_profile': {
+    case 'default_profile':
       checkProfile(value, loaded.layers);
       cfg.default_profile = value;
-      where = 'the user config';
       break;
-    }
   }
   await writeUserConfig(f, cfg);
   io.stderr.write(
-    `set ${k} = ${value} for ${where}${isNew && where === scopeOf(profile) ? ' (new profile)' : ''} in ${loaded.userConfigPath}\n`,
+    `set ${k} = ${value} for ${where}${isNew && !topLevel ? ' (new profile)' : ''} in ${loaded.userConfigPath}\n`,
   );
   const note = shadowNote(k, loaded, f, profile);
   if (note) io.stderr.write(`note: ${note}\n`);
@@ -218,21 +213,17 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
 export async function configUnsetRun(o: ConfigUnsetOptions): Promise<void> {
   const { key } = o;
   const { io } = o.f;
-  const { loaded, profile, cfg } = await forWrite(o);
-  const p = ownProfile(cfg, profile);
+  const { loaded, profile, cfg, topLevel, where } = await forWrite(o);
   let removed = false;
-  let where = scopeOf(profile);
   const drop = (obj: object | undefined, k: string) => {
     if (obj && Object.hasOwn(obj, k)) {
       delete (obj as Record<string, unknown>)[k];
       removed = true;
     }
   };
-  if (key === 'default_profile' || (key === 'timeout' && !o.profileScope)) {
-    drop(cfg, key);
-    where = key === 'timeout' ? 'every profile' : 'the user config';
-  } else {
-    drop(p, key);
+  if (topLevel) drop(cfg, key);
+  else {
+    drop(ownProfile(cfg, profile), key);
     if (profile === DEFAULT_PROFILE && key !== 'timeout') drop(cfg, key);
   }
   if (!removed) {
