@@ -11,7 +11,7 @@
  * the user's token).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { printableUrl } from '../core/redact.js';
 import { configDir, defaultDataFile } from '../core/paths.js';
@@ -176,7 +176,7 @@ const SETTING_RULES: Record<string, { ok: (value: unknown) => boolean; mustBe: s
 };
 
 function checkProfileFields(
-  raw: Record<string, unknown>,
+  raw: object,
   path: string,
   at: string,
   keys: readonly string[],
@@ -212,13 +212,7 @@ export function checkConfig(raw: unknown, path: string, warnings: string[]): Use
         throw malformed(path, `"profiles.${name}": a profile name has letters, digits, "_", "-" and "." only.`);
       if (value === null || typeof value !== 'object' || Array.isArray(value))
         throw malformed(path, `"profiles.${name}" must be an object of settings, not ${describe(value)}.`);
-      out[name] = checkProfileFields(
-        value as Record<string, unknown>,
-        path,
-        `profiles.${name}.`,
-        PROFILE_KEYS,
-        warnings,
-      );
+      out[name] = checkProfileFields(value, path, `profiles.${name}.`, PROFILE_KEYS, warnings);
     }
     cfg.profiles = out;
   }
@@ -390,10 +384,10 @@ export async function searchProjectConfig(
   return { path: undefined, layer: undefined, error: undefined };
 }
 
-async function permissionWarning(layer: Layer): Promise<string | undefined> {
+function permissionWarning(layer: Layer): string | undefined {
   if (process.platform === 'win32' || !holdsToken(layer.config)) return undefined;
   try {
-    const st = await stat(layer.path);
+    const st = statSync(layer.path);
     if ((st.mode & 0o077) !== 0)
       return `${layer.path} holds a token and is readable by others; run chmod 600 ${layer.path}`;
   } catch {
@@ -564,10 +558,7 @@ export async function resolveTarget(
 
   const withTimeout = settings.find((s) => s.values.timeout !== undefined);
 
-  for (const layer of layers) {
-    const w = await permissionWarning(layer);
-    if (w) warnings.push(w);
-  }
+  warnings.push(...layers.flatMap((layer) => permissionWarning(layer) ?? []));
 
   // Settings belong to a profile, chosen first: a project file's top-level base_url is the
   // "default" profile's, which a user's default_profile sets aside. Say so rather than surprise.
