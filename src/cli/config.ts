@@ -515,8 +515,6 @@ export async function resolveTarget(
   ];
   const base = bases.find((candidate) => candidate.raw !== undefined);
   const baseUrl = base && normalizeBaseUrl(base.raw as string, base.origin);
-  const baseSource: Source = base?.source ?? 'embedded';
-  const baseLayer = base?.layer;
 
   // Token: env > project > user, each file's token only for that file's own server.
   let token: string | undefined;
@@ -541,7 +539,7 @@ export async function resolveTarget(
       const tokenUrl = values.base_url?.trim().replace(/\/+$/, '');
       // A file's token goes to that file's base URL, or, when the file names none, to one given
       // by --base-url or PM_BASE_URL; never to a server another config file names.
-      const fits = tokenUrl === undefined ? baseLayer === undefined : tokenUrl === baseUrl;
+      const fits = tokenUrl === undefined ? base?.layer === undefined : tokenUrl === baseUrl;
       if (fits) {
         token = values.token;
         tokenSource = layer.kind;
@@ -549,7 +547,7 @@ export async function resolveTarget(
       }
       skipped.push(
         tokenUrl === undefined
-          ? `the token in ${where(layer, 'token')} is not sent to ${printableUrl(baseUrl)} (from ${label(baseLayer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
+          ? `the token in ${where(layer, 'token')} is not sent to ${printableUrl(baseUrl)} (from ${label(base?.layer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
           : `the token in ${where(layer, 'token')} is for ${printableUrl(tokenUrl)}, so it is not sent to ${printableUrl(baseUrl)}.`,
       );
     }
@@ -566,7 +564,7 @@ export async function resolveTarget(
   if (
     project?.config.base_url !== undefined &&
     profile !== DEFAULT_PROFILE &&
-    baseSource !== 'project' &&
+    base?.source !== 'project' &&
     profileSource === 'user'
   )
     warnings.push(
@@ -578,7 +576,7 @@ export async function resolveTarget(
     token,
     profile,
     sources: {
-      baseUrl: baseSource,
+      baseUrl: base?.source ?? 'embedded',
       token: tokenSource,
       profile: profileSource,
       timeout: withTimeout?.layer.kind ?? 'none',
