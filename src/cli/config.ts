@@ -11,7 +11,7 @@
  * the user's token).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { printableUrl } from '../core/redact.js';
 import { configDir, defaultDataFile } from '../core/paths.js';
@@ -26,7 +26,7 @@ export interface Target {
   baseUrl: string | undefined;
   token: string | undefined;
   profile: string;
-  sources: { baseUrl: Source; token: Source; profile: Source; timeout?: Source };
+  sources: { baseUrl: Source; token: Source; profile: Source; timeout: Source };
   /** The file cosmiconfig found, if any. */
   projectConfigPath: string | undefined;
   /** configDir/config.json, whether or not it exists. */
@@ -71,6 +71,8 @@ const SEARCH_PLACES = ['package.json', '.pmrc', '.pmrc.json', '.pmrc.yaml', '.pm
 const EXECUTABLE_PLACES = ['pm.config.js', 'pm.config.mjs', 'pm.config.cjs'];
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** PROFILE_NAME in words, for messages. */
+const PROFILE_NAME_WORDS = 'letters, digits, "_", "-", "."';
 const TOP_KEYS = ['default_profile', 'profile', 'base_url', 'token', 'timeout', 'profiles'] as const;
 const PROFILE_KEYS = ['base_url', 'token', 'timeout'] as const;
 
@@ -84,16 +86,17 @@ export interface Layer {
 // ---------------------------------------------------------------------------------------------
 // Small pure helpers
 
-function own<T>(obj: Record<string, T> | undefined, key: string): T | undefined {
-  return obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined;
+/** The file's own entry for the profile, if it has one. */
+export function ownProfile(cfg: UserConfig, profile: string): ProfileConfig | undefined {
+  return cfg.profiles !== undefined && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
 }
 
 export function userConfigPath(deps: Pick<Deps, 'env' | 'home'>): string {
   return join(configDir(deps.env, deps.home), 'config.json');
 }
 
-export function isValidProfileName(name: string): boolean {
-  return PROFILE_NAME.test(name);
+function isProfileName(name: unknown): boolean {
+  return typeof name === 'string' && PROFILE_NAME.test(name);
 }
 
 /** A redacted form of a token that is safe to print: "pm_…abcd", or "****" when short. */
@@ -130,7 +133,7 @@ export function parseTimeout(raw: string, origin: string): number {
 
 /** The settings a config file gives one profile (undefined where it gives none). */
 export function profileSettings(cfg: UserConfig, profile: string): ProfileConfig {
-  const p = own(cfg.profiles, profile) ?? {};
+  const p = ownProfile(cfg, profile) ?? {};
   const top = profile === DEFAULT_PROFILE ? cfg : {};
   return { base_url: p.base_url ?? top.base_url, token: p.token ?? top.token, timeout: p.timeout ?? cfg.timeout };
 }
@@ -158,8 +161,22 @@ function describe(value: unknown): string {
   return String(value);
 }
 
+const isText = (value: unknown) => typeof value === 'string' && value.trim() !== '';
+
+/** What each setting of a config file must be: a check, and what the message says it must be. */
+const SETTING_RULES: Record<string, { ok: (value: unknown) => boolean; mustBe: string }> = {
+  base_url: { ok: isText, mustBe: 'a non-empty string' },
+  token: { ok: isText, mustBe: 'a non-empty string' },
+  timeout: {
+    ok: (value) => typeof value === 'number' && Number.isFinite(value) && value > 0,
+    mustBe: 'a positive number of seconds',
+  },
+  default_profile: { ok: isProfileName, mustBe: `a profile name (${PROFILE_NAME_WORDS})` },
+  profile: { ok: isProfileName, mustBe: `a profile name (${PROFILE_NAME_WORDS})` },
+};
+
 function checkProfileFields(
-  raw: Record<string, unknown>,
+  raw: object,
   path: string,
   at: string,
   keys: readonly string[],
@@ -173,28 +190,9 @@ function checkProfileFields(
       continue;
     }
     if (value === undefined || value === null) continue;
-    switch (key) {
-      case 'base_url':
-      case 'token':
-        if (typeof value !== 'string' || value.trim() === '')
-          throw malformed(path, `"${name}" must be a non-empty string, not ${describe(value)}.`);
-        out[key] = value;
-        break;
-      case 'timeout':
-        if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-          throw malformed(path, `"${name}" must be a positive number of seconds, not ${describe(value)}.`);
-        out.timeout = value;
-        break;
-      case 'default_profile':
-      case 'profile':
-        if (typeof value !== 'string' || !isValidProfileName(value))
-          throw malformed(
-            path,
-            `"${name}" must be a profile name (letters, digits, "_", "-", "."), not ${describe(value)}.`,
-          );
-        out[key] = value;
-        break;
-    }
+    const rule = SETTING_RULES[key] as (typeof SETTING_RULES)[string];
+    if (!rule.ok(value)) throw malformed(path, `"${name}" must be ${rule.mustBe}, not ${describe(value)}.`);
+    (out as Record<string, unknown>)[key] = value;
   }
   return out;
 }
@@ -210,17 +208,11 @@ export function checkConfig(raw: unknown, path: string, warnings: string[]): Use
       throw malformed(path, `"profiles" must be an object of profiles by name, not ${describe(profiles)}.`);
     const out: Record<string, ProfileConfig> = Object.create(null);
     for (const [name, value] of Object.entries(profiles as Record<string, unknown>)) {
-      if (!isValidProfileName(name))
+      if (!isProfileName(name))
         throw malformed(path, `"profiles.${name}": a profile name has letters, digits, "_", "-" and "." only.`);
       if (value === null || typeof value !== 'object' || Array.isArray(value))
         throw malformed(path, `"profiles.${name}" must be an object of settings, not ${describe(value)}.`);
-      out[name] = checkProfileFields(
-        value as Record<string, unknown>,
-        path,
-        `profiles.${name}.`,
-        PROFILE_KEYS,
-        warnings,
-      );
+      out[name] = checkProfileFields(value, path, `profiles.${name}.`, PROFILE_KEYS, warnings);
     }
     cfg.profiles = out;
   }
@@ -392,10 +384,10 @@ export async function searchProjectConfig(
   return { path: undefined, layer: undefined, error: undefined };
 }
 
-async function permissionWarning(layer: Layer): Promise<string | undefined> {
+function permissionWarning(layer: Layer): string | undefined {
   if (process.platform === 'win32' || !holdsToken(layer.config)) return undefined;
   try {
-    const st = await stat(layer.path);
+    const st = statSync(layer.path);
     if ((st.mode & 0o077) !== 0)
       return `${layer.path} holds a token and is readable by others; run chmod 600 ${layer.path}`;
   } catch {
@@ -438,6 +430,21 @@ function chooseProfile(flags: { profile?: string }, deps: Pick<Deps, 'env'>, lay
   return { profile: DEFAULT_PROFILE, source: 'none', origin: 'the default' };
 }
 
+/**
+ * A usage error unless `name` is a profile name some config file defines (with `allowNew`, any
+ * valid name). `origin`, where the name came from ("--profile", "PM_PROFILE"…), if given, is named.
+ */
+export function checkProfile(name: string, layers: readonly Layer[], origin?: string, allowNew = false): void {
+  if (!isProfileName(name))
+    throw usageError(`${origin ? `${origin}: ` : ''}"${name}" is not a profile name (${PROFILE_NAME_WORDS}).`);
+  const known = knownProfiles(layers);
+  if (!allowNew && !known.includes(name))
+    throw usageError(
+      `no profile "${name}"${origin ? ` (from ${origin})` : ''} in any config file.`,
+      `Known profiles: ${known.join(', ')}. Create it with: pm --profile ${name} config set base_url <url>`,
+    );
+}
+
 /** Every profile some config defines, "default" first. */
 export function knownProfiles(layers: readonly Layer[]): string[] {
   const names = new Set<string>([DEFAULT_PROFILE]);
@@ -474,13 +481,7 @@ export function activeProfile(
   opts: { allowNew?: boolean } = {},
 ): ProfileChoice {
   const choice = chooseProfile(flags, deps, layers);
-  if (!isValidProfileName(choice.profile))
-    throw usageError(`${choice.origin}: "${choice.profile}" is not a profile name (letters, digits, "_", "-", ".").`);
-  if (!opts.allowNew && !knownProfiles(layers).includes(choice.profile))
-    throw usageError(
-      `no profile "${choice.profile}" (from ${choice.origin}) in any config file.`,
-      `Known profiles: ${knownProfiles(layers).join(', ')}. Create it with: pm --profile ${choice.profile} config set base_url <url>`,
-    );
+  checkProfile(choice.profile, layers, choice.origin, opts.allowNew);
   return choice;
 }
 
@@ -502,23 +503,18 @@ export async function resolveTarget(
     `${profile === DEFAULT_PROFILE ? key : `profiles.${profile}.${key}`} in ${label(layer)}`;
 
   // Base URL: flag > env > project > user > the embedded default.
-  let baseUrl: string | undefined;
-  let baseSource: Source = 'embedded';
-  let baseLayer: Layer | undefined;
-  if (flags.baseUrl !== undefined) {
-    baseUrl = normalizeBaseUrl(flags.baseUrl, '--base-url');
-    baseSource = 'flag';
-  } else if (nonEmpty(deps.env.PM_BASE_URL) !== undefined) {
-    baseUrl = normalizeBaseUrl(deps.env.PM_BASE_URL as string, 'PM_BASE_URL');
-    baseSource = 'env';
-  } else {
-    const found = settings.find((s) => s.values.base_url !== undefined);
-    if (found) {
-      baseUrl = normalizeBaseUrl(found.values.base_url as string, where(found.layer, 'base_url'));
-      baseSource = found.layer.kind;
-      baseLayer = found.layer;
-    }
-  }
+  const bases: { raw: string | undefined; source: Source; origin: string; layer?: Layer }[] = [
+    { raw: flags.baseUrl, source: 'flag', origin: '--base-url' },
+    { raw: nonEmpty(deps.env.PM_BASE_URL), source: 'env', origin: 'PM_BASE_URL' },
+    ...settings.map(({ layer, values }) => ({
+      raw: values.base_url,
+      source: layer.kind,
+      origin: where(layer, 'base_url'),
+      layer,
+    })),
+  ];
+  const base = bases.find((candidate) => candidate.raw !== undefined);
+  const baseUrl = base && normalizeBaseUrl(base.raw as string, base.origin);
 
   // Token: env > project > user, each file's token only for that file's own server.
   let token: string | undefined;
@@ -543,7 +539,7 @@ export async function resolveTarget(
       const tokenUrl = values.base_url?.trim().replace(/\/+$/, '');
       // A file's token goes to that file's base URL, or, when the file names none, to one given
       // by --base-url or PM_BASE_URL; never to a server another config file names.
-      const fits = tokenUrl === undefined ? baseLayer === undefined : tokenUrl === baseUrl;
+      const fits = tokenUrl === undefined ? base?.layer === undefined : tokenUrl === baseUrl;
       if (fits) {
         token = values.token;
         tokenSource = layer.kind;
@@ -551,7 +547,7 @@ export async function resolveTarget(
       }
       skipped.push(
         tokenUrl === undefined
-          ? `the token in ${where(layer, 'token')} is not sent to ${printableUrl(baseUrl)} (from ${label(baseLayer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
+          ? `the token in ${where(layer, 'token')} is not sent to ${printableUrl(baseUrl)} (from ${label(base?.layer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
           : `the token in ${where(layer, 'token')} is for ${printableUrl(tokenUrl)}, so it is not sent to ${printableUrl(baseUrl)}.`,
       );
     }
@@ -560,10 +556,7 @@ export async function resolveTarget(
 
   const withTimeout = settings.find((s) => s.values.timeout !== undefined);
 
-  for (const layer of layers) {
-    const w = await permissionWarning(layer);
-    if (w) warnings.push(w);
-  }
+  warnings.push(...layers.flatMap((layer) => permissionWarning(layer) ?? []));
 
   // Settings belong to a profile, chosen first: a project file's top-level base_url is the
   // "default" profile's, which a user's default_profile sets aside. Say so rather than surprise.
@@ -571,7 +564,7 @@ export async function resolveTarget(
   if (
     project?.config.base_url !== undefined &&
     profile !== DEFAULT_PROFILE &&
-    baseSource !== 'project' &&
+    base?.source !== 'project' &&
     profileSource === 'user'
   )
     warnings.push(
@@ -583,7 +576,7 @@ export async function resolveTarget(
     token,
     profile,
     sources: {
-      baseUrl: baseSource,
+      baseUrl: base?.source ?? 'embedded',
       token: tokenSource,
       profile: profileSource,
       timeout: withTimeout?.layer.kind ?? 'none',

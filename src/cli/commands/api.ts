@@ -11,7 +11,9 @@ import { readInline } from '../input.js';
 import type { Session } from '../session.js';
 import { describeApiError } from './shared.js';
 
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+/** The methods -F gives body fields to; the others, query parameters. */
+export const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
 
 type Page = { data?: unknown; meta?: { pagination?: { links?: { next?: unknown }; total?: unknown } } };
 
@@ -80,11 +82,10 @@ Examples:
         const i = pair.indexOf('=');
         if (i <= 0) throw usageError(`--field takes KEY=VALUE, not "${pair}".`);
         const [k, v] = [pair.slice(0, i), pair.slice(i + 1)];
-        if (method === 'GET' || method === 'DELETE' || method === 'HEAD') query.append(k, v);
-        else {
+        if (BODY_METHODS.includes(method)) {
           body ??= {};
           body[k] = /^(true|false|null|-?\d+(\.\d+)?)$/.test(v) ? JSON.parse(v) : v;
-        }
+        } else query.append(k, v);
       }
       const { withSession } = await import('../session.js');
       const { printJson, prepareOutput } = await import('../output/index.js');

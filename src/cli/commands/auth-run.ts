@@ -5,7 +5,7 @@
 import { printableUrl, visible } from '../../core/redact.js';
 import { RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { readUserConfig, resolveTarget, writeUserConfig } from '../config.js';
+import { DEFAULT_PROFILE, ownProfile, readUserConfig, resolveTarget, writeUserConfig } from '../config.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { readStdin } from '../input.js';
 import { httpOptions, type Session, targetFlags, withSession } from '../session.js';
@@ -131,19 +131,17 @@ export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {
   const { profile: flag } = targetFlags(deps.globals());
   const target = await resolveTarget({ profile: flag }, deps);
   const cfg = await readUserConfig(deps);
-  const profile = cfg.profiles?.[target.profile];
-  const topLevel = target.profile === 'default' && cfg.token !== undefined;
-  if (!profile?.token && !topLevel) {
+  const entry = ownProfile(cfg, target.profile);
+  const topLevel = target.profile === DEFAULT_PROFILE && cfg.token !== undefined;
+  if (!entry?.token && !topLevel) {
     io.stderr.write(`No token is stored for profile "${target.profile}".\n`);
     return;
   }
-  const next = { ...cfg, profiles: { ...(cfg.profiles ?? {}) } };
-  if (profile?.token) {
-    const { token: _drop, ...rest } = profile;
-    next.profiles[target.profile] = rest;
-  }
-  if (topLevel) delete next.token;
-  await writeUserConfig(deps, next);
+  // An emptied profile, and a "profiles" the file did not have, are written as {}.
+  cfg.profiles ??= {};
+  delete entry?.token;
+  if (topLevel) delete cfg.token;
+  await writeUserConfig(deps, cfg);
   io.stderr.write(`Logged out of profile "${target.profile}"; its token was removed from ${target.userConfigPath}.\n`);
   // What pm talks to now, and how to change that.
   const now = await resolveTarget({ profile: flag }, deps);
@@ -163,7 +161,7 @@ export async function authLogoutRun(o: AuthLogoutOptions): Promise<void> {
       now.sources.baseUrl === 'env'
         ? 'unset PM_BASE_URL'
         : now.sources.baseUrl === 'user'
-          ? `\`pm config unset base_url${target.profile === 'default' ? '' : ` --profile ${target.profile}`}\``
+          ? `\`pm config unset base_url${target.profile === DEFAULT_PROFILE ? '' : ` --profile ${target.profile}`}\``
           : `remove base_url from ${where(now.sources.baseUrl)}`;
     io.stderr.write(
       `The base URL ${printableUrl(now.baseUrl)} is still configured (${where(now.sources.baseUrl)}), without a token: \`pm auth login\` to log in again, or ${clear} to use the embedded default.\n`,

@@ -4,13 +4,14 @@
  * completion needs (ApiMap), which is what the completion cache keeps.
  */
 import { isObject as isObj } from '../../core/json.js';
-import type { Candidate, Completions } from './completion-limits.js';
+import type { Candidate } from '../../core/kinds.js';
+import { BODY_METHODS, METHODS } from './api.js';
+import type { Completions } from './completion-limits.js';
 
 /** Per path template, per method: a summary, and the keys `-F` may give (query or body). */
 export type ApiMap = Record<string, Record<string, { summary: string; keys: Candidate[] }>>;
 
 type Obj = Record<string, unknown>;
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** `#/components/schemas/X` inside the document. */
 function resolve(doc: Obj, v: unknown): Obj {
@@ -34,9 +35,9 @@ export function apiMapOf(doc: unknown): ApiMap {
     const shared = Array.isArray(item.parameters) ? item.parameters : [];
     for (const [method, rawOp] of Object.entries(item)) {
       const m = method.toUpperCase();
-      if (!['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(m) || !isObj(rawOp)) continue;
+      if (!METHODS.includes(m) || !isObj(rawOp)) continue;
       const keys: Candidate[] = [];
-      if (BODY_METHODS.has(m)) {
+      if (BODY_METHODS.includes(m)) {
         const body = resolve(doc, rawOp.requestBody);
         const media = isObj(body.content) ? body.content['application/json'] : undefined;
         const schema = resolve(doc, isObj(media) ? media.schema : undefined);
@@ -83,7 +84,7 @@ export async function pathValues(
   map: ApiMap,
   method: string,
   cur: string,
-  uuids: (collection: string, cur: string) => Promise<Candidate[]>,
+  uuids: (collection: string) => Promise<Candidate[]>,
 ): Promise<Completions> {
   const m = method.toUpperCase();
   const templates = Object.keys(map).filter((t) => map[t]?.[m]);
@@ -93,7 +94,8 @@ export async function pathValues(
     const ends = templates
       .filter((t) => t.startsWith(`/${collection}/{`))
       .map((t) => t.replace(/^\/[^/]+\/\{[^/]+\}/, ''));
-    const records = await uuids(collection, at[2] as string);
+    const typed = at[2] as string;
+    const records = (await uuids(collection)).filter((r) => r.value.startsWith(typed));
     return {
       candidates: records.flatMap((r) =>
         ends.map((end) => ({

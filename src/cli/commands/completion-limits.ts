@@ -1,8 +1,6 @@
 /** What tab completion works with: the shells, what it answers, and how long it waits and remembers. */
 import type { Candidate } from '../../core/kinds.js';
 
-export type { Candidate };
-
 export interface Completions {
   readonly candidates: readonly Candidate[];
   /** Do not add a space after the value: more is expected (`city=`, `uuid,`). */

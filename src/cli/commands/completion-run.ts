@@ -19,20 +19,13 @@ import { type Session, withSession } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
 import { describeRecord } from './shared.js';
 import type { Deps } from '../context.js';
-import { fieldKind, filterKind } from '../../core/kinds.js';
+import { type Candidate, fieldKind, filterKind } from '../../core/kinds.js';
 import { fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { GlobalOptions } from '../globals.js';
 
 import { apiMapOf, fieldValues, methodValues, pathValues, type ApiMap } from './completion-api.js';
-import {
-  CACHE_TTL_MS,
-  type Candidate,
-  type Completions,
-  EMBEDDED_TIMEOUT_MS,
-  type Shell,
-  TIMEOUT_MS,
-} from './completion-limits.js';
+import { CACHE_TTL_MS, type Completions, EMBEDDED_TIMEOUT_MS, type Shell, TIMEOUT_MS } from './completion-limits.js';
 
 export const NONE: Completions = { candidates: [] };
 
@@ -202,9 +195,9 @@ async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
     const map = await apiMap(ctx);
     if (ctx.positionals.length === 0) return methodValues(map, cur);
     if (ctx.positionals.length === 1)
-      return pathValues(map, ctx.positionals[0] as string, cur, async (collection, typed) => {
+      return pathValues(map, ctx.positionals[0] as string, cur, async (collection) => {
         const r = RESOURCES.find((x) => x.path === collection);
-        return r ? uuids(r, ctx, typed) : [];
+        return r ? uuids(r, ctx) : [];
       });
     return NONE;
   }
@@ -214,7 +207,7 @@ async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
   if (arg.argChoices) return valuesOf(arg.argChoices);
   if (arg.name() === 'uuid' && ctx.resource) {
     const given = new Set(ctx.positionals);
-    const all = await uuids(ctx.resource, ctx, cur);
+    const all = await uuids(ctx.resource, ctx);
     return { candidates: all.filter((c) => !given.has(c.value)) };
   }
   return NONE;
@@ -304,7 +297,7 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   const related =
     r.parents?.find((rel) => long === `--${rel.name}`)?.target ??
     r.linkOnCreate?.find((l) => long === `--${l.name}`)?.target;
-  if (related) return { candidates: await uuids(resourceByPath(related), ctx, cur) };
+  if (related) return { candidates: await uuids(resourceByPath(related), ctx) };
   if (long === '--custom-field' && r.customValues !== undefined) {
     if (cur.includes('=')) return NONE;
     return { candidates: await customFieldNames(r.customValues.entity, ctx), nospace: true };
@@ -349,8 +342,9 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-async function uuids(r: ResourceDef, ctx: Context, cur: string): Promise<Candidate[]> {
-  const all = await cached(`uuids:${r.path}`, ctx, async (s) => {
+/** A resource's records as candidates (their uuids); complete() keeps those that fit the word. */
+async function uuids(r: ResourceDef, ctx: Context): Promise<Candidate[]> {
+  return cached(`uuids:${r.path}`, ctx, async (s) => {
     const q = new URLSearchParams({ per_page: String(MAX_PER_PAGE) });
     const first = await s.client.list(r, q);
     let records = [...first.records].reverse();
@@ -363,7 +357,6 @@ async function uuids(r: ResourceDef, ctx: Context, cur: string): Promise<Candida
       .filter((rec) => typeof rec.uuid === 'string')
       .map((rec) => ({ value: rec.uuid as string, description: describeRecord(r, rec) }));
   });
-  return all.filter((c) => c.value.startsWith(cur));
 }
 
 async function customFieldNames(entity: number, ctx: Context): Promise<Candidate[]> {

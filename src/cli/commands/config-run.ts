@@ -7,12 +7,14 @@ import { usageError } from '../errors.js';
 import {
   activeProfile,
   DEFAULT_PROFILE,
-  isValidProfileName,
+  checkProfile,
   knownProfiles,
   type LoadedConfig,
   loadConfig,
   normalizeBaseUrl,
+  ownProfile,
   parseTimeout,
+  type ProfileConfig,
   profileSettings,
   readUserConfig,
   redact,
@@ -54,7 +56,7 @@ function listJson(t: Target, redacted: string | undefined): Record<string, unkno
       profile: t.sources.profile,
       base_url: t.sources.baseUrl,
       token: t.sources.token,
-      timeout: t.sources.timeout ?? 'none',
+      timeout: t.sources.timeout,
     },
     data_file: t.embedded?.dataFile ?? null,
     token_file: t.embedded ? tokenFileFor(t.embedded.dataFile) : null,
@@ -72,11 +74,10 @@ function listText(t: Target, redacted: string | undefined): string {
     rows.push(['base_url', printableUrl(t.baseUrl ?? ''), origin('base_url', t.sources.baseUrl, t)]);
     rows.push(['token', redacted ?? '(none)', origin('token', t.sources.token, t)]);
   }
-  const timeoutSource = t.sources.timeout ?? 'none';
   rows.push([
     'timeout',
     t.timeout !== undefined ? `${t.timeout}s` : '(not set)',
-    timeoutSource === 'none' ? 'the client default applies' : origin('timeout', timeoutSource, t),
+    t.sources.timeout === 'none' ? 'the client default applies' : origin('timeout', t.sources.timeout, t),
   ]);
   const w0 = Math.max(...rows.map((r) => r[0].length));
   const w1 = Math.max(...rows.map((r) => r[1].length));
@@ -106,14 +107,12 @@ function shadowNote(key: SetKey, loaded: LoadedConfig, f: Factory, profile: stri
   return undefined;
 }
 
-/** The user config's own entry for the profile, if it has one. */
-const ownProfile = (cfg: UserConfig, profile: string) =>
-  cfg.profiles && Object.hasOwn(cfg.profiles, profile) ? cfg.profiles[profile] : undefined;
-
-function profileEntry(cfg: UserConfig, profile: string): NonNullable<UserConfig['profiles']>[string] {
+/** The user config's own entry for the profile, added when it has none. */
+function profileEntry(cfg: UserConfig, profile: string): ProfileConfig {
+  const entry = ownProfile(cfg, profile) ?? {};
   cfg.profiles ??= {};
-  if (!Object.hasOwn(cfg.profiles, profile)) cfg.profiles[profile] = {};
-  return cfg.profiles[profile] as NonNullable<UserConfig['profiles']>[string];
+  cfg.profiles[profile] = entry;
+  return entry;
 }
 
 /** Drops an empty profile, and an empty profiles object. */
@@ -123,8 +122,6 @@ function tidy(cfg: UserConfig, profile: string): void {
   if (p && Object.keys(p).length === 0) delete cfg.profiles[profile];
   if (Object.keys(cfg.profiles).length === 0) delete cfg.profiles;
 }
-
-const scopeOf = (profile: string) => `profile "${profile}"`;
 
 export async function configListRun(o: ConfigListOptions): Promise<void> {
   const { f } = o;
@@ -156,22 +153,27 @@ export async function configGetRun(o: ConfigGetOptions): Promise<void> {
   else io.stderr.write(`${key} is not set.\n`);
 }
 
-/** What set and unset change: the configuration, the active profile (a new one allowed), the user config. */
+/**
+ * What set and unset change: the configuration, the active profile (a new one allowed), the user
+ * config; and where the key is: at the top of the file (default_profile, and timeout for every
+ * profile unless --profile-scope) or in the active profile, with `where` saying so.
+ */
 async function forWrite(o: ConfigSetOptions | ConfigUnsetOptions) {
   const loaded = await loadConfig(o.f);
   const { profile } = activeProfile(o.f.globals(), o.f, loaded.layers, { allowNew: true });
   if (o.key === 'default_profile' && o.profileScope)
     throw usageError('default_profile applies to the whole config; drop --profile-scope.');
-  return { loaded, profile, cfg: (loaded.user?.config ?? {}) as UserConfig };
+  const topLevel = o.key === 'default_profile' || (o.key === 'timeout' && !o.profileScope);
+  const where = o.key === 'default_profile' ? 'the user config' : topLevel ? 'every profile' : `profile "${profile}"`;
+  return { loaded, profile, cfg: (loaded.user?.config ?? {}) as UserConfig, topLevel, where };
 }
 
 export async function configSetRun(o: ConfigSetOptions): Promise<void> {
   const { f, key: k } = o;
   let { value } = o;
   const { io } = f;
-  const { loaded, profile, cfg } = await forWrite(o);
+  const { loaded, profile, cfg, topLevel, where } = await forWrite(o);
   const isNew = profile !== DEFAULT_PROFILE && !knownProfiles(loaded.layers).includes(profile);
-  let where: string;
   switch (k) {
     case 'base_url': {
       const url = normalizeBaseUrl(value, 'base_url');
@@ -181,43 +183,28 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
         delete ownProfile(cfg, profile)?.base_url;
         tidy(cfg, profile);
       } else profileEntry(cfg, profile).base_url = url;
-      where = scopeOf(profile);
       if (before.token !== undefined && before.base_url !== undefined && before.base_url.replace(/\/+$/, '') !== url)
         io.stderr.write(
-          `note: the token kept for ${scopeOf(profile)} was for ${before.base_url}; run \`pm auth login\` if it is not valid for ${url}.\n`,
+          `note: the token kept for ${where} was for ${before.base_url}; run \`pm auth login\` if it is not valid for ${url}.\n`,
         );
       value = printableUrl(url);
       break;
     }
     case 'timeout': {
       const seconds = parseTimeout(value, 'timeout');
-      if (o.profileScope) {
-        profileEntry(cfg, profile).timeout = seconds;
-        where = scopeOf(profile);
-      } else {
-        cfg.timeout = seconds;
-        where = 'every profile';
-      }
+      if (topLevel) cfg.timeout = seconds;
+      else profileEntry(cfg, profile).timeout = seconds;
       value = String(seconds);
       break;
     }
-    case 'default_profile': {
-      if (!isValidProfileName(value))
-        throw usageError(`"${value}" is not a profile name (letters, digits, "_", "-", ".").`);
-      const known = knownProfiles(loaded.layers);
-      if (!known.includes(value))
-        throw usageError(
-          `no profile "${value}" in any config file.`,
-          `Known profiles: ${known.join(', ')}. Create it with: pm --profile ${value} config set base_url <url>`,
-        );
+    case 'default_profile':
+      checkProfile(value, loaded.layers);
       cfg.default_profile = value;
-      where = 'the user config';
       break;
-    }
   }
   await writeUserConfig(f, cfg);
   io.stderr.write(
-    `set ${k} = ${value} for ${where}${isNew && where === scopeOf(profile) ? ' (new profile)' : ''} in ${loaded.userConfigPath}\n`,
+    `set ${k} = ${value} for ${where}${isNew && !topLevel ? ' (new profile)' : ''} in ${loaded.userConfigPath}\n`,
   );
   const note = shadowNote(k, loaded, f, profile);
   if (note) io.stderr.write(`note: ${note}\n`);
@@ -226,21 +213,17 @@ export async function configSetRun(o: ConfigSetOptions): Promise<void> {
 export async function configUnsetRun(o: ConfigUnsetOptions): Promise<void> {
   const { key } = o;
   const { io } = o.f;
-  const { loaded, profile, cfg } = await forWrite(o);
-  const p = ownProfile(cfg, profile);
+  const { loaded, profile, cfg, topLevel, where } = await forWrite(o);
   let removed = false;
-  let where = scopeOf(profile);
   const drop = (obj: object | undefined, k: string) => {
     if (obj && Object.hasOwn(obj, k)) {
       delete (obj as Record<string, unknown>)[k];
       removed = true;
     }
   };
-  if (key === 'default_profile' || (key === 'timeout' && !o.profileScope)) {
-    drop(cfg, key);
-    where = key === 'timeout' ? 'every profile' : 'the user config';
-  } else {
-    drop(p, key);
+  if (topLevel) drop(cfg, key);
+  else {
+    drop(ownProfile(cfg, profile), key);
     if (profile === DEFAULT_PROFILE && key !== 'timeout') drop(cfg, key);
   }
   if (!removed) {

@@ -10,7 +10,8 @@ import type { Factory } from '../factory.js';
 
 const GET_KEYS = ['base_url', 'token', 'profile', 'timeout', 'default_profile'] as const;
 const SET_KEYS = ['base_url', 'timeout', 'default_profile'] as const;
-const UNSET_KEYS = ['base_url', 'timeout', 'default_profile', 'token'] as const;
+/** What set writes, and the token that `pm auth login` wrote. */
+const UNSET_KEYS = [...SET_KEYS, 'token'] as const;
 export type SetKey = (typeof SET_KEYS)[number];
 
 export interface ConfigListOptions {

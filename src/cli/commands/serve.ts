@@ -9,7 +9,7 @@ import { printableUrl } from '../../core/redact.js';
 import { adopt } from '../command.js';
 import { usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import type { RateLimit } from '../../server/ratelimit.js';
+import type { PostgresServerOptions, RateLimit, ServerOptions } from '../../server/index.js';
 import { numberFlag } from './shared.js';
 
 /**
@@ -22,21 +22,13 @@ export interface OnDataFile {
   readonly database?: string | undefined;
 }
 
-export interface ServeOptions extends OnDataFile {
-  readonly host: string;
-  readonly port: number;
-  readonly rateLimit?: RateLimit | undefined;
-  /** The origin clients reach the server at, behind a proxy. */
-  readonly publicUrl?: string | undefined;
-  /** Connections held at once. */
-  readonly maxConnections?: number | undefined;
-  readonly headersTimeoutMs?: number | undefined;
-  readonly requestTimeoutMs?: number | undefined;
-  /** Reader threads that answer lists (default: one per core, at most 4). */
-  readonly readers?: number | undefined;
-  /** PostgreSQL connections held at most (with a database). */
-  readonly poolSize?: number | undefined;
-}
+/** What `pm serve` passes on to the server, as the server declares it. */
+export type ServeOptions = OnDataFile &
+  Pick<
+    ServerOptions,
+    'host' | 'port' | 'rateLimit' | 'publicUrl' | 'maxConnections' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'readers'
+  > &
+  Pick<PostgresServerOptions, 'poolSize'>;
 
 export interface AccountsCreateOptions extends OnDataFile {
   readonly name: string;
