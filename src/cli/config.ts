@@ -547,8 +547,8 @@ export async function resolveTarget(
       }
       skipped.push(
         tokenUrl === undefined
-          ? `the token in ${where(layer, 'token')} is not sent to ${printableUrl(baseUrl)} (from ${label(base?.layer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
-          : `the token in ${where(layer, 'token')} is for ${printableUrl(tokenUrl)}, so it is not sent to ${printableUrl(baseUrl)}.`,
+          ? `${where(layer, 'token')} is not sent to ${printableUrl(baseUrl)} (from ${label(base?.layer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
+          : `${where(layer, 'token')} is for ${printableUrl(tokenUrl)}, so it is not sent to ${printableUrl(baseUrl)}.`,
       );
     }
     if (token === undefined) warnings.push(...skipped);

@@ -165,6 +165,10 @@ describe('a token is only sent to the server of its own file', () => {
     expect(t).toMatchObject({ baseUrl: 'https://evil.example', token: undefined, sources: { token: 'none' } });
     expect(t.warnings.join('\n')).toMatch(/is not sent to https:\/\/evil\.example/);
     expect(t.warnings.join('\n')).not.toContain('pm_usertoken');
+    // The key is named once: "token in user config …", never "the token in token in …".
+    expect(t.warnings.join('\n')).toMatch(
+      /^token in user config \S+ is not sent to https:\/\/evil\.example \(from project config /,
+    );
   });
 
   it('does not send the user token to another server than its own', async () => {
