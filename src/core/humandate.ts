@@ -110,16 +110,14 @@ const wallText = (w: Wall) =>
  * pass twice (fall back) is an error: the first does not exist, the second is ambiguous.
  */
 function wallToMillis(w: Wall, zone: Zone): number {
-  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-  const offsets = new Set([asUtc - 86_400_000, asUtc, asUtc + 86_400_000].map((t) => zone.offset(t)));
-  const fits = [...new Set([...offsets].map((o) => asUtc - o * 60_000))].filter(
-    (t) => zone.offset(t) === (asUtc - t) / 60_000,
-  );
-  if (fits.length === 1) return fits[0] as number;
+  // luxon moves a skipped time forward (its wall clock then differs), and lists both readings of a repeated one.
+  const dt = luxon().DateTime.fromObject(w, { zone });
+  const fits = dt.getPossibleOffsets();
   const at = wallText(w);
-  if (fits.length === 0)
+  if (fits.length === 1 && wallText(dt) === at) return dt.toMillis();
+  if (fits.length === 1)
     throw new HumanDateError(`${at} does not exist in ${zone.name}: the clocks go forward then; give another time`);
-  const [a, b] = fits.sort((x, y) => x - y).map((t) => luxon().DateTime.fromMillis(t, { zone }).toFormat('ZZ'));
+  const [a, b] = fits.sort((x, y) => x.toMillis() - y.toMillis()).map((d) => d.toFormat('ZZ'));
   throw new HumanDateError(
     `${at} happens twice in ${zone.name} (the clocks go back); add the offset: ` +
       `${at.replace(' ', 'T')}${a} (the first) or ${at.replace(' ', 'T')}${b} (the second)`,
