@@ -32,14 +32,15 @@ const pascal = (words: string) => words.replace(/(?:^|[\s_-])([a-z])/g, (_m, c: 
 /** Schema names of a resource: Property, Properties. */
 const one = (r: ResourceDef) => pascal(r.singular);
 const many = (r: ResourceDef) => pascal(r.plural);
-/** An object of exactly these properties, all required; the description, if any, first. */
-const object = (properties: Obj, description?: string): Schema => ({
+/** An object of exactly these properties, `required` of them (all by default); the description, if any, first. */
+const object = (properties: Obj, description?: string, required = Object.keys(properties)): Schema => ({
   type: 'object',
   ...(description !== undefined ? { description } : {}),
   properties,
-  required: Object.keys(properties),
+  ...(required.length ? { required } : {}),
   additionalProperties: false,
 });
+const nameOf = (f: FieldDef) => f.name;
 const nullable = (s: Schema): Schema =>
   typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] };
 
@@ -67,13 +68,8 @@ function recordSchema(r: ResourceDef): Schema {
       `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
     );
   }
-  return {
-    type: 'object',
-    description: `A ${r.singular}.${r.embeds?.length ? ` ${r.embeds.join(' and ')} only with ?embed=.` : ''}`,
-    properties,
-    required: r.fields.map((f) => f.name),
-    additionalProperties: false,
-  };
+  const embeds = r.embeds?.length ? ` ${r.embeds.join(' and ')} only with ?embed=.` : '';
+  return object(properties, `A ${r.singular}.${embeds}`, r.fields.map(nameOf));
 }
 
 function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
@@ -92,12 +88,7 @@ function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
         oneOf: l.by.map((b) => object({ [b]: { type: 'string' } })),
       });
   const required = fields.filter((f) => (mode === 'create' ? f.requiredOnCreate : f.requiredOnUpdate));
-  return {
-    type: 'object',
-    properties,
-    ...(required.length ? { required: required.map((f) => f.name) } : {}),
-    additionalProperties: false,
-  };
+  return object(properties, undefined, required.map(nameOf));
 }
 
 // ------------------------------------------------------------------ parameters
@@ -380,9 +371,8 @@ function build(): Obj {
     200: { description: 'the OpenAPI document', ...json({ type: 'object' }) },
   });
   const schemas: Obj = {
-    Error: {
-      type: 'object',
-      properties: {
+    Error: object(
+      {
         message: { type: 'string', description: 'one sentence saying what went wrong' },
         errors: {
           type: 'object',
@@ -390,21 +380,20 @@ function build(): Obj {
           additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
         },
       },
-      required: ['message'],
-      additionalProperties: false,
-    },
+      undefined,
+      ['message'],
+    ),
     Pagination: object({
       total: { type: 'integer', minimum: 0 },
       count: { type: 'integer', minimum: 0 },
       per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
       current_page: { type: 'integer', minimum: 1 },
       total_pages: { type: 'integer', minimum: 1 },
-      links: {
-        type: 'object',
-        description: 'absolute URLs of the pages before and after, each only when it exists',
-        properties: { next: { type: 'string', format: 'uri' }, previous: { type: 'string', format: 'uri' } },
-        additionalProperties: false,
-      },
+      links: object(
+        { next: { type: 'string', format: 'uri' }, previous: { type: 'string', format: 'uri' } },
+        'absolute URLs of the pages before and after, each only when it exists',
+        [],
+      ),
     }),
     CustomValues: object(
       {
