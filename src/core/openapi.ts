@@ -19,7 +19,7 @@ import type { FieldDef, ResourceDef } from '../resources/types.js';
 import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
 import { fieldKind, filterKind, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
-import { MAX_CUSTOM_VALUES } from './validate.js';
+import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES } from './validate.js';
 
 export { OPENAPI_PATH };
 /** The version of the API the document describes: it changes when the API does. */
@@ -415,7 +415,7 @@ function build(): Obj {
       properties: {
         name: { type: 'string' },
         uuid: { type: 'string' },
-        value: { type: ['string', 'null'], maxLength: 65535 },
+        value: { type: ['string', 'null'], maxLength: MAX_CUSTOM_VALUE_CHARS },
       },
       oneOf: [{ required: ['name', 'value'] }, { required: ['uuid', 'value'] }],
       additionalProperties: false,
