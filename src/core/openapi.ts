@@ -259,23 +259,26 @@ function ok(description: string, schema: Schema, extra: Obj = {}): Obj {
   return { description, headers: { ...RATE_HEADERS, ...extra }, ...json(schema) };
 }
 
-/** An operation on records of `r`, which needs the token's read or write scope of `r`. */
-function op(r: ResourceDef, operationId: string, summary: string, access: 'read' | 'write', rest: Obj): Obj {
-  return { operationId, summary, tags: [r.path], security: [{ bearerAuth: [`${r.scope}.${access}`] }], ...rest };
+/** What a request with a body may get besides AUTHORIZED and its own answers. */
+const BODY_ERRORS = [413, 415, 422, 507];
+
+/** An operation on records of `r`, which needs the token's read or write scope of `r`: `errors` besides AUTHORIZED. */
+function op(r: ResourceDef, id: string, summary: string, access: 'read' | 'write', errors: number[], rest: Obj): Obj {
+  const security = [{ bearerAuth: [`${r.scope}.${access}`] }];
+  const responses = { ...(rest.responses as Obj), ...errorResponses([...AUTHORIZED, ...errors]) };
+  return { operationId: id, summary, tags: [r.path], security, ...rest, responses };
 }
 
 /** `{data: <record>}`, the answer of a create, get or update. */
 const data = (r: ResourceDef) => object({ data: ref('schemas', one(r)) });
 
-/** A create of a record of `r`, under a record of `parent` if given: `errors` besides AUTHORIZED. */
-function create(r: ResourceDef, parent: ResourceDef | undefined, errors: readonly number[]): Obj {
+/** A create of a record of `r`, under a record of `parent` if given: `errors` besides AUTHORIZED and BODY_ERRORS. */
+function create(r: ResourceDef, parent: ResourceDef | undefined, errors: number[]): Obj {
   const operationId = `create${parent ? one(parent) : ''}${one(r)}`;
-  return op(r, operationId, `Create a ${r.singular}${parent ? ` of a ${parent.singular}` : ''}`, 'write', {
+  const summary = `Create a ${r.singular}${parent ? ` of a ${parent.singular}` : ''}`;
+  return op(r, operationId, summary, 'write', [...errors, ...BODY_ERRORS], {
     requestBody: { required: true, ...json(ref('schemas', `${one(r)}Create`)) },
-    responses: {
-      201: ok(`the new ${r.singular}`, data(r), headers('Location')),
-      ...errorResponses([...AUTHORIZED, ...errors]),
-    },
+    responses: { 201: ok(`the new ${r.singular}`, data(r), headers('Location')) },
   });
 }
 
@@ -286,47 +289,37 @@ function operations(r: ResourceDef): Record<string, Obj> {
   const paths: Record<string, Obj> = {};
   const base: Obj = {};
   if (r.verbs.list)
-    base.get = op(r, `list${many(r)}`, `List ${r.plural}, oldest first`, 'read', {
+    base.get = op(r, `list${many(r)}`, `List ${r.plural}, oldest first`, 'read', [422], {
       parameters: listParams(r),
-      responses: {
-        200: ok(`a page of ${r.plural}`, ref('schemas', `${many(r)}Page`)),
-        ...errorResponses([...AUTHORIZED, 422]),
-      },
+      responses: { 200: ok(`a page of ${r.plural}`, ref('schemas', `${many(r)}Page`)) },
     });
-  if (r.verbs.create && !r.parents) base.post = create(r, undefined, [...unique, 413, 415, 422, 507]);
+  if (r.verbs.create && !r.parents) base.post = create(r, undefined, unique);
   if (Object.keys(base).length) paths[`/${r.path}`] = base;
   const itemOps: Obj = { parameters: [UUID_PARAM] };
-  const cascade = childrenOf(r)
-    .map((c) => c.child.plural)
-    .join(', ');
+  const children = childrenOf(r).map((c) => c.child.plural);
+  const cascade = children.length ? ` and its ${children.join(', ')}` : '';
   if (r.verbs.get)
-    itemOps.get = op(r, `get${one(r)}`, `Get a ${r.singular}`, 'read', {
+    itemOps.get = op(r, `get${one(r)}`, `Get a ${r.singular}`, 'read', [404], {
       parameters: embedParam(r),
-      responses: { 200: ok(`the ${r.singular}`, data(r)), ...errorResponses([...AUTHORIZED, 404]) },
+      responses: { 200: ok(`the ${r.singular}`, data(r)) },
     });
   if (r.verbs.update) {
     const summary = `Update a ${r.singular}: the fields given change, the others are kept`;
-    itemOps.put = op(r, `update${one(r)}`, summary, 'write', {
+    itemOps.put = op(r, `update${one(r)}`, summary, 'write', [404, ...unique, ...BODY_ERRORS], {
       requestBody: { required: true, ...json(ref('schemas', `${one(r)}Update`)) },
-      responses: {
-        200: ok(`the ${r.singular} as updated`, data(r)),
-        ...errorResponses([...AUTHORIZED, 404, ...unique, 413, 415, 422, 507]),
-      },
+      responses: { 200: ok(`the ${r.singular} as updated`, data(r)) },
     });
   }
   if (r.verbs.delete)
-    itemOps.delete = op(r, `delete${one(r)}`, `Delete a ${r.singular}${cascade && ` and its ${cascade}`}`, 'write', {
-      responses: {
-        204: { description: 'deleted', headers: RATE_HEADERS },
-        ...errorResponses([...AUTHORIZED, 404, 507]),
-      },
+    itemOps.delete = op(r, `delete${one(r)}`, `Delete a ${r.singular}${cascade}`, 'write', [404, 507], {
+      responses: { 204: { description: 'deleted', headers: RATE_HEADERS } },
     });
   paths[`/${r.path}/{uuid}`] = itemOps;
   for (const { child } of childrenOf(r))
     if (child.verbs.create)
       paths[`/${r.path}/{uuid}/${child.path}`] = {
         parameters: [{ ...UUID_PARAM, description: `the uuid of the ${r.singular}` }],
-        post: create(child, r, [404, 413, 415, 422, 507]),
+        post: create(child, r, [404]),
       };
   return paths;
 }
