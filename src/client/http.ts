@@ -47,8 +47,8 @@ export interface HttpOptions {
   readonly retryBaseMs?: number;
   /** A Retry-After longer than this is not waited for (ms, default 120 s). */
   readonly maxRetryAfterMs?: number;
-  /** Pacing by rate-limit headers: a pacer to share, or false for none (default: one of its own). */
-  readonly pacer?: Pacer | false;
+  /** false: no pacing by rate-limit headers (by default the client paces its requests). */
+  readonly pacer?: false;
   /** The environment (proxy variables, NODE_EXTRA_CA_CERTS); never process.env implicitly. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Send the token over plain http to a host that is not this machine. */
@@ -130,13 +130,12 @@ export class HttpClient {
     this.pacer =
       options.pacer === false
         ? undefined
-        : (options.pacer ??
-          new Pacer({
+        : new Pacer({
             clock: this.clock,
             maxWaitMs: this.policy.maxRetryAfterMs,
             debug: options.debug,
             notice: options.notice,
-          }));
+          });
   }
 
   /** The absolute URL of an API path (relative to the base URL, which may carry a prefix). */

@@ -232,24 +232,21 @@ export class Pacer {
     for (const f of waiting) f();
   }
 
+  /** Waits `ms` (Infinity: no timer), or less: an answer (notify) or the caller's signal ends it. */
   private async waitFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const inner = new AbortController();
-    const onAbort = () => inner.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let woken: () => void = () => {};
-    const answer = new Promise<void>((resolve) => {
-      woken = resolve;
-      this.wake.push(resolve);
-    });
-    const aborted = new Promise<void>((resolve) => inner.signal.addEventListener('abort', () => resolve()));
+    const stop = () => inner.abort();
+    signal?.addEventListener('abort', stop, { once: true });
+    this.wake.push(stop);
+    const stopped = new Promise<void>((resolve) => inner.signal.addEventListener('abort', () => resolve()));
     try {
-      const racers: Promise<void>[] = [answer, aborted];
+      const racers: Promise<void>[] = [stopped];
       if (ms !== WAIT_FOR_ANSWER) racers.push(this.clock.sleep(ms, inner.signal).catch(() => {}));
       await Promise.race(racers);
     } finally {
       inner.abort();
-      signal?.removeEventListener('abort', onAbort);
-      this.wake = this.wake.filter((f) => f !== woken);
+      signal?.removeEventListener('abort', stop);
+      this.wake = this.wake.filter((f) => f !== stop);
     }
     if (signal?.aborted) throw abortReason(signal);
   }

@@ -7,16 +7,14 @@ export type FieldErrors = Record<string, string[]>;
 
 /** A request the API refuses: maps to an HTTP status on the server. */
 export class ApiError extends Error {
-  readonly status: number;
-  readonly errors: FieldErrors | undefined;
-  readonly headers: Record<string, string> | undefined;
-
-  constructor(status: number, message: string, errors?: FieldErrors, headers?: Record<string, string>) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors?: FieldErrors,
+    readonly headers?: Record<string, string>,
+  ) {
     super(message);
     this.name = 'ApiError';
-    this.status = status;
-    this.errors = errors;
-    this.headers = headers;
   }
 
   toBody(): { message: string; errors?: FieldErrors } {
@@ -26,11 +24,12 @@ export class ApiError extends Error {
 
 /** A query parameter that cannot be understood: 400, naming the parameter. */
 export class QueryError extends ApiError {
-  readonly parameter: string;
-  constructor(parameter: string, message: string) {
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
     super(400, message);
     this.name = 'QueryError';
-    this.parameter = parameter;
   }
 }
 

@@ -110,16 +110,14 @@ const wallText = (w: Wall) =>
  * pass twice (fall back) is an error: the first does not exist, the second is ambiguous.
  */
 function wallToMillis(w: Wall, zone: Zone): number {
-  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-  const offsets = new Set([asUtc - 86_400_000, asUtc, asUtc + 86_400_000].map((t) => zone.offset(t)));
-  const fits = [...new Set([...offsets].map((o) => asUtc - o * 60_000))].filter(
-    (t) => zone.offset(t) === (asUtc - t) / 60_000,
-  );
-  if (fits.length === 1) return fits[0] as number;
+  // luxon moves a skipped time forward (its wall clock then differs), and lists both readings of a repeated one.
+  const dt = luxon().DateTime.fromObject(w, { zone });
+  const fits = dt.getPossibleOffsets();
   const at = wallText(w);
-  if (fits.length === 0)
+  if (fits.length === 1 && wallText(dt) === at) return dt.toMillis();
+  if (fits.length === 1)
     throw new HumanDateError(`${at} does not exist in ${zone.name}: the clocks go forward then; give another time`);
-  const [a, b] = fits.sort((x, y) => x - y).map((t) => luxon().DateTime.fromMillis(t, { zone }).toFormat('ZZ'));
+  const [a, b] = fits.sort((x, y) => x.toMillis() - y.toMillis()).map((d) => d.toFormat('ZZ'));
   throw new HumanDateError(
     `${at} happens twice in ${zone.name} (the clocks go back); add the offset: ` +
       `${at.replace(' ', 'T')}${a} (the first) or ${at.replace(' ', 'T')}${b} (the second)`,
@@ -169,10 +167,8 @@ const DAYS: Record<string, number> = { yesterday: -1, today: 0, tomorrow: 1 };
 /** `+2h`, `-30m`, `+1d2h`, `+ 90 s`: an exact offset from now. */
 const SHORTHAND = new RegExp(`^([+-])\\s*((?:\\d+\\s*${UNIT}\\s*)+)$`);
 const SHORTHAND_PART = new RegExp(`(\\d+)\\s*${UNIT}`, 'g');
-/** `in 3 days`, `in an hour`, `3 days from now`. */
-const IN_N = new RegExp(`^(?:in\\s+${COUNT}\\s+${UNIT}|${COUNT}\\s+${UNIT}\\s+from\\s+(?:now|today))$`);
-/** `3 days ago`. */
-const N_AGO = new RegExp(`^${COUNT}\\s+${UNIT}\\s+ago$`);
+/** `in 3 days`, `in an hour`, `3 days from now`, `3 days ago`. */
+const COUNTED = new RegExp(`^(?:in\\s+${COUNT}\\s+${UNIT}|${COUNT}\\s+${UNIT}\\s+(?:from\\s+(?:now|today)|ago))$`);
 /** `last 7 days`, `past 24 hours`, `next 2 weeks`, `past week`: rolling, from or to now. */
 const ROLLING = new RegExp(`^(last|past|previous|next|coming)\\s+(?:${COUNT}\\s+)?${UNIT}$`);
 /** `this week`, `last month`, `next year`: calendar periods. */
@@ -180,7 +176,7 @@ const CALENDAR = /^(this|current|last|previous|next)\s+(day|week|month|year)$/;
 
 /** `in 3 days`, `2 hours ago`: the instant it names, and whether its unit is a clock's (no whole day). */
 function countFromNow(s: string, now: DateTime): { to: DateTime; clock: boolean } | undefined {
-  const m = IN_N.exec(s) ?? N_AGO.exec(s);
+  const m = COUNTED.exec(s);
   if (!m) return undefined;
   const n = count((m[1] ?? m[3]) as string) * (s.endsWith(' ago') ? -1 : 1);
   const unit = UNIT_WORDS[(m[2] ?? m[4]) as string] as string;

@@ -311,12 +311,17 @@ const TIMESTAMP: Schema = {
   format: 'date-time',
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+00:00$',
 };
-const notTime = () => false;
-const integerColumn = (f: FieldDef): ColumnDef[] => [{ name: f.name, type: 'INTEGER', notNull: true }];
-const asIs = (f: FieldDef, v: WireValue) => ({ [f.name]: v });
+/** How most kinds keep a value: as it is, in one integer column; and it is no instant. */
+const PLAIN: Pick<FieldKindDef, 'columns' | 'store' | 'load' | 'isTime'> = {
+  columns: (f) => [{ name: f.name, type: 'INTEGER', notNull: true }],
+  store: (f, v) => ({ [f.name]: v }),
+  load: (f, row) => row[f.name] ?? null,
+  isTime: () => false,
+};
 
 export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
   text: {
+    ...PLAIN,
     placeholder: 'text',
     help: (f, note) => `${f.description}${f.max ? `, up to ${f.max} characters` : ''}${note}`,
     fromText: (_f, text) => text,
@@ -330,9 +335,6 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
       return v;
     },
     columns: (f) => [{ name: f.name, type: 'TEXT', notNull: !f.nullable }],
-    store: asIs,
-    load: (f, row) => row[f.name] ?? null,
-    isTime: notTime,
     schema: (f, dir) => ({
       type: 'string',
       ...(f.name === 'uuid' ? { format: 'uuid' } : {}),
@@ -342,6 +344,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     }),
   },
   int: {
+    ...PLAIN,
     placeholder: 'n',
     help: (f, note) => `${f.description}, a whole number ${f.min ?? 0}-${f.max ?? '…'}${note}`,
     fromText: (f, text) => wholeOf(f, text),
@@ -351,10 +354,6 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
       if (f.max !== undefined && v > f.max) return fail(f, report, `must not be greater than ${f.max}`);
       return v;
     },
-    columns: integerColumn,
-    store: asIs,
-    load: (f, row) => row[f.name] ?? null,
-    isTime: notTime,
     schema: (f) => ({
       type: 'integer',
       ...(f.min !== undefined ? { minimum: f.min } : {}),
@@ -362,17 +361,17 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     }),
   },
   bool: {
+    ...PLAIN,
     help: (f, note) => `${f.description}${note}`,
     fromText: (_f, text) => boolOf(text),
     check: (f, v, report) => (typeof v === 'boolean' ? v : fail(f, report, 'must be true or false')),
-    columns: integerColumn,
     store: (f, v) => ({ [f.name]: v ? 1 : 0 }),
     load: (f, row) => row[f.name] === 1,
-    isTime: notTime,
     complete: () => [{ value: 'true' }, { value: 'false' }],
     schema: () => ({ type: 'boolean' }),
   },
   code: {
+    ...PLAIN,
     placeholder: 'code',
     help: (f, note) => `${f.description}, by code or name${note}`,
     fromText: (f, text) => ({ code: codeOf(f, text) }),
@@ -398,10 +397,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
         return failAt('name', `must be "${codes[code]}" for code ${code}`);
       return code;
     },
-    columns: integerColumn,
-    store: asIs,
     load: (f, row) => ({ code: row[f.name], name: f.codes?.[row[f.name] as number] ?? null }),
-    isTime: notTime,
     complete: codeCandidates,
     schema: (f, dir) => {
       const codes = Object.entries(f.codes ?? {});
@@ -423,7 +419,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
       if (!at) return fail(f, report, 'must be an ISO 8601 datetime');
       return formatTimestamp(at.toMillis());
     },
-    columns: integerColumn,
+    columns: PLAIN.columns,
     store: (f, v) => ({ [f.name]: v === null ? null : (parseInstant(String(v))?.toMillis() ?? null) }),
     load: (f, row) => (typeof row[f.name] === 'number' ? formatTimestamp(row[f.name] as number) : null),
     isTime: () => true,

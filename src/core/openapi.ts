@@ -19,7 +19,7 @@ import type { FieldDef, ResourceDef } from '../resources/types.js';
 import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
 import { fieldKind, filterKind, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
-import { MAX_CUSTOM_VALUES } from './validate.js';
+import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES } from './validate.js';
 
 export { OPENAPI_PATH };
 /** The version of the API the document describes: it changes when the API does. */
@@ -32,14 +32,15 @@ const pascal = (words: string) => words.replace(/(?:^|[\s_-])([a-z])/g, (_m, c: 
 /** Schema names of a resource: Property, Properties. */
 const one = (r: ResourceDef) => pascal(r.singular);
 const many = (r: ResourceDef) => pascal(r.plural);
-/** An object of exactly these properties, all required; the description, if any, first. */
-const object = (properties: Obj, description?: string): Schema => ({
+/** An object of exactly these properties, `required` of them (all by default); the description, if any, first. */
+const object = (properties: Obj, description?: string, required = Object.keys(properties)): Schema => ({
   type: 'object',
   ...(description !== undefined ? { description } : {}),
   properties,
-  required: Object.keys(properties),
+  ...(required.length ? { required } : {}),
   additionalProperties: false,
 });
+const nameOf = (f: FieldDef) => f.name;
 const nullable = (s: Schema): Schema =>
   typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] };
 
@@ -67,13 +68,8 @@ function recordSchema(r: ResourceDef): Schema {
       `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
     );
   }
-  return {
-    type: 'object',
-    description: `A ${r.singular}.${r.embeds?.length ? ` ${r.embeds.join(' and ')} only with ?embed=.` : ''}`,
-    properties,
-    required: r.fields.map((f) => f.name),
-    additionalProperties: false,
-  };
+  const embeds = r.embeds?.length ? ` ${r.embeds.join(' and ')} only with ?embed=.` : '';
+  return object(properties, `A ${r.singular}.${embeds}`, r.fields.map(nameOf));
 }
 
 function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
@@ -92,12 +88,7 @@ function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
         oneOf: l.by.map((b) => object({ [b]: { type: 'string' } })),
       });
   const required = fields.filter((f) => (mode === 'create' ? f.requiredOnCreate : f.requiredOnUpdate));
-  return {
-    type: 'object',
-    properties,
-    ...(required.length ? { required: required.map((f) => f.name) } : {}),
-    additionalProperties: false,
-  };
+  return object(properties, undefined, required.map(nameOf));
 }
 
 // ------------------------------------------------------------------ parameters
@@ -268,23 +259,26 @@ function ok(description: string, schema: Schema, extra: Obj = {}): Obj {
   return { description, headers: { ...RATE_HEADERS, ...extra }, ...json(schema) };
 }
 
-/** An operation on records of `r`, which needs the token's read or write scope of `r`. */
-function op(r: ResourceDef, operationId: string, summary: string, access: 'read' | 'write', rest: Obj): Obj {
-  return { operationId, summary, tags: [r.path], security: [{ bearerAuth: [`${r.scope}.${access}`] }], ...rest };
+/** What a request with a body may get besides AUTHORIZED and its own answers. */
+const BODY_ERRORS = [413, 415, 422, 507];
+
+/** An operation on records of `r`, which needs the token's read or write scope of `r`: `errors` besides AUTHORIZED. */
+function op(r: ResourceDef, id: string, summary: string, access: 'read' | 'write', errors: number[], rest: Obj): Obj {
+  const security = [{ bearerAuth: [`${r.scope}.${access}`] }];
+  const responses = { ...(rest.responses as Obj), ...errorResponses([...AUTHORIZED, ...errors]) };
+  return { operationId: id, summary, tags: [r.path], security, ...rest, responses };
 }
 
 /** `{data: <record>}`, the answer of a create, get or update. */
 const data = (r: ResourceDef) => object({ data: ref('schemas', one(r)) });
 
-/** A create of a record of `r`, under a record of `parent` if given: `errors` besides AUTHORIZED. */
-function create(r: ResourceDef, parent: ResourceDef | undefined, errors: readonly number[]): Obj {
+/** A create of a record of `r`, under a record of `parent` if given: `errors` besides AUTHORIZED and BODY_ERRORS. */
+function create(r: ResourceDef, parent: ResourceDef | undefined, errors: number[]): Obj {
   const operationId = `create${parent ? one(parent) : ''}${one(r)}`;
-  return op(r, operationId, `Create a ${r.singular}${parent ? ` of a ${parent.singular}` : ''}`, 'write', {
+  const summary = `Create a ${r.singular}${parent ? ` of a ${parent.singular}` : ''}`;
+  return op(r, operationId, summary, 'write', [...errors, ...BODY_ERRORS], {
     requestBody: { required: true, ...json(ref('schemas', `${one(r)}Create`)) },
-    responses: {
-      201: ok(`the new ${r.singular}`, data(r), headers('Location')),
-      ...errorResponses([...AUTHORIZED, ...errors]),
-    },
+    responses: { 201: ok(`the new ${r.singular}`, data(r), headers('Location')) },
   });
 }
 
@@ -295,47 +289,37 @@ function operations(r: ResourceDef): Record<string, Obj> {
   const paths: Record<string, Obj> = {};
   const base: Obj = {};
   if (r.verbs.list)
-    base.get = op(r, `list${many(r)}`, `List ${r.plural}, oldest first`, 'read', {
+    base.get = op(r, `list${many(r)}`, `List ${r.plural}, oldest first`, 'read', [422], {
       parameters: listParams(r),
-      responses: {
-        200: ok(`a page of ${r.plural}`, ref('schemas', `${many(r)}Page`)),
-        ...errorResponses([...AUTHORIZED, 422]),
-      },
+      responses: { 200: ok(`a page of ${r.plural}`, ref('schemas', `${many(r)}Page`)) },
     });
-  if (r.verbs.create && !r.parents) base.post = create(r, undefined, [...unique, 413, 415, 422, 507]);
+  if (r.verbs.create && !r.parents) base.post = create(r, undefined, unique);
   if (Object.keys(base).length) paths[`/${r.path}`] = base;
   const itemOps: Obj = { parameters: [UUID_PARAM] };
-  const cascade = childrenOf(r)
-    .map((c) => c.child.plural)
-    .join(', ');
+  const children = childrenOf(r).map((c) => c.child.plural);
+  const cascade = children.length ? ` and its ${children.join(', ')}` : '';
   if (r.verbs.get)
-    itemOps.get = op(r, `get${one(r)}`, `Get a ${r.singular}`, 'read', {
+    itemOps.get = op(r, `get${one(r)}`, `Get a ${r.singular}`, 'read', [404], {
       parameters: embedParam(r),
-      responses: { 200: ok(`the ${r.singular}`, data(r)), ...errorResponses([...AUTHORIZED, 404]) },
+      responses: { 200: ok(`the ${r.singular}`, data(r)) },
     });
   if (r.verbs.update) {
     const summary = `Update a ${r.singular}: the fields given change, the others are kept`;
-    itemOps.put = op(r, `update${one(r)}`, summary, 'write', {
+    itemOps.put = op(r, `update${one(r)}`, summary, 'write', [404, ...unique, ...BODY_ERRORS], {
       requestBody: { required: true, ...json(ref('schemas', `${one(r)}Update`)) },
-      responses: {
-        200: ok(`the ${r.singular} as updated`, data(r)),
-        ...errorResponses([...AUTHORIZED, 404, ...unique, 413, 415, 422, 507]),
-      },
+      responses: { 200: ok(`the ${r.singular} as updated`, data(r)) },
     });
   }
   if (r.verbs.delete)
-    itemOps.delete = op(r, `delete${one(r)}`, `Delete a ${r.singular}${cascade && ` and its ${cascade}`}`, 'write', {
-      responses: {
-        204: { description: 'deleted', headers: RATE_HEADERS },
-        ...errorResponses([...AUTHORIZED, 404, 507]),
-      },
+    itemOps.delete = op(r, `delete${one(r)}`, `Delete a ${r.singular}${cascade}`, 'write', [404, 507], {
+      responses: { 204: { description: 'deleted', headers: RATE_HEADERS } },
     });
   paths[`/${r.path}/{uuid}`] = itemOps;
   for (const { child } of childrenOf(r))
     if (child.verbs.create)
       paths[`/${r.path}/{uuid}/${child.path}`] = {
         parameters: [{ ...UUID_PARAM, description: `the uuid of the ${r.singular}` }],
-        post: create(child, r, [404, 413, 415, 422, 507]),
+        post: create(child, r, [404]),
       };
   return paths;
 }
@@ -380,9 +364,8 @@ function build(): Obj {
     200: { description: 'the OpenAPI document', ...json({ type: 'object' }) },
   });
   const schemas: Obj = {
-    Error: {
-      type: 'object',
-      properties: {
+    Error: object(
+      {
         message: { type: 'string', description: 'one sentence saying what went wrong' },
         errors: {
           type: 'object',
@@ -390,21 +373,20 @@ function build(): Obj {
           additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
         },
       },
-      required: ['message'],
-      additionalProperties: false,
-    },
+      undefined,
+      ['message'],
+    ),
     Pagination: object({
       total: { type: 'integer', minimum: 0 },
       count: { type: 'integer', minimum: 0 },
       per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE },
       current_page: { type: 'integer', minimum: 1 },
       total_pages: { type: 'integer', minimum: 1 },
-      links: {
-        type: 'object',
-        description: 'absolute URLs of the pages before and after, each only when it exists',
-        properties: { next: { type: 'string', format: 'uri' }, previous: { type: 'string', format: 'uri' } },
-        additionalProperties: false,
-      },
+      links: object(
+        { next: { type: 'string', format: 'uri' }, previous: { type: 'string', format: 'uri' } },
+        'absolute URLs of the pages before and after, each only when it exists',
+        [],
+      ),
     }),
     CustomValues: object(
       {
@@ -426,7 +408,7 @@ function build(): Obj {
       properties: {
         name: { type: 'string' },
         uuid: { type: 'string' },
-        value: { type: ['string', 'null'], maxLength: 65535 },
+        value: { type: ['string', 'null'], maxLength: MAX_CUSTOM_VALUE_CHARS },
       },
       oneOf: [{ required: ['name', 'value'] }, { required: ['uuid', 'value'] }],
       additionalProperties: false,

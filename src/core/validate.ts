@@ -26,8 +26,9 @@ export interface ValidBody {
   readonly customValues: readonly CustomValueInput[] | undefined;
 }
 
-/** Custom field values one write may set. */
+/** Custom field values one write may set, and the characters of each. */
 export const MAX_CUSTOM_VALUES = 100;
+export const MAX_CUSTOM_VALUE_CHARS = 65535;
 
 function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
@@ -61,8 +62,8 @@ function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | unde
     if (typeof value === 'string' && !wellFormed(value)) return fail('.value', 'must be valid Unicode text');
     // As a text field: a NUL is no text (PostgreSQL's text cannot hold one; SQLite's LIKE stops at it).
     if (typeof value === 'string' && value.includes('\u0000')) return fail('.value', 'must not contain NUL characters');
-    if (typeof value === 'string' && [...value].length > 65535)
-      return fail('.value', 'must not be greater than 65535 characters');
+    if (typeof value === 'string' && [...value].length > MAX_CUSTOM_VALUE_CHARS)
+      return fail('.value', `must not be greater than ${MAX_CUSTOM_VALUE_CHARS} characters`);
     out.push({ ...(name !== undefined ? { name } : { uuid: uuid as string }), value: value as string | null });
   });
   return out;
