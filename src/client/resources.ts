@@ -100,7 +100,7 @@ export class ResourceClient {
 
   async get(r: ResourceDef, uuid: string, embed?: string): Promise<ApiRecord> {
     const q = embed ? new URLSearchParams({ embed }) : undefined;
-    const res = await this.http.request('GET', `${r.path}/${encodeURIComponent(uuid)}`, { query: q });
+    const res = await this.http.request('GET', this.recordPath(r, uuid), { query: q });
     const rec = unwrap(r, res);
     if (!rec) throw new ProtocolError(`the server answered ${res.status} with no ${r.singular}`);
     return rec;
@@ -129,10 +129,15 @@ export class ResourceClient {
     return {};
   }
 
+  /** The path of one record: get, update and delete are sent to it. */
+  recordPath(r: ResourceDef, uuid: string): string {
+    return `${r.path}/${encodeURIComponent(uuid)}`;
+  }
+
   /** The path a create is sent to: notes go under their parent. */
   createPath(r: ResourceDef, parent?: { resource: string; uuid: string }): string {
     if (!parent) return r.path;
-    return `${resourceByPath(parent.resource).path}/${encodeURIComponent(parent.uuid)}/${r.path}`;
+    return `${this.recordPath(resourceByPath(parent.resource), parent.uuid)}/${r.path}`;
   }
 
   async create(r: ResourceDef, body: ApiRecord, parent?: { resource: string; uuid: string }): Promise<ApiRecord> {
@@ -141,11 +146,11 @@ export class ResourceClient {
   }
 
   async update(r: ResourceDef, uuid: string, body: ApiRecord): Promise<ApiRecord> {
-    const res = await this.http.request('PUT', `${r.path}/${encodeURIComponent(uuid)}`, { body, tolerateBody: true });
+    const res = await this.http.request('PUT', this.recordPath(r, uuid), { body, tolerateBody: true });
     return this.written(r, res, uuid);
   }
 
   async delete(r: ResourceDef, uuid: string): Promise<void> {
-    await this.http.request('DELETE', `${r.path}/${encodeURIComponent(uuid)}`);
+    await this.http.request('DELETE', this.recordPath(r, uuid));
   }
 }

@@ -12,6 +12,7 @@ import {
   fieldOf,
   filterFields,
   inputFields,
+  linksOf,
   RESOURCES,
   resourceByPath,
 } from '../resources/index.js';
@@ -60,7 +61,7 @@ function inSchema(f: FieldDef, mode: 'create' | 'update'): Schema {
 function recordSchema(r: ResourceDef): Schema {
   const properties: Obj = Object.fromEntries(r.fields.map((f) => [f.name, outSchema(f)]));
   if (r.customValues) properties[CUSTOM_VALUES_KEY] = ref('schemas', 'CustomValues');
-  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])]) {
+  for (const l of linksOf(r)) {
     const target = resourceByPath(l.target);
     const fields = embeddedFieldsOf(l).map((n) => fieldOf(target, n) as FieldDef);
     properties[l.name] = object(

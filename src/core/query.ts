@@ -99,6 +99,19 @@ function positiveInt(bag: ErrorBag, name: string, raw: string, fallback: number,
   return n;
 }
 
+/** The names that `embed` values ask for (each comma-separated), refused unless the resource embeds them. */
+export function parseEmbed(resource: ResourceDef, values: readonly string[]): string[] {
+  const known = resource.embeds ?? [];
+  const embed = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const e of embed)
+    if (!known.includes(e))
+      throw new QueryError('embed', `Unknown embed "${e}". ${resource.path} can embed: ${known.join(', ')}.`);
+  return embed;
+}
+
 /**
  * Parses a list endpoint's query string. Throws QueryError (400) naming the parameter, or a
  * ValidationError (422) for page and per_page out of range.
@@ -121,16 +134,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       continue;
     }
     if (raw === 'embed' && resource.embeds?.length) {
-      embed = values
-        .flatMap((v) => v.split(','))
-        .map((v) => v.trim())
-        .filter(Boolean);
-      for (const e of embed)
-        if (!resource.embeds.includes(e))
-          throw new QueryError(
-            'embed',
-            `Unknown embed "${e}". ${resource.path} can embed: ${resource.embeds.join(', ')}.`,
-          );
+      embed = parseEmbed(resource, values);
       continue;
     }
     const key = parseKey(raw);

@@ -239,9 +239,14 @@ export function childrenOf(r: ResourceDef): { child: ResourceDef; relation: Rela
   );
 }
 
+/** The records a record of `r` refers to, each by an id column: its linked records, then its parents. */
+export function linksOf(r: ResourceDef): (LinkDef | RelationDef)[] {
+  return [...(r.linkOnCreate ?? []), ...(r.parents ?? [])];
+}
+
 /** The resources a record of `r` refers to: its parents, linked records, and its custom fields. */
 export function dependenciesOf(r: ResourceDef): ResourceDef[] {
-  const paths = [...(r.parents ?? []), ...(r.linkOnCreate ?? [])].map((l) => l.target);
+  const paths = linksOf(r).map((l) => l.target);
   if (r.customValues) paths.push(CUSTOM_FIELDS.path);
   return [...new Set(paths)].map(resourceByPath);
 }

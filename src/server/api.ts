@@ -4,11 +4,18 @@
  * node:http's server or the WHATWG fetch classes (Request, Response, Headers): on Node 20,
  * loading those costs a CLI run some 25 ms.
  */
-import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY, childrenOf, RESOURCES, resourceByPath } from '../resources/index.js';
+import {
+  CUSTOM_FIELDS,
+  CUSTOM_VALUES_KEY,
+  childrenOf,
+  linksOf,
+  RESOURCES,
+  resourceByPath,
+} from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
 import { HEALTH_PATH, OPENAPI_PATH } from '../core/endpoints.js';
-import { parseListQuery } from '../core/query.js';
+import { parseEmbed, parseListQuery } from '../core/query.js';
 import { type ValidBody, validateBody } from '../core/validate.js';
 import type { RequestBody } from './body.js';
 import type { RateLimiter } from './ratelimit.js';
@@ -292,12 +299,8 @@ async function readJson(x: Exchange): Promise<unknown> {
 function singleQuery(url: URL, r: ResourceDef, allowEmbed: boolean): string[] {
   let embed: string[] = [];
   for (const [k, v] of url.searchParams) {
-    if (k === 'embed' && allowEmbed && r.embeds?.length) {
-      embed = embedNames(v).filter(Boolean);
-      for (const e of embed)
-        if (!r.embeds.includes(e))
-          throw new QueryError('embed', `Unknown embed "${e}". ${r.path} can embed: ${r.embeds.join(', ')}.`);
-    } else throw new QueryError(k, `Unknown query parameter "${k}" for this endpoint.`);
+    if (k === 'embed' && allowEmbed && r.embeds?.length) embed = parseEmbed(r, [v]);
+    else throw new QueryError(k, `Unknown query parameter "${k}" for this endpoint.`);
   }
   return embed;
 }
@@ -319,8 +322,7 @@ function embedScopes(url: URL, r: ResourceDef): string[] {
   const names = url.searchParams.getAll('embed').flatMap(embedNames);
   const scopes: string[] = [];
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) scopes.push(`${CUSTOM_FIELDS.scope}.read`);
-  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
-    if (names.includes(l.name)) scopes.push(`${resourceByPath(l.target).scope}.read`);
+  for (const l of linksOf(r)) if (names.includes(l.name)) scopes.push(`${resourceByPath(l.target).scope}.read`);
   return scopes;
 }
 

@@ -5,6 +5,7 @@
  * (test/server/migrations.test.ts); the SQL that reads and writes them uses these names.
  */
 import { FILTER_KINDS, fieldKind, foldText } from '../core/kinds.js';
+import { linksOf } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 
 export interface DescribedColumn {
@@ -56,7 +57,6 @@ export function describedColumns(r: ResourceDef): DescribedColumn[] {
     const fold = foldColumnOf(f);
     if (fold) out.push({ name: fold, type: 'TEXT', notNull: false });
   }
-  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
-    out.push({ name: l.column, type: 'INTEGER', notNull: false });
+  for (const l of linksOf(r)) out.push({ name: l.column, type: 'INTEGER', notNull: false });
   return out;
 }

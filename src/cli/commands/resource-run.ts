@@ -212,7 +212,7 @@ export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
   try {
     await fillForUpdate(s.client, r, uuid, body);
     precheck(r, body, 'update');
-    if (o.dryRun) return dryRun(s, f, 'PUT', `${r.path}/${encodeURIComponent(uuid)}`, body, o.output);
+    if (o.dryRun) return dryRun(s, f, 'PUT', s.client.recordPath(r, uuid), body, o.output);
     const rec = await s.client.update(r, uuid, body);
     await printRecord(r, rec, spec, await f.display());
     if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Updated ${r.singular} ${uuid}.\n`);
@@ -270,7 +270,7 @@ export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
     });
   const s = await f.session();
   if (o.dryRun) {
-    for (const u of unique) dryRun(s, f, 'DELETE', `${r.path}/${encodeURIComponent(u)}`, undefined, {});
+    for (const u of unique) dryRun(s, f, 'DELETE', s.client.recordPath(r, u), undefined, {});
     return;
   }
   const results: { uuid: string; deleted: boolean; error?: string }[] = [];

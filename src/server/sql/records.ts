@@ -11,6 +11,7 @@ import {
   ENTITY_TYPES,
   embeddedFieldsOf,
   fieldOf,
+  linksOf,
   ownerOfEntity,
   resourceByPath,
 } from '../../resources/index.js';
@@ -55,8 +56,7 @@ export function* embed(
   records: ApiRecord[],
 ): Steps<void> {
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) yield* embedCustomValues(d, r, found, records);
-  for (const link of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
-    if (names.includes(link.name)) yield* embedLink(d, accountId, link, found, records);
+  for (const link of linksOf(r)) if (names.includes(link.name)) yield* embedLink(d, accountId, link, found, records);
 }
 
 /** A linked record (a property's contact, a note's parent) as {"data": {uuid, ...identifying fields} | null}. */

@@ -4,7 +4,7 @@
  */
 import { fieldKind } from '../../core/kinds.js';
 import type { ValidBody } from '../../core/validate.js';
-import { childrenOf } from '../../resources/index.js';
+import { childrenOf, linksOf } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import { columnsOf, fold, foldColumnOf } from '../columns.js';
 import type { ApiRecord } from '../store.js';
@@ -31,8 +31,7 @@ function countSql(r: ResourceDef, f: FieldDef, alias: string): string | undefine
 export function selectList(r: ResourceDef, alias: string): string {
   const cols = [`${alias}.id AS _id`, `${alias}.uuid`, `${alias}.created_at`, `${alias}.updated_at`];
   for (const f of r.fields) for (const c of columnsOf(f)) cols.push(`${alias}."${c}"`);
-  for (const l of [...(r.linkOnCreate ?? []), ...(r.parents ?? [])])
-    cols.push(`${alias}.${l.column} AS _link_${l.name}`);
+  for (const l of linksOf(r)) cols.push(`${alias}.${l.column} AS _link_${l.name}`);
   for (const f of r.fields) {
     const count = countSql(r, f, alias);
     if (count) cols.push(count);
