@@ -5,6 +5,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { isObject } from '../../core/json.js';
 import { DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
@@ -80,17 +81,21 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
   return counts;
 }
 
-function readNdjson(file: string): Rec[] {
+/** The records of an export file, each with its line in the file. */
+function readNdjson(file: string): { line: number; rec: Rec }[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split(/\r?\n/)
-    .filter((l) => l.trim() !== '')
-    .map((l, i) => {
+    .flatMap((text, i) => {
+      if (text.trim() === '') return [];
+      let v: unknown;
       try {
-        return JSON.parse(l) as Rec;
+        v = JSON.parse(text);
       } catch (e) {
         throw usageError(`${file} line ${i + 1}: not valid JSON: ${(e as Error).message}.`);
       }
+      if (!isObject(v)) throw usageError(`${file} line ${i + 1}: each line must be a JSON object.`);
+      return [{ line: i + 1, rec: v }];
     });
 }
 
@@ -154,10 +159,10 @@ async function importAccount(
       const records = readNdjson(join(dir, fileOf(r)));
       let n = 0;
       const present = new Set<string>();
-      if (records.some((rec) => typeof rec.uuid === 'string' && map[rec.uuid]))
+      if (records.some(({ rec }) => typeof rec.uuid === 'string' && map[rec.uuid]))
         for await (const rec of all(s, r)) present.add(String(rec.uuid));
-      for (const [i, rec] of records.entries()) {
-        const where = `${fileOf(r)} line ${i + 1}`;
+      for (const { line, rec } of records) {
+        const where = `${fileOf(r)} line ${line}`;
         const done = typeof rec.uuid === 'string' ? map[rec.uuid] : undefined;
         if (done && present.has(done)) {
           already++;
