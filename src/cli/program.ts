@@ -26,20 +26,18 @@ const GROUPS: readonly [Readonly<Record<string, string>>, (program: Command, f: 
   [COMPLETION_COMMANDS, registerCompletion],
 ];
 
-/** Global options that take a value: the word after them is not a command. */
-const VALUED_GLOBALS = new Set(['--base-url', '--profile', '--timeout', '--retries']);
-
 /**
  * The command words of a run, before its first option of a command: `pm --profile x properties
- * list` -> ["properties", "list"]. Enough to tell which command group a run uses.
+ * list` -> ["properties", "list"]. Enough to tell which command group a run uses. The word after
+ * a global option that takes a value (--profile x) is not a command.
  */
-function commandWords(argv: readonly string[]): string[] {
+function commandWords(program: Command, argv: readonly string[]): string[] {
   const words: string[] = [];
   for (let i = 0; i < argv.length && words.length < 2; i++) {
     const a = argv[i] as string;
     if (a === '--') break;
     if (a.startsWith('-')) {
-      if (VALUED_GLOBALS.has(a)) i++;
+      if (program.options.some((o) => o.required && o.long === a)) i++;
       continue;
     }
     words.push(a);
@@ -73,7 +71,7 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
     .addHelpCommand('help [command]', 'show help for a command')
     .addHelpText('after', ROOT_HELP);
 
-  const words = argv ? commandWords(argv) : undefined;
+  const words = argv ? commandWords(program, argv) : undefined;
   const only =
     words && words[0] !== '__complete' ? new Set(words[0] === 'help' ? words.slice(1) : words.slice(0, 1)) : undefined;
   registerResources(program, f, only);
