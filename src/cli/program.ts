@@ -84,13 +84,23 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
   registerHelp(program, f);
 
   // Every command reports usage errors the same way, and never exits by itself.
-  const visit = (cmd: Command, path: string): void => {
+  const visit = (cmd: Command): void => {
     cmd.exitOverride();
     cmd.showSuggestionAfterError(true);
     cmd.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
-    cmd.showHelpAfterError(`Run '${path} --help' for usage.`);
-    for (const sub of cmd.commands) visit(sub, `${path} ${sub.name()}`);
+    cmd.showHelpAfterError(usageHint(cmd));
+    for (const sub of cmd.commands) visit(sub);
   };
-  visit(program, 'pm');
+  visit(program);
   return program;
+}
+
+/**
+ * The line after a usage error, commander's or a command's own: "Run 'pm properties list --help'
+ * for usage." (one line, not the whole help: at 80x24 the error would scroll away under it).
+ */
+export function usageHint(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) words.unshift(c.name());
+  return `Run '${words.join(' ')} --help' for usage.`;
 }
