@@ -60,13 +60,13 @@ export const RANGE_EXAMPLES: readonly { value: string; means: string; start: str
   { value: '-P1M', means: 'the past month', start: '2026-10-21T12:00:00Z', end: '2026-11-21T12:00:00Z' },
 ];
 
-/** Values that are refused, with why. Checked by the tests. */
-export const REFUSED_EXAMPLES: readonly { value: string; why: string }[] = [
-  { value: '2026-11', why: 'a reduced date (give a day, or an interval: 2026-11-01/P1M)' },
-  { value: '2026-02-30', why: 'a date that does not exist' },
-  { value: '2026-11-08/2026-11-01', why: 'an end before the start' },
-  { value: '2026-11-01/', why: 'an empty side' },
-  { value: 'P1D/P2D', why: 'a duration on both sides' },
+/** Values that are refused, and why. Checked by the tests. */
+export const REFUSED_EXAMPLES: readonly { value: string; means: string }[] = [
+  { value: '2026-11', means: 'a reduced date (give a day, or an interval: 2026-11-01/P1M)' },
+  { value: '2026-02-30', means: 'a date that does not exist' },
+  { value: '2026-11-08/2026-11-01', means: 'an end before the start' },
+  { value: '2026-11-01/', means: 'an empty side' },
+  { value: 'P1D/P2D', means: 'a duration on both sides' },
 ];
 
 /** Values of --due-at on `pm reminders create|update`. */
@@ -110,7 +110,7 @@ ${rows(RANGE_EXAMPLES)}
   leading minus looks back from now; a leading plus (or none) looks ahead.
 
   Refused, as a usage error (exit 2) before anything is sent:
-${rows(REFUSED_EXAMPLES.map((x) => ({ value: x.value, means: x.why })))}
+${rows(REFUSED_EXAMPLES)}
 
 Reminders take one date or datetime
 ${rows(DUE_EXAMPLES)}
