@@ -87,7 +87,6 @@ export function registerHelp(program: Command, deps: Deps): void {
     .command('help')
     .description('Show help for a command, or a page on a topic (dates, filters, output, ...)')
     .argument('[topic-or-command...]', 'a topic, or a command path such as "properties list"')
-    .helpOption('-h, --help', 'show help')
     .addHelpText(
       'after',
       () => `
