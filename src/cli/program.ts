@@ -86,7 +86,6 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
   // Every command reports usage errors the same way, and never exits by itself.
   const visit = (cmd: Command): void => {
     cmd.exitOverride();
-    cmd.showSuggestionAfterError(true);
     cmd.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
     cmd.showHelpAfterError(usageHint(cmd));
     for (const sub of cmd.commands) visit(sub);
