@@ -3,7 +3,7 @@
  * descriptions, plus api, auth, config and serve. Building it loads no command's logic: each
  * action imports what it needs when it runs.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Factory } from './factory.js';
 import { ROOT_HELP } from './help/root.js';
 import { version } from './version.js';
@@ -63,7 +63,7 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
     .option('--no-color', 'no colour in output (also NO_COLOR)')
     .option('--no-input', 'never prompt; fail instead where an answer is needed (also CI=true)')
     .option('--no-pager', 'never page long output on a terminal (also PM_PAGER=cat)')
-    .addOption(new Option('--debug', 'show the HTTP exchange and stack traces on stderr (tokens redacted)'))
+    .option('--debug', 'show the HTTP exchange and stack traces on stderr (tokens redacted)')
     .option('--timeout <seconds>', 'give up on a connection or an answer that takes longer (default: config, else 30)')
     .option('--retries <n>', 'times to retry a request that failed on the way (default 3; a create only if unsent)')
     .option('--allow-insecure-http', 'send the token over plain http to a host that is not this machine')
