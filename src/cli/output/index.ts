@@ -9,7 +9,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
-import type { Env, OutStream } from '../context.js';
+import type { Deps, Env, OutStream } from '../context.js';
 import { usageError } from '../errors.js';
 import { splitList } from '../flags.js';
 import { editDistance } from '../suggest.js';
@@ -41,15 +41,13 @@ export interface OutputSpec {
  */
 export type OutputFlags = Partial<Record<'json' | 'fields' | 'output' | 'quiet' | 'jq' | 'csvExact', unknown>>;
 
-export interface Display {
+/** Where and how output is shown; the clock and the user's time zone (for times on a terminal) are Deps'. */
+export interface Display extends Pick<Deps, 'now' | 'timeZone'> {
   stdout: OutStream;
   stderr: OutStream;
   color: boolean;
   /** stdout is a terminal. */
   tty: boolean;
-  /** IANA zone for times on a terminal; the system's when absent. */
-  timeZone?: string;
-  now: () => number;
 }
 
 export interface PageInfo {
