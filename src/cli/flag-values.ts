@@ -5,23 +5,17 @@
  */
 import { fieldOf, filterFields, inputFields, resourceByPath } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
-import { HumanDateError, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
+import { HumanDateError, type HumanDateOptions, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
 import { type ClientContext, FIELD_KINDS, FILTER_KINDS, KindError } from '../core/kinds.js';
 import { encodeListQuery } from '../core/query.js';
 import { usageError } from './errors.js';
 import { kebab, optKey } from './flags.js';
 
 /**
- * The clock and zone that dates people type are read against: "tomorrow 9am" needs both. `zone`
- * is the user's IANA zone (Deps.timeZone); absent, the system's (TZ).
+ * What the kinds read values a person typed with: the clock and zone (the user's, Deps.timeZone;
+ * absent, the system's) that "tomorrow 9am" needs, and dates in words.
  */
-export interface DateContext {
-  readonly now: number;
-  readonly zone?: string | undefined;
-}
-
-/** What the kinds read values a person typed with: the clock, the zone, and dates in words. */
-function clientContext(when: DateContext): ClientContext {
+function clientContext(when: HumanDateOptions): ClientContext {
   return {
     ...when,
     range: (text) => parseHumanRange(text, when),
@@ -119,7 +113,7 @@ export function bodyFromFlags(
   r: ResourceDef,
   opts: Record<string, unknown>,
   mode: 'create' | 'update',
-  when: DateContext,
+  when: HumanDateOptions,
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const ctx = clientContext(when);

@@ -3,7 +3,7 @@
  * descriptions, plus api, auth, config and serve. Building it loads no command's logic: each
  * action imports what it needs when it runs.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Factory } from './factory.js';
 import { ROOT_HELP } from './help/root.js';
 import { version } from './version.js';
@@ -26,20 +26,18 @@ const GROUPS: readonly [Readonly<Record<string, string>>, (program: Command, f: 
   [COMPLETION_COMMANDS, registerCompletion],
 ];
 
-/** Global options that take a value: the word after them is not a command. */
-const VALUED_GLOBALS = new Set(['--base-url', '--profile', '--timeout', '--retries']);
-
 /**
  * The command words of a run, before its first option of a command: `pm --profile x properties
- * list` -> ["properties", "list"]. Enough to tell which command group a run uses.
+ * list` -> ["properties", "list"]. Enough to tell which command group a run uses. The word after
+ * a global option that takes a value (--profile x) is not a command.
  */
-function commandWords(argv: readonly string[]): string[] {
+function commandWords(program: Command, argv: readonly string[]): string[] {
   const words: string[] = [];
   for (let i = 0; i < argv.length && words.length < 2; i++) {
     const a = argv[i] as string;
     if (a === '--') break;
     if (a.startsWith('-')) {
-      if (VALUED_GLOBALS.has(a)) i++;
+      if (program.options.some((o) => o.required && o.long === a)) i++;
       continue;
     }
     words.push(a);
@@ -65,7 +63,7 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
     .option('--no-color', 'no colour in output (also NO_COLOR)')
     .option('--no-input', 'never prompt; fail instead where an answer is needed (also CI=true)')
     .option('--no-pager', 'never page long output on a terminal (also PM_PAGER=cat)')
-    .addOption(new Option('--debug', 'show the HTTP exchange and stack traces on stderr (tokens redacted)'))
+    .option('--debug', 'show the HTTP exchange and stack traces on stderr (tokens redacted)')
     .option('--timeout <seconds>', 'give up on a connection or an answer that takes longer (default: config, else 30)')
     .option('--retries <n>', 'times to retry a request that failed on the way (default 3; a create only if unsent)')
     .option('--allow-insecure-http', 'send the token over plain http to a host that is not this machine')
@@ -73,7 +71,7 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
     .addHelpCommand('help [command]', 'show help for a command')
     .addHelpText('after', ROOT_HELP);
 
-  const words = argv ? commandWords(argv) : undefined;
+  const words = argv ? commandWords(program, argv) : undefined;
   const only =
     words && words[0] !== '__complete' ? new Set(words[0] === 'help' ? words.slice(1) : words.slice(0, 1)) : undefined;
   registerResources(program, f, only);
@@ -86,13 +84,22 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
   registerHelp(program, f);
 
   // Every command reports usage errors the same way, and never exits by itself.
-  const visit = (cmd: Command, path: string): void => {
+  const visit = (cmd: Command): void => {
     cmd.exitOverride();
-    cmd.showSuggestionAfterError(true);
     cmd.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
-    cmd.showHelpAfterError(`Run '${path} --help' for usage.`);
-    for (const sub of cmd.commands) visit(sub, `${path} ${sub.name()}`);
+    cmd.showHelpAfterError(usageHint(cmd));
+    for (const sub of cmd.commands) visit(sub);
   };
-  visit(program, 'pm');
+  visit(program);
   return program;
+}
+
+/**
+ * The line after a usage error, commander's or a command's own: "Run 'pm properties list --help'
+ * for usage." (one line, not the whole help: at 80x24 the error would scroll away under it).
+ */
+export function usageHint(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) words.unshift(c.name());
+  return `Run '${words.join(' ')} --help' for usage.`;
 }

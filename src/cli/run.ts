@@ -2,13 +2,13 @@
  * The one place that turns what happened into output and an exit code. Commands throw; run()
  * catches, prints one clear message (as JSON with --json), and returns the code.
  */
-import { type Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
 import type { Deps } from './context.js';
 import { visible } from '../core/redact.js';
 import { CliError, EXIT } from './errors.js';
 import { createFactory } from './factory.js';
 import type { GlobalOptions } from './globals.js';
-import { buildProgram } from './program.js';
+import { buildProgram, usageHint } from './program.js';
 
 /*
  * The two places argv is read besides commander (and program.ts's commandWords, which picks the
@@ -59,8 +59,7 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
       for (const [field, messages] of Object.entries(e.fields ?? {}))
         for (const m of messages) text += `  ${visible(field)}: ${visible(m)}\n`;
       if (e.hint) text += `${visible(e.hint, true)}\n`;
-      // One line, not the whole help: at 80x24 the error would scroll away under it.
-      if (e.showUsage) text += `Run '${commandPath(active)} --help' for usage.\n`;
+      if (e.showUsage) text += `${usageHint(active)}\n`;
       io.stderr.write(text);
     }
     if (wantsDebug(argv, deps) && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
@@ -68,13 +67,6 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
   } finally {
     await f.close();
   }
-}
-
-/** "pm properties list": the words that name a command. */
-function commandPath(cmd: Command): string {
-  const words: string[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) words.unshift(c.name());
-  return words.join(' ');
 }
 
 function toCliError(err: unknown): CliError {

@@ -108,7 +108,7 @@ export async function withSession<T>(globals: GlobalOptions, deps: Deps, fn: (s:
 export function httpOptions(
   globals: GlobalOptions,
   deps: Deps,
-  target?: Pick<Target, 'timeout'>,
+  target: Pick<Target, 'timeout'>,
 ): Omit<HttpOptions, 'baseUrl' | 'token'> {
   const out: { -readonly [K in keyof HttpOptions]?: HttpOptions[K] } = {
     userAgent: `pm/${version()}`,
@@ -119,7 +119,7 @@ export function httpOptions(
   if (globals.debug) out.debug = (line: string) => deps.io.stderr.write(`${line}\n`);
   // --debug says every wait already; a terminal is told of the long ones.
   else if (deps.io.stderr.isTTY) out.notice = (line: string) => deps.io.stderr.write(`${line}\n`);
-  const timeout = globals.timeout !== undefined ? parseTimeout(String(globals.timeout), '--timeout') : target?.timeout;
+  const timeout = globals.timeout !== undefined ? parseTimeout(String(globals.timeout), '--timeout') : target.timeout;
   if (timeout !== undefined) out.timeout = timeout;
   if (globals.retries !== undefined) {
     const text = String(globals.retries).trim();

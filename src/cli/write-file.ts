@@ -7,12 +7,12 @@
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 
 /** Records are personal data (names, emails, phone numbers): readable by their owner only. */
-export const PRIVATE = 0o600;
+const PRIVATE = 0o600;
 
-export function writeFileAtomic(path: string, text: string, mode = PRIVATE): void {
+export function writeFileAtomic(path: string, text: string): void {
   // Not crypto's random bytes: loading node:crypto costs every run; 'wx' refuses a name taken.
   const tmp = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = openSync(tmp, 'wx', mode);
+  const fd = openSync(tmp, 'wx', PRIVATE);
   try {
     try {
       writeSync(fd, text);

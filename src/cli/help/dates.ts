@@ -8,12 +8,7 @@ import { DATE_EXAMPLES, type DateExample } from '../../core/humandate.js';
 
 /** Filter values and what they match, for `now` = 2026-11-21T12:00:00Z. Checked by the tests. */
 export const RANGE_EXAMPLES: readonly { value: string; means: string; start: string; end: string }[] = [
-  {
-    value: '2026-11-01',
-    means: 'that whole day',
-    start: '2026-11-01T00:00:00Z',
-    end: '2026-11-02T00:00:00Z',
-  },
+  { value: '2026-11-01', means: 'that whole day', start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' },
   {
     value: '2026-11-01T09',
     means: 'that hour, 09:00 to 10:00',
@@ -65,13 +60,13 @@ export const RANGE_EXAMPLES: readonly { value: string; means: string; start: str
   { value: '-P1M', means: 'the past month', start: '2026-10-21T12:00:00Z', end: '2026-11-21T12:00:00Z' },
 ];
 
-/** Values that are refused, with why. Checked by the tests. */
-export const REFUSED_EXAMPLES: readonly { value: string; why: string }[] = [
-  { value: '2026-11', why: 'a reduced date (give a day, or an interval: 2026-11-01/P1M)' },
-  { value: '2026-02-30', why: 'a date that does not exist' },
-  { value: '2026-11-08/2026-11-01', why: 'an end before the start' },
-  { value: '2026-11-01/', why: 'an empty side' },
-  { value: 'P1D/P2D', why: 'a duration on both sides' },
+/** Values that are refused, and why. Checked by the tests. */
+export const REFUSED_EXAMPLES: readonly { value: string; means: string }[] = [
+  { value: '2026-11', means: 'a reduced date (give a day, or an interval: 2026-11-01/P1M)' },
+  { value: '2026-02-30', means: 'a date that does not exist' },
+  { value: '2026-11-08/2026-11-01', means: 'an end before the start' },
+  { value: '2026-11-01/', means: 'an empty side' },
+  { value: 'P1D/P2D', means: 'a duration on both sides' },
 ];
 
 /** Values of --due-at on `pm reminders create|update`. */
@@ -86,12 +81,12 @@ const rows = (list: readonly { value: string; means: string }[]): string =>
   list.map((x) => `  ${x.value.padEnd(24)} ${x.means}`).join('\n');
 
 /** The human forms, without the ISO ones the tables above already show. */
-function human(kind: DateExample['kind'], examples: readonly DateExample[]): string {
-  const list = examples.filter((x) => x.kind === kind && !/^ISO 8601/.test(x.meaning));
+function human(kind: DateExample['kind']): string {
+  const list = DATE_EXAMPLES.filter((x) => x.kind === kind && !/^ISO 8601/.test(x.meaning));
   return rows(list.map((x) => ({ value: `"${x.input}"`, means: x.meaning })));
 }
 
-export function datesTopic(examples: readonly DateExample[] = DATE_EXAMPLES): string {
+export function datesTopic(): string {
   return `DATES AND TIMES
 
 pm reads dates in two places: the datetime filters of list commands (--created-at and
@@ -115,7 +110,7 @@ ${rows(RANGE_EXAMPLES)}
   leading minus looks back from now; a leading plus (or none) looks ahead.
 
   Refused, as a usage error (exit 2) before anything is sent:
-${rows(REFUSED_EXAMPLES.map((x) => ({ value: x.value, means: x.why })))}
+${rows(REFUSED_EXAMPLES)}
 
 Reminders take one date or datetime
 ${rows(DUE_EXAMPLES)}
@@ -126,10 +121,10 @@ ${rows(DUE_EXAMPLES)}
 
 Words
   In filters, a range:
-${human('range', examples)}
+${human('range')}
 
   In --due-at of reminders create and update, one date or time:
-${human('date', examples)}
+${human('date')}
 
   A numeric date that reads both ways (03/04) is refused: write 2026-04-03 or "3 apr".
 

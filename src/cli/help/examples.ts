@@ -6,7 +6,7 @@
  */
 import type { ResourceDef } from '../../resources/types.js';
 
-export type ExampleVerb = 'group' | 'list' | 'get' | 'create' | 'update' | 'delete' | 'apply';
+export type ExampleVerb = keyof ResourceDef['verbs'] | 'group' | 'apply';
 
 /** A uuid shortened for the eye, as a person would paste it. */
 const ID: Record<string, string> = {

@@ -2,23 +2,23 @@
  * `pm help filters`: how list filters match, the relational and custom field filters, and the
  * filter flags of every list command, derived from the resource descriptions.
  */
+import { Command } from 'commander';
 import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.js';
-import type { FieldDef, ResourceDef } from '../../resources/types.js';
-import { filterKind } from '../../core/kinds.js';
-import { kebab } from '../flags.js';
+import type { ResourceDef } from '../../resources/types.js';
+import { addFilterFlags } from '../flags.js';
 import { commas, wrap } from './text.js';
 
-/** A switch (no value) reads both ways: --[no-]has-garage. */
-function flagOf(f: FieldDef): string {
-  return filterKind(f)?.placeholder ? `--${kebab(f.name)}` : `--[no-]${kebab(f.name)}`;
-}
-
-/** The filter flags of one resource's list command, in the order of its --help. */
-export function filterFlags(r: ResourceDef): string[] {
-  const flags = filterFields(r).map(flagOf);
-  for (const rel of r.parents ?? []) flags.push(`--${rel.name}`, `--${rel.name}-where`);
-  if (r.customValues) flags.push('--custom-field', '--custom-value');
-  return flags;
+/**
+ * The filter flags of one resource's list command, as addFilterFlags declares them, in the order
+ * of its --help; a switch reads both ways: --[no-]has-garage.
+ */
+function filterFlags(r: ResourceDef): string[] {
+  const cmd = new Command();
+  addFilterFlags(cmd, r);
+  const flags = cmd.options.map((o) => o.long as string);
+  return flags
+    .filter((f) => !f.startsWith('--no-'))
+    .map((f) => (flags.includes(`--no-${f.slice(2)}`) ? `--[no-]${f.slice(2)}` : f));
 }
 
 function perResource(): string {

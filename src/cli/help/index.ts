@@ -87,7 +87,6 @@ export function registerHelp(program: Command, deps: Deps): void {
     .command('help')
     .description('Show help for a command, or a page on a topic (dates, filters, output, ...)')
     .argument('[topic-or-command...]', 'a topic, or a command path such as "properties list"')
-    .helpOption('-h, --help', 'show help')
     .addHelpText(
       'after',
       () => `
@@ -114,13 +113,9 @@ Examples:
         return;
       }
       // Name what was not found, and what is near it.
-      let parent = root;
       let i = 0;
-      for (; i < words.length - 1; i++) {
-        const next = commandAt(parent, [words[i] as string]);
-        if (!next) break;
-        parent = next;
-      }
+      while (i < words.length - 1 && commandAt(root, words.slice(0, i + 1))) i++;
+      const parent = commandAt(root, words.slice(0, i)) as Command;
       const word = words[i] as string;
       const names = parent.commands.filter((c) => !isHidden(c)).map((c) => c.name());
       const near = similar(word, i === 0 ? [...names, ...TOPICS.map((t) => t.name)] : names);

@@ -4,14 +4,13 @@
  * cell (values as the API sent them).
  */
 import type { FieldDef } from '../../resources/types.js';
+import { isObject } from '../../core/json.js';
 import { FIELD_KINDS } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-function isCode(v: unknown): v is { code: unknown; name?: unknown } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'code' in v;
-}
+const isCode = (v: unknown): v is { code: unknown; name?: unknown } => isObject(v) && 'code' in v;
 
 /** Embedded custom field values arrive as {data: [{uuid, name, label, value}]}. */
 function customValues(v: unknown): { name?: unknown; label?: unknown; value?: unknown }[] | undefined {
@@ -114,8 +113,8 @@ export function humanValue(
   // An embedded record (a property's contact, a note's parent): its uuid and what names it.
   const one = (v as { data?: unknown }).data;
   if (one === null && typeof v === 'object' && Object.keys(v as object).length === 1) return '';
-  if (typeof one === 'object' && one !== null && !Array.isArray(one) && 'uuid' in one) {
-    const { uuid, ...rest } = one as Record<string, unknown>;
+  if (isObject(one) && 'uuid' in one) {
+    const { uuid, ...rest } = one;
     const words = Object.values(rest).filter((x): x is string => typeof x === 'string' && x.trim() !== '');
     return visible(`${String(uuid)}${words.length ? ` (${words.join(', ')})` : ''}`);
   }

@@ -9,7 +9,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
-import type { OutStream } from '../context.js';
+import type { Deps, Env, OutStream } from '../context.js';
 import { usageError } from '../errors.js';
 import { splitList } from '../flags.js';
 import { editDistance } from '../suggest.js';
@@ -41,15 +41,13 @@ export interface OutputSpec {
  */
 export type OutputFlags = Partial<Record<'json' | 'fields' | 'output' | 'quiet' | 'jq' | 'csvExact', unknown>>;
 
-export interface Display {
+/** Where and how output is shown; the clock and the user's time zone (for times on a terminal) are Deps'. */
+export interface Display extends Pick<Deps, 'now' | 'timeZone'> {
   stdout: OutStream;
   stderr: OutStream;
   color: boolean;
   /** stdout is a terminal. */
   tty: boolean;
-  /** IANA zone for times on a terminal; the system's when absent. */
-  timeZone?: string;
-  now: () => number;
 }
 
 export interface PageInfo {
@@ -189,11 +187,7 @@ export async function prepareOutput(spec: OutputSpec): Promise<void> {
  * (or empty, or true) forces; --no-color (flag false) disables, over the environment too;
  * otherwise colour iff the stream is a terminal.
  */
-export function colorEnabled(
-  env: Readonly<Record<string, string | undefined>>,
-  isTTY: boolean | undefined,
-  flag: boolean | undefined,
-): boolean {
+export function colorEnabled(env: Env, isTTY: boolean | undefined, flag: boolean | undefined): boolean {
   if (flag === false) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   const force = env.FORCE_COLOR;
