@@ -3,7 +3,7 @@
  * Loaded when a command runs (dates need the date libraries), while flags.ts, which only
  * declares the flags, is loaded to build the program.
  */
-import { fieldOf, filterFields, inputFields, resourceByPath } from '../resources/index.js';
+import { CUSTOM_VALUES_KEY, fieldOf, filterFields, inputFields, resourceByPath } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 import { HumanDateError, type HumanDateOptions, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
 import { type ClientContext, FIELD_KINDS, FILTER_KINDS, KindError } from '../core/kinds.js';
@@ -134,7 +134,7 @@ export function bodyFromFlags(
   if (r.customValues) {
     const pairs = (opts.customField as string[] | undefined) ?? [];
     if (pairs.length)
-      body.custom_fields = pairs.map((p) => {
+      body[CUSTOM_VALUES_KEY] = pairs.map((p) => {
         const [name, value] = splitPair('custom-field', p);
         return { name, value: value === '' ? null : value };
       });

@@ -3,7 +3,7 @@
  * client), and query string -> conditions (parseListQuery, the server). Every accepted parameter
  * comes from the resource's description; what each filter kind accepts is kinds.ts.
  */
-import { fieldOf, filterFields, resourceByPath } from '../resources/index.js';
+import { CUSTOM_VALUES_KEY, fieldOf, filterFields, resourceByPath } from '../resources/index.js';
 import type { FieldDef, RelationDef, ResourceDef } from '../resources/types.js';
 import { ErrorBag, QueryError } from './errors.js';
 import { type Condition, type CustomFilter, filterKind, KindError } from './kinds.js';
@@ -42,7 +42,7 @@ const CUSTOM_KEYS = ['name', 'uuid', 'value'] as const;
 export function listParameters(resource: ResourceDef): string[] {
   const out = filterFields(resource).map((f) => f.name);
   for (const r of resource.parents ?? []) out.push(`${r.name}[...]`);
-  if (resource.customValues) out.push('custom_fields[name|uuid|value]');
+  if (resource.customValues) out.push(`${CUSTOM_VALUES_KEY}[name|uuid|value]`);
   out.push('page', 'per_page');
   if (resource.embeds?.length) out.push('embed');
   return out;
@@ -151,13 +151,16 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       relationKeys.set(rel.name, entry);
       continue;
     }
-    if (key.base === 'custom_fields' && resource.customValues && key.path.length === 1) {
+    if (key.base === CUSTOM_VALUES_KEY && resource.customValues && key.path.length === 1) {
       const sub = key.path[0] as (typeof CUSTOM_KEYS)[number];
       if (!CUSTOM_KEYS.includes(sub))
-        throw new QueryError(raw, `Unknown filter "${raw}": custom_fields takes [name], [uuid] or [value].`);
+        throw new QueryError(raw, `Unknown filter "${raw}": ${CUSTOM_VALUES_KEY} takes [name], [uuid] or [value].`);
       if (sub === 'uuid') {
         if (!key.array && values.length > 1)
-          throw new QueryError(raw, `${raw} is given more than once; use custom_fields[uuid][] for several values.`);
+          throw new QueryError(
+            raw,
+            `${raw} is given more than once; use ${CUSTOM_VALUES_KEY}[uuid][] for several values.`,
+          );
         custom.uuids = [...(custom.uuids ?? []), ...values];
       } else {
         if (key.array || values.length > 1) throw new QueryError(raw, `${raw} takes one value.`);
@@ -167,7 +170,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       continue;
     }
     if (key.base === 'value')
-      throw new QueryError(raw, `"value" is valid only inside a relational filter, as custom_fields[value].`);
+      throw new QueryError(raw, `"value" is valid only inside a relational filter, as ${CUSTOM_VALUES_KEY}[value].`);
     throw unknown(resource, raw);
   }
   bag.throwIfAny();
@@ -229,10 +232,10 @@ export function encodeListQuery(resource: ResourceDef, filter: ListFilter): URLS
     for (const [field, values] of Object.entries(inner)) put(target, `${name}[${field}]`, field, values);
   }
   const c = filter.custom ?? {};
-  if (c.name !== undefined) q.append('custom_fields[name]', c.name);
-  if (c.uuids?.length === 1) q.append('custom_fields[uuid]', c.uuids[0] as string);
-  else for (const u of c.uuids ?? []) q.append('custom_fields[uuid][]', u);
-  if (c.value !== undefined) q.append('custom_fields[value]', c.value);
+  if (c.name !== undefined) q.append(`${CUSTOM_VALUES_KEY}[name]`, c.name);
+  if (c.uuids?.length === 1) q.append(`${CUSTOM_VALUES_KEY}[uuid]`, c.uuids[0] as string);
+  else for (const u of c.uuids ?? []) q.append(`${CUSTOM_VALUES_KEY}[uuid][]`, u);
+  if (c.value !== undefined) q.append(`${CUSTOM_VALUES_KEY}[value]`, c.value);
   if (filter.embed?.length) q.set('embed', filter.embed.join(','));
   if (filter.page !== undefined) q.set('page', String(filter.page));
   if (filter.perPage !== undefined) q.set('per_page', String(filter.perPage));

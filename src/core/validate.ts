@@ -2,9 +2,10 @@
  * Validation of write bodies, derived from the resource descriptions. Used by the server (as the
  * authority) and by the CLI (to fail before sending). Messages follow Laravel's wording.
  */
-import { inputFields } from '../resources/index.js';
+import { CUSTOM_VALUES_KEY, inputFields } from '../resources/index.js';
 import type { LinkDef, ResourceDef } from '../resources/types.js';
 import { isDateOnly } from './datetime.js';
+import { isObject } from './json.js';
 import { ErrorBag } from './errors.js';
 import { fieldKind, INVALID, label, type Report, wellFormed } from './kinds.js';
 
@@ -36,20 +37,18 @@ function isBlank(v: unknown): boolean {
 
 function checkCustomValues(v: unknown, bag: ErrorBag): CustomValueInput[] | undefined {
   if (!Array.isArray(v)) {
-    bag.add('custom_fields', 'The custom fields field must be a list of {name or uuid, value} objects.');
+    bag.add(CUSTOM_VALUES_KEY, 'The custom fields field must be a list of {name or uuid, value} objects.');
     return undefined;
   }
   if (v.length > MAX_CUSTOM_VALUES) {
-    bag.add('custom_fields', `The custom fields field must not have more than ${MAX_CUSTOM_VALUES} items.`);
+    bag.add(CUSTOM_VALUES_KEY, `The custom fields field must not have more than ${MAX_CUSTOM_VALUES} items.`);
     return undefined;
   }
   const out: CustomValueInput[] = [];
-  v.forEach((item, i) => {
-    const at = `custom_fields.${i}`;
+  v.forEach((o, i) => {
+    const at = `${CUSTOM_VALUES_KEY}.${i}`;
     const fail = (key: string, rule: string) => bag.add(`${at}${key}`, `The ${at}${key} field ${rule}.`);
-    if (typeof item !== 'object' || item === null || Array.isArray(item))
-      return fail('', 'must be an object with name or uuid, and value');
-    const o = item as Record<string, unknown>;
+    if (!isObject(o)) return fail('', 'must be an object with name or uuid, and value');
     for (const k of Object.keys(o)) if (k !== 'name' && k !== 'uuid' && k !== 'value') fail(`.${k}`, 'is not allowed');
     const name = o.name;
     const uuid = o.uuid;
@@ -94,7 +93,7 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
     const f = resource.fields.find((x) => x.name === key);
     if (f?.readOnly) fieldError(key, 'is read-only');
     else if (f) continue;
-    else if (key === 'custom_fields' && resource.customValues) customValues = checkCustomValues(input[key], bag);
+    else if (key === CUSTOM_VALUES_KEY && resource.customValues) customValues = checkCustomValues(input[key], bag);
     else if (mode === 'create' && resource.linkOnCreate?.some((l) => l.name === key)) {
       const { by } = resource.linkOnCreate.find((l) => l.name === key) as LinkDef;
       const v = input[key];

@@ -149,6 +149,9 @@ export const customFields: ResourceDef = {
   unique: [['entity_type', 'name']],
 };
 
+/** The fields of a custom field that its values are found by (entity and name) and shown with. */
+export const CUSTOM_FIELD_KEYS = { entity: 'entity_type', name: 'name', label: 'label' } as const;
+
 export const notes: ResourceDef = {
   ...named('notes', 'note'),
   verbs: { list: true, get: true, create: true, update: false, delete: true },

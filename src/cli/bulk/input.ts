@@ -7,7 +7,7 @@
  * alone, and the others go through.
  */
 import { extname } from 'node:path';
-import { fieldOf } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import { type ClientContext, FIELD_KINDS, KindError } from '../../core/kinds.js';
 import { MAX_BODY_BYTES } from '../../core/limits.js';
@@ -141,15 +141,15 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
       const cell = row[c] ?? '';
       original[name] = cell;
       if (name.startsWith('_') || cell === '') return;
-      if (name.startsWith('custom_fields.')) {
-        custom.push({ name: name.slice('custom_fields.'.length), value: cell });
+      if (name.startsWith(`${CUSTOM_VALUES_KEY}.`)) {
+        custom.push({ name: name.slice(CUSTOM_VALUES_KEY.length + 1), value: cell });
         return;
       }
       const f = fieldOf(r, name);
       const v = f ? typedCell(f, cell, problems, ISO_ONLY) : cell;
       if (v !== undefined) body[name] = v;
     });
-    if (custom.length) body.custom_fields = custom;
+    if (custom.length) body[CUSTOM_VALUES_KEY] = custom;
     return { line: i + 2, original, body, problems };
   });
 }

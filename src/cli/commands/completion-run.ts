@@ -20,7 +20,7 @@ import { writeFileAtomic } from '../write-file.js';
 import { describeRecord } from './shared.js';
 import type { Deps } from '../context.js';
 import { type Candidate, fieldKind, filterKind } from '../../core/kinds.js';
-import { fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
+import { CUSTOM_FIELDS, fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { GlobalOptions } from '../globals.js';
 
@@ -362,7 +362,7 @@ async function uuids(r: ResourceDef, ctx: Context): Promise<Candidate[]> {
 async function customFieldNames(entity: number, ctx: Context): Promise<Candidate[]> {
   return cached(`custom-field-names:${entity}`, ctx, async (s) => {
     const q = new URLSearchParams({ per_page: String(MAX_PER_PAGE), entity_type: String(entity) });
-    return (await s.client.list(resourceByPath('custom-fields'), q)).records
+    return (await s.client.list(CUSTOM_FIELDS, q)).records
       .filter((rec) => typeof rec.name === 'string')
       .map((rec) => ({ value: `${rec.name as string}=`, description: String(rec.label ?? '') }));
   });

@@ -6,7 +6,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'nod
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { isObject } from '../../core/json.js';
-import { DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -22,7 +22,7 @@ const fileOf = (r: ResourceDef) => `${r.path}.ndjson`;
 
 /** Custom field values as a write takes them: [{name, value}]. */
 function customValues(rec: Rec): { name: string; value: string }[] | undefined {
-  const cf = rec.custom_fields as { data?: { name: string; value: string }[] } | undefined;
+  const cf = rec[CUSTOM_VALUES_KEY] as { data?: { name: string; value: string }[] } | undefined;
   const list = cf?.data?.map((v) => ({ name: v.name, value: v.value }));
   return list?.length ? list : undefined;
 }
@@ -62,9 +62,9 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
       for await (const rec of all(s, r, r.embeds?.length ? { embed: r.embeds.join(',') } : {})) {
         const row: Rec = { ...rec };
         if (r.customValues) {
-          delete row.custom_fields;
+          delete row[CUSTOM_VALUES_KEY];
           const values = customValues(rec);
-          if (values) row.custom_fields = values;
+          if (values) row[CUSTOM_VALUES_KEY] = values;
         }
         for (const link of r.linkOnCreate ?? [])
           if (rec[link.name] !== undefined) {
@@ -170,7 +170,7 @@ async function importAccount(
         }
         const body = inputOf(r, rec);
         let parent: { resource: string; uuid: string } | undefined;
-        if (r.customValues && Array.isArray(rec.custom_fields)) body.custom_fields = rec.custom_fields;
+        if (r.customValues && Array.isArray(rec[CUSTOM_VALUES_KEY])) body[CUSTOM_VALUES_KEY] = rec[CUSTOM_VALUES_KEY];
         for (const link of r.linkOnCreate ?? []) {
           const old = rec[link.name];
           if (typeof old !== 'string') continue;

@@ -5,14 +5,12 @@
  */
 import { type ErrorBag, ValidationError } from '../../core/errors.js';
 import { NAME_RE, nameFromLabel, type ValidBody } from '../../core/validate.js';
-import { CUSTOM_FIELDS, CUSTOM_VALUES_KEY } from '../../resources/index.js';
+import { CUSTOM_FIELD_KEYS, CUSTOM_FIELDS, CUSTOM_VALUES_KEY } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { fold } from '../columns.js';
 import type { ApiRecord } from '../store.js';
 import { type Dialect, get, type Row, rows, run, type Steps } from './steps.js';
 
-/** The columns of a custom field (fields of CUSTOM_FIELDS) that its values are found and shown by. */
-export const FIELD = { entity: 'entity_type', name: 'name', label: 'label' } as const;
 const FIELDS = CUSTOM_FIELDS.table;
 
 /** PostgreSQL's text holds no NUL, and no text SQLite keeps has one: a value with one names nothing. */
@@ -33,14 +31,14 @@ export function* setCustomValues(
   const { column: col, entity } = r.customValues;
   const resolved: [number, string | null][] = [];
   for (const [i, cv] of body.customValues.entries()) {
-    const key = cv.name !== undefined ? FIELD.name : 'uuid';
+    const key = cv.name !== undefined ? CUSTOM_FIELD_KEYS.name : 'uuid';
     const wanted = cv.name ?? cv.uuid;
-    const sql = `SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND ${key} = ?`;
+    const sql = `SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${CUSTOM_FIELD_KEYS.entity} = ? AND ${key} = ?`;
     const row = hasNul(wanted) ? undefined : ((yield get(sql, [accountId, entity, wanted])) as Row | undefined);
     if (!row)
       bag.add(
         `${CUSTOM_VALUES_KEY}.${i}.${key}`,
-        `No ${r.singular} custom field has ${key} "${wanted}"; create it with ${FIELD.entity} ${entity}.`,
+        `No ${r.singular} custom field has ${key} "${wanted}"; create it with ${CUSTOM_FIELD_KEYS.entity} ${entity}.`,
       );
     else resolved.push([row.id as number, cv.value]);
   }
@@ -63,7 +61,7 @@ export function* embedCustomValues(d: Dialect, r: ResourceDef, owners: Row[], re
   const byOwner = new Map<number, ApiRecord[]>();
   if (ids.length) {
     const values = (yield rows(
-      `SELECT cv.${col} AS owner, cf.uuid, cf.${FIELD.name} AS name, cf.${FIELD.label} AS label, cv.value
+      `SELECT cv.${col} AS owner, cf.uuid, cf.${CUSTOM_FIELD_KEYS.name} AS name, cf.${CUSTOM_FIELD_KEYS.label} AS label, cv.value
          FROM custom_values cv JOIN ${FIELDS} cf ON cf.id = cv.field_id
          WHERE ${d.inIds(`cv.${col}`)} ORDER BY cf.created_at, cf.id`,
       [d.ids(ids)],
@@ -87,35 +85,39 @@ export function* embedCustomValues(d: Dialect, r: ResourceDef, owners: Row[], re
  * change while values of the field are stored. `current` is the stored row on update.
  */
 export function* beforeCustomFieldWrite(d: Dialect, accountId: number, cols: Row, current?: Row): Steps<void> {
-  if (current && cols[FIELD.entity] !== undefined && cols[FIELD.entity] !== current[FIELD.entity]) {
+  if (
+    current &&
+    cols[CUSTOM_FIELD_KEYS.entity] !== undefined &&
+    cols[CUSTOM_FIELD_KEYS.entity] !== current[CUSTOM_FIELD_KEYS.entity]
+  ) {
     const used = yield get('SELECT 1 FROM custom_values WHERE field_id = ? LIMIT 1', [current._id]);
     if (used)
       throw new ValidationError({
-        [FIELD.entity]: ['The entity type cannot change while values of this field are stored.'],
+        [CUSTOM_FIELD_KEYS.entity]: ['The entity type cannot change while values of this field are stored.'],
       });
   }
-  const given = typeof cols[FIELD.name] === 'string';
-  if (given && !NAME_RE.test(cols[FIELD.name] as string))
+  const given = typeof cols[CUSTOM_FIELD_KEYS.name] === 'string';
+  if (given && !NAME_RE.test(cols[CUSTOM_FIELD_KEYS.name] as string))
     throw new ValidationError({
-      [FIELD.name]: [
+      [CUSTOM_FIELD_KEYS.name]: [
         'The name field must start with a letter and hold only lower-case letters, digits and underscores.',
       ],
     });
   if (!given && current) {
-    delete cols[FIELD.name];
+    delete cols[CUSTOM_FIELD_KEYS.name];
     return;
   }
   if (d.lockNames) yield d.lockNames(accountId);
   if (given) return;
-  const entity = cols[FIELD.entity];
-  const base = nameFromLabel(String(cols[FIELD.label]));
+  const entity = cols[CUSTOM_FIELD_KEYS.entity];
+  const base = nameFromLabel(String(cols[CUSTOM_FIELD_KEYS.label]));
   // The names taken that a generated one could clash with, in one query.
   const found = (yield rows(
-    `SELECT ${FIELD.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${FIELD.entity} = ? AND (${FIELD.name} = ? OR ${FIELD.name} LIKE ? ESCAPE '\\')`,
+    `SELECT ${CUSTOM_FIELD_KEYS.name} AS name FROM ${FIELDS} WHERE account_id = ? AND ${CUSTOM_FIELD_KEYS.entity} = ? AND (${CUSTOM_FIELD_KEYS.name} = ? OR ${CUSTOM_FIELD_KEYS.name} LIKE ? ESCAPE '\\')`,
     [accountId, entity, base, `${likeEscaped(base)}\\_%`],
   )) as Row[];
   const taken = new Set(found.map((x) => x.name as string));
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
-  cols[FIELD.name] = name;
+  cols[CUSTOM_FIELD_KEYS.name] = name;
 }

@@ -4,10 +4,9 @@
  * subqueries confined to the account. A fuzzy condition is the dialect's.
  */
 import type { Condition } from '../../core/query.js';
-import { CUSTOM_FIELDS } from '../../resources/index.js';
+import { CUSTOM_FIELD_KEYS, CUSTOM_FIELDS } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { fold, foldColumnOf } from '../columns.js';
-import { FIELD } from './custom-values.js';
 import type { Dialect } from './steps.js';
 
 /** SQL conditions on the records of `r` aliased `alias`, to be joined with AND. */
@@ -52,10 +51,10 @@ export function whereSql(
       }
       case 'custom': {
         // A custom_fields[...] filter: the records with a value of the fields named.
-        const parts = ['cf.account_id = ?', `cf.${FIELD.entity} = ?`];
+        const parts = ['cf.account_id = ?', `cf.${CUSTOM_FIELD_KEYS.entity} = ?`];
         params.push(accountId, c.entity);
         if (c.name !== undefined) {
-          parts.push(`cf.${FIELD.name} = ?`);
+          parts.push(`cf.${CUSTOM_FIELD_KEYS.name} = ?`);
           params.push(c.name);
         }
         if (c.uuids !== undefined) {
