@@ -14,6 +14,7 @@ import {
   parseRange,
   type Range,
 } from './datetime.js';
+import { isObject } from './json.js';
 
 /** A uuid as the API gives them (RFC 4122's form). */
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,6 +26,9 @@ export function uuidOf(text: string): string {
     throw new KindError(`must be a uuid such as 3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15, not "${text}".`);
   return v;
 }
+
+/** A `code` field's value as the API shows it: {"code": 2, "name": "Property"}. */
+export const isCodeValue = (v: unknown): v is { code: unknown; name?: unknown } => isObject(v) && 'code' in v;
 
 /** Whether a string is valid Unicode: no surrogate half without its other half. */
 export function wellFormed(s: string): boolean {

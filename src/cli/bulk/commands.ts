@@ -5,7 +5,7 @@
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { isDateOnly, parseInstant } from '../../core/datetime.js';
-import { KindError, uuidOf } from '../../core/kinds.js';
+import { isCodeValue, KindError, uuidOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
@@ -118,7 +118,7 @@ export function keyPart(v: unknown): string {
     if (at) return `${isDateOnly(v) ? 'd' : 't'}${at.toMillis()}`;
     return `s${v}`;
   }
-  if (typeof v === 'object' && 'code' in (v as object)) return `c${(v as { code: unknown }).code}`;
+  if (isCodeValue(v)) return `c${v.code}`;
   return JSON.stringify(v);
 }
 

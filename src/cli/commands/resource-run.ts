@@ -2,6 +2,7 @@
 import type { ResourceDef } from '../../resources/types.js';
 import { CUSTOM_VALUES_KEY, childrenOf, inputFields, resourceByPath } from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
+import { isCodeValue } from '../../core/kinds.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
@@ -98,7 +99,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
 function sortRecords(r: ResourceDef, records: Record<string, unknown>[], keys: readonly Cmd.SortKey[]) {
   const value = (v: unknown, kind: string | undefined): number | string | undefined => {
     if (v === null || v === undefined || v === '') return undefined;
-    if (typeof v === 'object' && 'code' in v) return Number((v as { code: unknown }).code);
+    if (isCodeValue(v)) return Number(v.code);
     if (typeof v === 'boolean') return v ? 1 : 0;
     if (typeof v === 'number') return v;
     if (kind === 'datetime' || kind === 'date_or_datetime') return Date.parse(String(v));

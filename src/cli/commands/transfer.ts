@@ -6,6 +6,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'nod
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { isObject } from '../../core/json.js';
+import { isCodeValue } from '../../core/kinds.js';
 import { CUSTOM_VALUES_KEY, DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
@@ -111,7 +112,7 @@ function inputOf(r: ResourceDef, rec: Rec): Rec {
  * unique keys (a custom field's entity type and name): it is used instead.
  */
 async function existing(s: Session, r: ResourceDef, rec: Rec): Promise<Rec | undefined> {
-  const plain = (v: unknown) => (typeof v === 'object' && v !== null && 'code' in v ? (v as Rec).code : v);
+  const plain = (v: unknown) => (isCodeValue(v) ? v.code : v);
   for (const key of r.unique ?? []) {
     if (key.some((k) => rec[k] === undefined || rec[k] === null)) continue;
     const q = new URLSearchParams({ per_page: '100' });

@@ -5,12 +5,10 @@
  */
 import type { FieldDef } from '../../resources/types.js';
 import { isObject } from '../../core/json.js';
-import { FIELD_KINDS } from '../../core/kinds.js';
+import { FIELD_KINDS, isCodeValue } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-
-const isCode = (v: unknown): v is { code: unknown; name?: unknown } => isObject(v) && 'code' in v;
 
 /** Embedded custom field values arrive as {data: [{uuid, name, label, value}]}. */
 function customValues(v: unknown): { name?: unknown; label?: unknown; value?: unknown }[] | undefined {
@@ -100,7 +98,7 @@ export function humanValue(
 ): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
-  if (isCode(v)) {
+  if (isCodeValue(v)) {
     const name = typeof v.name === 'string' ? v.name : f?.codes?.[Number(v.code)];
     return visible(name ?? String(v.code));
   }
@@ -134,7 +132,7 @@ export function cellValue(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean' || typeof v === 'number' || typeof v === 'bigint') return String(v);
-  if (isCode(v)) return String(v.code);
+  if (isCodeValue(v)) return String(v.code);
   return JSON.stringify(v);
 }
 
