@@ -17,7 +17,7 @@ import {
 import { isObject } from './json.js';
 
 /** A uuid as the API gives them (RFC 4122's form). */
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A uuid a person typed, checked before it is sent: a typo is a usage error, not an empty answer. */
 export function uuidOf(text: string): string {
@@ -91,7 +91,7 @@ function boolOf(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolea
 }
 
 /** A whole number as the API takes one in a query: optional minus, at most nine digits, nothing else. */
-export function parseWhole(text: string): number | undefined {
+function parseWhole(text: string): number | undefined {
   return /^-?\d{1,9}$/.test(text) ? Number(text) : undefined;
 }
 
@@ -110,7 +110,7 @@ function codeOf(f: FieldDef, text: string): number {
   const codes = f.codes ?? {};
   const byName = Object.entries(codes).find(([, name]) => name.toLowerCase() === s.toLowerCase());
   if (byName) return Number(byName[0]);
-  if (/^\d{1,9}$/.test(s) && s in codes) return Number(s);
+  if (Object.hasOwn(codes, s)) return Number(s);
   throw new KindError(
     `must be one of ${Object.entries(codes)
       .map(([code, name]) => `${code} (${name.toLowerCase()})`)
@@ -322,6 +322,8 @@ const PLAIN: Pick<FieldKindDef, 'columns' | 'store' | 'load' | 'isTime'> = {
   load: (f, row) => row[f.name] ?? null,
   isTime: () => false,
 };
+/** A checked datetime as it is stored: epoch milliseconds, or null. */
+const millisOf = (v: WireValue) => (typeof v === 'string' ? (parseInstant(v)?.toMillis() ?? null) : null);
 
 export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
   text: {
@@ -382,11 +384,9 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     check: (f, v, report) => {
       const n = f.name;
       const failAt = (k: string, rule: string): typeof INVALID => report(`${n}.${k}`, `The ${n}.${k} field ${rule}.`);
-      if (typeof v !== 'object' || v === null || Array.isArray(v))
-        return fail(f, report, 'must be an object with a code');
-      const obj = v as Record<string, unknown>;
-      for (const k of Object.keys(obj)) if (k !== 'code' && k !== 'name') failAt(k, 'is not allowed');
-      const code = obj.code;
+      if (!isObject(v)) return fail(f, report, 'must be an object with a code');
+      for (const k of Object.keys(v)) if (k !== 'code' && k !== 'name') failAt(k, 'is not allowed');
+      const code = v.code;
       const codes = f.codes ?? {};
       if (code === undefined || code === null) return failAt('code', 'is required');
       if (typeof code !== 'number' || !Number.isInteger(code)) return failAt('code', 'must be an integer');
@@ -397,7 +397,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
             .map(([c, name]) => `${c} (${name})`)
             .join(' or ')}.`,
         );
-      if (obj.name !== undefined && obj.name !== codes[code])
+      if (v.name !== undefined && v.name !== codes[code])
         return failAt('name', `must be "${codes[code]}" for code ${code}`);
       return code;
     },
@@ -424,7 +424,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
       return formatTimestamp(at.toMillis());
     },
     columns: PLAIN.columns,
-    store: (f, v) => ({ [f.name]: v === null ? null : (parseInstant(String(v))?.toMillis() ?? null) }),
+    store: (f, v) => ({ [f.name]: millisOf(v) }),
     load: (f, row) => (typeof row[f.name] === 'number' ? formatTimestamp(row[f.name] as number) : null),
     isTime: () => true,
     schema: (_f, dir) => (dir === 'out' ? TIMESTAMP : { type: 'string', format: 'date-time' }),
@@ -445,13 +445,7 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
       { name: f.name, type: 'INTEGER', notNull: false },
       { name: `${f.name}_is_date`, type: 'INTEGER', notNull: true },
     ],
-    store: (f, v) =>
-      v === null
-        ? { [f.name]: null, [`${f.name}_is_date`]: 0 }
-        : {
-            [f.name]: parseInstant(String(v))?.toMillis() ?? null,
-            [`${f.name}_is_date`]: isDateOnly(String(v)) ? 1 : 0,
-          },
+    store: (f, v) => ({ [f.name]: millisOf(v), [`${f.name}_is_date`]: typeof v === 'string' && isDateOnly(v) ? 1 : 0 }),
     load: (f, row) => {
       const v = row[f.name];
       if (typeof v !== 'number') return null;
