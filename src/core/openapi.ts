@@ -22,9 +22,8 @@ import { fieldKind, filterKind, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
 import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES } from './validate.js';
 
-export { OPENAPI_PATH };
 /** The version of the API the document describes: it changes when the API does. */
-export const API_VERSION = '1.0.0';
+const API_VERSION = '1.0.0';
 
 type Obj = Record<string, unknown>;
 
@@ -249,24 +248,20 @@ const ERRORS: Record<string, { name: string; description: string; example: Obj; 
   },
 };
 
-function errorResponses(statuses: readonly number[]): Obj {
-  return Object.fromEntries(statuses.map((s) => [String(s), ref('responses', (ERRORS[s] as { name: string }).name)]));
-}
-
 /** What any request with a token may get besides its own answers. */
 const AUTHORIZED = [400, 401, 403, 429, 500, 503];
+/** What a request with a body may get besides AUTHORIZED and its own answers. */
+const BODY_ERRORS = [413, 415, 422, 507];
 
 function ok(description: string, schema: Schema, extra: Obj = {}): Obj {
   return { description, headers: { ...RATE_HEADERS, ...extra }, ...json(schema) };
 }
 
-/** What a request with a body may get besides AUTHORIZED and its own answers. */
-const BODY_ERRORS = [413, 415, 422, 507];
-
 /** An operation on records of `r`, which needs the token's read or write scope of `r`: `errors` besides AUTHORIZED. */
 function op(r: ResourceDef, id: string, summary: string, access: 'read' | 'write', errors: number[], rest: Obj): Obj {
   const security = [{ bearerAuth: [`${r.scope}.${access}`] }];
-  const responses = { ...(rest.responses as Obj), ...errorResponses([...AUTHORIZED, ...errors]) };
+  const errorRefs = [...AUTHORIZED, ...errors].map((s) => [s, ref('responses', ERRORS[s]!.name)]);
+  const responses = { ...(rest.responses as Obj), ...Object.fromEntries(errorRefs) };
   return { operationId: id, summary, tags: [r.path], security, ...rest, responses };
 }
 
@@ -297,8 +292,6 @@ function operations(r: ResourceDef): Record<string, Obj> {
   if (r.verbs.create && !r.parents) base.post = create(r, undefined, unique);
   if (Object.keys(base).length) paths[`/${r.path}`] = base;
   const itemOps: Obj = { parameters: [UUID_PARAM] };
-  const children = childrenOf(r).map((c) => c.child.plural);
-  const cascade = children.length ? ` and its ${children.join(', ')}` : '';
   if (r.verbs.get)
     itemOps.get = op(r, `get${one(r)}`, `Get a ${r.singular}`, 'read', [404], {
       parameters: embedParam(r),
@@ -311,6 +304,8 @@ function operations(r: ResourceDef): Record<string, Obj> {
       responses: { 200: ok(`the ${r.singular} as updated`, data(r)) },
     });
   }
+  const children = childrenOf(r).map((c) => c.child.plural);
+  const cascade = children.length ? ` and its ${children.join(', ')}` : '';
   if (r.verbs.delete)
     itemOps.delete = op(r, `delete${one(r)}`, `Delete a ${r.singular}${cascade}`, 'write', [404, 507], {
       responses: { 204: { description: 'deleted', headers: RATE_HEADERS } },
@@ -338,15 +333,8 @@ function withHead(path: Obj): Obj {
 
 // ------------------------------------------------------------------ the document
 
-let cached: Obj | undefined;
-
-/** The document (made once; do not change it). */
+/** The document; each caller that needs it again keeps its own (the server keeps its text). */
 export function openApiDocument(): Obj {
-  cached ??= build();
-  return cached;
-}
-
-function build(): Obj {
   const paths: Obj = {};
   for (const r of RESOURCES) for (const [p, ops] of Object.entries(operations(r))) paths[p] = withHead(ops);
   const health = (status: string, extra: Obj = {}) => object({ status: { const: status }, ...extra });
