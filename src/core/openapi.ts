@@ -16,9 +16,9 @@ import {
   RESOURCES,
   resourceByPath,
 } from '../resources/index.js';
-import type { FieldDef, ResourceDef } from '../resources/types.js';
+import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
-import { fieldKind, filterKind, type Schema } from './kinds.js';
+import { FILTER_KINDS, fieldKind, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
 import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES } from './validate.js';
 
@@ -105,10 +105,9 @@ function query(name: string, description: string, schema: Schema, example?: stri
   };
 }
 
-/** A filter's parameters: `name`, and `name[]` where the kind takes several values. */
+/** A filter's parameters (`f` is one of filterFields): `name`, and `name[]` where the kind takes several values. */
 function filterParams(f: FieldDef, prefix = ''): Obj[] {
-  const kind = filterKind(f);
-  if (!kind) return [];
+  const kind = FILTER_KINDS[f.filter as FilterKind];
   const key = prefix ? `${prefix}[${f.name}]` : f.name;
   const schema = kind.schema(f);
   const single = query(key, `${prefix ? `${prefix}: ` : ''}${kind.help(f)}`, schema, f.example);
