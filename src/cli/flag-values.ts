@@ -17,7 +17,6 @@ import { kebab, optKey } from './flags.js';
  */
 function clientContext(when: HumanDateOptions): ClientContext {
   return {
-    ...when,
     range: (text) => parseHumanRange(text, when),
     instant: (text) => parseHumanInstant(text, when).iso,
   };

@@ -40,10 +40,8 @@ export class KindError extends Error {
   override name = 'KindError';
 }
 
-/** What the client reads values a person typed with: the clock and zone, and dates in words. */
+/** What the client reads values a person typed with: dates in words, by the user's clock and zone. */
 export interface ClientContext {
-  readonly now: number;
-  readonly zone?: string | undefined;
   /** "last 7 days", "this week", an ISO range: the ISO interval to send. Throws with a message. */
   readonly range: (text: string) => string;
   /** "tomorrow 9am", "2026-12-01": the ISO datetime (or date, all day) to send. */

@@ -113,7 +113,7 @@ function typedCell(f: FieldDef, cell: string, problems: string[], ctx: ClientCon
 }
 
 /** Dates in a file are read as written: ISO dates and datetimes, which the server checks. */
-const ISO_ONLY: ClientContext = { now: 0, range: (text) => text, instant: (text) => text };
+const ISO_ONLY: ClientContext = { range: (text) => text, instant: (text) => text };
 
 async function parseCsv(r: ResourceDef, text: string, where: string): Promise<InputRecord[]> {
   const { parse } = await import('csv-parse/sync');
