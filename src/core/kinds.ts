@@ -78,13 +78,13 @@ const BOOL_WORDS = {
     false: ['false', 'no', 'n', '0'],
     expected: 'must be true or false (or yes/no, 1/0)',
   },
-} as const;
+};
 
 /** A boolean in the words of a query or of a person. */
 function boolOf(text: string, words: keyof typeof BOOL_WORDS = 'person'): boolean {
   const s = text.trim().toLowerCase();
-  if ((BOOL_WORDS[words].true as readonly string[]).includes(s)) return true;
-  if ((BOOL_WORDS[words].false as readonly string[]).includes(s)) return false;
+  if (BOOL_WORDS[words].true.includes(s)) return true;
+  if (BOOL_WORDS[words].false.includes(s)) return false;
   throw new KindError(`${BOOL_WORDS[words].expected}, not "${text}".`);
 }
 
