@@ -16,13 +16,10 @@ import {
 } from './datetime.js';
 import { isObject } from './json.js';
 
-/** A uuid as the API gives them (RFC 4122's form). */
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A uuid a person typed, checked before it is sent: a typo is a usage error, not an empty answer. */
+/** A uuid a person typed, checked (RFC 4122's form) before it is sent: a typo is a usage error, not an empty answer. */
 export function uuidOf(text: string): string {
   const v = text.trim();
-  if (!UUID_RE.test(v))
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v))
     throw new KindError(`must be a uuid such as 3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15, not "${text}".`);
   return v;
 }
