@@ -55,6 +55,8 @@ export interface PageInfo {
   page: number;
   perPage: number;
   totalPages: number;
+  /** How many pages a list fetched (several with --all); 1 when not given. */
+  fetchedPages?: number;
 }
 
 export interface ListPrinter {
@@ -65,7 +67,7 @@ export interface ListPrinter {
    * footer or the empty-list line on stderr. Await it: with --jq the output is written
    * asynchronously and a jq error rejects.
    */
-  end(info?: PageInfo & { fetchedPages?: number }): Promise<void>;
+  end(info?: PageInfo): Promise<void>;
 }
 
 // ------------------------------------------------------------------ flags -> spec
@@ -214,7 +216,7 @@ function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Rec | undef
 const colors = (d: Display): ChalkInstance => new Chalk({ level: d.color ? 1 : 0 });
 
 /** The stderr line that ends a list on a terminal. */
-export function footer(resource: ResourceDef, count: number, info?: PageInfo & { fetchedPages?: number }): string {
+function footer(resource: ResourceDef, count: number, info?: PageInfo): string {
   if (count === 0) {
     if (info && info.total > 0 && info.page > info.totalPages)
       return `No ${resource.plural} on page ${info.page}: there ${info.totalPages === 1 ? 'is 1 page' : `are ${info.totalPages} pages`}.\n`;
