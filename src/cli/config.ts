@@ -119,15 +119,14 @@ export function normalizeBaseUrl(raw: string, origin: string): string {
       `${origin}: "${raw}" is not an http(s) URL.`,
       'A base URL looks like https://api.example.com (or http://127.0.0.1:8080 for `pm serve`).',
     );
-  if (url.search || url.hash || text.includes('?') || text.includes('#'))
-    throw usageError(`${origin}: "${raw}" must not have a query or a fragment.`);
+  if (/[?#]/.test(text)) throw usageError(`${origin}: "${raw}" must not have a query or a fragment.`);
   return text.replace(/\/+$/, '');
 }
 
 export function parseTimeout(raw: string, origin: string): number {
-  const n = Number(raw.trim());
-  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
-    throw usageError(`${origin}: "${raw}" is not a positive number of seconds.`);
+  // Number() ignores surrounding white space, and reads blank text as 0.
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw usageError(`${origin}: "${raw}" is not a positive number of seconds.`);
   return n;
 }
 
