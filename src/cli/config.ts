@@ -197,7 +197,7 @@ function checkProfileFields(
 }
 
 /** Checks what a file held against the UserConfig shape; unknown keys become warnings. */
-export function checkConfig(raw: unknown, path: string, warnings: string[]): UserConfig {
+function checkConfig(raw: unknown, path: string, warnings: string[]): UserConfig {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw malformed(path, `the configuration must be an object of settings, not ${describe(raw)}.`);
   const { profiles, ...rest } = raw as Record<string, unknown>;
@@ -310,10 +310,10 @@ function untrusted(file: string): string | undefined {
 
 export interface ProjectSearch {
   /** The file found (also when it could not be loaded). */
-  path: string | undefined;
-  layer: Layer | undefined;
+  path?: string;
+  layer?: Layer;
   /** The load failure, when the file found is malformed. */
-  error: CliError | undefined;
+  error?: CliError;
 }
 
 /**
@@ -351,7 +351,7 @@ export async function searchProjectConfig(
         warnings.push(
           `${join(dir, name)} is not read: pm reads no executable config (it would run code found in a folder); put its settings in .pmrc.json`,
         );
-  if (!dirs.some(holdsCandidate)) return { path: undefined, layer: undefined, error: undefined };
+  if (!dirs.some(holdsCandidate)) return {};
   const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
   const loaders = Object.fromEntries(Object.entries(defaultLoaders).map(([ext, l]) => [ext, withoutImports(l)]));
   const explorer = cosmiconfig(MODULE, { searchPlaces: SEARCH_PLACES, searchStrategy: 'none', cache: false, loaders });
@@ -364,7 +364,7 @@ export async function searchProjectConfig(
       const file = typeof path === 'string' ? path : dir;
       const first =
         ((err as Error).message ?? String(err)).split('\n').find((l) => l.trim() && !l.includes(file)) ?? '';
-      return { path: file, layer: undefined, error: malformed(file, `could not be loaded: ${first.trim()}`, err) };
+      return { path: file, error: malformed(file, `could not be loaded: ${first.trim()}`, err) };
     }
     if (found && !found.isEmpty) {
       const why = untrusted(found.filepath);
@@ -374,13 +374,13 @@ export async function searchProjectConfig(
       }
       try {
         const config = checkConfig(found.config, found.filepath, warnings);
-        return { path: found.filepath, layer: { kind: 'project', path: found.filepath, config }, error: undefined };
+        return { path: found.filepath, layer: { kind: 'project', path: found.filepath, config } };
       } catch (err) {
-        return { path: found.filepath, layer: undefined, error: err as CliError };
+        return { path: found.filepath, error: err as CliError };
       }
     }
   }
-  return { path: undefined, layer: undefined, error: undefined };
+  return {};
 }
 
 function permissionWarning(layer: Layer): string | undefined {
