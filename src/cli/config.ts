@@ -494,8 +494,7 @@ export async function resolveTarget(
   opts: { allowNewProfile?: boolean } = {},
 ): Promise<Target> {
   const loaded = await loadConfig(deps);
-  const { layers } = loaded;
-  const warnings = [...loaded.warnings];
+  const { layers, warnings } = loaded;
   const { profile, source: profileSource } = activeProfile(flags, deps, layers, { allowNew: opts.allowNewProfile });
   const settings = layers.map((layer) => ({ layer, values: profileSettings(layer.config, profile) }));
   const where = (layer: Layer, key: string) =>
@@ -584,6 +583,6 @@ export async function resolveTarget(
     userConfigPath: loaded.userConfigPath,
     embedded,
     warnings,
-    ...(withTimeout ? { timeout: withTimeout.values.timeout as number } : {}),
+    timeout: withTimeout?.values.timeout,
   };
 }
