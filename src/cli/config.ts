@@ -119,15 +119,14 @@ export function normalizeBaseUrl(raw: string, origin: string): string {
       `${origin}: "${raw}" is not an http(s) URL.`,
       'A base URL looks like https://api.example.com (or http://127.0.0.1:8080 for `pm serve`).',
     );
-  if (url.search || url.hash || text.includes('?') || text.includes('#'))
-    throw usageError(`${origin}: "${raw}" must not have a query or a fragment.`);
+  if (/[?#]/.test(text)) throw usageError(`${origin}: "${raw}" must not have a query or a fragment.`);
   return text.replace(/\/+$/, '');
 }
 
 export function parseTimeout(raw: string, origin: string): number {
-  const n = Number(raw.trim());
-  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
-    throw usageError(`${origin}: "${raw}" is not a positive number of seconds.`);
+  // Number() ignores surrounding white space, and reads blank text as 0.
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw usageError(`${origin}: "${raw}" is not a positive number of seconds.`);
   return n;
 }
 
@@ -198,7 +197,7 @@ function checkProfileFields(
 }
 
 /** Checks what a file held against the UserConfig shape; unknown keys become warnings. */
-export function checkConfig(raw: unknown, path: string, warnings: string[]): UserConfig {
+function checkConfig(raw: unknown, path: string, warnings: string[]): UserConfig {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw malformed(path, `the configuration must be an object of settings, not ${describe(raw)}.`);
   const { profiles, ...rest } = raw as Record<string, unknown>;
@@ -311,10 +310,10 @@ function untrusted(file: string): string | undefined {
 
 export interface ProjectSearch {
   /** The file found (also when it could not be loaded). */
-  path: string | undefined;
-  layer: Layer | undefined;
+  path?: string;
+  layer?: Layer;
   /** The load failure, when the file found is malformed. */
-  error: CliError | undefined;
+  error?: CliError;
 }
 
 /**
@@ -352,7 +351,7 @@ export async function searchProjectConfig(
         warnings.push(
           `${join(dir, name)} is not read: pm reads no executable config (it would run code found in a folder); put its settings in .pmrc.json`,
         );
-  if (!dirs.some(holdsCandidate)) return { path: undefined, layer: undefined, error: undefined };
+  if (!dirs.some(holdsCandidate)) return {};
   const { cosmiconfig, defaultLoaders } = await import('cosmiconfig');
   const loaders = Object.fromEntries(Object.entries(defaultLoaders).map(([ext, l]) => [ext, withoutImports(l)]));
   const explorer = cosmiconfig(MODULE, { searchPlaces: SEARCH_PLACES, searchStrategy: 'none', cache: false, loaders });
@@ -365,7 +364,7 @@ export async function searchProjectConfig(
       const file = typeof path === 'string' ? path : dir;
       const first =
         ((err as Error).message ?? String(err)).split('\n').find((l) => l.trim() && !l.includes(file)) ?? '';
-      return { path: file, layer: undefined, error: malformed(file, `could not be loaded: ${first.trim()}`, err) };
+      return { path: file, error: malformed(file, `could not be loaded: ${first.trim()}`, err) };
     }
     if (found && !found.isEmpty) {
       const why = untrusted(found.filepath);
@@ -375,13 +374,13 @@ export async function searchProjectConfig(
       }
       try {
         const config = checkConfig(found.config, found.filepath, warnings);
-        return { path: found.filepath, layer: { kind: 'project', path: found.filepath, config }, error: undefined };
+        return { path: found.filepath, layer: { kind: 'project', path: found.filepath, config } };
       } catch (err) {
-        return { path: found.filepath, layer: undefined, error: err as CliError };
+        return { path: found.filepath, error: err as CliError };
       }
     }
   }
-  return { path: undefined, layer: undefined, error: undefined };
+  return {};
 }
 
 function permissionWarning(layer: Layer): string | undefined {
@@ -495,8 +494,7 @@ export async function resolveTarget(
   opts: { allowNewProfile?: boolean } = {},
 ): Promise<Target> {
   const loaded = await loadConfig(deps);
-  const { layers } = loaded;
-  const warnings = [...loaded.warnings];
+  const { layers, warnings } = loaded;
   const { profile, source: profileSource } = activeProfile(flags, deps, layers, { allowNew: opts.allowNewProfile });
   const settings = layers.map((layer) => ({ layer, values: profileSettings(layer.config, profile) }));
   const where = (layer: Layer, key: string) =>
@@ -585,6 +583,6 @@ export async function resolveTarget(
     userConfigPath: loaded.userConfigPath,
     embedded,
     warnings,
-    ...(withTimeout ? { timeout: withTimeout.values.timeout as number } : {}),
+    timeout: withTimeout?.values.timeout,
   };
 }

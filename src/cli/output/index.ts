@@ -55,6 +55,8 @@ export interface PageInfo {
   page: number;
   perPage: number;
   totalPages: number;
+  /** How many pages a list fetched (several with --all); 1 when not given. */
+  fetchedPages?: number;
 }
 
 export interface ListPrinter {
@@ -65,7 +67,7 @@ export interface ListPrinter {
    * footer or the empty-list line on stderr. Await it: with --jq the output is written
    * asynchronously and a jq error rejects.
    */
-  end(info?: PageInfo & { fetchedPages?: number }): Promise<void>;
+  end(info?: PageInfo): Promise<void>;
 }
 
 // ------------------------------------------------------------------ flags -> spec
@@ -94,22 +96,13 @@ export function autoEmbeds(resource: ResourceDef, spec: OutputSpec): string[] {
   return table ? (resource.parents ?? []).map((p) => p.name) : [];
 }
 
-/** A table cell: a field's value, or the parent column's words. */
-function cellOf(
-  resource: ResourceDef,
-  defs: Map<string, FieldDef>,
-  r: Rec,
-  name: string,
-  times: TimeFormatter | undefined,
-): string {
-  if (name === PARENT_COLUMN && resource.parents?.length) {
-    for (const p of resource.parents) {
-      const uuid = (r[p.name] as { data?: { uuid?: unknown } | null } | undefined)?.data?.uuid;
-      if (typeof uuid === 'string') return `${p.name} ${uuid}`;
-    }
-    return '';
+/** The parent column's words: which parent, by its relation and uuid, or '' when none was embedded. */
+function parentCell(resource: ResourceDef, r: Rec): string {
+  for (const p of resource.parents ?? []) {
+    const uuid = (r[p.name] as { data?: { uuid?: unknown } | null } | undefined)?.data?.uuid;
+    if (typeof uuid === 'string') return `${p.name} ${uuid}`;
   }
-  return lineValue(defs.get(name), r[name], times);
+  return '';
 }
 
 /** A value on one line: local times on a terminal; piped, as sent and escaped as in TSV. */
@@ -223,7 +216,7 @@ function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Rec | undef
 const colors = (d: Display): ChalkInstance => new Chalk({ level: d.color ? 1 : 0 });
 
 /** The stderr line that ends a list on a terminal. */
-export function footer(resource: ResourceDef, count: number, info?: PageInfo & { fetchedPages?: number }): string {
+function footer(resource: ResourceDef, count: number, info?: PageInfo): string {
   if (count === 0) {
     if (info && info.total > 0 && info.page > info.totalPages)
       return `No ${resource.plural} on page ${info.page}: there ${info.totalPages === 1 ? 'is 1 page' : `are ${info.totalPages} pages`}.\n`;
@@ -285,21 +278,19 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
   };
 }
 
-function pipedTableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
-  const defs = fieldMap(resource);
-  const columns = spec.fields ?? defaultColumns(resource);
-  return lineSink(d, (r) => `${columns.map((c) => cellOf(resource, defs, r, c, undefined)).join('\t')}\n`);
-}
-
-function terminalTableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
+/** Piped, a line per record as records come; on a terminal, rows kept until the column widths are known. */
+function tableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   const defs = fieldMap(resource);
   const names = spec.fields ?? defaultColumns(resource);
-  const times = new TimeFormatter(d.timeZone);
+  const times = d.tty ? new TimeFormatter(d.timeZone) : undefined;
+  const row = (r: Rec) =>
+    names.map((n) => (n === PARENT_COLUMN ? parentCell(resource, r) : lineValue(defs.get(n), r[n], times)));
+  if (!d.tty) return lineSink(d, (r) => `${row(r).join('\t')}\n`);
   const c = colors(d);
   const rows: string[][] = [];
   return {
     add(records) {
-      for (const r of records) rows.push(names.map((n) => cellOf(resource, defs, r, n, times)));
+      for (const r of records) rows.push(row(r));
     },
     end() {
       if (!rows.length) return;
@@ -349,7 +340,7 @@ function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
     case 'tsv':
       return delimitedSink(resource, spec, d, spec.format === 'csv' ? ',' : '\t');
     default:
-      return d.tty ? terminalTableSink(resource, spec, d) : pipedTableSink(resource, spec, d);
+      return tableSink(resource, spec, d);
   }
 }
 
