@@ -251,7 +251,6 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
   addInputFlags(cmd, r, 'create');
   for (const parent of r.parents ?? [])
     cmd.option(`--${parent.name} <uuid>`, `the ${resourceByPath(parent.target).singular} it belongs to`);
-  const textFlag = r.textInput && `${r.textInput}_file`;
   if (r.textInput) cmd.option(`--${r.textInput}-file <file>`, `read the ${r.textInput} from a file (- for stdin)`);
   addBulkFlags(cmd, 'create');
   addOutputFlags(cmd);
@@ -262,7 +261,7 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
     bulkFlagsAlone(flags);
     let parent: ParentOption | undefined;
     if (r.parents) {
-      const [p, ...more] = r.parents.filter((p) => flags[optKey(p.name)] !== undefined);
+      const [p, ...more] = r.parents.filter((x) => flags[optKey(x.name)] !== undefined);
       const names = r.parents.map((p) => `--${p.name}`).join(' or ');
       if (!p || more.length)
         throw usageError(p ? `give only one of ${names}.` : `a ${r.singular} belongs to a parent: give ${names}.`);
@@ -271,7 +270,7 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
     return runs.create({
       ...writeOptions(f, r, flags),
       parent,
-      textFile: textFlag ? str(flags[optKey(textFlag)]) : undefined,
+      textFile: r.textInput ? str(flags[optKey(`${r.textInput}_file`)]) : undefined,
     });
   });
 }
