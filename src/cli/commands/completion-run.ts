@@ -55,19 +55,21 @@ interface Context {
   readonly resource: ResourceDef | undefined;
   readonly positionals: readonly string[];
   readonly used: ReadonlySet<Option>;
-  readonly globals: { baseUrl?: string; profile?: string };
+  readonly globals: Pick<GlobalOptions, 'baseUrl' | 'profile'>;
   readonly deps: Deps;
 }
 
+/** Whether the words name the top-level command `name` (`pm api …`, `pm help …`). */
+const isTop = (ctx: Context, name: string): boolean => ctx.cmd.parent === ctx.root && ctx.cmd.name() === name;
 const takesValue = (o: Option): boolean => o.required || o.optional;
 const repeatable = (o: Option): boolean => o.variadic || (o.parseArg !== undefined && !o.argChoices);
 
+/** The option `flag` names, the nearest command's first (as commander reads them). */
 function findOption(chain: readonly Command[], flag: string): Option | undefined {
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const o = (chain[i] as Command).options.find((x) => x.long === flag || x.short === flag);
-    if (o) return o;
-  }
-  return undefined;
+  return [...chain]
+    .reverse()
+    .flatMap((c) => c.options)
+    .find((o) => o.long === flag || o.short === flag);
 }
 
 /** Completes the last of `words` (the words after "pm"). */
@@ -76,7 +78,7 @@ export async function complete(root: Command, words: readonly string[], deps: De
   let cmd = root;
   const positionals: string[] = [];
   const used = new Set<Option>();
-  const globals: { baseUrl?: string; profile?: string } = {};
+  const globals: Context['globals'] = {};
   let pending: Option | undefined;
   let afterDashDash = false;
   const setGlobal = (o: Option, v: string) => {
@@ -138,7 +140,8 @@ export async function complete(root: Command, words: readonly string[], deps: De
   const subs = positionals.length === 0 && !afterDashDash ? commandCandidates(cmd) : [];
   if (subs.length) return filter({ candidates: subs }, cur);
   const args = filter(await argumentValues(ctx, cur), cur);
-  if (args.candidates.length || args.files || wantsArgument(ctx)) return args;
+  // A positional argument the command needs (a uuid, a shell…) is offered alone, even with no values.
+  if (args.candidates.length || args.files || cmd.registeredArguments[positionals.length]?.required) return args;
   // Nothing else to offer: the flags, so that a bare TAB shows what the command takes.
   return cur === '' ? { candidates: flagCandidates(ctx) } : NONE;
 }
@@ -165,8 +168,7 @@ function flagCandidates(ctx: Context): Candidate[] {
   const out: Candidate[] = [];
   const seen = new Set<string>();
   const usedKeys = new Set([...ctx.used].filter((o) => !repeatable(o)).map((o) => o.attributeName()));
-  for (let i = ctx.chain.length - 1; i >= 0; i--) {
-    const c = ctx.chain[i] as Command;
+  for (const c of [...ctx.chain].reverse()) {
     for (const o of c.options) {
       const name = o.long ?? o.short;
       if (!name || o.hidden || seen.has(name)) continue;
@@ -183,16 +185,11 @@ function flagCandidates(ctx: Context): Candidate[] {
 
 // ------------------------------------------------------------------ values
 
-/** Whether the command still needs a positional argument here (a uuid, a shell…). */
-function wantsArgument(ctx: Context): boolean {
-  return ctx.cmd.registeredArguments[ctx.positionals.length]?.required === true;
-}
-
 /** The values of a positional argument. */
 async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
-  const { cmd, root } = ctx;
-  if (cmd.parent === root && cmd.name() === 'help') return helpValues(ctx);
-  if (isApi(ctx)) {
+  const { cmd } = ctx;
+  if (isTop(ctx, 'help')) return helpValues(ctx);
+  if (isTop(ctx, 'api')) {
     const map = await apiMap(ctx);
     if (ctx.positionals.length === 0) return methodValues(map, cur);
     if (ctx.positionals.length === 1)
@@ -214,7 +211,7 @@ async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
   return NONE;
 }
 
-async function helpValues(ctx: Context): Promise<Completions> {
+function helpValues(ctx: Context): Completions {
   const at = commandAt(ctx.root, ctx.positionals);
   if (!at) return NONE;
   const commands = commandCandidates(at).filter((c) => !(at === ctx.root && c.value === 'help'));
@@ -265,8 +262,9 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   const placeholder = /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1] ?? '';
   const now = ctx.deps.now();
   if (o.argChoices) return valuesOf(o.argChoices);
-  if (long === '--profile' && ctx.root.options.includes(o)) return profiles(ctx);
-  if (long === '--field' && isApi(ctx)) {
+  if (long === '--profile' && ctx.root.options.includes(o))
+    return valuesOf(knownProfiles((await within(loadConfig(ctx.deps), TIMEOUT_MS)).layers));
+  if (long === '--field' && isTop(ctx, 'api')) {
     const [method = '', path = ''] = ctx.positionals;
     return fieldValues(await apiMap(ctx), method, path, cur);
   }
@@ -311,14 +309,7 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   return candidates ? { candidates } : NONE;
 }
 
-async function profiles(ctx: Context): Promise<Completions> {
-  const loaded = await within(loadConfig(ctx.deps), TIMEOUT_MS);
-  return valuesOf(knownProfiles(loaded.layers));
-}
-
 // ------------------------------------------------------------------ from the API, cached
-
-const isApi = (ctx: Context) => ctx.cmd.parent === ctx.root && ctx.cmd.name() === 'api';
 
 /**
  * The paths and methods of the API: from the server's /openapi.json where it serves one (cached
@@ -384,21 +375,20 @@ async function cached<T = Candidate[]>(
   none: T = [] as T,
 ): Promise<T> {
   const { deps, globals } = ctx;
-  const env = deps.env;
   const key = createHash('sha256')
     .update(
       JSON.stringify([
         kind,
         globals.baseUrl ?? '',
         globals.profile ?? '',
-        ...CACHE_KEY_ENV.map((name) => env[name] ?? ''),
+        ...CACHE_KEY_ENV.map((name) => deps.env[name] ?? ''),
         deps.home,
         deps.cwd,
       ]),
     )
     .digest('hex')
     .slice(0, 32);
-  const dir = join(cacheDir(env, deps.home), 'completion');
+  const dir = join(cacheDir(deps.env, deps.home), 'completion');
   const file = join(dir, `${key}.json`);
   const now = deps.now();
   try {

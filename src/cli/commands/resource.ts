@@ -185,6 +185,11 @@ function sortOf(r: ResourceDef, value: unknown): SortKey[] | undefined {
   return keys;
 }
 
+/** What create and update read alike: every flag, --data, --dry-run and the output flags. */
+function writeOptions(f: Factory, r: ResourceDef, flags: Flags): WriteOptions {
+  return { f, resource: r, flags, data: str(flags.data), dryRun: flags.dryRun === true, output: outputFlagsOf(flags) };
+}
+
 function addEmbedFlag(cmd: Command, r: ResourceDef): void {
   if (r.embeds?.length) cmd.option('--embed <names>', `embed related data: ${r.embeds.join(', ')}`);
 }
@@ -246,7 +251,6 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
   addInputFlags(cmd, r, 'create');
   for (const parent of r.parents ?? [])
     cmd.option(`--${parent.name} <uuid>`, `the ${resourceByPath(parent.target).singular} it belongs to`);
-  const textFlag = r.textInput && `${r.textInput}_file`;
   if (r.textInput) cmd.option(`--${r.textInput}-file <file>`, `read the ${r.textInput} from a file (- for stdin)`);
   addBulkFlags(cmd, 'create');
   addOutputFlags(cmd);
@@ -257,24 +261,16 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
     bulkFlagsAlone(flags);
     let parent: ParentOption | undefined;
     if (r.parents) {
-      const given = r.parents.filter((p) => flags[optKey(p.name)] !== undefined);
+      const [p, ...more] = r.parents.filter((x) => flags[optKey(x.name)] !== undefined);
       const names = r.parents.map((p) => `--${p.name}`).join(' or ');
-      if (given.length !== 1)
-        throw usageError(
-          given.length ? `give only one of ${names}.` : `a ${r.singular} belongs to a parent: give ${names}.`,
-        );
-      const p = given[0] as NonNullable<ResourceDef['parents']>[number];
+      if (!p || more.length)
+        throw usageError(p ? `give only one of ${names}.` : `a ${r.singular} belongs to a parent: give ${names}.`);
       parent = { resource: p.target, uuid: checkUuid(String(flags[optKey(p.name)]), `--${p.name}`) };
     }
     return runs.create({
-      f,
-      resource: r,
-      flags,
-      data: str(flags.data),
+      ...writeOptions(f, r, flags),
       parent,
-      textFile: textFlag ? str(flags[optKey(textFlag)]) : undefined,
-      dryRun: flags.dryRun === true,
-      output: outputFlagsOf(flags),
+      textFile: r.textInput ? str(flags[optKey(`${r.textInput}_file`)]) : undefined,
     });
   });
 }
@@ -294,15 +290,7 @@ export function newCmdUpdate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'updat
     }
     if (uuid === undefined) throw usageError('missing <uuid> (or --from-file with records that carry their uuid).');
     bulkFlagsAlone(flags);
-    return runs.update({
-      f,
-      resource: r,
-      uuid: checkUuid(uuid, '<uuid>'),
-      flags,
-      data: str(flags.data),
-      dryRun: flags.dryRun === true,
-      output: outputFlagsOf(flags),
-    });
+    return runs.update({ ...writeOptions(f, r, flags), uuid: checkUuid(uuid, '<uuid>') });
   });
 }
 
