@@ -250,7 +250,8 @@ function point(r: Result, c: Result['start'], now: DateTime, zone: Zone): Point 
   const tags = r.tags();
   const date = { year: c.get('year') as number, month: c.get('month') as number, day: c.get('day') as number };
   let day = luxon().DateTime.fromObject(date, { zone });
-  const weekdayOnly = c.isCertain('weekday') && !c.isCertain('day') && !c.isCertain('month');
+  // A weekday with no "next", "last" and such before it.
+  const weekdayOnly = c.isCertain('weekday') && !c.isCertain('day') && !c.isCertain('month') && !MODIFIER.test(r.text);
   const timeOnly =
     !c.isCertain('day') &&
     !c.isCertain('weekday') &&
@@ -259,7 +260,7 @@ function point(r: Result, c: Result['start'], now: DateTime, zone: Zone): Point 
   const timed = c.isCertain('hour') || TIME_OF_DAY.test(r.text);
   if (!timed) {
     // A weekday alone is the next one (today counts): "friday" on a Saturday is six days ahead.
-    if (weekdayOnly && !MODIFIER.test(r.text) && day < now.startOf('day')) day = day.plus({ weeks: 1 });
+    if (weekdayOnly && day < now.startOf('day')) day = day.plus({ weeks: 1 });
     return { day };
   }
   const wall: Wall = {
@@ -279,7 +280,7 @@ function point(r: Result, c: Result['start'], now: DateTime, zone: Zone): Point 
       ? wallToMillis(wall, zone)
       : Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) - fixedOffset * 60_000;
   // A time alone, or a weekday and time, already past: the next one.
-  if (at < now.toMillis() && (timeOnly || (weekdayOnly && !MODIFIER.test(r.text)))) {
+  if (at < now.toMillis() && (timeOnly || weekdayOnly)) {
     const next = luxon()
       .DateTime.fromMillis(at, { zone })
       .plus(timeOnly ? { days: 1 } : { weeks: 1 });
@@ -448,7 +449,6 @@ export function parseHumanDuration(text: string): Duration {
   const words = new RegExp(`^${COUNT}\\s*${UNIT}$`).exec(s);
   if (words)
     return luxon().Duration.fromObject({ [UNIT_WORDS[words[2] as string] as string]: count(words[1] as string) });
-  if (/^(?:\d+\s*[a-z]+\s*)+$/.test(s) && SHORTHAND.test(`+${s}`))
-    return luxon().Duration.fromObject(shorthand('+', s));
+  if (SHORTHAND.test(`+${s}`)) return luxon().Duration.fromObject(shorthand('+', s));
   throw new HumanDateError(`"${raw}" is not a length of time I understand; try "P7D", "2 weeks", "10d"`);
 }
