@@ -173,6 +173,8 @@ const COUNTED = new RegExp(`^(?:in\\s+${COUNT}\\s+${UNIT}|${COUNT}\\s+${UNIT}\\s
 const ROLLING = new RegExp(`^(last|past|previous|next|coming)\\s+(?:${COUNT}\\s+)?${UNIT}$`);
 /** `this week`, `last month`, `next year`: calendar periods. */
 const CALENDAR = /^(this|current|last|previous|next)\s+(day|week|month|year)$/;
+/** Which way each first word of ROLLING and CALENDAR points from now. */
+const DIRECTION: Record<string, number> = { this: 0, current: 0, last: -1, past: -1, previous: -1, next: 1, coming: 1 };
 
 /** `in 3 days`, `2 hours ago`: the instant it names, and whether its unit is a clock's (no whole day). */
 function countFromNow(s: string, now: DateTime): { to: DateTime; clock: boolean } | undefined {
@@ -408,17 +410,15 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   if (m) return rolling(now.plus(shorthand(m[1] as string, m[2] as string)));
   m = ROLLING.exec(s);
   if (m) {
-    const back = ['last', 'past', 'previous'].includes(m[1] as string);
     const unit = UNIT_WORDS[m[3] as string] as string;
     // "last week" without a number is the calendar week; "past week" is the 7 days up to now.
     if (m[2] !== undefined || m[1] === 'past' || m[1] === 'coming')
-      return rolling(now.plus({ [unit]: (back ? -1 : 1) * count(m[2] ?? '1') }));
+      return rolling(now.plus({ [unit]: (DIRECTION[m[1] as string] as number) * count(m[2] ?? '1') }));
   }
   m = CALENDAR.exec(s);
   if (m) {
     const unit = m[2] as 'day' | 'week' | 'month' | 'year';
-    const shift = m[1] === 'next' ? 1 : m[1] === 'last' || m[1] === 'previous' ? -1 : 0;
-    const start = now.startOf(unit).plus({ [`${unit}s`]: shift });
+    const start = now.startOf(unit).plus({ [`${unit}s`]: DIRECTION[m[1] as string] });
     return interval(start.toMillis(), start.plus({ [`${unit}s`]: 1 }).toMillis());
   }
   const counted = countFromNow(s, now);
