@@ -7,6 +7,7 @@
  *
  * Pure but for the clock, which is injected (tests use a fake one).
  */
+import type { ResponseLike } from './errors.js';
 
 export interface PacerClock {
   now(): number;
@@ -54,10 +55,7 @@ export interface Ticket {
 }
 
 /** What the pacer reads from a response. */
-export interface PacerResponse {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-}
+export type PacerResponse = Pick<ResponseLike, 'status' | 'headers'>;
 
 interface Window {
   readonly limit: number | undefined;
