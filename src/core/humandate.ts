@@ -252,13 +252,10 @@ function point(r: Result, c: Result['start'], now: DateTime, zone: Zone): Point 
   const tags = r.tags();
   const date = { year: c.get('year') as number, month: c.get('month') as number, day: c.get('day') as number };
   let day = luxon().DateTime.fromObject(date, { zone });
+  const noDayOrMonth = !c.isCertain('day') && !c.isCertain('month');
   // A weekday with no "next", "last" and such before it.
-  const weekdayOnly = c.isCertain('weekday') && !c.isCertain('day') && !c.isCertain('month') && !MODIFIER.test(r.text);
-  const timeOnly =
-    !c.isCertain('day') &&
-    !c.isCertain('weekday') &&
-    !c.isCertain('month') &&
-    ![...tags].some((t) => t.startsWith('casualReference/'));
+  const weekdayOnly = noDayOrMonth && c.isCertain('weekday') && !MODIFIER.test(r.text);
+  const timeOnly = noDayOrMonth && !c.isCertain('weekday') && ![...tags].some((t) => t.startsWith('casualReference/'));
   const timed = c.isCertain('hour') || TIME_OF_DAY.test(r.text);
   if (!timed) {
     // A weekday alone is the next one (today counts): "friday" on a Saturday is six days ahead.
