@@ -70,7 +70,6 @@ export interface HttpResponse extends ResponseLike {
 export interface RequestOptions {
   readonly query?: URLSearchParams | undefined;
   readonly body?: unknown;
-  readonly headers?: Record<string, string>;
   /** Return a 2xx whose body is unusable with `problem` set, instead of failing. */
   readonly tolerateBody?: boolean;
 }
@@ -144,12 +143,8 @@ export class HttpClient {
   }
 
   /** Request headers, with the token in place; `redacted` for traces and dry runs. */
-  headers(withBody: boolean, redacted = false, extra: Record<string, string> = {}): Record<string, string> {
-    const h: Record<string, string> = {
-      accept: 'application/json',
-      'user-agent': this.options.userAgent ?? 'pm',
-      ...extra,
-    };
+  headers(withBody: boolean, redacted = false): Record<string, string> {
+    const h: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent ?? 'pm' };
     if (withBody) h['content-type'] = 'application/json';
     if (this.options.token) h.authorization = redacted ? 'Bearer ***' : `Bearer ${this.options.token}`;
     return h;
@@ -175,12 +170,12 @@ export class HttpClient {
       const ticket = this.pacer ? await this.pacer.acquire(signal) : undefined;
       if (debug) {
         debug(`> ${method} ${printableUrl(url.toString())}${attempt > 1 ? `  (attempt ${attempt} of ${max})` : ''}`);
-        for (const [k, v] of Object.entries(this.headers(hasBody, true, opts.headers))) debug(`> ${k}: ${v}`);
+        for (const [k, v] of Object.entries(this.headers(hasBody, true))) debug(`> ${k}: ${v}`);
         if (payload) debug(`> ${clip(payload)}`);
       }
       let raw: Raw;
       try {
-        raw = await this.once(method, url, payload, opts.headers);
+        raw = await this.once(method, url, payload);
       } catch (e) {
         if (ticket) this.pacer?.release(ticket);
         // Only the caller's signal interrupts: undici also calls a proxy's refusal an AbortError.
@@ -284,12 +279,7 @@ export class HttpClient {
   }
 
   /** One attempt: send, and read the whole answer (up to the size limit). */
-  private async once(
-    method: string,
-    url: URL,
-    payload: string | undefined,
-    extra: Record<string, string> | undefined,
-  ): Promise<Raw> {
+  private async once(method: string, url: URL, payload: string | undefined): Promise<Raw> {
     const dispatcher = await this.getDispatcher();
     const started = Date.now();
     // --timeout is a deadline for the whole answer, not only for each read: a server trickling a
@@ -308,7 +298,7 @@ export class HttpClient {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: method as Dispatcher.HttpMethod,
-        headers: this.headers(payload !== undefined, false, extra),
+        headers: this.headers(payload !== undefined),
         ...(payload !== undefined ? { body: payload } : {}),
         signal: user ? AbortSignal.any([user, deadline.signal]) : deadline.signal,
       });

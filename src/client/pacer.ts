@@ -7,6 +7,7 @@
  *
  * Pure but for the clock, which is injected (tests use a fake one).
  */
+import type { ResponseLike } from './errors.js';
 
 export interface PacerClock {
   now(): number;
@@ -54,10 +55,7 @@ export interface Ticket {
 }
 
 /** What the pacer reads from a response. */
-export interface PacerResponse {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-}
+export type PacerResponse = Pick<ResponseLike, 'status' | 'headers'>;
 
 interface Window {
   readonly limit: number | undefined;
@@ -96,14 +94,15 @@ export class Pacer {
   private readonly maxWaitMs: number;
   private lastNotice: number | undefined;
   private seq = 0;
-  /** Requests sent and not answered yet: seq -> sent at. */
-  private readonly inflight = new Map<number, number>();
+  /** Requests sent and not answered yet. */
+  private readonly inflight = new Set<Ticket>();
   /** Has any answer come back yet? Until one has, one request at a time. */
   private answered = false;
   private window: Window | undefined;
   private blockedUntil = 0;
   /** Estimated server clock minus local clock, when they differ by more than a second or two. */
   private skew: number | undefined;
+  /** The waiting acquire() calls: release() wakes them all. */
   private wake: (() => void)[] = [];
   private lastSaid = '';
 
@@ -118,11 +117,9 @@ export class Pacer {
     return this.inflight.size;
   }
 
-  /** What the pacer knows of the current window, for progress displays and tests. */
-  get state(): { limit?: number; remaining?: number; resetAt?: number; blockedUntil?: number } {
-    const w = this.window;
-    const blockedUntil = this.blockedUntil > this.clock.now() ? this.blockedUntil : undefined;
-    return { limit: w?.limit, remaining: w?.remaining, resetAt: w?.resetAt, blockedUntil };
+  /** What the pacer knows of the current window, for tests. */
+  get state(): Partial<Window> {
+    return this.window ?? {};
   }
 
   /**
@@ -138,7 +135,7 @@ export class Pacer {
     const opensAt = w.resetAt + this.marginMs;
     if (now >= opensAt) {
       // A new window: one request until its answer tells the room in it.
-      for (const sentAt of this.inflight.values()) if (sentAt >= opensAt) return WAIT_FOR_ANSWER;
+      for (const t of this.inflight) if (t.sentAt >= opensAt) return WAIT_FOR_ANSWER;
       return 0;
     }
     // Every request in flight may still be counted against the room: even one sent before the
@@ -159,7 +156,7 @@ export class Pacer {
       }
       if (d <= 0) {
         const t: Ticket = { seq: ++this.seq, sentAt: this.clock.now() };
-        this.inflight.set(t.seq, t.sentAt);
+        this.inflight.add(t);
         return t;
       }
       if (d !== WAIT_FOR_ANSWER) {
@@ -174,7 +171,7 @@ export class Pacer {
         if (d >= 1000 && this.opts.notice && until !== this.lastNotice) {
           this.lastNotice = until;
           this.opts.notice(
-            `waiting ${Math.ceil(d / 1000)} s: rate limit${this.window?.limit !== undefined ? ` ${this.window.limit} per window` : ''} (${why})`,
+            `waiting ${Math.ceil(d / 1000)} s: rate limit${w?.limit !== undefined ? ` ${w.limit} per window` : ''} (${why})`,
           );
         }
       }
@@ -184,13 +181,13 @@ export class Pacer {
 
   /** The request is done: `res` is its answer, or undefined when it got none. */
   release(t: Ticket, res?: PacerResponse): void {
-    this.inflight.delete(t.seq);
+    this.inflight.delete(t);
     // No answer (a network error) teaches nothing; the next request may try.
     if (res) {
       this.answered = true;
       this.observe(t, res);
     }
-    this.notify();
+    for (const wake of this.wake.splice(0)) wake();
   }
 
   private observe(t: Ticket, res: PacerResponse): void {
@@ -226,13 +223,7 @@ export class Pacer {
     if (newer) this.window = { limit, remaining, resetAt, seq: t.seq, assumed };
   }
 
-  private notify(): void {
-    const waiting = this.wake;
-    this.wake = [];
-    for (const f of waiting) f();
-  }
-
-  /** Waits `ms` (Infinity: no timer), or less: an answer (notify) or the caller's signal ends it. */
+  /** Waits `ms` (Infinity: no timer), or less: an answer (release) or the caller's signal ends it. */
   private async waitFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const inner = new AbortController();
     const stop = () => inner.abort();

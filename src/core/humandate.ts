@@ -173,6 +173,8 @@ const COUNTED = new RegExp(`^(?:in\\s+${COUNT}\\s+${UNIT}|${COUNT}\\s+${UNIT}\\s
 const ROLLING = new RegExp(`^(last|past|previous|next|coming)\\s+(?:${COUNT}\\s+)?${UNIT}$`);
 /** `this week`, `last month`, `next year`: calendar periods. */
 const CALENDAR = /^(this|current|last|previous|next)\s+(day|week|month|year)$/;
+/** Which way each first word of ROLLING and CALENDAR points from now. */
+const DIRECTION: Record<string, number> = { this: 0, current: 0, last: -1, past: -1, previous: -1, next: 1, coming: 1 };
 
 /** `in 3 days`, `2 hours ago`: the instant it names, and whether its unit is a clock's (no whole day). */
 function countFromNow(s: string, now: DateTime): { to: DateTime; clock: boolean } | undefined {
@@ -250,16 +252,14 @@ function point(r: Result, c: Result['start'], now: DateTime, zone: Zone): Point 
   const tags = r.tags();
   const date = { year: c.get('year') as number, month: c.get('month') as number, day: c.get('day') as number };
   let day = luxon().DateTime.fromObject(date, { zone });
-  const weekdayOnly = c.isCertain('weekday') && !c.isCertain('day') && !c.isCertain('month');
-  const timeOnly =
-    !c.isCertain('day') &&
-    !c.isCertain('weekday') &&
-    !c.isCertain('month') &&
-    ![...tags].some((t) => t.startsWith('casualReference/'));
+  const noDayOrMonth = !c.isCertain('day') && !c.isCertain('month');
+  // A weekday with no "next", "last" and such before it.
+  const weekdayOnly = noDayOrMonth && c.isCertain('weekday') && !MODIFIER.test(r.text);
+  const timeOnly = noDayOrMonth && !c.isCertain('weekday') && ![...tags].some((t) => t.startsWith('casualReference/'));
   const timed = c.isCertain('hour') || TIME_OF_DAY.test(r.text);
   if (!timed) {
     // A weekday alone is the next one (today counts): "friday" on a Saturday is six days ahead.
-    if (weekdayOnly && !MODIFIER.test(r.text) && day < now.startOf('day')) day = day.plus({ weeks: 1 });
+    if (weekdayOnly && day < now.startOf('day')) day = day.plus({ weeks: 1 });
     return { day };
   }
   const wall: Wall = {
@@ -279,7 +279,7 @@ function point(r: Result, c: Result['start'], now: DateTime, zone: Zone): Point 
       ? wallToMillis(wall, zone)
       : Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) - fixedOffset * 60_000;
   // A time alone, or a weekday and time, already past: the next one.
-  if (at < now.toMillis() && (timeOnly || (weekdayOnly && !MODIFIER.test(r.text)))) {
+  if (at < now.toMillis() && (timeOnly || weekdayOnly)) {
     const next = luxon()
       .DateTime.fromMillis(at, { zone })
       .plus(timeOnly ? { days: 1 } : { weeks: 1 });
@@ -407,17 +407,15 @@ export function parseHumanRange(text: string, opts: HumanDateOptions): string {
   if (m) return rolling(now.plus(shorthand(m[1] as string, m[2] as string)));
   m = ROLLING.exec(s);
   if (m) {
-    const back = ['last', 'past', 'previous'].includes(m[1] as string);
     const unit = UNIT_WORDS[m[3] as string] as string;
     // "last week" without a number is the calendar week; "past week" is the 7 days up to now.
     if (m[2] !== undefined || m[1] === 'past' || m[1] === 'coming')
-      return rolling(now.plus({ [unit]: (back ? -1 : 1) * count(m[2] ?? '1') }));
+      return rolling(now.plus({ [unit]: (DIRECTION[m[1] as string] as number) * count(m[2] ?? '1') }));
   }
   m = CALENDAR.exec(s);
   if (m) {
     const unit = m[2] as 'day' | 'week' | 'month' | 'year';
-    const shift = m[1] === 'next' ? 1 : m[1] === 'last' || m[1] === 'previous' ? -1 : 0;
-    const start = now.startOf(unit).plus({ [`${unit}s`]: shift });
+    const start = now.startOf(unit).plus({ [`${unit}s`]: DIRECTION[m[1] as string] });
     return interval(start.toMillis(), start.plus({ [`${unit}s`]: 1 }).toMillis());
   }
   const counted = countFromNow(s, now);
@@ -448,7 +446,6 @@ export function parseHumanDuration(text: string): Duration {
   const words = new RegExp(`^${COUNT}\\s*${UNIT}$`).exec(s);
   if (words)
     return luxon().Duration.fromObject({ [UNIT_WORDS[words[2] as string] as string]: count(words[1] as string) });
-  if (/^(?:\d+\s*[a-z]+\s*)+$/.test(s) && SHORTHAND.test(`+${s}`))
-    return luxon().Duration.fromObject(shorthand('+', s));
+  if (SHORTHAND.test(`+${s}`)) return luxon().Duration.fromObject(shorthand('+', s));
   throw new HumanDateError(`"${raw}" is not a length of time I understand; try "P7D", "2 weeks", "10d"`);
 }
