@@ -75,8 +75,7 @@ export async function startServer(
 }
 
 async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteStore>> {
-  const now = opts.now ?? Date.now;
-  const store = opts.store ?? openStore(opts.dataFile, now);
+  const store = opts.store ?? openStore(opts.dataFile, opts.now);
   let createdToken: string | undefined;
   try {
     // A damaged file is refused at the start, not answered with a 500 to every request.
@@ -87,7 +86,7 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
     if (!opts.store) store.close();
     throw e;
   }
-  const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, now) : undefined;
+  const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, opts.now) : undefined;
   const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
   const answering = pool ? withReaders(store, pool, opts.threadedFrom) : store;
   const started = { store, createdToken, createdAccount: createdToken !== undefined };
@@ -95,8 +94,7 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
 }
 
 async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {
-  const now = opts.now ?? Date.now;
-  const store = opts.store ?? (await openPostgres(opts.database, { poolSize: opts.poolSize, now }));
+  const store = opts.store ?? (await openPostgres(opts.database, { poolSize: opts.poolSize, now: opts.now }));
   let createdAccount: boolean;
   try {
     createdAccount = await store.ensureAccount();
@@ -105,7 +103,7 @@ async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServ
     throw e;
   }
   const { PgRateLimiter } = await import('./postgres/ratelimit.js');
-  const limiter = opts.rateLimit ? new PgRateLimiter(store.db, opts.rateLimit, now) : undefined;
+  const limiter = opts.rateLimit ? new PgRateLimiter(store.db, opts.rateLimit, opts.now) : undefined;
   return listen(opts, { store, createdToken: undefined, createdAccount }, store, limiter);
 }
 
@@ -122,7 +120,7 @@ async function listen<S extends Store>(
     if (!opts.store) await started.store.close();
     await closeMore?.();
   };
-  const api = createApi({ store: answering, now: opts.now ?? Date.now, rateLimiter, logError: opts.logError });
+  const api = createApi({ store: answering, now: opts.now, rateLimiter, logError: opts.logError });
   const host = opts.host ?? '127.0.0.1';
   const server = createHttpServer(api, opts);
   await new Promise<void>((resolve, reject) => {
