@@ -113,9 +113,7 @@ function drain(req: IncomingMessage): void {
  */
 function requestUrl(req: IncomingMessage, publicUrl?: string): string | undefined {
   const target = req.url ?? '';
-  const backslash = target.indexOf('\\');
-  const query = target.indexOf('?');
-  if (backslash !== -1 && (query === -1 || backslash < query)) return undefined;
+  if (target.split('?', 1)[0]?.includes('\\')) return undefined;
   try {
     const absolute = /^https?:\/\//i.test(target) ? new URL(target) : undefined;
     if (publicUrl !== undefined) {
