@@ -305,8 +305,6 @@ function singleQuery(url: URL, r: ResourceDef, allowEmbed: boolean): string[] {
   return embed;
 }
 
-const embedNames = (v: string) => v.split(',').map((s) => s.trim());
-
 /** 403 naming the scopes the token lacks. */
 function requireScopes(p: Principal, scopes: readonly string[]): void {
   const missing = scopes.filter((s) => !p.scopes.has(s));
@@ -319,7 +317,7 @@ function requireScopes(p: Principal, scopes: readonly string[]): void {
  * values custom-fields.read, a note's property properties.read. Read leniently (unknown names are refused later, as a 400).
  */
 function embedScopes(url: URL, r: ResourceDef): string[] {
-  const names = url.searchParams.getAll('embed').flatMap(embedNames);
+  const names = url.searchParams.getAll('embed').flatMap((v) => v.split(',').map((s) => s.trim()));
   const scopes: string[] = [];
   if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) scopes.push(`${CUSTOM_FIELDS.scope}.read`);
   for (const l of linksOf(r)) if (names.includes(l.name)) scopes.push(`${resourceByPath(l.target).scope}.read`);
@@ -350,7 +348,6 @@ function relationScopes(url: URL, r: ResourceDef): string[] {
 
 /** A path segment, percent-decoded: a run of escapes that is not valid UTF-8 stays as it is. */
 function decodeSegment(segment: string): string {
-  if (!segment.includes('%')) return segment;
   return segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
     try {
       return decodeURIComponent(run);
