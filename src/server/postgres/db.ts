@@ -29,8 +29,6 @@ export const RETRY_AFTER_S = 5;
 /** The key of the advisory lock migrations run under (any constant of pm's own). */
 const MIGRATION_LOCK = 7_340_130_013;
 
-const load = () => createRequire(import.meta.url)('pg') as typeof PG;
-
 /** `?` placeholders as PostgreSQL's `$1, $2...` (pm's SQL has no `?` in literals). */
 export function numbered(sql: string): string {
   let n = 0;
@@ -116,7 +114,7 @@ export function libpqUrl(url: string): string {
 
 /** Opens a pool on the database at `url` (not yet connected: `migrate` connects first). */
 export function openPg(opts: PgOptions): PgDatabase {
-  const pg = load();
+  const pg = createRequire(import.meta.url)('pg') as typeof PG;
   const pool = new pg.Pool({
     connectionString: libpqUrl(opts.url),
     max: opts.poolSize ?? DEFAULT_POOL_SIZE,
