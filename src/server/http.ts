@@ -116,13 +116,12 @@ function requestUrl(req: IncomingMessage, publicUrl?: string): string | undefine
   if (target.split('?', 1)[0]?.includes('\\')) return undefined;
   try {
     const absolute = /^https?:\/\//i.test(target) ? new URL(target) : undefined;
-    if (publicUrl !== undefined) {
-      if (!absolute && !target.startsWith('/')) return undefined;
+    if (!absolute && !target.startsWith('/')) return undefined;
+    if (publicUrl !== undefined)
       return new URL(absolute ? `${absolute.pathname}${absolute.search}` : target, publicUrl).href;
-    }
     if (absolute) return absolute.href;
     const host = req.headers.host;
-    if (!host || !target.startsWith('/')) return undefined;
+    if (!host) return undefined;
     const url = new URL(`http://${host}${target}`);
     const hostOnly = url.hostname.length === host.length || url.hostname === host.replace(/:\d+$/, '');
     return hostOnly ? url.href : undefined;
