@@ -95,13 +95,10 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
 
 async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {
   const store = opts.store ?? (await openPostgres(opts.database, { poolSize: opts.poolSize, now: opts.now }));
-  let createdAccount: boolean;
-  try {
-    createdAccount = await store.ensureAccount();
-  } catch (e) {
+  const createdAccount = await store.ensureAccount().catch(async (e) => {
     if (!opts.store) await store.close();
     throw e;
-  }
+  });
   const { PgRateLimiter } = await import('./postgres/ratelimit.js');
   const limiter = opts.rateLimit ? new PgRateLimiter(store.db, opts.rateLimit, opts.now) : undefined;
   return listen(opts, { store, createdToken: undefined, createdAccount }, store, limiter);
