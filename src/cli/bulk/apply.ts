@@ -195,7 +195,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
       send,
       output: flags.quiet ? 'quiet' : flags.json ? 'json' : undefined,
       ...(flags.failed !== undefined ? { failedFile: String(flags.failed) } : {}),
-      verb: ['created', 'updated', 'deleted', 'unchanged'],
+      verbs: ['created', 'updated', 'deleted', 'unchanged'],
       deps: f,
     });
   });

@@ -215,7 +215,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
       send,
       output: opts.quiet ? 'quiet' : opts.json !== undefined ? 'json' : output,
       ...(opts.failed !== undefined ? { failedFile: String(opts.failed) } : {}),
-      verb: `${verb}d`,
+      verbs: [`${verb}d`],
       deps,
     });
   });
