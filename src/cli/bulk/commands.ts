@@ -132,8 +132,8 @@ export function keyFields(r: ResourceDef, text: string, flag: string): string[] 
 /** The records of --from-file (or - for standard input), in the format its name or text says. */
 export async function readRecords(r: ResourceDef, file: string, forced: unknown, deps: Deps) {
   const text = await readFileOrStdin(file, deps, '--from-file');
-  const format = formatOf(file, forced as string | undefined, text);
   const where = file === '-' ? 'standard input' : file;
+  const format = formatOf(file, where, forced as string | undefined, text);
   return { records: await parseRecords(r, text, format, where), format, where };
 }
 
