@@ -104,14 +104,14 @@ async function plan(o: ApplyOptions, s: Session, records: InputRecord[], keys: s
   }
   if (o.prune) {
     let n = 0;
-    for await (const x of everyRecord(s, r, filterQuery(r, o.flags, f.now(), f.timeZone)))
-      if (!matched.has(String(x.uuid))) {
-        const uuid = String(x.uuid);
-        n++;
-        // Not from the file: numbered after its lines, and written to --failed as {uuid}.
-        const rec: InputRecord = { line: -n, original: { uuid }, body: { uuid }, problems: [] };
-        steps.push({ action: 'delete', rec, uuid, was: x });
-      }
+    for await (const x of everyRecord(s, r, filterQuery(r, o.flags, f.now(), f.timeZone))) {
+      const uuid = String(x.uuid);
+      if (matched.has(uuid)) continue;
+      n++;
+      // Not from the file: numbered after its lines, and written to --failed as {uuid}.
+      const rec: InputRecord = { line: -n, original: { uuid }, body: { uuid }, problems: [] };
+      steps.push({ action: 'delete', rec, uuid, was: x });
+    }
   }
   return steps;
 }
@@ -195,7 +195,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
       send,
       output: flags.quiet ? 'quiet' : flags.json ? 'json' : undefined,
       ...(flags.failed !== undefined ? { failedFile: String(flags.failed) } : {}),
-      verb: ['created', 'updated', 'deleted', 'unchanged'],
+      verbs: ['created', 'updated', 'deleted', 'unchanged'],
       deps: f,
     });
   });

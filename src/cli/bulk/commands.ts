@@ -18,10 +18,9 @@ import { CliError, EXIT, usageError } from '../errors.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import { formatOf, type InputRecord, parseRecords } from './input.js';
 import { type Outcome, runBulk } from './run.js';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
 
 type Rec = Record<string, unknown>;
-
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
 
 const MAX_ERRORS_SHOWN = 50;
 
@@ -31,15 +30,6 @@ export function concurrencyOf(v: unknown): number {
   if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_CONCURRENCY)
     throw usageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${s}".`);
   return Number(s);
-}
-
-/** The parent of a record created under one (a note): its property or contact field. */
-function parentOf(r: ResourceDef, body: Rec): ParentOption | string {
-  const given = (r.parents ?? []).filter((p) => body[p.name] !== undefined);
-  const names = (r.parents ?? []).map((p) => p.name).join(' or ');
-  if (given.length !== 1) return given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`;
-  const p = given[0] as NonNullable<ResourceDef['parents']>[number];
-  return { resource: p.target, uuid: String(body[p.name]) };
 }
 
 /** Splits a record into what is sent and what addresses it (uuid, a note's parent). */
@@ -53,19 +43,21 @@ export function prepare(
     const noUuid = typeof body.uuid !== 'string' || body.uuid === '';
     return { body, problems: noUuid ? ['uuid: each record needs the uuid of the record to change'] : [] };
   }
-  const parent = r.parents ? parentOf(r, body) : undefined;
-  for (const p of r.parents ?? []) delete body[p.name];
-  return typeof parent === 'string' ? { body, problems: [parent] } : { body, problems: [], parent };
+  if (!r.parents) return { body, problems: [] };
+  const given = r.parents.filter((p) => body[p.name] !== undefined);
+  const [p] = given;
+  const parent = p && { resource: p.target, uuid: String(body[p.name]) };
+  for (const x of r.parents) delete body[x.name];
+  if (given.length === 1) return { body, problems: [], parent };
+  const names = r.parents.map((x) => x.name).join(' or ');
+  return { body, problems: [given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`] };
 }
 
 /** The keys a record of `r` may carry in a bulk file besides the input fields. */
 function extraKeys(r: ResourceDef, verb: Verb): string[] {
-  if (verb !== 'create') return ['uuid', ...(r.customValues ? [CUSTOM_VALUES_KEY] : [])];
-  return [
-    ...(r.parents ?? []).map((p) => p.name),
-    ...(r.linkOnCreate ?? []).map((l) => l.name),
-    ...(r.customValues ? [CUSTOM_VALUES_KEY] : []),
-  ];
+  const custom = r.customValues ? [CUSTOM_VALUES_KEY] : [];
+  if (verb !== 'create') return ['uuid', ...custom];
+  return [...(r.parents ?? []), ...(r.linkOnCreate ?? [])].map((x) => x.name).concat(custom);
 }
 
 /**
@@ -75,7 +67,7 @@ function extraKeys(r: ResourceDef, verb: Verb): string[] {
 export function checkAll(r: ResourceDef, verb: Verb, records: InputRecord[]): void {
   const known = new Set([...r.fields.map((f) => f.name), ...extraKeys(r, verb)]);
   for (const rec of records) {
-    if (rec.problems.length && 'verbatim' in rec) continue;
+    if ('verbatim' in rec) continue;
     const { body, problems } = prepare(r, verb, rec);
     rec.problems.push(...problems);
     if (verb !== 'create' && typeof body.uuid === 'string' && body.uuid !== '')
@@ -140,8 +132,8 @@ export function keyFields(r: ResourceDef, text: string, flag: string): string[] 
 /** The records of --from-file (or - for standard input), in the format its name or text says. */
 export async function readRecords(r: ResourceDef, file: string, forced: unknown, deps: Deps) {
   const text = await readFileOrStdin(file, deps, '--from-file');
-  const format = formatOf(file, forced as string | undefined, text);
   const where = file === '-' ? 'standard input' : file;
+  const format = formatOf(file, where, forced as string | undefined, text);
   return { records: await parseRecords(r, text, format, where), format, where };
 }
 
@@ -215,7 +207,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
       send,
       output: opts.quiet ? 'quiet' : opts.json !== undefined ? 'json' : output,
       ...(opts.failed !== undefined ? { failedFile: String(opts.failed) } : {}),
-      verb: `${verb}d`,
+      verbs: [`${verb}d`],
       deps,
     });
   });

@@ -39,7 +39,8 @@ const unreadable = (line: number, verbatim: unknown, problem: string): InputReco
   problems: [problem],
 });
 
-export function formatOf(file: string, forced: string | undefined, text: string): Format {
+/** The format --format gives, or else the one the file's name or text says; `where` names the file in errors. */
+export function formatOf(file: string, where: string, forced: string | undefined, text: string): Format {
   if (forced !== undefined) {
     const f = forced.toLowerCase();
     if (!FORMATS.includes(f as Format))
@@ -53,9 +54,7 @@ export function formatOf(file: string, forced: string | undefined, text: string)
   const head = text.trimStart();
   if (head.startsWith('[')) return 'json';
   if (ext === '.json' || head.startsWith('{')) return 'ndjson';
-  throw usageError(
-    `cannot tell the format of ${file === '-' ? 'standard input' : file}: give --format ndjson, json or csv.`,
-  );
+  throw usageError(`cannot tell the format of ${where}: give --format ndjson, json or csv.`);
 }
 
 const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('_')));

@@ -33,8 +33,8 @@ export interface BulkOptions {
   /** How results are printed on stdout, in input order (nothing when undefined). */
   readonly output?: 'quiet' | 'json' | 'ndjson' | undefined;
   readonly failedFile?: string;
-  /** The word for what was done: "created"; or the words, for a run that does several things. */
-  readonly verb: Status | readonly Status[];
+  /** The words for what was done, counted in the summary: ["created"], or several for apply. */
+  readonly verbs: readonly Status[];
   readonly deps: Deps;
 }
 
@@ -102,8 +102,8 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
     }
   };
 
-  /** The exit code of each record that failed, by line. */
-  const codes = new Map<number, ExitCode>();
+  /** The exit code of each record that failed, by index. */
+  const codes: ExitCode[] = [];
   const worker = async () => {
     while (!stopped() && next < records.length) {
       const i = next++;
@@ -115,7 +115,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
       } catch (e) {
         const err = describeApiError(e, o.resource);
         results[i] = { line: rec.line, status: 'failed', error: errorText(err) };
-        codes.set(rec.line, err.exitCode);
+        codes[i] = err.exitCode;
         // Without access, no later record can go through either.
         if (err.exitCode === EXIT.auth) fatal ??= err;
       }
@@ -123,7 +123,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
       flush();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, records.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.min(o.concurrency, records.length) }, worker));
   bar.stop();
 
   const unsent = fatal ? `not sent: ${fatal.message}` : 'not sent: interrupted';
@@ -135,26 +135,26 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
 
   const all = results as Result[];
   const count = (s: Status) => all.filter((r) => r.status === s).length;
-  const notThrough = all.filter((r) => r.status === 'failed' || r.status === 'unsent');
+  const notThrough = all.flatMap((r, i) =>
+    r.status === 'failed' || r.status === 'unsent'
+      ? [{ i, record: records[i] as InputRecord, error: r.error ?? r.status }]
+      : [],
+  );
   let failedNote = '';
   if (notThrough.length && o.failedFile) {
-    const byLine = new Map(records.map((r) => [r.line, r]));
-    const text = await formatFailed(
-      o.format,
-      notThrough.map((r) => ({ record: byLine.get(r.line) as InputRecord, error: r.error ?? r.status })),
-    );
+    const text = await formatFailed(o.format, notThrough);
     writeFileAtomic(o.failedFile, text);
     failedNote = ` (written to ${o.failedFile})`;
   }
-  const parts = (typeof o.verb === 'string' ? [o.verb] : o.verb).map((v) => `${v} ${count(v)}`);
+  const parts = o.verbs.map((v) => `${v} ${count(v)}`);
   if (count('skipped')) parts.push(`skipped ${count('skipped')}`);
   parts.push(`failed ${count('failed')}`);
   if (count('unsent')) parts.push(`not sent ${count('unsent')}`);
   deps.io.stderr.write(`${parts.join(', ')}${failedNote}\n`);
   // Records that had problems before sending were listed then.
-  const sentAndFailed = notThrough.filter((r) => !records.find((rec) => rec.line === r.line)?.problems.length);
+  const sentAndFailed = notThrough.filter((x) => !x.record.problems.length);
   if (sentAndFailed.length && !o.failedFile && !deps.io.stderr.isTTY) {
-    for (const r of sentAndFailed.slice(0, 20)) deps.io.stderr.write(`  line ${r.line}: ${visible(r.error ?? '')}\n`);
+    for (const x of sentAndFailed.slice(0, 20)) deps.io.stderr.write(`  line ${x.record.line}: ${visible(x.error)}\n`);
     if (sentAndFailed.length > 20)
       deps.io.stderr.write(`  … and ${sentAndFailed.length - 20} more; use --failed FILE to keep them all\n`);
   }
@@ -164,7 +164,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
   if (fatal) throw fatal;
   if (notThrough.length)
     throw new CliError(
-      oneKind(notThrough.map((r) => codes.get(r.line) ?? EXIT.api)),
+      oneKind(notThrough.map((x) => codes[x.i] ?? EXIT.api)),
       `${notThrough.length} of ${records.length} records did not go through.`,
       {
         hint: o.failedFile
