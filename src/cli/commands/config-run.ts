@@ -89,6 +89,7 @@ function listText(t: Target, redacted: string | undefined): string {
 /** A note when something with higher precedence hides what was just written. */
 function shadowNote(key: SetKey, loaded: LoadedConfig, f: Factory, profile: string): string | undefined {
   const flags = f.globals();
+  const project = loaded.project.layer;
   if (key === 'base_url') {
     if (flags.baseUrl !== undefined) return '--base-url overrides it for this command.';
     if (f.env.PM_BASE_URL?.trim()) return 'PM_BASE_URL is set in this environment and overrides it.';
@@ -96,12 +97,10 @@ function shadowNote(key: SetKey, loaded: LoadedConfig, f: Factory, profile: stri
   if (key === 'default_profile') {
     if (flags.profile !== undefined) return '--profile overrides it for this command.';
     if (f.env.PM_PROFILE?.trim()) return 'PM_PROFILE is set in this environment and overrides it.';
-    const p = loaded.project.layer?.config;
-    if (p && (p.profile ?? p.default_profile) !== undefined)
-      return `the project config ${loaded.project.path} chooses a profile and overrides it here.`;
+    if (project && (project.config.profile ?? project.config.default_profile) !== undefined)
+      return `the project config ${project.path} chooses a profile and overrides it here.`;
     return undefined;
   }
-  const project = loaded.project.layer;
   if (project && profileSettings(project.config, profile)[key] !== undefined)
     return `the project config ${project.path} sets ${key} for profile "${profile}" and takes precedence here.`;
   return undefined;

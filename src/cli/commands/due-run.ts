@@ -21,7 +21,9 @@ import { everyRecord } from './shared.js';
 /** The flags that set the window. */
 type WindowFlags = Pick<DueOptions, 'within' | 'overdueSince'>;
 
-export type AgendaGroup = 'overdue' | 'today' | 'upcoming';
+/** The groups, in agenda order. */
+const GROUPS = ['overdue', 'today', 'upcoming'] as const;
+type AgendaGroup = (typeof GROUPS)[number];
 
 /** The description plus the one field the agenda adds. */
 function agendaResource(reminders: ResourceDef): ResourceDef {
@@ -36,7 +38,7 @@ function agendaResource(reminders: ResourceDef): ResourceDef {
 }
 
 /** The window the agenda covers, as instants and as local dates, worked out from the flags. */
-export interface AgendaWindow {
+interface AgendaWindow {
   /** Overdue ones due at or after this instant (timed) or on or after this local date (all day). */
   readonly since: number;
   readonly sinceDate: string;
@@ -49,7 +51,7 @@ export interface AgendaWindow {
 }
 
 /** The window from the flags, the clock and the user's zone. Usage errors for bad values. */
-export function agendaWindow(opts: WindowFlags, deps: Pick<Deps, 'now' | 'timeZone'>): AgendaWindow {
+function agendaWindow(opts: WindowFlags, deps: Pick<Deps, 'now' | 'timeZone'>): AgendaWindow {
   const zone = deps.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const now = luxon().DateTime.fromMillis(deps.now(), { zone });
   if (!now.isValid) throw usageError(`"${zone}" is not a time zone I know; use an IANA name such as Europe/London.`);
@@ -103,14 +105,12 @@ interface Entry {
   readonly time: string | undefined;
 }
 
-const ORDER: Record<AgendaGroup, number> = { overdue: 0, today: 1, upcoming: 2 };
-
 /**
  * The records of the window, grouped and in agenda order (overdue, today, upcoming; by due time
  * within each, all-day ones first on their day). Records outside the window (the fetch asks for
  * a day more on each side, for all-day dates) and without a due_at are dropped. Pure.
  */
-export function agendaEntries(
+function agendaEntries(
   records: Record<string, unknown>[],
   w: AgendaWindow,
   fields: { readonly due: string; readonly allDay?: string | undefined },
@@ -135,7 +135,7 @@ export function agendaEntries(
     const group: AgendaGroup = ms < w.now ? 'overdue' : date === w.today ? 'today' : 'upcoming';
     out.push({ record, group, key: ms, date, time: at.toFormat('HH:mm') });
   }
-  return out.sort((a, b) => ORDER[a.group] - ORDER[b.group] || a.key - b.key);
+  return out.sort((a, b) => GROUPS.indexOf(a.group) - GROUPS.indexOf(b.group) || a.key - b.key);
 }
 
 export async function dueRun(o: DueOptions): Promise<void> {
@@ -179,9 +179,9 @@ async function printAgenda(
     d.stderr.write(`Nothing due in the next ${period}, and nothing overdue since ${since}.\n`);
     return;
   }
+  const today = luxon().DateTime.fromISO(w.today);
   const dayLabel = (date: string): string => {
     const day = luxon().DateTime.fromISO(date);
-    const today = luxon().DateTime.fromISO(w.today);
     const diff = Math.round(day.diff(today, 'days').days);
     if (diff === 0) return 'today';
     if (diff === 1) return 'tomorrow';
@@ -191,12 +191,12 @@ async function printAgenda(
   const columns = d.stdout.columns || 100;
   const headings: Record<AgendaGroup, string> = {
     overdue: 'Overdue',
-    today: `Today, ${luxon().DateTime.fromISO(w.today).toFormat('cccc d LLLL')}`,
+    today: `Today, ${today.toFormat('cccc d LLLL')}`,
     upcoming: 'Upcoming',
   };
   let text = '';
   let quota = limit;
-  for (const group of ['overdue', 'today', 'upcoming'] as const) {
+  for (const group of GROUPS) {
     const all = entries.filter((e) => e.group === group);
     if (!all.length) continue;
     if (text) text += '\n';
@@ -210,12 +210,10 @@ async function printAgenda(
       text += `  … ${left} more (--limit)\n`;
       continue;
     }
-    const dates = group === 'today' ? [] : list.map((e) => dayLabel(e.date));
-    const dateWidth = Math.max(0, ...dates.map((x) => x.length));
-    const whens = list.map(
-      (e, i) =>
-        `${group === 'today' ? '' : `${(dates[i] as string).padEnd(dateWidth)}  `}${(e.time ?? 'all day').padEnd(7)}`,
-    );
+    // Today's lines need no date.
+    const dates = list.map((e) => (group === 'today' ? '' : `${dayLabel(e.date)}  `));
+    const dateWidth = Math.max(...dates.map((x) => x.length));
+    const whens = list.map((e, i) => `${(dates[i] as string).padEnd(dateWidth)}${(e.time ?? 'all day').padEnd(7)}`);
     const titles = list.map((e) => visible(String(e.record[title] ?? '')));
     const uuidWidth = Math.max(0, ...list.map((e) => String(e.record.uuid ?? '').length));
     // The title column: as wide as the longest title, or what the terminal leaves for it.

@@ -6,7 +6,7 @@ import { isCodeValue } from '../../core/kinds.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
-import { CliError, EXIT, type ExitCode, oneKind, usageError } from '../errors.js';
+import { CliError, EXIT, oneKind, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { bodyFromFlags, filterQuery } from '../flag-values.js';
 import { kebab, splitList } from '../flags.js';
@@ -275,8 +275,7 @@ export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
     return;
   }
   const results: { uuid: string; deleted: boolean; error?: string }[] = [];
-  let worst: CliError | undefined;
-  const codes: ExitCode[] = [];
+  const failed: CliError[] = [];
   for (const u of unique) {
     try {
       await s.client.delete(r, u);
@@ -291,14 +290,14 @@ export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
       }
       if (err.exitCode === EXIT.interrupted || err.exitCode === EXIT.network || err.exitCode === EXIT.auth) throw err;
       results.push({ uuid: u, deleted: false, error: err.message });
-      codes.push(err.exitCode);
+      failed.push(err);
       if (unique.length > 1) f.io.stderr.write(`error: ${visible(err.message)}\n`);
-      worst ??= err;
     }
   }
   if (o.json) f.io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-  if (worst) {
-    if (unique.length === 1) throw worst;
+  if (failed.length) {
+    if (unique.length === 1) throw failed[0];
+    const codes = failed.map((e) => e.exitCode);
     throw new CliError(oneKind(codes), `${codes.length} of ${unique.length} ${r.plural} not deleted.`);
   }
 }

@@ -21,13 +21,6 @@ type Rec = Record<string, unknown>;
 
 const fileOf = (r: ResourceDef) => `${r.path}.ndjson`;
 
-/** Custom field values as a write takes them: [{name, value}]. */
-function customValues(rec: Rec): { name: string; value: string }[] | undefined {
-  const cf = rec[CUSTOM_VALUES_KEY] as { data?: { name: string; value: string }[] } | undefined;
-  const list = cf?.data?.map((v) => ({ name: v.name, value: v.value }));
-  return list?.length ? list : undefined;
-}
-
 async function* all(s: Session, r: ResourceDef, query: Record<string, string> = {}): AsyncGenerator<Rec> {
   for await (const page of s.client.pages(r, new URLSearchParams({ per_page: '100', ...query }))) yield* page.records;
 }
@@ -64,8 +57,10 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
         const row: Rec = { ...rec };
         if (r.customValues) {
           delete row[CUSTOM_VALUES_KEY];
-          const values = customValues(rec);
-          if (values) row[CUSTOM_VALUES_KEY] = values;
+          // As a write takes them: [{name, value}].
+          const cf = rec[CUSTOM_VALUES_KEY] as { data?: { name: string; value: string }[] } | undefined;
+          const values = cf?.data?.map((v) => ({ name: v.name, value: v.value }));
+          if (values?.length) row[CUSTOM_VALUES_KEY] = values;
         }
         for (const link of r.linkOnCreate ?? [])
           if (rec[link.name] !== undefined) {
@@ -136,7 +131,7 @@ function readMap(dir: string): Record<string, string> {
   } catch (e) {
     throw usageError(`${file} is not valid JSON (${(e as Error).message}); move it away to import everything anew.`);
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string'))
+  if (!isObject(v) || Object.values(v).some((x) => typeof x !== 'string'))
     throw usageError(`${file} is not a uuid map; move it away to import everything anew.`);
   return v as Record<string, string>;
 }
