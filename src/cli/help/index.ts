@@ -16,7 +16,7 @@ export interface Topic {
   /** Other words that find it: `pm help date`, `pm help json`. */
   readonly aliases: readonly string[];
   readonly summary: string;
-  /** The page, as printed. */
+  /** The page, as printed (ending with a line break). */
   readonly load: () => Promise<string>;
 }
 
@@ -108,8 +108,7 @@ Examples:
       }
       const topic = words.length === 1 ? findTopic(words[0] as string) : undefined;
       if (topic) {
-        const text = await topic.load();
-        deps.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+        deps.io.stdout.write(await topic.load());
         return;
       }
       // Name what was not found, and what is near it.
