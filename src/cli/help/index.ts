@@ -73,9 +73,8 @@ export const isHidden = (c: Command): boolean => (c as unknown as { _hidden?: bo
 
 /** The root's options, named at the end of every other command's help: they work everywhere. */
 function globalOptionsLine(program: Command): string {
-  const names = program.options
-    .filter((o) => !o.hidden && o.long !== '--version')
-    .map((o) => (o.required || o.optional ? o.flags.replace(/^-\w, /, '') : (o.long ?? o.flags)));
+  // Named as declared: none but --version (left out) has a short form.
+  const names = program.options.filter((o) => !o.hidden && o.long !== '--version').map((o) => o.flags);
   return `\n${wrap(commas(names), 80, 'Global options (see pm --help):', '  ')}`;
 }
 
