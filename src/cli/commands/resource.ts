@@ -13,7 +13,7 @@ import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { addFilterFlags, addInputFlags, kebab, optKey, splitList } from '../flags.js';
-import { type ExampleVerb, examplesText, resourceExamples } from '../help/examples.js';
+import { examples } from '../help/examples.js';
 import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
@@ -117,8 +117,6 @@ const RUNS = {
 };
 
 export type Runs = typeof RUNS;
-
-const examples = (r: ResourceDef, verb: ExampleVerb) => examplesText(resourceExamples(r, verb));
 
 /** "List, show, create, update and delete properties", from the verbs the resource has. */
 function verbsSummary(r: ResourceDef): string {

@@ -71,14 +71,14 @@ export type ServeRuns = typeof RUNS;
  * `pm serve tokens list --data F`). --data with --database is a usage error; --data given wins
  * over PM_DATABASE_URL.
  */
-function storeOf(f: Factory, cmd: Command): { dataFile: string; database?: string } {
+function storeOf(f: Factory, cmd: Command): Omit<OnDataFile, 'f'> {
   const given = cmd.optsWithGlobals() as { data?: string; database?: string };
   if (given.data !== undefined && given.database !== undefined)
     throw usageError('--data and --database name two stores: give one of them.', DATABASE_HINT);
   const database = given.database ?? (given.data === undefined ? f.env.PM_DATABASE_URL || undefined : undefined);
   if (database !== undefined && !/^postgres(ql)?:\/\//i.test(database))
     throw usageError(`--database must be a postgres:// URL, not "${printableUrl(database)}".`, DATABASE_HINT);
-  return { dataFile: given.data ?? defaultDataFile(f.env, f.home), ...(database !== undefined ? { database } : {}) };
+  return { dataFile: given.data ?? defaultDataFile(f.env, f.home), database };
 }
 
 const DATABASE_HINT = 'For example: --database postgres://pm@db.example.com:5432/pm?sslmode=require';

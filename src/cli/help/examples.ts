@@ -6,7 +6,7 @@
  */
 import type { ResourceDef } from '../../resources/types.js';
 
-export type ExampleVerb = keyof ResourceDef['verbs'] | 'group' | 'apply';
+type ExampleVerb = keyof ResourceDef['verbs'] | 'group' | 'apply';
 
 /** A uuid shortened for the eye, as a person would paste it. */
 const ID: Record<string, string> = {
@@ -131,16 +131,12 @@ function generic(r: ResourceDef, verb: Exclude<ExampleVerb, 'group'>): string[] 
   }
 }
 
-/** The examples of `pm <resource> <verb> --help`. */
-export function resourceExamples(r: ResourceDef, verb: ExampleVerb): string[] {
-  if (verb === 'group') {
-    const own = BY_RESOURCE[r.path] ?? {};
-    return [own.list?.[0], own.create?.[0], own.get?.[1]].filter((x): x is string => x !== undefined);
-  }
-  return BY_RESOURCE[r.path]?.[verb] ?? generic(r, verb);
-}
-
-/** The Examples section as commander prints it after the options. */
-export function examplesText(lines: readonly string[]): string {
+/** The Examples section of `pm <resource> <verb> --help`, as commander prints it after the options. */
+export function examples(r: ResourceDef, verb: ExampleVerb): string {
+  const own = BY_RESOURCE[r.path] ?? {};
+  const lines =
+    verb === 'group'
+      ? [own.list?.[0], own.create?.[0], own.get?.[1]].filter((x): x is string => x !== undefined)
+      : (own[verb] ?? generic(r, verb));
   return lines.length ? `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}` : '';
 }

@@ -32,7 +32,7 @@ export function exitCodes(): { code: number; meaning: string; when: string }[] {
 
 export function exitCodesTopic(): string {
   const rows = exitCodes()
-    .map((e) => `  ${String(e.code).padEnd(4)}${e.meaning}${e.when ? `\n      ${e.when}` : ''}`)
+    .map((e) => `  ${String(e.code).padEnd(4)}${e.meaning}\n      ${e.when}`)
     .join('\n');
   return `EXIT CODES
 

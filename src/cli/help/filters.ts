@@ -28,11 +28,10 @@ function perResource(): string {
 }
 
 function relationsSection(): string {
-  const lines: string[] = [];
-  for (const r of RESOURCES)
-    for (const rel of r.parents ?? []) {
+  return RESOURCES.flatMap((r) =>
+    (r.parents ?? []).map((rel) => {
       const target = resourceByPath(rel.target);
-      lines.push(
+      return [
         `  ${`--${rel.name} UUID`.padEnd(30)} ${r.path} of this ${target.singular} (repeatable: any of them)`,
         `  ${`--${rel.name}-where FIELD=VALUE`.padEnd(30)} ${r.path} whose ${target.singular} matches a ${target.path} filter`,
         wrap(
@@ -44,11 +43,11 @@ function relationsSection(): string {
             ),
           ],
           96,
-          ' '.repeat(33),
+          ' '.repeat(32),
         ),
-      );
-    }
-  return lines.join('\n');
+      ].join('\n');
+    }),
+  ).join('\n');
 }
 
 export function filtersTopic(): string {

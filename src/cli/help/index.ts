@@ -16,7 +16,7 @@ export interface Topic {
   /** Other words that find it: `pm help date`, `pm help json`. */
   readonly aliases: readonly string[];
   readonly summary: string;
-  /** The page, as printed. */
+  /** The page, as printed (ending with a line break). */
   readonly load: () => Promise<string>;
 }
 
@@ -73,9 +73,8 @@ export const isHidden = (c: Command): boolean => (c as unknown as { _hidden?: bo
 
 /** The root's options, named at the end of every other command's help: they work everywhere. */
 function globalOptionsLine(program: Command): string {
-  const names = program.options
-    .filter((o) => !o.hidden && o.long !== '--version')
-    .map((o) => (o.required || o.optional ? o.flags.replace(/^-\w, /, '') : (o.long ?? o.flags)));
+  // Named as declared: none but --version (left out) has a short form.
+  const names = program.options.filter((o) => !o.hidden && o.long !== '--version').map((o) => o.flags);
   return `\n${wrap(commas(names), 80, 'Global options (see pm --help):', '  ')}`;
 }
 
@@ -108,8 +107,7 @@ Examples:
       }
       const topic = words.length === 1 ? findTopic(words[0] as string) : undefined;
       if (topic) {
-        const text = await topic.load();
-        deps.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+        deps.io.stdout.write(await topic.load());
         return;
       }
       // Name what was not found, and what is near it.

@@ -1,18 +1,18 @@
 /** Small text helpers for the help pages. */
 
 /**
- * Words wrapped to `width` columns after `first`: the lines after the first are indented to
- * where the words start, or by `indent` when given.
+ * Words wrapped to `width` columns after `first` and a space: the lines after the first are
+ * indented to where the words start, or by `indent` when given.
  */
-export function wrap(words: readonly string[], width: number, first = '', indent?: string): string {
-  const pad = indent ?? ' '.repeat(first.length + (first.trim() ? 1 : 0));
+export function wrap(words: readonly string[], width: number, first: string, indent?: string): string {
+  const pad = indent ?? ' '.repeat(first.length + 1);
   const lines: string[] = [];
   let line = first;
   for (const [i, w] of words.entries()) {
     if (i > 0 && line.length + 1 + w.length > width) {
       lines.push(line);
       line = pad + w;
-    } else line = line.trim() === '' ? `${line}${w}` : `${line} ${w}`;
+    } else line = `${line} ${w}`;
   }
   lines.push(line);
   return lines.join('\n');
