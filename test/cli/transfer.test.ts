@@ -3,7 +3,7 @@
  * server is on SQLite (the default); the second on the suite's store, so that in the postgres
  * project this is a team moving from SQLite to PostgreSQL.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -150,10 +150,14 @@ it('refuses to write into a folder with files in it, unless --force', async () =
 it('names the file and its line for an export line that is not a record, and creates nothing', async () => {
   const env = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
   const dir = mkdtempSync(join(tmpdir(), 'pm-import-'));
-  writeFileSync(join(dir, 'contacts.ndjson'), '\n\nnull\n');
+  // A good contact, and a bad line in a file imported after contacts: nothing is created.
+  writeFileSync(join(dir, 'contacts.ndjson'), '{"name":"Ann","email":"ann@x.test"}\n');
+  writeFileSync(join(dir, 'reminders.ndjson'), '\n\nnull\n');
   const r = await runPm(['import', '--dir', dir], { env });
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain(`${join(dir, 'contacts.ndjson')} line 3: each line must be a JSON object.`);
+  expect(r.stderr).toContain(`${join(dir, 'reminders.ndjson')} line 3: each line must be a JSON object.`);
+  expect(JSON.parse((await runPm(['contacts', 'list', '--json'], { env })).stdout)).toEqual([]);
+  rmSync(join(dir, 'reminders.ndjson'));
   // A record the server refuses is named by its line in the file, blank lines counted.
   writeFileSync(join(dir, 'contacts.ndjson'), '\n{"first_name":"Ann"}\n');
   const refused = await runPm(['import', '--dir', dir], { env });

@@ -147,12 +147,13 @@ async function importAccount(
   deps: Deps,
 ): Promise<{ counts: Record<string, number>; already: number }> {
   const map = readMap(dir);
+  // Every file is read before anything is created: a malformed line anywhere stops the import at once.
+  const files = DEPENDENCY_ORDER.map((r) => ({ r, records: readNdjson(join(dir, fileOf(r))) }));
   const counts: Record<string, number> = {};
   let already = 0;
   const save = () => writeFileAtomic(join(dir, MAP_FILE), `${JSON.stringify(map, null, 2)}\n`);
   try {
-    for (const r of DEPENDENCY_ORDER) {
-      const records = readNdjson(join(dir, fileOf(r)));
+    for (const { r, records } of files) {
       let n = 0;
       const present = new Set<string>();
       if (records.some(({ rec }) => typeof rec.uuid === 'string' && map[rec.uuid]))
