@@ -124,7 +124,7 @@ export function bodyFromFlags(
     body[f.name] = typeof v === 'boolean' ? v : typed(kebab(f.name), () => kind.fromText(f, String(v), ctx));
   }
   if (mode === 'create')
-    for (const link of r.linkOnCreate ?? []) {
+    for (const link of r.links ?? []) {
       const v = opts[optKey(link.name)] as string | undefined;
       if (v === undefined) continue;
       const key = v.includes('@') && link.by.includes('email') ? 'email' : 'uuid';

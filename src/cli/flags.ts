@@ -68,7 +68,7 @@ export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'up
     } else cmd.option(`--${flag} <${kind.placeholder}>`, kind.help(f, `${req}${def}`));
   }
   if (mode === 'create')
-    for (const link of r.linkOnCreate ?? []) {
+    for (const link of r.links ?? []) {
       const target = resourceByPath(link.target);
       cmd.option(`--${link.name} <${link.by.join('|')}>`, `the ${target.singular}, by ${link.by.join(' or ')}`);
     }

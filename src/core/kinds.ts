@@ -4,7 +4,7 @@
  * cell). Pure: dates in words ("tomorrow 9am") come in through the client's context, so that the
  * date libraries load only when they are used.
  */
-import type { FieldDef, FieldKind, FilterKind, RelationDef, ResourceDef } from '../resources/types.js';
+import type { FieldDef, FieldKind, FilterKind, FilterRelation, ResourceDef } from '../resources/types.js';
 import {
   DatetimeParseError,
   formatDate,
@@ -139,9 +139,11 @@ export type Condition =
   | { readonly kind: 'bool'; readonly field: FieldDef; readonly value: boolean }
   | { readonly kind: 'fuzzy'; readonly field: FieldDef; readonly value: string }
   | { readonly kind: 'range'; readonly field: FieldDef; readonly range: Range }
+  /** Text equal to one of the values, ASCII case aside: a record named as a body names it (a status by label). */
+  | { readonly kind: 'same'; readonly field: FieldDef; readonly values: readonly string[] }
   | {
       readonly kind: 'relation';
-      readonly relation: RelationDef;
+      readonly relation: FilterRelation;
       readonly target: ResourceDef;
       readonly conditions: readonly Condition[];
     }

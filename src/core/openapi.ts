@@ -9,10 +9,13 @@ import {
   CUSTOM_VALUES_KEY,
   childrenOf,
   embeddedFieldsOf,
+  embedNames,
+  embedsOf,
   fieldOf,
   filterFields,
+  filterRelationsOf,
   inputFields,
-  linksOf,
+  namedBy,
   RESOURCES,
   resourceByPath,
 } from '../resources/index.js';
@@ -20,7 +23,7 @@ import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
 import { FILTER_KINDS, fieldKind, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
-import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES } from './validate.js';
+import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES, MAX_SET_ITEMS } from './validate.js';
 
 /** The version of the API the document describes: it changes when the API does. */
 const API_VERSION = '1.0.0';
@@ -60,15 +63,24 @@ function inSchema(f: FieldDef, mode: 'create' | 'update'): Schema {
 function recordSchema(r: ResourceDef): Schema {
   const properties: Obj = Object.fromEntries(r.fields.map((f) => [f.name, outSchema(f)]));
   if (r.customValues) properties[CUSTOM_VALUES_KEY] = ref('schemas', 'CustomValues');
-  for (const l of linksOf(r)) {
-    const target = resourceByPath(l.target);
-    const fields = embeddedFieldsOf(l).map((n) => fieldOf(target, n) as FieldDef);
-    properties[l.name] = object(
-      { data: nullable(object(Object.fromEntries(fields.map((f) => [f.name, outSchema(f)])))) },
-      `with ?embed=${l.name}: the ${target.singular} the ${r.singular} ${'by' in l ? 'was created with' : 'belongs to'}, or null`,
-    );
+  for (const e of embedsOf(r)) {
+    if (e.kind === 'custom_values') continue;
+    const rel = e.kind === 'one' ? e.relation : e.set;
+    const fields = embeddedFieldsOf(rel).map((n) => fieldOf(e.target, n) as FieldDef);
+    const one = object(Object.fromEntries(fields.map((f) => [f.name, outSchema(f)])));
+    properties[e.name] =
+      e.kind === 'many'
+        ? object(
+            { data: { type: 'array', items: one } },
+            `with ?embed=${e.name}: the ${e.target.plural} of the ${r.singular}`,
+          )
+        : object(
+            { data: nullable(one) },
+            `with ?embed=${e.name}: the ${e.target.singular} ${'by' in rel ? `of the ${r.singular}` : `the ${r.singular} belongs to`}, or null`,
+          );
   }
-  const embeds = r.embeds?.length ? ` ${r.embeds.join(' and ')} only with ?embed=.` : '';
+  const names = embedNames(r);
+  const embeds = names.length ? ` ${names.join(' and ')} only with ?embed=.` : '';
   return object(properties, `A ${r.singular}.${embeds}`, r.fields.map(nameOf));
 }
 
@@ -81,12 +93,20 @@ function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
       maxItems: MAX_CUSTOM_VALUES,
       items: ref('schemas', 'CustomValueInput'),
     };
-  if (mode === 'create')
-    for (const l of r.linkOnCreate ?? [])
+  const named = (by: readonly string[]) => ({ oneOf: by.map((b) => object({ [b]: { type: 'string' } })) });
+  for (const l of r.links ?? [])
+    if (mode === 'create' || l.onUpdate)
       properties[l.name] = nullable({
-        description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}`,
-        oneOf: l.by.map((b) => object({ [b]: { type: 'string' } })),
+        description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}${l.onUpdate ? ' (null clears it)' : ''}`,
+        ...named(l.by),
       });
+  for (const x of r.sets ?? [])
+    properties[x.name] = {
+      type: 'array',
+      maxItems: MAX_SET_ITEMS,
+      description: `the ${resourceByPath(x.target).plural} of the ${r.singular}, each by ${x.by.join(' or ')}: the whole set`,
+      items: named(x.by),
+    };
   const required = fields.filter((f) => (mode === 'create' ? f.requiredOnCreate : f.requiredOnUpdate));
   return object(properties, undefined, required.map(nameOf));
 }
@@ -117,8 +137,17 @@ function filterParams(f: FieldDef, prefix = ''): Obj[] {
 
 function listParams(r: ResourceDef): Obj[] {
   const params = filterFields(r).flatMap((f) => filterParams(f));
-  for (const rel of r.parents ?? [])
-    for (const f of filterFields(resourceByPath(rel.target))) params.push(...filterParams(f, rel.name));
+  for (const rel of filterRelationsOf(r)) {
+    const target = resourceByPath(rel.target);
+    if (!namedBy(rel)) for (const f of filterFields(target)) params.push(...filterParams(f, rel.name));
+    else
+      for (const b of rel.by) {
+        const key = `${rel.name}[${b}]`;
+        const text = { type: 'string', pattern: '\\S' };
+        const help = `${rel.name}: records whose ${target.singular} has this ${b}${b === 'uuid' ? '' : ' (the whole text, ignoring ASCII case)'}`;
+        params.push(query(key, help, text), query(`${key}[]`, 'any of these', { type: 'array', items: text }));
+      }
+  }
   if (r.customValues) {
     const text = { type: 'string', pattern: '\\S' };
     const uuid = { type: 'string' };
@@ -140,11 +169,12 @@ function listParams(r: ResourceDef): Obj[] {
 }
 
 function embedParam(r: ResourceDef): Obj[] {
-  if (!r.embeds?.length) return [];
-  const names = r.embeds.join('|');
+  const all = embedNames(r);
+  if (!all.length) return [];
+  const names = all.join('|');
   const pattern = `^(${names})(,(${names}))*$`;
-  const description = `related data to add to each record, comma-separated: ${r.embeds.join(', ')}`;
-  return [query('embed', description, { type: 'string', pattern }, r.embeds.join(','))];
+  const description = `related data to add to each record, comma-separated: ${all.join(', ')}`;
+  return [query('embed', description, { type: 'string', pattern }, all.join(','))];
 }
 
 const UUID_PARAM: Obj = {

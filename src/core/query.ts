@@ -3,8 +3,16 @@
  * client), and query string -> conditions (parseListQuery, the server). Every accepted parameter
  * comes from the resource's description; what each filter kind accepts is kinds.ts.
  */
-import { CUSTOM_VALUES_KEY, fieldOf, filterFields, resourceByPath } from '../resources/index.js';
-import type { FieldDef, RelationDef, ResourceDef } from '../resources/types.js';
+import {
+  CUSTOM_VALUES_KEY,
+  embedNames,
+  fieldOf,
+  filterFields,
+  filterRelationsOf,
+  namedBy,
+  resourceByPath,
+} from '../resources/index.js';
+import type { FieldDef, FilterRelation, ResourceDef } from '../resources/types.js';
 import { ErrorBag, QueryError } from './errors.js';
 import { type Condition, type CustomFilter, filterKind, KindError } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE } from './limits.js';
@@ -41,10 +49,10 @@ const CUSTOM_KEYS = ['name', 'uuid', 'value'] as const;
 /** Every top-level query parameter a resource's list accepts, for messages and completion. */
 export function listParameters(resource: ResourceDef): string[] {
   const out = filterFields(resource).map((f) => f.name);
-  for (const r of resource.parents ?? []) out.push(`${r.name}[...]`);
+  for (const r of filterRelationsOf(resource)) out.push(namedBy(r) ? `${r.name}[${r.by.join('|')}]` : `${r.name}[...]`);
   if (resource.customValues) out.push(`${CUSTOM_VALUES_KEY}[name|uuid|value]`);
   out.push('page', 'per_page');
-  if (resource.embeds?.length) out.push('embed');
+  if (embedNames(resource).length) out.push('embed');
   return out;
 }
 
@@ -101,7 +109,7 @@ function positiveInt(bag: ErrorBag, name: string, raw: string, fallback: number,
 
 /** The names that `embed` values ask for (each comma-separated), refused unless the resource embeds them. */
 export function parseEmbed(resource: ResourceDef, values: readonly string[]): string[] {
-  const known = resource.embeds ?? [];
+  const known = embedNames(resource);
   const embed = values
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
@@ -119,7 +127,7 @@ export function parseEmbed(resource: ResourceDef, values: readonly string[]): st
 export function parseListQuery(resource: ResourceDef, params: URLSearchParams, now: number): ListQuery {
   const grouped = groupByKey(params);
   const conditions: Condition[] = [];
-  const relationKeys = new Map<string, { rel: RelationDef; keys: [Key, string[]][] }>();
+  const relationKeys = new Map<string, { rel: FilterRelation; keys: [Key, string[]][] }>();
   const custom: { name?: string; uuids?: string[]; value?: string } = {};
   let embed: string[] = [];
   const bag = new ErrorBag();
@@ -133,7 +141,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       else perPage = positiveInt(bag, 'per_page', values[0] as string, DEFAULT_PER_PAGE, MAX_PER_PAGE);
       continue;
     }
-    if (raw === 'embed' && resource.embeds?.length) {
+    if (raw === 'embed' && embedNames(resource).length) {
       embed = parseEmbed(resource, values);
       continue;
     }
@@ -144,7 +152,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       conditions.push(fieldCondition(field, key, values, now));
       continue;
     }
-    const rel = resource.parents?.find((r) => r.name === key.base);
+    const rel = filterRelationsOf(resource).find((r) => r.name === key.base);
     if (rel && key.path.length === 1) {
       const entry = relationKeys.get(rel.name) ?? { rel, keys: [] };
       entry.keys.push([key, values]);
@@ -181,6 +189,10 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
     for (const [key, values] of keys) {
       const name = key.path[0] as string;
       const f = fieldOf(target, name);
+      if (namedBy(rel)) {
+        inner.push(namedCondition(rel, f, key, values));
+        continue;
+      }
       if (!f?.filter)
         throw new QueryError(
           key.raw,
@@ -195,6 +207,24 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
   if (Object.keys(custom).length && resource.customValues)
     conditions.push({ kind: 'custom', entity: resource.customValues.entity, ...custom });
   return { conditions, page, perPage, embed };
+}
+
+/**
+ * A condition on a link's or a set's target by one of the fields it is named by (`status[label]`):
+ * the whole value, as a body names it (a uuid exactly, text ASCII case aside); several with `[]`.
+ */
+function namedCondition(
+  rel: FilterRelation & { by: readonly string[] },
+  f: FieldDef | undefined,
+  key: Key,
+  values: string[],
+): Condition {
+  if (!f || !rel.by.includes(f.name))
+    throw new QueryError(key.raw, `Unknown filter "${key.raw}": ${rel.name}[...] takes ${rel.by.join(' or ')}.`);
+  if (!key.array && values.length > 1)
+    throw new QueryError(key.raw, `${key.raw} is given more than once; use ${key.raw}[] for several values.`);
+  if (values.some((v) => v.trim() === '')) throw new QueryError(key.raw, `${key.raw} must not be empty.`);
+  return f.filter === 'exact' ? { kind: 'in', field: f, values } : { kind: 'same', field: f, values };
 }
 
 /** A list query as a model: what encodeListQuery writes and parseListQuery reads back. */
@@ -216,20 +246,20 @@ export interface ListFilter {
  */
 export function encodeListQuery(resource: ResourceDef, filter: ListFilter): URLSearchParams {
   const q = new URLSearchParams();
-  const put = (r: ResourceDef, key: string, name: string, values: readonly string[]) => {
+  const put = (r: ResourceDef, key: string, name: string, values: readonly string[], named = false) => {
     const f = fieldOf(r, name);
     const kind = f && filterKind(f);
     if (!kind) throw new Error(`${r.path} cannot be filtered on ${name}`);
     if (values.length === 1) q.append(key, values[0] as string);
-    else if (kind.arrayable) for (const v of values) q.append(`${key}[]`, v);
+    else if (kind.arrayable || named) for (const v of values) q.append(`${key}[]`, v);
     else if (values.length > 1) throw new Error(`${name} takes one value`);
   };
   for (const [name, values] of Object.entries(filter.fields ?? {})) put(resource, name, name, values);
   for (const [name, inner] of Object.entries(filter.relations ?? {})) {
-    const rel = resource.parents?.find((p) => p.name === name);
+    const rel = filterRelationsOf(resource).find((p) => p.name === name);
     if (!rel) throw new Error(`${resource.path} has no relation ${name}`);
     const target = resourceByPath(rel.target);
-    for (const [field, values] of Object.entries(inner)) put(target, `${name}[${field}]`, field, values);
+    for (const [field, values] of Object.entries(inner)) put(target, `${name}[${field}]`, field, values, namedBy(rel));
   }
   const c = filter.custom ?? {};
   if (c.name !== undefined) q.append(`${CUSTOM_VALUES_KEY}[name]`, c.name);

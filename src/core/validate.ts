@@ -2,8 +2,8 @@
  * Validation of write bodies, derived from the resource descriptions. Used by the server (as the
  * authority) and by the CLI (to fail before sending). Messages follow Laravel's wording.
  */
-import { CUSTOM_VALUES_KEY, inputFields } from '../resources/index.js';
-import type { LinkDef, ResourceDef } from '../resources/types.js';
+import { CUSTOM_VALUES_KEY, inputFields, resourceByPath } from '../resources/index.js';
+import type { LinkDef, ResourceDef, SetDef } from '../resources/types.js';
 import { isDateOnly } from './datetime.js';
 import { isObject } from './json.js';
 import { ErrorBag } from './errors.js';
@@ -18,11 +18,19 @@ export interface CustomValueInput {
   readonly value: string | null;
 }
 
+/** A record named by one of its fields: `{"uuid": "..."}`, `{"label": "For Let"}`. */
+export type Named = Readonly<Record<string, string>>;
+
+/** Records one write may put in a set. */
+export const MAX_SET_ITEMS = 100;
+
 export interface ValidBody {
   /** Normalized values of the description's input fields, keyed by wire name. */
   readonly values: Record<string, string | number | boolean | null>;
-  /** Links to other records (property create: contact), as the given relational filter. */
-  readonly links: Record<string, Record<string, string>>;
+  /** Links to other records (a property's contact, its status), each as the field naming it, or null to clear it. */
+  readonly links: Record<string, Named | null>;
+  /** Sets of records to hold (a contact's competencies), each named by one field: the whole set. */
+  readonly sets: Record<string, Named[]>;
   /** Custom field values to set. */
   readonly customValues: readonly CustomValueInput[] | undefined;
 }
@@ -86,7 +94,11 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
   const input = body as Record<string, unknown>;
   const fields = inputFields(resource);
   const values: Record<string, string | number | boolean | null> = {};
-  const links: Record<string, Record<string, string>> = {};
+  // A link is given on create, and on update too where it says so.
+  const links = new Map((resource.links ?? []).filter((l) => mode === 'create' || l.onUpdate).map((l) => [l.name, l]));
+  const sets = new Map((resource.sets ?? []).map((x) => [x.name, x]));
+  const named: Record<string, Named | null> = {};
+  const setValues: Record<string, Named[]> = {};
   let customValues: CustomValueInput[] | undefined;
 
   for (const key of Object.keys(input)) {
@@ -94,18 +106,26 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
     if (f?.readOnly) fieldError(key, 'is read-only');
     else if (f) continue;
     else if (key === CUSTOM_VALUES_KEY && resource.customValues) customValues = checkCustomValues(input[key], bag);
-    else if (mode === 'create' && resource.linkOnCreate?.some((l) => l.name === key)) {
-      const { by } = resource.linkOnCreate.find((l) => l.name === key) as LinkDef;
+    else if (links.has(key)) {
+      const link = links.get(key) as LinkDef;
       const v = input[key];
-      if (v === null || v === undefined) continue;
-      if (typeof v !== 'object' || Array.isArray(v)) {
-        bag.add(key, `The ${key} field must be an object such as {"${by[0]}": "..."}.`);
-        continue;
+      if (v === undefined || (v === null && mode === 'create')) continue;
+      if (v === null) named[key] = null;
+      else {
+        const n = namedRecord(v, link, key, bag);
+        if (n) named[key] = n;
       }
-      const entries = Object.entries(v);
-      const [k = '', value] = entries[0] ?? [];
-      if (entries.length === 1 && by.includes(k) && typeof value === 'string') links[key] = { [k]: value };
-      else bag.add(key, `The ${key} field must name one ${key} by ${by.join(' or ')}, e.g. {"${by[0]}": "..."}.`);
+    } else if (sets.has(key)) {
+      const set = sets.get(key) as SetDef;
+      const v = input[key];
+      if (!Array.isArray(v))
+        bag.add(key, `The ${label(key)} field must be a list such as [{"${set.by[1] ?? set.by[0]}": "..."}].`);
+      else if (v.length > MAX_SET_ITEMS)
+        bag.add(key, `The ${label(key)} field must not have more than ${MAX_SET_ITEMS} items.`);
+      else {
+        const list = v.map((item, i) => namedRecord(item, set, `${key}.${i}`, bag));
+        if (list.every((n) => n !== undefined)) setValues[key] = list as Named[];
+      }
     } else fieldError(key, 'is not allowed');
   }
 
@@ -144,7 +164,22 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
     else if (given === undefined || given === null) values[f.allDayFlag] = allDay;
   }
   bag.throwIfAny();
-  return { values, links, customValues };
+  return { values, links: named, sets: setValues, customValues };
+}
+
+/** A body's object naming one record by one of `rel.by` (`{"label": "For Let"}`); errors go to `bag` under `at`. */
+function namedRecord(v: unknown, rel: LinkDef | SetDef, at: string, bag: ErrorBag): Named | undefined {
+  const entries = isObject(v) ? Object.entries(v) : [];
+  const [k = '', value] = entries[0] ?? [];
+  if (entries.length === 1 && rel.by.includes(k) && typeof value === 'string' && value.trim() !== '') {
+    if (value.includes('\u0000') || !wellFormed(value)) bag.add(at, `The ${label(at)}.${k} field must be valid text.`);
+    else return { [k]: value };
+  } else
+    bag.add(
+      at,
+      `The ${label(at)} field must name one ${resourceByPath(rel.target).singular} by ${rel.by.join(' or ')}, e.g. {"${rel.by[0]}": "..."}.`,
+    );
+  return undefined;
 }
 
 /** `"Favourite Colour"` -> `favourite_colour`: the generated name of a custom field. */

@@ -1,4 +1,13 @@
-import type { FieldDef, FieldKind, LinkDef, RelationDef, ResourceDef } from './types.js';
+import type {
+  EmbedDef,
+  FieldDef,
+  FieldKind,
+  FilterRelation,
+  LinkDef,
+  RelationDef,
+  ResourceDef,
+  SetDef,
+} from './types.js';
 
 export type * from './types.js';
 
@@ -72,6 +81,22 @@ const counts: readonly FieldDef[] = [
 
 const allVerbs = { list: true, get: true, create: true, update: true, delete: true } as const;
 
+/** The entity codes of the records custom fields and statuses are for. */
+const CONTACT = 1;
+const PROPERTY = 2;
+
+/** Where a record stands now (For Sale, Active): one status of the record's own entity code, by uuid or label. */
+const statusLink = (code: number, shown: number): LinkDef => ({
+  name: 'status',
+  target: 'statuses',
+  column: 'status_id',
+  by: ['uuid', 'label'],
+  onUpdate: true,
+  only: { field: 'type', code },
+  filter: true,
+  shown,
+});
+
 /** A resource's words: its path is also its scope, its plural and (with _) its table. */
 const named = (path: string, singular: string) => ({
   path,
@@ -99,9 +124,11 @@ export const properties: ResourceDef = {
     flag('has_parking', 'has parking'),
     ...counts,
   ],
-  customValues: { entity: 2, column: 'property_id' },
-  embeds: ['custom_fields', 'contact'],
-  linkOnCreate: [{ name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'] }],
+  customValues: { entity: PROPERTY, column: 'property_id' },
+  links: [
+    { name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'] },
+    statusLink(PROPERTY, 3),
+  ],
 };
 
 export const contacts: ResourceDef = {
@@ -120,8 +147,22 @@ export const contacts: ResourceDef = {
     text('postcode', 'postcode', { filter: 'postcode' }),
     ...counts,
   ],
-  customValues: { entity: 1, column: 'contact_id' },
-  embeds: ['custom_fields'],
+  customValues: { entity: CONTACT, column: 'contact_id' },
+  links: [
+    statusLink(CONTACT, 3),
+    { name: 'type', target: 'types', column: 'type_id', by: ['uuid', 'label'], onUpdate: true, filter: true },
+  ],
+  sets: [
+    {
+      name: 'competencies',
+      one: 'competency',
+      target: 'competencies',
+      by: ['uuid', 'label'],
+      table: 'contact_competencies',
+      column: 'contact_id',
+      targetColumn: 'competency_id',
+    },
+  ],
 };
 
 /** The custom field entity types: a code per resource that custom fields attach to. */
@@ -160,7 +201,6 @@ export const notes: ResourceDef = {
     { name: 'property', target: 'properties', column: 'property_id' },
     { name: 'contact', target: 'contacts', column: 'contact_id' },
   ],
-  embeds: ['property', 'contact'],
   textInput: 'content',
 };
 
@@ -186,8 +226,44 @@ export const reminders: ResourceDef = {
   agenda: { due: 'due_at', title: 'title' },
 };
 
+/** A catalogue of labels that records are filed by (statuses, contact types, competencies). */
+const labelled = (description: string, example: string): FieldDef =>
+  text('label', description, { ...required, column: 1, example });
+
+export const statuses: ResourceDef = {
+  ...named('statuses', 'status'),
+  verbs: allVerbs,
+  fields: [
+    ...common,
+    labelled('where a contact or a property stands, e.g. For Sale, For Let, Active', 'let'),
+    code('type', 'the records it is for (1 Contact, 2 Property)', ENTITY_TYPES, { column: 2, example: 'property' }),
+  ],
+};
+
+export const types: ResourceDef = {
+  ...named('types', 'contact type'),
+  plural: 'contact types',
+  verbs: allVerbs,
+  fields: [...common, labelled('kind of contact, e.g. Tenant, Landlord, Contractor', 'tenant')],
+};
+
+export const competencies: ResourceDef = {
+  ...named('competencies', 'competency'),
+  verbs: allVerbs,
+  fields: [...common, labelled('a skill of a contact, e.g. Photography, Plumbing', 'plumb')],
+};
+
 /** Every resource, in the order commands and docs list them. */
-export const RESOURCES: readonly ResourceDef[] = [properties, contacts, customFields, notes, reminders];
+export const RESOURCES: readonly ResourceDef[] = [
+  properties,
+  contacts,
+  customFields,
+  notes,
+  reminders,
+  statuses,
+  types,
+  competencies,
+];
 
 const byPath = new Map(RESOURCES.map((r) => [r.path, r]));
 
@@ -227,13 +303,48 @@ export function ownerOfEntity(code: number): ResourceDef | undefined {
 
 /**
  * The fields of a related record that `?embed=<relation>` shows (a property's contact, a note's
- * parent): its uuid, what it may be linked by, and the text its records are created with.
+ * parent, a contact's competencies): its uuid, what it may be named by, and what its records are
+ * created with.
  */
-export function embeddedFieldsOf(rel: LinkDef | RelationDef): string[] {
+export function embeddedFieldsOf(rel: LinkDef | RelationDef | SetDef): string[] {
   const target = resourceByPath(rel.target);
-  const made = target.fields.filter((f) => f.requiredOnCreate && f.kind === 'text').map((f) => f.name);
+  const made = target.fields.filter((f) => f.requiredOnCreate).map((f) => f.name);
   return [...new Set(['uuid', ...('by' in rel ? rel.by : []), ...made])];
 }
+
+/** The read scope of a resource. */
+const readScope = (r: ResourceDef) => `${r.scope}.read`;
+
+/**
+ * What `?embed=` can add to a record of `r`, in order: its custom values, each record it links to
+ * or belongs to (one, or null), each set it holds (a list). Each needs its target's read scope.
+ */
+export function embedsOf(r: ResourceDef): EmbedDef[] {
+  const out: EmbedDef[] = [];
+  if (r.customValues) out.push({ name: CUSTOM_VALUES_KEY, kind: 'custom_values', scope: readScope(customFields) });
+  for (const relation of linksOf(r)) {
+    const target = resourceByPath(relation.target);
+    out.push({ name: relation.name, kind: 'one', relation, target, scope: readScope(target) });
+  }
+  for (const set of r.sets ?? []) {
+    const target = resourceByPath(set.target);
+    out.push({ name: set.name, kind: 'many', set, target, scope: readScope(target) });
+  }
+  return out;
+}
+
+/** The names `?embed=` takes on `r`. */
+export function embedNames(r: ResourceDef): string[] {
+  return embedsOf(r).map((e) => e.name);
+}
+
+/** The relations a list of `r` filters by (`<name>[<field>]=`): its parents, filtered links, and sets. */
+export function filterRelationsOf(r: ResourceDef): FilterRelation[] {
+  return [...(r.parents ?? []), ...(r.links ?? []).filter((l) => l.filter), ...(r.sets ?? [])];
+}
+
+/** Whether a relation names its records by `by` fields matched whole (a link or a set), rather than by any filter. */
+export const namedBy = (rel: FilterRelation): rel is LinkDef | SetDef => 'by' in rel;
 
 /** Resources whose records belong to a record of `r` (notes under a property): the nested routes. */
 export function childrenOf(r: ResourceDef): { child: ResourceDef; relation: RelationDef }[] {
@@ -244,12 +355,12 @@ export function childrenOf(r: ResourceDef): { child: ResourceDef; relation: Rela
 
 /** The records a record of `r` refers to, each by an id column: its linked records, then its parents. */
 export function linksOf(r: ResourceDef): (LinkDef | RelationDef)[] {
-  return [...(r.linkOnCreate ?? []), ...(r.parents ?? [])];
+  return [...(r.links ?? []), ...(r.parents ?? [])];
 }
 
-/** The resources a record of `r` refers to: its parents, linked records, and its custom fields. */
+/** The resources a record of `r` refers to: its parents, linked records, sets, and its custom fields. */
 export function dependenciesOf(r: ResourceDef): ResourceDef[] {
-  const paths = linksOf(r).map((l) => l.target);
+  const paths = [...linksOf(r), ...(r.sets ?? [])].map((l) => l.target);
   if (r.customValues) paths.push(CUSTOM_FIELDS.path);
   return [...new Set(paths)].map(resourceByPath);
 }
@@ -269,4 +380,4 @@ export const DEPENDENCY_ORDER: readonly ResourceDef[] = (() => {
 })();
 
 /** Every scope a token can carry. */
-export const ALL_SCOPES: readonly string[] = RESOURCES.flatMap((r) => [`${r.scope}.read`, `${r.scope}.write`]);
+export const ALL_SCOPES: readonly string[] = RESOURCES.flatMap((r) => [readScope(r), `${r.scope}.write`]);

@@ -84,16 +84,19 @@ export interface ResourceDef {
    * value}]`, lists filter on `custom_fields[...]`, and `embed=custom_fields` shows the values.
    */
   readonly customValues?: CustomValuesDef;
-  /** Names accepted by ?embed= on list and get. */
-  readonly embeds?: readonly string[];
   /**
    * Each record belongs to exactly one record of one of these parents: it is created under it
    * (POST /<parent>/{uuid}/<path>), listed by it (`<name>[<filter of parent>]=...`), and deleted
    * with it.
    */
   readonly parents?: readonly RelationDef[];
-  /** Create input that is a relational filter naming exactly one record of `target`. */
-  readonly linkOnCreate?: readonly LinkDef[];
+  /**
+   * Records this one refers to by an id column of its own (a property's contact, its status):
+   * body input naming exactly one record of `target`, embeds, and (with `filter`) list filters.
+   */
+  readonly links?: readonly LinkDef[];
+  /** Sets of records this one holds (a contact's competencies), kept in a join table. */
+  readonly sets?: readonly SetDef[];
   /** Sets of fields unique within an account (a clash is a 409). */
   readonly unique?: readonly (readonly string[])[];
   /** An input field long enough to be read from a file or piped stdin on create (a note's content). */
@@ -127,8 +130,61 @@ export interface RelationDef {
   readonly column: string;
 }
 
-/** As a relation, but `name` is the body field (contact), `column` is set to the matched record's id. */
+/**
+ * As a relation, but `name` is the body field (contact, status), `column` is set to the matched
+ * record's id, and a body names the record by one of `by`: `{"uuid": "..."}`, `{"label": "..."}`.
+ */
 export interface LinkDef extends RelationDef {
-  /** Fields of the target that may identify it. */
+  /** Fields of the target that may identify it (exactly one record must match; text without regard to ASCII case). */
   readonly by: readonly string[];
+  /** Given on update as well as on create, where null clears it; without this, on create alone. */
+  readonly onUpdate?: boolean;
+  /** Only records of the target whose code field has this code may be named (a property's status is a Property status). */
+  readonly only?: { readonly field: string; readonly code: number };
+  /** Lists filter by it: `<name>[<a by field>]=value` matches that field whole, as a body names it. */
+  readonly filter?: boolean;
+  /** Shown in a terminal table by default, with this priority (as FieldDef.column): the linked record's `by` text. */
+  readonly shown?: number;
 }
+
+/**
+ * A set of records of `target` that a record holds (a contact's competencies): a list of
+ * `{"uuid"}` / `{"label"}` in bodies that replaces the set, an embed of them all, and a list
+ * filter `<name>[<a by field>]=` (records holding one that matches whole).
+ */
+export interface SetDef {
+  /** Body field, embed and filter name: competencies. */
+  readonly name: string;
+  /** The word for one of them, for flags: competency (--competency, --add-competency). */
+  readonly one: string;
+  readonly target: string;
+  readonly by: readonly string[];
+  /** The join table, its column holding this record's id, and its column holding the target's. */
+  readonly table: string;
+  readonly column: string;
+  readonly targetColumn: string;
+}
+
+/** What `?embed=<name>` adds to a record, how it is loaded, and the read scope it needs. */
+export type EmbedDef =
+  | { readonly name: string; readonly kind: 'custom_values'; readonly scope: string }
+  | {
+      readonly name: string;
+      readonly kind: 'one';
+      readonly relation: LinkDef | RelationDef;
+      readonly target: ResourceDef;
+      readonly scope: string;
+    }
+  | {
+      readonly name: string;
+      readonly kind: 'many';
+      readonly set: SetDef;
+      readonly target: ResourceDef;
+      readonly scope: string;
+    };
+
+/**
+ * A relation a list filters by, `<name>[<field>]=`: a parent (any filter of the target's, by its
+ * own kind), a link or a set (one of its `by` fields, matched whole).
+ */
+export type FilterRelation = RelationDef | LinkDef | SetDef;

@@ -4,19 +4,12 @@
  * node:http's server or the WHATWG fetch classes (Request, Response, Headers): on Node 20,
  * loading those costs a CLI run some 25 ms.
  */
-import {
-  CUSTOM_FIELDS,
-  CUSTOM_VALUES_KEY,
-  childrenOf,
-  linksOf,
-  RESOURCES,
-  resourceByPath,
-} from '../resources/index.js';
+import { childrenOf, embedNames, embedsOf, filterRelationsOf, RESOURCES, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
 import { HEALTH_PATH, OPENAPI_PATH } from '../core/endpoints.js';
 import { parseEmbed, parseListQuery } from '../core/query.js';
-import { type ValidBody, validateBody } from '../core/validate.js';
+import { type Named, type ValidBody, validateBody } from '../core/validate.js';
 import type { RequestBody } from './body.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { Principal, Store } from './store.js';
@@ -163,6 +156,7 @@ export function createApi(opts: ApiOptions): Api {
         withBody(async (x, uuid) => {
           const p = await authorizeWrite(x, r);
           const body = validateBody(r, await readJson(x), 'update');
+          requireScopes(p, linkScopes(r, body));
           return { status: 200, body: { data: await store.update(p.accountId, r, uuid, body) } };
         }),
       );
@@ -299,7 +293,7 @@ async function readJson(x: Exchange): Promise<unknown> {
 function singleQuery(url: URL, r: ResourceDef, allowEmbed: boolean): string[] {
   let embed: string[] = [];
   for (const [k, v] of url.searchParams) {
-    if (k === 'embed' && allowEmbed && r.embeds?.length) embed = parseEmbed(r, [v]);
+    if (k === 'embed' && allowEmbed && embedNames(r).length) embed = parseEmbed(r, [v]);
     else throw new QueryError(k, `Unknown query parameter "${k}" for this endpoint.`);
   }
   return embed;
@@ -313,35 +307,39 @@ function requireScopes(p: Principal, scopes: readonly string[]): void {
 }
 
 /**
- * Embedding reads the embedded records: a property's contact needs contacts.read, its custom
- * values custom-fields.read, a note's property properties.read. Read leniently (unknown names are refused later, as a 400).
+ * Embedding reads the embedded records: each embed needs its target's read scope (a property's
+ * contact contacts.read, its custom values custom-fields.read). Read leniently (unknown names are
+ * refused later, as a 400).
  */
 function embedScopes(url: URL, r: ResourceDef): string[] {
   const names = url.searchParams.getAll('embed').flatMap((v) => v.split(',').map((s) => s.trim()));
-  const scopes: string[] = [];
-  if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) scopes.push(`${CUSTOM_FIELDS.scope}.read`);
-  for (const l of linksOf(r)) if (names.includes(l.name)) scopes.push(`${resourceByPath(l.target).scope}.read`);
-  return scopes;
+  return embedsOf(r)
+    .filter((e) => names.includes(e.name))
+    .map((e) => e.scope);
 }
 
 /**
- * Linking a record by anything but its uuid (a contact by email) looks it up, which tells whether
- * such a record exists: it needs the linked resource's read scope.
+ * Naming a linked record, or one of a set, by anything but its uuid (a contact by email, a status
+ * by label) looks it up, which tells whether such a record exists: it needs the target's read scope.
  */
 function linkScopes(r: ResourceDef, body: ValidBody): string[] {
-  return (r.linkOnCreate ?? [])
-    .filter((l) => Object.keys(body.links[l.name] ?? {}).some((k) => k !== 'uuid'))
-    .map((l) => `${resourceByPath(l.target).scope}.read`);
+  const byText = (n: Named | null | undefined) => Object.keys(n ?? {}).some((k) => k !== 'uuid');
+  const targets = [
+    ...(r.links ?? []).filter((l) => byText(body.links[l.name])),
+    ...(r.sets ?? []).filter((x) => body.sets[x.name]?.some(byText)),
+  ].map((l) => `${resourceByPath(l.target).scope}.read`);
+  return [...new Set(targets)];
 }
 
 /** A list with relational filters, or embeds, also reads the related resources. */
 function relationScopes(url: URL, r: ResourceDef): string[] {
   const scopes = new Set([`${r.scope}.read`, ...embedScopes(url, r)]);
+  const custom = embedsOf(r).find((e) => e.kind === 'custom_values');
   for (const k of url.searchParams.keys()) {
     const base = k.split('[')[0];
-    const rel = r.parents?.find((x) => x.name === base);
+    const rel = filterRelationsOf(r).find((x) => x.name === base);
     if (rel) scopes.add(`${resourceByPath(rel.target).scope}.read`);
-    if (base === CUSTOM_VALUES_KEY && r.customValues) scopes.add(`${CUSTOM_FIELDS.scope}.read`);
+    if (custom && base === custom.name) scopes.add(custom.scope);
   }
   return [...scopes];
 }

@@ -5,6 +5,10 @@
  * test/server/migrations.test.ts checks that the schema they make matches the descriptions.
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import { HISTORY } from './history.js';
+import { blockTriggers, countTriggers, migrationSql, searchIndex } from './tables.js';
+
+export { ORDER_BLOCK, TRIGRAM_ACCOUNT_SPAN } from './tables.js';
 
 /** A migration: statements run in order, or a function given the connection (in the same transaction). */
 export type Migration = readonly string[] | ((db: BetterSqlite3.Database) => void);
@@ -177,20 +181,6 @@ function foldColumns(db: BetterSqlite3.Database): void {
 const TABLES = ['contacts', 'properties', 'custom_fields', 'notes', 'reminders'] as const;
 
 /**
- * Where an account's records sit in a trigram index: a row's key there is its account's id times
- * TRIGRAM_ACCOUNT_SPAN plus its own id, so that one account's matches are a range of keys the
- * index reads alone (a count needs no row). Record ids stay below 2^32, accounts below 2^31.
- */
-export const TRIGRAM_ACCOUNT_SPAN = 4294967296;
-
-/**
- * The records of an account's table, in list order (created_at, id), fall in blocks of about this
- * many: a block is the range from its first key to the next block's, and keeps how many records
- * it holds, so that a deep page of an unfiltered list adds up block sizes to find where it starts.
- */
-export const ORDER_BLOCK = 1024;
-
-/**
  * Migration 3, for lists at scale: a count of each account's records per table, kept by
  * triggers (an unfiltered list's total without counting the rows); the order blocks of each
  * account's table (ORDER_BLOCK), kept by triggers: a record joins the block its key falls in,
@@ -210,17 +200,7 @@ function scaleIndexes(): string[] {
   PRIMARY KEY (account_id, tbl)
 ) WITHOUT ROWID`,
   ];
-  for (const t of TABLES)
-    out.push(
-      `INSERT INTO record_counts (account_id, tbl, n) SELECT account_id, '${t}', COUNT(*) FROM ${t} GROUP BY account_id`,
-      `CREATE TRIGGER ${t}_count_insert AFTER INSERT ON ${t} BEGIN
-  INSERT INTO record_counts (account_id, tbl, n) VALUES (NEW.account_id, '${t}', 1)
-    ON CONFLICT (account_id, tbl) DO UPDATE SET n = n + 1;
-END`,
-      `CREATE TRIGGER ${t}_count_delete AFTER DELETE ON ${t} BEGIN
-  UPDATE record_counts SET n = n - 1 WHERE account_id = OLD.account_id AND tbl = '${t}';
-END`,
-    );
+  for (const t of TABLES) out.push(...countTriggers(t));
   out.push(`CREATE TABLE order_blocks (
   account_id INTEGER NOT NULL,
   tbl TEXT NOT NULL,
@@ -229,60 +209,21 @@ END`,
   n INTEGER NOT NULL,
   PRIMARY KEY (account_id, tbl, created_at, id)
 ) WITHOUT ROWID`);
-  for (const t of TABLES) {
-    const blocks = `order_blocks WHERE account_id = NEW.account_id AND tbl = '${t}'`;
-    const holding = (row: string) =>
-      `(SELECT created_at, id FROM order_blocks WHERE account_id = ${row}.account_id AND tbl = '${t}'
-      AND (created_at, id) <= (${row}.created_at, ${row}.id) ORDER BY created_at DESC, id DESC LIMIT 1)`;
+  for (const t of TABLES) out.push(...blockTriggers(t));
+  for (const t of TABLES)
     out.push(
-      `INSERT INTO order_blocks (account_id, tbl, created_at, id, n)
-SELECT account_id, '${t}', created_at, id, MIN(${ORDER_BLOCK}, of - k + 1) FROM (
-  SELECT account_id, created_at, id,
-    row_number() OVER (PARTITION BY account_id ORDER BY created_at, id) AS k,
-    COUNT(*) OVER (PARTITION BY account_id) AS of
-  FROM ${t}
-) WHERE (k - 1) % ${ORDER_BLOCK} = 0`,
-      `CREATE TRIGGER ${t}_block_insert AFTER INSERT ON ${t} BEGIN
-  INSERT INTO order_blocks (account_id, tbl, created_at, id, n)
-    SELECT NEW.account_id, '${t}', NEW.created_at, NEW.id, 0
-    WHERE COALESCE((SELECT n >= ${ORDER_BLOCK} AND (created_at, id) < (NEW.created_at, NEW.id) FROM ${blocks}
-      ORDER BY created_at DESC, id DESC LIMIT 1), 1);
-  UPDATE order_blocks SET created_at = NEW.created_at, id = NEW.id
-    WHERE account_id = NEW.account_id AND tbl = '${t}'
-    AND (created_at, id) = (SELECT created_at, id FROM ${blocks} ORDER BY created_at, id LIMIT 1)
-    AND (created_at, id) > (NEW.created_at, NEW.id);
-  UPDATE order_blocks SET n = n + 1
-    WHERE account_id = NEW.account_id AND tbl = '${t}' AND (created_at, id) = ${holding('NEW')};
-END`,
-      `CREATE TRIGGER ${t}_block_delete AFTER DELETE ON ${t} BEGIN
-  UPDATE order_blocks SET n = n - 1
-    WHERE account_id = OLD.account_id AND tbl = '${t}' AND (created_at, id) = ${holding('OLD')};
-END`,
+      ...searchIndex(
+        t,
+        FOLDED.filter(([table]) => table === t).map(([, c]) => c),
+      ),
     );
-  }
-  for (const t of TABLES) {
-    const cols = FOLDED.filter(([table]) => table === t).map(([, c]) => `"${c}_fold"`);
-    const key = (row: string) => `${row}.account_id * ${TRIGRAM_ACCOUNT_SPAN} + ${row}.id`;
-    const insert = (row: string) =>
-      `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (${key(row)}, ${cols.map((c) => `${row}.${c}`).join(', ')});`;
-    out.push(
-      `CREATE VIRTUAL TABLE ${t}_fts USING fts5(${cols.join(', ')}, content='', contentless_delete=1, tokenize='trigram case_sensitive 1')`,
-      `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) SELECT ${key(t)}, ${cols.map((c) => `${t}.${c}`).join(', ')} FROM ${t}`,
-      `CREATE TRIGGER ${t}_fts_insert AFTER INSERT ON ${t} BEGIN
-  SELECT RAISE(ABORT, 'record ids must stay below 2^32') WHERE NEW.id >= ${TRIGRAM_ACCOUNT_SPAN};
-  ${insert('NEW')}
-END`,
-      `CREATE TRIGGER ${t}_fts_delete AFTER DELETE ON ${t} BEGIN
-  DELETE FROM ${t}_fts WHERE rowid = ${key('OLD')};
-END`,
-      `CREATE TRIGGER ${t}_fts_update AFTER UPDATE OF ${cols.join(', ')} ON ${t} BEGIN
-  DELETE FROM ${t}_fts WHERE rowid = ${key('OLD')};
-  ${insert('NEW')}
-END`,
-    );
-  }
   return out;
 }
 
 /** Every migration, in order; index + 1 is the user_version after applying one. */
-export const MIGRATIONS: readonly Migration[] = [initial, foldColumns, scaleIndexes()];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  foldColumns,
+  scaleIndexes(),
+  ...HISTORY.map((steps) => migrationSql(steps, 'sqlite')),
+];

@@ -33,6 +33,7 @@ function plain(c: Condition): unknown {
       };
     case 'in':
     case 'int':
+    case 'same':
       return { [c.kind]: c.field.name, values: c.values };
     default:
       return { [c.kind]: c.field.name, value: c.value };

@@ -56,8 +56,10 @@ export function prepare(
 /** The keys a record of `r` may carry in a bulk file besides the input fields. */
 function extraKeys(r: ResourceDef, verb: Verb): string[] {
   const custom = r.customValues ? [CUSTOM_VALUES_KEY] : [];
-  if (verb !== 'create') return ['uuid', ...custom];
-  return [...(r.parents ?? []), ...(r.linkOnCreate ?? [])].map((x) => x.name).concat(custom);
+  const sets = (r.sets ?? []).map((x) => x.name);
+  if (verb !== 'create')
+    return ['uuid', ...(r.links ?? []).filter((l) => l.onUpdate).map((l) => l.name), ...sets, ...custom];
+  return [...(r.parents ?? []), ...(r.links ?? [])].map((x) => x.name).concat(sets, custom);
 }
 
 /**

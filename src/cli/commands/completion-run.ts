@@ -21,7 +21,15 @@ import { writeFileAtomic } from '../write-file.js';
 import { describeRecord } from './shared.js';
 import type { Deps } from '../context.js';
 import { type Candidate, fieldKind, filterKind } from '../../core/kinds.js';
-import { CUSTOM_FIELDS, fieldOf, filterFields, inputFields, RESOURCES, resourceByPath } from '../../resources/index.js';
+import {
+  CUSTOM_FIELDS,
+  embedNames,
+  fieldOf,
+  filterFields,
+  inputFields,
+  resourceByPath,
+  RESOURCES,
+} from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { GlobalOptions } from '../globals.js';
 
@@ -284,7 +292,7 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   if (!r) return NONE;
   if (long === '--output') return valuesOf(OUTPUT_FORMATS);
   if (long === '--json' || long === '--fields') return commaList(fieldNames(r), cur);
-  if (long === '--embed') return commaList(r.embeds ?? [], cur);
+  if (long === '--embed') return commaList(embedNames(r), cur);
   if (long === '--unset')
     return {
       candidates: inputFields(r)
@@ -294,8 +302,7 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   const where = r.parents?.find((rel) => long === `--${rel.name}-where`);
   if (where) return whereValues(resourceByPath(where.target), cur, now);
   const related =
-    r.parents?.find((rel) => long === `--${rel.name}`)?.target ??
-    r.linkOnCreate?.find((l) => long === `--${l.name}`)?.target;
+    r.parents?.find((rel) => long === `--${rel.name}`)?.target ?? r.links?.find((l) => long === `--${l.name}`)?.target;
   if (related) return { candidates: await uuids(resourceByPath(related), ctx) };
   if (long === '--custom-field' && r.customValues !== undefined) {
     if (cur.includes('=')) return NONE;

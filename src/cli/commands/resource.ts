@@ -4,7 +4,7 @@
  * functions are in resource-run.ts (docs/architecture.md, "commands/").
  */
 import type { Command } from 'commander';
-import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.js';
+import { embedNames, filterFields, resourceByPath, RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { KindError, uuidOf } from '../../core/kinds.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
@@ -161,8 +161,8 @@ const str = (v: unknown): string | undefined => (v === undefined ? undefined : S
 /** --embed: names the resource can embed, checked before any request. */
 function embedOf(r: ResourceDef, value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const bad = splitList(String(value)).find((n) => !r.embeds?.includes(n));
-  if (bad) throw usageError(`--embed: ${r.path} cannot embed "${bad}"; they can embed ${(r.embeds ?? []).join(', ')}.`);
+  const bad = splitList(String(value)).find((n) => !embedNames(r).includes(n));
+  if (bad) throw usageError(`--embed: ${r.path} cannot embed "${bad}"; they can embed ${embedNames(r).join(', ')}.`);
   return String(value);
 }
 
@@ -189,7 +189,7 @@ function writeOptions(f: Factory, r: ResourceDef, flags: Flags): WriteOptions {
 }
 
 function addEmbedFlag(cmd: Command, r: ResourceDef): void {
-  if (r.embeds?.length) cmd.option('--embed <names>', `embed related data: ${r.embeds.join(', ')}`);
+  if (embedNames(r).length) cmd.option('--embed <names>', `embed related data: ${embedNames(r).join(', ')}`);
 }
 
 export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.list): Command {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { isObject } from '../../core/json.js';
 import { isCodeValue } from '../../core/kinds.js';
-import { CUSTOM_VALUES_KEY, DEPENDENCY_ORDER, inputFields, resourceByPath } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, DEPENDENCY_ORDER, embedNames, inputFields, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -53,7 +53,7 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
           `warning: the account has ${total} ${r.plural} but ${rows.length} were found under their parents.\n`,
         );
     } else {
-      for await (const rec of all(s, r, r.embeds?.length ? { embed: r.embeds.join(',') } : {})) {
+      for await (const rec of all(s, r, embedNames(r).length ? { embed: embedNames(r).join(',') } : {})) {
         const row: Rec = { ...rec };
         if (r.customValues) {
           delete row[CUSTOM_VALUES_KEY];
@@ -62,7 +62,7 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
           const values = cf?.data?.map((v) => ({ name: v.name, value: v.value }));
           if (values?.length) row[CUSTOM_VALUES_KEY] = values;
         }
-        for (const link of r.linkOnCreate ?? [])
+        for (const link of r.links ?? [])
           if (rec[link.name] !== undefined) {
             delete row[link.name];
             row[link.name] = (rec[link.name] as { data: Rec | null }).data?.uuid ?? null;
@@ -168,7 +168,7 @@ async function importAccount(
         const body = inputOf(r, rec);
         let parent: { resource: string; uuid: string } | undefined;
         if (r.customValues && Array.isArray(rec[CUSTOM_VALUES_KEY])) body[CUSTOM_VALUES_KEY] = rec[CUSTOM_VALUES_KEY];
-        for (const link of r.linkOnCreate ?? []) {
+        for (const link of r.links ?? []) {
           const old = rec[link.name];
           if (typeof old !== 'string') continue;
           const to = map[old];

@@ -2,14 +2,14 @@
  * `pm help output`: the output flags every command shares, and each resource's default columns
  * and fields, derived from the resource descriptions.
  */
-import { RESOURCES } from '../../resources/index.js';
+import { embedNames, RESOURCES } from '../../resources/index.js';
 import { commas, wrap } from './text.js';
 
 function columns(): string {
   const width = Math.max(...RESOURCES.map((r) => r.path.length)) + 4;
   return RESOURCES.map((r) => {
     const cols = r.fields.filter((f) => f.column).map((f) => f.name);
-    const rest = [...r.fields.map((f) => f.name), ...(r.embeds ?? [])].filter((n) => !cols.includes(n));
+    const rest = [...r.fields.map((f) => f.name), ...embedNames(r)].filter((n) => !cols.includes(n));
     return [
       wrap(commas(cols), 96, `  ${r.path.padEnd(width)}columns:`),
       wrap(commas(rest), 96, `  ${''.padEnd(width)}also:   `),

@@ -8,6 +8,7 @@
  * not grow with --all (a terminal table, which needs its column widths, and --jq buffer).
  */
 import { Chalk, type ChalkInstance } from 'chalk';
+import { embedNames } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps, Env, OutStream } from '../context.js';
 import { usageError } from '../errors.js';
@@ -74,7 +75,7 @@ export interface ListPrinter {
 
 /** Every name --json and --fields accept: the resource's fields, and what it can embed. */
 export function fieldNames(resource: ResourceDef): string[] {
-  return [...resource.fields.map((f) => f.name), ...(resource.embeds ?? [])];
+  return [...resource.fields.map((f) => f.name), ...embedNames(resource)];
 }
 
 /**
@@ -111,7 +112,7 @@ const lineValue = (f: FieldDef | undefined, v: unknown, times: TimeFormatter | u
 
 /** Embeds a command must request for the selected fields to have values (custom_fields). */
 export function embedsFor(resource: ResourceDef, spec: OutputSpec): string[] {
-  return (resource.embeds ?? []).filter((e) => spec.fields?.includes(e));
+  return embedNames(resource).filter((e) => spec.fields?.includes(e));
 }
 
 function parseFields(resource: ResourceDef, text: string, flag: string): string[] {
@@ -209,7 +210,7 @@ function fieldMap(resource: ResourceDef): Map<string, FieldDef> {
 function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Rec | undefined): string[] {
   if (spec.fields) return spec.fields;
   const names = resource.fields.map((f) => f.name);
-  if (first) for (const e of resource.embeds ?? []) if (e in first) names.push(e);
+  if (first) for (const e of embedNames(resource)) if (e in first) names.push(e);
   return names;
 }
 

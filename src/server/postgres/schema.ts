@@ -7,6 +7,9 @@
  * stores and loads its values the same way on both stores.
  */
 
+import { HISTORY } from '../history.js';
+import { migrationSql, pgCountTriggers } from '../tables.js';
+
 export type PgMigration = readonly string[];
 
 const initial: PgMigration = [
@@ -226,12 +229,13 @@ BEGIN
   RETURN NULL;
 END
 $$`,
-  ...['contacts', 'properties', 'custom_fields', 'notes', 'reminders'].flatMap((t) => [
-    `CREATE TRIGGER ${t}_inserted AFTER INSERT ON ${t} REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION pm_count_inserted()`,
-    `CREATE TRIGGER ${t}_deleted AFTER DELETE ON ${t} REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION pm_count_deleted()`,
-    `INSERT INTO record_counts (account_id, tbl, n) SELECT account_id, '${t}', COUNT(*) FROM ${t} GROUP BY account_id`,
-  ]),
+  ...['contacts', 'properties', 'custom_fields', 'notes', 'reminders'].flatMap(pgCountTriggers),
 ];
 
 /** Every migration, in order; index + 1 is the version pm_schema records after applying one. */
-export const PG_MIGRATIONS: readonly PgMigration[] = [initial, trigrams, counts];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  initial,
+  trigrams,
+  counts,
+  ...HISTORY.map((steps) => migrationSql(steps, 'postgres')),
+];

@@ -5,21 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorBag, ValidationError } from '../../core/errors.js';
 import type { ValidBody } from '../../core/validate.js';
-import {
-  CUSTOM_FIELDS,
-  CUSTOM_VALUES_KEY,
-  ENTITY_TYPES,
-  embeddedFieldsOf,
-  fieldOf,
-  linksOf,
-  ownerOfEntity,
-  resourceByPath,
-} from '../../resources/index.js';
-import type { LinkDef, RelationDef, ResourceDef } from '../../resources/types.js';
+import { CUSTOM_FIELDS, ENTITY_TYPES, embedsOf, fieldOf, ownerOfEntity } from '../../resources/index.js';
+import type { ResourceDef } from '../../resources/types.js';
 import type { ApiRecord, ParentRef } from '../store.js';
 import { beforeCustomFieldWrite, embedCustomValues, hasNul, setCustomValues } from './custom-values.js';
+import { embedMany, embedOne, linkColumns, setMembers, writeSets } from './relations.js';
 import { columnValues, dateFlagColumn, selectList, toRecord, withFolds } from './rows.js';
-import { type Dialect, get, insert, type Query, type Row, rows, run, type Steps } from './steps.js';
+import { type Dialect, get, insert, type Query, type Row, run, type Steps } from './steps.js';
 
 export function* getRecord(
   d: Dialect,
@@ -46,7 +38,7 @@ function* mustFind(d: Dialect, accountId: number, r: ResourceDef, uuid: string, 
   return row;
 }
 
-/** The embeds a list or a record asks for (custom values, linked records), set on `records`. */
+/** The embeds a list or a record asks for (custom values, linked records, sets), set on `records`. */
 export function* embed(
   d: Dialect,
   accountId: number,
@@ -55,34 +47,12 @@ export function* embed(
   found: Row[],
   records: ApiRecord[],
 ): Steps<void> {
-  if (r.customValues && names.includes(CUSTOM_VALUES_KEY)) yield* embedCustomValues(d, r, found, records);
-  for (const link of linksOf(r)) if (names.includes(link.name)) yield* embedLink(d, accountId, link, found, records);
-}
-
-/** A linked record (a property's contact, a note's parent) as {"data": {uuid, ...identifying fields} | null}. */
-function* embedLink(
-  d: Dialect,
-  accountId: number,
-  link: LinkDef | RelationDef,
-  found: Row[],
-  records: ApiRecord[],
-): Steps<void> {
-  const target = resourceByPath(link.target);
-  const ids = [...new Set(found.map((row) => row[`_link_${link.name}`]).filter((v) => v !== null))] as number[];
-  const byId = new Map<number, ApiRecord>();
-  if (ids.length) {
-    const cols = embeddedFieldsOf(link);
-    const linked = (yield rows(
-      `SELECT id, ${cols.map((c) => `"${c}"`).join(', ')} FROM ${target.table}
-         WHERE account_id = ? AND ${d.inIds('id')}`,
-      [accountId, d.ids(ids)],
-    )) as Row[];
-    for (const { id, ...rest } of linked) byId.set(id as number, rest);
+  for (const e of embedsOf(r)) {
+    if (!names.includes(e.name)) continue;
+    if (e.kind === 'custom_values') yield* embedCustomValues(d, r, found, records);
+    else if (e.kind === 'one') yield* embedOne(d, accountId, e.relation, found, records);
+    else yield* embedMany(d, accountId, e.set, found, records);
   }
-  found.forEach((row, i) => {
-    const id = row[`_link_${link.name}`] as number | null;
-    (records[i] as ApiRecord)[link.name] = { data: id === null ? null : (byId.get(id) ?? null) };
-  });
 }
 
 export function* createRecord(
@@ -94,7 +64,8 @@ export function* createRecord(
 ): Steps<ApiRecord> {
   const bag = new ErrorBag();
   const cols = columnValues(r, body.values);
-  Object.assign(cols, yield* resolveLinks(d, accountId, r, body, bag));
+  Object.assign(cols, yield* linkColumns(d, accountId, r, body, bag));
+  const members = yield* setMembers(d, accountId, r, body, bag);
   if (parent) {
     const rel = r.parents?.find((x) => x.target === parent.resource.path);
     // Locked where writers run at once, so that the parent cannot be deleted before this commits.
@@ -112,6 +83,7 @@ export function* createRecord(
     [accountId, uuid, t, t, ...Object.values(cols)],
   );
   const id = (yield* unique(d, accountId, r, cols, undefined, write)) as number;
+  yield* writeSets(id, members);
   yield* setCustomValues(accountId, r, id, body, bag);
   bag.throwIfAny();
   return yield* getRecord(d, accountId, r, uuid);
@@ -127,6 +99,9 @@ export function* updateRecord(
   const row = yield* mustFind(d, accountId, r, uuid, true);
   const bag = new ErrorBag();
   const cols = columnValues(r, body.values);
+  Object.assign(cols, yield* linkColumns(d, accountId, r, body, bag));
+  const members = yield* setMembers(d, accountId, r, body, bag);
+  bag.throwIfAny();
   // A stored date (all day) cannot be made "not all day" without giving a time.
   for (const f of r.fields)
     if (f.allDayFlag && cols[f.name] === undefined && cols[f.allDayFlag] === 0 && row[dateFlagColumn(f)] === 1)
@@ -138,6 +113,7 @@ export function* updateRecord(
   const sets = [...Object.keys(cols).map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ');
   const write = run(`UPDATE ${r.table} SET ${sets} WHERE id = ?`, [...Object.values(cols), d.now(), row._id]);
   yield* unique(d, accountId, r, cols, row, write);
+  yield* writeSets(row._id as number, members);
   yield* setCustomValues(accountId, r, row._id as number, body, bag);
   bag.throwIfAny();
   return yield* getRecord(d, accountId, r, uuid);
@@ -148,28 +124,6 @@ export function* deleteRecord(accountId: number, r: ResourceDef, uuid: string): 
     ? 0
     : ((yield run(`DELETE FROM ${r.table} WHERE account_id = ? AND uuid = ?`, [accountId, uuid])) as number);
   if (changes === 0) throw notFound(r, uuid);
-}
-
-/** The columns of the records a create body links to (a property's contact), each found by one field. */
-function* resolveLinks(d: Dialect, accountId: number, r: ResourceDef, body: ValidBody, bag: ErrorBag): Steps<Row> {
-  const out: Row = {};
-  for (const link of r.linkOnCreate ?? []) {
-    const by = body.links[link.name];
-    if (!by) continue;
-    const [key, value] = Object.entries(by)[0] as [string, string];
-    const target = resourceByPath(link.target);
-    const sql = `SELECT id FROM ${target.table} WHERE account_id = ? AND ${d.equalsNoCase(`"${key}"`)} LIMIT 2`;
-    const found = hasNul(value) ? [] : ((yield rows(sql, [accountId, value])) as Row[]);
-    if (found.length === 1) out[link.column] = (found[0] as Row).id;
-    else
-      bag.add(
-        link.name,
-        found.length === 0
-          ? `No ${target.singular} has ${key} "${value}".`
-          : `More than one ${target.singular} has ${key} "${value}"; name it by uuid.`,
-      );
-  }
-  return out;
 }
 
 /**

@@ -1,10 +1,22 @@
 /** Accounts, their users, and the users' tokens (of which only a hash is kept), for both stores. */
 import { createHash, randomBytes } from 'node:crypto';
 import { formatTimestamp } from '../../core/datetime.js';
+import { ALL_SCOPES } from '../../resources/index.js';
 import type { AccountUser, Principal, TokenInfo } from '../store.js';
 import { type Dialect, get, insert, type Row, rows, run, type Steps } from './steps.js';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/**
+ * What a full-scope token stores for its scopes: a rule, not a list, so that it also has the
+ * scopes of resources added after it was made (migration 4 made every full token of before so).
+ */
+export const EVERY_SCOPE = '*';
+
+/** The scopes a token's stored text gives it. */
+function scopesOf(stored: string): string[] {
+  return stored === EVERY_SCOPE ? [...ALL_SCOPES] : stored.split(' ').filter(Boolean);
+}
 
 export function* createAccount(d: Dialect, name: string): Steps<AccountUser> {
   const t = d.now();
@@ -33,7 +45,14 @@ export function* createToken(
   const token = `pm_${randomBytes(32).toString('base64url')}`;
   const id = (yield insert(
     'INSERT INTO tokens (user_id, name, hash, hint, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    [userId, name, hashToken(token), token.slice(-4), scopes.join(' '), d.now()],
+    [
+      userId,
+      name,
+      hashToken(token),
+      token.slice(-4),
+      ALL_SCOPES.every((s) => scopes.includes(s)) ? EVERY_SCOPE : scopes.join(' '),
+      d.now(),
+    ],
   )) as number;
   return { token, id };
 }
@@ -58,7 +77,7 @@ export function* authenticate(d: Dialect, token: string): Steps<Principal | unde
   return {
     userId: row.user_id as number,
     accountId: row.account_id as number,
-    scopes: new Set((row.scopes as string).split(' ').filter(Boolean)),
+    scopes: new Set(scopesOf(row.scopes as string)),
   };
 }
 
@@ -72,7 +91,7 @@ export function* listTokens(): Steps<TokenInfo[]> {
     id: r.id as number,
     name: r.name as string,
     hint: r.hint as string,
-    scopes: (r.scopes as string).split(' ').filter(Boolean),
+    scopes: scopesOf(r.scopes as string),
     account_id: r.account_id as number,
     user_id: r.user_id as number,
     created_at: formatTimestamp(r.created_at as number),

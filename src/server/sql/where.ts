@@ -37,6 +37,10 @@ export function whereSql(
             d.contains(`${alias}."${foldColumnOf(c.field)}"`, fold(c.value, c.field.filter), params),
         );
         break;
+      case 'same':
+        out.push(`(${c.values.map(() => d.equalsNoCase(`${alias}."${c.field.name}"`)).join(' OR ')})`);
+        params.push(...c.values);
+        break;
       case 'range':
         out.push(`${alias}."${c.field.name}" >= ? AND ${alias}."${c.field.name}" < ?`);
         params.push(c.range.start, c.range.end);
@@ -45,8 +49,17 @@ export function whereSql(
         const t = `r${depth}`;
         params.push(accountId);
         const inner = whereSql(d, c.target, t, c.conditions, accountId, params, depth + 1).map((s) => ` AND ${s}`);
-        const sub = `SELECT ${t}.id FROM ${c.target.table} ${t} WHERE ${t}.account_id = ?${inner.join('')}`;
-        out.push(`${alias}.${c.relation.column} IN (${sub})`);
+        const rel = c.relation;
+        if ('table' in rel) {
+          // A set: the records holding one of the target's records that match.
+          const j = `j${depth}`;
+          out.push(
+            `${alias}.id IN (SELECT ${j}.${rel.column} FROM ${rel.table} ${j} JOIN ${c.target.table} ${t} ON ${t}.id = ${j}.${rel.targetColumn} WHERE ${t}.account_id = ?${inner.join('')})`,
+          );
+        } else {
+          const sub = `SELECT ${t}.id FROM ${c.target.table} ${t} WHERE ${t}.account_id = ?${inner.join('')}`;
+          out.push(`${alias}.${rel.column} IN (${sub})`);
+        }
         break;
       }
       case 'custom': {

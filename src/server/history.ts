@@ -1,0 +1,71 @@
+/**
+ * The schema's history from migration 4 on, for both stores: each migration a list of literal
+ * table specs (tables.ts says what each generates). Released migrations are frozen: their text
+ * is pinned by the tests; a change to the schema is a new entry at the end, never an edit.
+ * Migrations 1 to 3 are older, written as SQL per store (schema.ts, postgres/schema.ts).
+ */
+import type { Step } from './tables.js';
+
+/** Where records stand, contact types, competencies: labels that records are filed by. */
+const label = { name: 'label', type: 'text', notNull: true, maxLength: 255 } as const;
+
+/**
+ * The scopes a full token had before migration 4, one per resource and access: a token holding
+ * every one of them was made with every scope there was, and becomes a full-scope token ('*'),
+ * which has the scopes of every resource, those added later included (sql/tokens.ts).
+ */
+const FULL_BEFORE_4 = ['properties', 'contacts', 'custom-fields', 'notes', 'reminders'].flatMap((r) => [
+  `${r}.read`,
+  `${r}.write`,
+]);
+
+/** Migration 4: statuses, contact types and competencies, the records that carry them, and full-scope tokens as a rule. */
+const catalogues: readonly Step[] = [
+  {
+    create: {
+      name: 'statuses',
+      records: true,
+      columns: [label, { name: 'type', type: 'int', notNull: true, oneOf: [1, 2] }],
+      folded: ['label'],
+      indexes: [['account_id', 'type']],
+    },
+  },
+  { create: { name: 'types', records: true, columns: [label], folded: ['label'] } },
+  { create: { name: 'competencies', records: true, columns: [label], folded: ['label'] } },
+  {
+    create: {
+      name: 'contact_competencies',
+      records: false,
+      columns: [
+        { name: 'contact_id', type: 'id', notNull: true, references: { table: 'contacts', onDelete: 'CASCADE' } },
+        {
+          name: 'competency_id',
+          type: 'id',
+          notNull: true,
+          references: { table: 'competencies', onDelete: 'CASCADE' },
+        },
+      ],
+      primaryKey: ['contact_id', 'competency_id'],
+      indexes: [['competency_id']],
+    },
+  },
+  {
+    alter: 'properties',
+    add: [{ name: 'status_id', type: 'id', references: { table: 'statuses', onDelete: 'SET NULL' } }],
+    indexes: [['status_id']],
+  },
+  {
+    alter: 'contacts',
+    add: [
+      { name: 'status_id', type: 'id', references: { table: 'statuses', onDelete: 'SET NULL' } },
+      { name: 'type_id', type: 'id', references: { table: 'types', onDelete: 'SET NULL' } },
+    ],
+    indexes: [['status_id'], ['type_id']],
+  },
+  {
+    sql: `UPDATE tokens SET scopes = '*' WHERE ${FULL_BEFORE_4.map((s) => `(' ' || scopes || ' ') LIKE '% ${s} %'`).join(' AND ')}`,
+  },
+];
+
+/** Every migration from 4 on, in order (index 0 is migration 4). */
+export const HISTORY: readonly (readonly Step[])[] = [catalogues];

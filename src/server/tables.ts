@@ -1,0 +1,239 @@
+/**
+ * Tables written once. From migration 4 on, a migration step is a literal, frozen table spec
+ * (history.ts) and both stores' DDL is generated from it here: columns with their type, null,
+ * default and checks; a record table's common columns, its order and update indexes, its count,
+ * its order blocks (SQLite) and its search index over its fold columns, triggers included. The
+ * generated text is pinned by test/server/migrations.test.ts, so a spec, once released, makes the
+ * same schema for ever: a change is a new step, never an edit.
+ */
+
+/** A column: text, an integer, a 0/1 boolean, or the id of a row of another table. */
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: 'text' | 'int' | 'bool' | 'id';
+  readonly notNull?: boolean;
+  readonly default?: number;
+  /** Text: at most this many characters. */
+  readonly maxLength?: number;
+  /** Int: one of these values. */
+  readonly oneOf?: readonly number[];
+  /** Id: the table it refers to, and what deleting that row does to this one. */
+  readonly references?: { readonly table: string; readonly onDelete: 'CASCADE' | 'SET NULL' };
+}
+
+/**
+ * A table. A record table (`records`) holds an account's records: it has id, account_id, uuid,
+ * created_at and updated_at before its own columns, indexes for list order and updated_at, a
+ * kept count, order blocks (SQLite), and a search index over its `folded` columns (each a text
+ * column whose folded copy, `<name>_fold`, the code writes). Any other table (a join table)
+ * has its columns alone and a primary key.
+ */
+export interface TableSpec {
+  readonly name: string;
+  readonly records: boolean;
+  readonly columns: readonly ColumnSpec[];
+  readonly folded?: readonly string[];
+  /** Indexes, each of column names: a record table's are led by account_id. */
+  readonly indexes?: readonly (readonly string[])[];
+  readonly primaryKey?: readonly string[];
+}
+
+/** A migration step: a new table, columns added to a table (with their indexes), or one statement both stores run as written. */
+export type Step =
+  | { readonly create: TableSpec }
+  | {
+      readonly alter: string;
+      readonly add: readonly ColumnSpec[];
+      readonly indexes?: readonly (readonly string[])[];
+    }
+  | { readonly sql: string };
+
+/**
+ * Where an account's records sit in a trigram index: a row's key there is its account's id times
+ * TRIGRAM_ACCOUNT_SPAN plus its own id, so that one account's matches are a range of keys the
+ * index reads alone (a count needs no row). Record ids stay below 2^32, accounts below 2^31.
+ */
+export const TRIGRAM_ACCOUNT_SPAN = 4294967296;
+
+/**
+ * The records of an account's table, in list order (created_at, id), fall in blocks of about this
+ * many: a block is the range from its first key to the next block's, and keeps how many records
+ * it holds, so that a deep page of an unfiltered list adds up block sizes to find where it starts.
+ */
+export const ORDER_BLOCK = 1024;
+
+/**
+ * A record table's count in record_counts (migration 3): filled from the rows already there, and
+ * kept by triggers. Migration 3's text for its tables, and every later record table's.
+ */
+export function countTriggers(t: string): string[] {
+  return [
+    `INSERT INTO record_counts (account_id, tbl, n) SELECT account_id, '${t}', COUNT(*) FROM ${t} GROUP BY account_id`,
+    `CREATE TRIGGER ${t}_count_insert AFTER INSERT ON ${t} BEGIN
+  INSERT INTO record_counts (account_id, tbl, n) VALUES (NEW.account_id, '${t}', 1)
+    ON CONFLICT (account_id, tbl) DO UPDATE SET n = n + 1;
+END`,
+    `CREATE TRIGGER ${t}_count_delete AFTER DELETE ON ${t} BEGIN
+  UPDATE record_counts SET n = n - 1 WHERE account_id = OLD.account_id AND tbl = '${t}';
+END`,
+  ];
+}
+
+/** A record table's order blocks (migration 3): filled from the rows already there, and kept by triggers. */
+export function blockTriggers(t: string): string[] {
+  const blocks = `order_blocks WHERE account_id = NEW.account_id AND tbl = '${t}'`;
+  const holding = (row: string) =>
+    `(SELECT created_at, id FROM order_blocks WHERE account_id = ${row}.account_id AND tbl = '${t}'
+      AND (created_at, id) <= (${row}.created_at, ${row}.id) ORDER BY created_at DESC, id DESC LIMIT 1)`;
+  return [
+    `INSERT INTO order_blocks (account_id, tbl, created_at, id, n)
+SELECT account_id, '${t}', created_at, id, MIN(${ORDER_BLOCK}, of - k + 1) FROM (
+  SELECT account_id, created_at, id,
+    row_number() OVER (PARTITION BY account_id ORDER BY created_at, id) AS k,
+    COUNT(*) OVER (PARTITION BY account_id) AS of
+  FROM ${t}
+) WHERE (k - 1) % ${ORDER_BLOCK} = 0`,
+    `CREATE TRIGGER ${t}_block_insert AFTER INSERT ON ${t} BEGIN
+  INSERT INTO order_blocks (account_id, tbl, created_at, id, n)
+    SELECT NEW.account_id, '${t}', NEW.created_at, NEW.id, 0
+    WHERE COALESCE((SELECT n >= ${ORDER_BLOCK} AND (created_at, id) < (NEW.created_at, NEW.id) FROM ${blocks}
+      ORDER BY created_at DESC, id DESC LIMIT 1), 1);
+  UPDATE order_blocks SET created_at = NEW.created_at, id = NEW.id
+    WHERE account_id = NEW.account_id AND tbl = '${t}'
+    AND (created_at, id) = (SELECT created_at, id FROM ${blocks} ORDER BY created_at, id LIMIT 1)
+    AND (created_at, id) > (NEW.created_at, NEW.id);
+  UPDATE order_blocks SET n = n + 1
+    WHERE account_id = NEW.account_id AND tbl = '${t}' AND (created_at, id) = ${holding('NEW')};
+END`,
+    `CREATE TRIGGER ${t}_block_delete AFTER DELETE ON ${t} BEGIN
+  UPDATE order_blocks SET n = n - 1
+    WHERE account_id = OLD.account_id AND tbl = '${t}' AND (created_at, id) = ${holding('OLD')};
+END`,
+  ];
+}
+
+/**
+ * A record table's trigram index over its fold columns (`folded`: the columns folded, without
+ * _fold), contentless and keyed by account and id (migration 3): filled from the rows already
+ * there, and kept by triggers.
+ */
+export function searchIndex(t: string, folded: readonly string[]): string[] {
+  const cols = folded.map((c) => `"${c}_fold"`);
+  const key = (row: string) => `${row}.account_id * ${TRIGRAM_ACCOUNT_SPAN} + ${row}.id`;
+  const insert = (row: string) =>
+    `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (${key(row)}, ${cols.map((c) => `${row}.${c}`).join(', ')});`;
+  return [
+    `CREATE VIRTUAL TABLE ${t}_fts USING fts5(${cols.join(', ')}, content='', contentless_delete=1, tokenize='trigram case_sensitive 1')`,
+    `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) SELECT ${key(t)}, ${cols.map((c) => `${t}.${c}`).join(', ')} FROM ${t}`,
+    `CREATE TRIGGER ${t}_fts_insert AFTER INSERT ON ${t} BEGIN
+  SELECT RAISE(ABORT, 'record ids must stay below 2^32') WHERE NEW.id >= ${TRIGRAM_ACCOUNT_SPAN};
+  ${insert('NEW')}
+END`,
+    `CREATE TRIGGER ${t}_fts_delete AFTER DELETE ON ${t} BEGIN
+  DELETE FROM ${t}_fts WHERE rowid = ${key('OLD')};
+END`,
+    `CREATE TRIGGER ${t}_fts_update AFTER UPDATE OF ${cols.join(', ')} ON ${t} BEGIN
+  DELETE FROM ${t}_fts WHERE rowid = ${key('OLD')};
+  ${insert('NEW')}
+END`,
+  ];
+}
+
+/**
+ * A record table's count in record_counts (migration 3): kept by statement-level triggers, and
+ * filled from the rows already there. Migration 3's text for its tables, and every later record table's.
+ */
+export function pgCountTriggers(t: string): string[] {
+  return [
+    `CREATE TRIGGER ${t}_inserted AFTER INSERT ON ${t} REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION pm_count_inserted()`,
+    `CREATE TRIGGER ${t}_deleted AFTER DELETE ON ${t} REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION pm_count_deleted()`,
+    `INSERT INTO record_counts (account_id, tbl, n) SELECT account_id, '${t}', COUNT(*) FROM ${t} GROUP BY account_id`,
+  ];
+}
+
+type Dialect = 'sqlite' | 'postgres';
+
+/** A field's column is quoted ("type" is a word of SQL); an id column is not, as migration 1 wrote them. */
+const quoted = (c: ColumnSpec) => (c.type === 'id' ? c.name : `"${c.name}"`);
+const nameOf = (cols: readonly string[]) => cols.join(', ');
+/** In an index: a record table's own columns and ids as they are, a field's quoted. */
+const columnRef = (name: string) => (name === 'account_id' || name.endsWith('_id') ? name : `"${name}"`);
+
+function columnSql(c: ColumnSpec, d: Dialect): string {
+  const q = quoted(c);
+  const type = c.type === 'text' ? 'TEXT' : c.type === 'id' && d === 'postgres' ? 'BIGINT' : 'INTEGER';
+  const parts = [q, type];
+  if (c.notNull) parts.push('NOT NULL');
+  if (c.default !== undefined) parts.push(`DEFAULT ${c.default}`);
+  if (c.maxLength !== undefined)
+    parts.push(`CHECK (${d === 'postgres' ? 'char_length' : 'length'}(${q}) <= ${c.maxLength})`);
+  if (c.type === 'bool') parts.push(`CHECK (${q} IN (0, 1))`);
+  if (c.oneOf) parts.push(`CHECK (${q} IN (${c.oneOf.join(', ')}))`);
+  if (c.references) parts.push(`REFERENCES ${c.references.table}(id) ON DELETE ${c.references.onDelete}`);
+  return parts.join(' ');
+}
+
+function recordColumns(d: Dialect): string[] {
+  const id = d === 'postgres' ? 'BIGINT' : 'INTEGER';
+  return [
+    d === 'postgres' ? 'id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY' : 'id INTEGER PRIMARY KEY',
+    `account_id ${id} NOT NULL REFERENCES accounts(id) ON DELETE CASCADE`,
+    'uuid TEXT NOT NULL UNIQUE',
+    `created_at ${id} NOT NULL`,
+    `updated_at ${id} NOT NULL`,
+  ];
+}
+
+function indexSql(table: string, cols: readonly string[]): string {
+  const name = `${table}_${cols.filter((c) => c !== 'account_id').join('_')}`;
+  return `CREATE INDEX ${name} ON ${table} (${nameOf(cols.map(columnRef))})`;
+}
+
+/** A PostgreSQL trigram index on each fold column, where pg_trgm is installed (migration 2 made it when it could). */
+function pgSearchIndex(t: string, folded: readonly string[]): string {
+  const made = folded.map((c) => `    CREATE INDEX ${t}_${c}_trgm ON ${t} USING gin ("${c}_fold" gin_trgm_ops);`);
+  return `DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+${made.join('\n')}
+  END IF;
+END
+$$`;
+}
+
+function createTable(t: TableSpec, d: Dialect): string[] {
+  const lines = [
+    ...(t.records ? recordColumns(d) : []),
+    ...t.columns.map((c) => columnSql(c, d)),
+    ...(t.folded ?? []).map((c) => `"${c}_fold" TEXT`),
+  ];
+  if (t.primaryKey) lines.push(`PRIMARY KEY (${nameOf(t.primaryKey)})`);
+  const out = [`CREATE TABLE ${t.name} (\n  ${lines.join(',\n  ')}\n)`];
+  if (t.records)
+    out.push(
+      `CREATE INDEX ${t.name}_order ON ${t.name} (account_id, created_at, id)`,
+      `CREATE INDEX ${t.name}_updated ON ${t.name} (account_id, updated_at)`,
+    );
+  for (const cols of t.indexes ?? []) out.push(indexSql(t.name, cols));
+  if (!t.records) return out;
+  const folded = t.folded ?? [];
+  if (d === 'sqlite') out.push(...countTriggers(t.name), ...blockTriggers(t.name));
+  else out.push(...pgCountTriggers(t.name));
+  if (folded.length) out.push(...(d === 'sqlite' ? searchIndex(t.name, folded) : [pgSearchIndex(t.name, folded)]));
+  return out;
+}
+
+/** The statements of one step, in one store's dialect. */
+export function stepSql(step: Step, d: Dialect): string[] {
+  if ('sql' in step) return [step.sql];
+  if ('create' in step) return createTable(step.create, d);
+  return [
+    ...step.add.map((c) => `ALTER TABLE ${step.alter} ADD COLUMN ${columnSql(c, d)}`),
+    ...(step.indexes ?? []).map((cols) => indexSql(step.alter, cols)),
+  ];
+}
+
+/** A migration's statements, from its steps, in one store's dialect. */
+export function migrationSql(steps: readonly Step[], d: Dialect): string[] {
+  return steps.flatMap((s) => stepSql(s, d));
+}
