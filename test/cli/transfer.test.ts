@@ -87,10 +87,14 @@ it('copies every record, custom field value, contact link and note parent', asyn
 
   const d1 = mkdtempSync(join(tmpdir(), 'pm-export-'));
   const exp = await pmA(['export', '--dir', d1, '--force']);
-  expect(exp.stderr).toContain('Exported 2 custom fields, 2 contacts, 2 properties, 3 notes, 2 reminders');
+  expect(exp.stderr).toContain(
+    'Exported 2 custom fields, 2 reminders, 0 statuses, 0 contact types, 0 competencies, 2 contacts, 2 properties, 3 notes',
+  );
   expect(exp.code).toBe(0);
   const imp = await runPm(['import', '--dir', d1], { env: envB });
-  expect(imp.stderr).toContain('Imported 2 custom fields, 2 contacts, 2 properties, 3 notes, 2 reminders');
+  expect(imp.stderr).toContain(
+    'Imported 2 custom fields, 2 reminders, 0 statuses, 0 contact types, 0 competencies, 2 contacts, 2 properties, 3 notes',
+  );
   expect(imp.code).toBe(0);
   const map = JSON.parse(readFileSync(join(d1, 'uuid-map.json'), 'utf8')) as Record<string, string>;
   expect(Object.keys(map)).toHaveLength(11);
@@ -115,7 +119,7 @@ it('copies every record, custom field value, contact link and note parent', asyn
   const twice = await runPm(['import', '--dir', d1], { env: envB });
   expect(twice.code).toBe(0);
   expect(twice.stderr).toContain(
-    'Imported 0 custom fields, 0 contacts, 0 properties, 0 notes, 0 reminders; 11 already imported from this folder',
+    'Imported 0 custom fields, 0 reminders, 0 statuses, 0 contact types, 0 competencies, 0 contacts, 0 properties, 0 notes; 11 already imported from this folder',
   );
   const d3 = mkdtempSync(join(tmpdir(), 'pm-export-'));
   expect((await runPm(['export', '--dir', d3, '--force'], { env: envB })).code).toBe(0);
@@ -124,18 +128,218 @@ it('copies every record, custom field value, contact link and note parent', asyn
   const gone = read(d2, 'reminders')[0]?.uuid as string;
   expect((await runPm(['reminders', 'delete', gone, '--yes'], { env: envB })).code).toBe(0);
   const again = await runPm(['import', '--dir', d1], { env: envB });
-  expect(again.stderr).toContain('Imported 0 custom fields, 0 contacts, 0 properties, 0 notes, 1 reminder; 10 already');
+  expect(again.stderr).toContain(
+    'Imported 0 custom fields, 1 reminder, 0 statuses, 0 contact types, 0 competencies, 0 contacts',
+  );
+  expect(again.stderr).toContain('0 notes; 10 already');
   const envC = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
   const other = await runPm(['import', '--dir', d1], { env: envC });
-  expect(other.stderr).toContain('Imported 2 custom fields, 2 contacts, 2 properties, 3 notes, 2 reminders;');
+  expect(other.stderr).toContain(
+    'Imported 2 custom fields, 2 reminders, 0 statuses, 0 contact types, 0 competencies, 2 contacts',
+  );
   expect(other.stderr).not.toContain('already');
   expect(readdirSync(d2).sort()).toEqual([
+    'competencies.ndjson',
     'contacts.ndjson',
     'custom-fields.ndjson',
     'notes.ndjson',
     'properties.ndjson',
     'reminders.ndjson',
+    'statuses.ndjson',
+    'types.ndjson',
   ]);
+});
+
+type Env = Record<string, string>;
+
+/** `pm api` with a JSON body, its answer parsed; a refusal fails the test with pm's message. */
+async function api(env: Env, method: string, path: string, body?: unknown): Promise<Rec> {
+  const r = await runPm(['api', method, path, ...(body === undefined ? [] : ['--data', JSON.stringify(body)])], {
+    env,
+  });
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as Rec;
+}
+
+type Embedded = { data: Rec | null };
+const labelOf = (e: unknown) => {
+  const d = (e as Embedded).data;
+  return d === null ? null : `${d.label}${d.type ? ` (${(d.type as { name: string }).name})` : ''}`;
+};
+
+/** An account's contacts and properties with what they link to by label (a status with its kind), by name and address. */
+async function linkedByLabel(env: Env): Promise<Record<string, unknown>> {
+  const list = async (path: string) => (await api(env, 'GET', `${path}&per_page=100`)).data as Rec[];
+  const contacts = (await list('/contacts?embed=status,type,competencies')).map((c) => ({
+    name: c.name,
+    status: labelOf(c.status),
+    type: labelOf(c.type),
+    competencies: ((c.competencies as { data: Rec[] }).data.map((x) => x.label) as string[]).sort(),
+  }));
+  const properties = (await list('/properties?embed=status,contact')).map((p) => ({
+    address: p.address,
+    contact: (p.contact as Embedded).data?.email ?? null,
+    status: labelOf(p.status),
+  }));
+  const by = (k: string) => (x: Rec, y: Rec) => String(x[k]).localeCompare(String(y[k]));
+  return { contacts: contacts.sort(by('name')), properties: properties.sort(by('address')) };
+}
+
+/** How many records of each catalogue an account has. */
+async function catalogueSizes(env: Env): Promise<number[]> {
+  const total = async (path: string) =>
+    ((await api(env, 'GET', `${path}?per_page=1`)).meta as { pagination: { total: number } }).pagination.total;
+  return [await total('/statuses'), await total('/types'), await total('/competencies')];
+}
+
+it("carries statuses, contact types and competencies, each record's status and type and its set of competencies; a second import creates none again", async () => {
+  const envA = { PM_BASE_URL: a.url, PM_TOKEN: (await a.newAccount()).token };
+  const envB = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
+  const make = async (path: string, body: Rec) => ((await api(envA, 'POST', path, body)).data as Rec).uuid as string;
+  // Two statuses share a label, one for each kind of record: a link travels by uuid, not by label.
+  await make('/statuses', { label: 'Active', type: { code: 1 } });
+  await make('/statuses', { label: 'Active', type: { code: 2 } });
+  await make('/statuses', { label: 'For Let', type: { code: 2 } });
+  await make('/types', { label: 'Tenant' });
+  await make('/types', { label: 'Landlord' });
+  for (const label of ['Photography', 'Plumbing', 'Gardening']) await make('/competencies', { label });
+  await make('/contacts', {
+    name: 'Ann',
+    email: 'ann@x.test',
+    status: { label: 'Active' },
+    type: { label: 'Tenant' },
+    competencies: [{ label: 'Photography' }, { label: 'Plumbing' }],
+  });
+  await make('/contacts', {
+    name: 'Bob',
+    email: 'bob@x.test',
+    type: { label: 'Landlord' },
+    competencies: [{ label: 'Plumbing' }],
+  });
+  await make('/contacts', { name: 'Cy', email: 'cy@x.test' });
+  await make('/properties', {
+    address: '1 A St',
+    postcode: 'A1',
+    contact: { email: 'ann@x.test' },
+    status: { label: 'For Let' },
+  });
+  await make('/properties', { address: '2 B St', postcode: 'B2', status: { label: 'Active' } });
+  await make('/properties', { address: '3 C St', postcode: 'C3' });
+  const expected = {
+    contacts: [
+      { name: 'Ann', status: 'Active (Contact)', type: 'Tenant', competencies: ['Photography', 'Plumbing'] },
+      { name: 'Bob', status: null, type: 'Landlord', competencies: ['Plumbing'] },
+      { name: 'Cy', status: null, type: null, competencies: [] },
+    ],
+    properties: [
+      { address: '1 A St', contact: 'ann@x.test', status: 'For Let (Property)' },
+      { address: '2 B St', contact: null, status: 'Active (Property)' },
+      { address: '3 C St', contact: null, status: null },
+    ],
+  };
+  expect(await linkedByLabel(envA)).toEqual(expected);
+
+  const dir = mkdtempSync(join(tmpdir(), 'pm-export-'));
+  const exp = await runPm(['export', '--dir', dir, '--force'], { env: envA });
+  expect(exp.code).toBe(0);
+  expect(exp.stderr).toContain('3 statuses, 2 contact types, 3 competencies, 3 contacts, 3 properties');
+  // On disk: the catalogues as records, and a link as the linked record's uuid, a set as a list of them.
+  const uuidOf = (file: string, label: string) => read(dir, file).find((x) => x.label === label)?.uuid;
+  expect(read(dir, 'types').map((t) => t.label)).toEqual(['Tenant', 'Landlord']);
+  const ann = read(dir, 'contacts').find((c) => c.name === 'Ann') as Rec;
+  expect(ann.type).toBe(uuidOf('types', 'Tenant'));
+  expect(ann.competencies).toEqual([uuidOf('competencies', 'Photography'), uuidOf('competencies', 'Plumbing')]);
+  expect(read(dir, 'contacts').find((c) => c.name === 'Cy')).toMatchObject({
+    status: null,
+    type: null,
+    competencies: [],
+  });
+  expect(read(dir, 'properties').find((p) => p.address === '1 A St')?.status).toBe(uuidOf('statuses', 'For Let'));
+
+  const imp = await runPm(['import', '--dir', dir], { env: envB });
+  expect(imp.stderr).toContain(
+    'Imported 0 custom fields, 0 reminders, 3 statuses, 2 contact types, 3 competencies, 3 contacts, 3 properties, 0 notes;',
+  );
+  expect(imp.code).toBe(0);
+  expect(await linkedByLabel(envB)).toEqual(expected);
+  expect(await catalogueSizes(envB)).toEqual([3, 2, 3]);
+
+  // Again: nothing is created twice, catalogues included, and every link still holds.
+  const twice = await runPm(['import', '--dir', dir], { env: envB });
+  expect(twice.code).toBe(0);
+  expect(twice.stderr).toContain(
+    'Imported 0 custom fields, 0 reminders, 0 statuses, 0 contact types, 0 competencies, 0 contacts, 0 properties, 0 notes; 14 already imported from this folder',
+  );
+  expect(await catalogueSizes(envB)).toEqual([3, 2, 3]);
+  expect(await linkedByLabel(envB)).toEqual(expected);
+
+  // A competency the export names but does not hold stops the import at that line, naming it.
+  writeFileSync(
+    join(dir, 'contacts.ndjson'),
+    `${JSON.stringify({ name: 'Di', email: 'di@x.test', competencies: ['0b0e7a4e-0000-4000-8000-000000000000'] })}\n`,
+  );
+  const envC = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
+  const missing = await runPm(['import', '--dir', dir], { env: envC });
+  expect(missing.code).not.toBe(0);
+  expect(missing.stderr).toContain(
+    'contacts.ndjson line 1: its competency 0b0e7a4e-0000-4000-8000-000000000000 was not imported.',
+  );
+});
+
+it('imports an export made before statuses, contact types and competencies existed', async () => {
+  const env = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
+  const dir = mkdtempSync(join(tmpdir(), 'pm-import-'));
+  // Lines as pm export wrote them then: no catalogue files, no status, type or competencies keys.
+  const contact = {
+    uuid: '5d1c2a8e-6b7f-4c4e-9a51-0c1f2e3d4b5a',
+    created_at: '2026-10-01T09:00:00+00:00',
+    updated_at: '2026-10-01T09:00:00+00:00',
+    name: 'Ann',
+    email: 'ann@x.test',
+    contact_number: null,
+    company: null,
+    address: null,
+    address2: null,
+    city: 'Leeds',
+    county: null,
+    postcode: null,
+    num_attachments: 0,
+    num_notes: 0,
+  };
+  const property = {
+    uuid: '8a7b6c5d-4e3f-4a1b-8c9d-0e1f2a3b4c5d',
+    created_at: '2026-10-01T09:00:00+00:00',
+    updated_at: '2026-10-01T09:00:00+00:00',
+    address: '1 A St',
+    address2: null,
+    city: null,
+    county: null,
+    postcode: 'A1',
+    type: 'house',
+    bedrooms: 2,
+    bathrooms: 1,
+    has_garage: false,
+    has_garden: true,
+    has_parking: false,
+    num_attachments: 0,
+    num_notes: 0,
+    contact: contact.uuid,
+  };
+  writeFileSync(join(dir, 'custom-fields.ndjson'), '');
+  writeFileSync(join(dir, 'contacts.ndjson'), `${JSON.stringify(contact)}\n`);
+  writeFileSync(join(dir, 'properties.ndjson'), `${JSON.stringify(property)}\n`);
+  writeFileSync(join(dir, 'notes.ndjson'), '');
+  writeFileSync(join(dir, 'reminders.ndjson'), '');
+  const r = await runPm(['import', '--dir', dir], { env });
+  expect(r.stderr).toContain(
+    'Imported 0 custom fields, 0 reminders, 0 statuses, 0 contact types, 0 competencies, 1 contact, 1 property, 0 notes;',
+  );
+  expect(r.code).toBe(0);
+  expect(await linkedByLabel(env)).toEqual({
+    contacts: [{ name: 'Ann', status: null, type: null, competencies: [] }],
+    properties: [{ address: '1 A St', contact: 'ann@x.test', status: null }],
+  });
 });
 
 it('refuses to write into a folder with files in it, unless --force', async () => {

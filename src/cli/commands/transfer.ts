@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { isObject } from '../../core/json.js';
 import { isCodeValue } from '../../core/kinds.js';
-import { CUSTOM_VALUES_KEY, DEPENDENCY_ORDER, embedNames, inputFields, resourceByPath } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, DEPENDENCY_ORDER, embedsOf, inputFields, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -27,9 +27,10 @@ async function* all(s: Session, r: ResourceDef, query: Record<string, string> = 
 
 /**
  * Every record of the account, resource by resource in dependency order. A record as exported:
- * its fields, its custom values as [{name, value}], each linked record by uuid, and for a record
- * that belongs to a parent (a note), the parent's uuid under the relation's name: records created
- * under a parent do not carry it, so they are listed parent by parent.
+ * its fields, its custom values as [{name, value}], each linked record by uuid (or null), each set
+ * as its members' uuids, and for a record that belongs to a parent (a note), the parent's uuid
+ * under the relation's name: records created under a parent do not carry it, so they are listed
+ * parent by parent.
  */
 async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
@@ -53,20 +54,25 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
           `warning: the account has ${total} ${r.plural} but ${rows.length} were found under their parents.\n`,
         );
     } else {
-      for await (const rec of all(s, r, embedNames(r).length ? { embed: embedNames(r).join(',') } : {})) {
+      const embeds = embedsOf(r);
+      const query: Record<string, string> = embeds.length ? { embed: embeds.map((e) => e.name).join(',') } : {};
+      for await (const rec of all(s, r, query)) {
         const row: Rec = { ...rec };
-        if (r.customValues) {
-          delete row[CUSTOM_VALUES_KEY];
-          // As a write takes them: [{name, value}].
-          const cf = rec[CUSTOM_VALUES_KEY] as { data?: { name: string; value: string }[] } | undefined;
-          const values = cf?.data?.map((v) => ({ name: v.name, value: v.value }));
-          if (values?.length) row[CUSTOM_VALUES_KEY] = values;
+        // Each embed as a write takes it: custom values as [{name, value}], a linked record by its
+        // uuid (or null), a set as its members' uuids.
+        for (const e of embeds) {
+          if (rec[e.name] === undefined) continue;
+          delete row[e.name];
+          const data = (rec[e.name] as { data?: unknown }).data;
+          if (e.kind === 'custom_values') {
+            const values = (data as { name: string; value: string }[] | undefined)?.map((v) => ({
+              name: v.name,
+              value: v.value,
+            }));
+            if (values?.length) row[e.name] = values;
+          } else if (e.kind === 'one') row[e.name] = (data as Rec | null | undefined)?.uuid ?? null;
+          else row[e.name] = ((data as Rec[] | undefined) ?? []).map((x) => x.uuid);
         }
-        for (const link of r.links ?? [])
-          if (rec[link.name] !== undefined) {
-            delete row[link.name];
-            row[link.name] = (rec[link.name] as { data: Rec | null }).data?.uuid ?? null;
-          }
         rows.push(row);
       }
     }
@@ -174,6 +180,15 @@ async function importAccount(
           const to = map[old];
           if (!to) throw new CliError(EXIT.api, `${where}: its ${link.name} ${old} was not imported.`);
           body[link.name] = { uuid: to };
+        }
+        for (const set of r.sets ?? []) {
+          const olds = rec[set.name];
+          if (!Array.isArray(olds)) continue;
+          body[set.name] = olds.map((old) => {
+            const to = typeof old === 'string' ? map[old] : undefined;
+            if (!to) throw new CliError(EXIT.api, `${where}: its ${set.one} ${old} was not imported.`);
+            return { uuid: to };
+          });
         }
         if (r.parents) {
           const pp = r.parents.find((p) => typeof rec[p.name] === 'string');
