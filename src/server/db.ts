@@ -36,13 +36,30 @@ export function openDatabase(file: string): DB {
     db.pragma('foreign_keys = ON');
     migrate(db);
   } catch (e) {
+    const err = damageOf(db, file, e);
     db.close();
-    const code = (e as { code?: unknown }).code;
-    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB')
-      throw new Error(`the data file ${file} is damaged (${(e as Error).message}); restore it from a backup`);
-    throw e;
+    throw err;
   }
   return db;
+}
+
+/**
+ * The error to report for `e`, met while opening `file`: that the file is damaged when SQLite
+ * says so, or when its own check finds damage (a damaged page of a search index is first met as
+ * "vtable constructor failed"); else `e` itself.
+ */
+export function damageOf(db: DB, file: string, e: unknown): unknown {
+  const code = (e as { code?: unknown }).code;
+  let damaged = code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
+  if (!damaged)
+    try {
+      damaged = db.pragma('quick_check', { simple: true }) !== 'ok';
+    } catch {
+      damaged = true;
+    }
+  return damaged
+    ? new Error(`the data file ${file} is damaged (${(e as Error).message}); restore it from a backup`)
+    : e;
 }
 
 /**

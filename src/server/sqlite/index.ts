@@ -1,6 +1,6 @@
 /** The Store on SQLite (better-sqlite3): one connection to a data file (opened and migrated by db.ts). */
 import { ApiError } from '../../core/errors.js';
-import { type DB, openDatabase } from '../db.js';
+import { type DB, damageOf, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { StoreOf } from '../store.js';
 import * as records from '../sql/records.js';
@@ -83,7 +83,14 @@ function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
 
 export function openSqliteStore(file: string, now: () => number = Date.now, tuning: SqliteTuning = {}): SqliteStore {
   const db = openDatabase(file);
-  const sql = sqlOf(db, now, tuning);
+  let sql: Sql;
+  try {
+    sql = sqlOf(db, now, tuning);
+  } catch (e) {
+    const err = damageOf(db, file, e);
+    db.close();
+    throw err;
+  }
   const d = sql.dialect;
   const write = <T>(steps: Steps<T>): T => sql.write(() => sql.run(steps));
   return {
