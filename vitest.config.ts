@@ -55,6 +55,7 @@ const onPostgres = [
   'test/server/postgres.test.ts',
   'test/server/postgres-tls.test.ts',
   'test/server/scale.test.ts',
+  'test/server/tables.test.ts',
   'test/cli/serve-postgres.test.ts',
   'test/cli/transfer.test.ts',
   'test/cli/commands.test.ts',

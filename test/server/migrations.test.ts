@@ -14,6 +14,7 @@ import { ALL_SCOPES, RESOURCES } from '../../src/resources/index.js';
 import { describedColumns } from '../../src/server/columns.js';
 import { openDatabase } from '../../src/server/db.js';
 import { openStore, startServer } from '../../src/server/index.js';
+import { PG_MIGRATIONS } from '../../src/server/postgres/schema.js';
 import { MIGRATIONS } from '../../src/server/schema.js';
 import { makeApi } from '../helpers/server.js';
 
@@ -135,6 +136,53 @@ describe('a data file made by pm 0.1.0', () => {
     }
   });
 
+  it('its full token becomes a full-scope token: it reads and writes statuses, types and competencies', async () => {
+    const file = copyOfFixture();
+    // The fixture's token, under a hash of a token the test knows (its scopes are the fixture's own).
+    const known = 'pm_known-token-of-the-fixture';
+    const old = new Database(file);
+    expect(old.prepare('SELECT scopes FROM tokens').pluck().get()).toBe(ALL_SCOPES.slice(0, 10).join(' '));
+    old.prepare('UPDATE tokens SET hash = ?').run(createHash('sha256').update(known).digest('hex'));
+    old.close();
+    const server = await startServer({ dataFile: file });
+    try {
+      const api = makeApi(server.url, known);
+      for (const path of ['/statuses', '/types', '/competencies']) {
+        expect((await api('GET', path)).status, path).toBe(200);
+        expect((await api('POST', path, { label: 'Active', type: { code: 1 } })).status, path).toBe(
+          path === '/statuses' ? 201 : 422,
+        );
+      }
+      expect((await api('GET', '/properties?embed=status')).body.data[0].status).toEqual({ data: null });
+    } finally {
+      await server.close();
+    }
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare('SELECT scopes FROM tokens').pluck().get()).toBe('*');
+    db.close();
+  });
+
+  it('a token with some scopes keeps exactly those', async () => {
+    const file = copyOfFixture();
+    const known = 'pm_known-token-of-the-fixture';
+    const old = new Database(file);
+    old
+      .prepare('UPDATE tokens SET hash = ?, scopes = ?')
+      .run(
+        createHash('sha256').update(known).digest('hex'),
+        'properties.read contacts.read custom-fields.read notes.read reminders.read reminders.write',
+      );
+    old.close();
+    const server = await startServer({ dataFile: file });
+    try {
+      const api = makeApi(server.url, known);
+      expect((await api('GET', '/properties')).status).toBe(200);
+      expect((await api('GET', '/statuses')).status).toBe(403);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a file of a build that made the fold columns within migration 1 is upgraded too', () => {
     // Builds between 0.1.0 and migration 2 created the fold columns in migration 1.
     const file = join(dir, 'between.db');
@@ -187,7 +235,30 @@ describe('released migrations are history', () => {
   const pinned = [
     ['1 (pm 0.1.0)', 1, 'c5625a8a907b753616d9288d0eca70217fa1eda1a683dc47a666db1e417d252c'],
     ['2 (folded columns)', 2, 'df74db74e4f8f32419741a0a4d998cf5c604568446ae409aa4d1bc8c27835795'],
+    [
+      '3 (counts, order blocks, trigram indexes)',
+      3,
+      'c2c55b7c401d57775d3369f022747a6d37ac9cee8ced9189f398d70087eae87c',
+    ],
+    [
+      '4 (statuses, types, competencies: table specs)',
+      4,
+      '64caee64254a31f3f6b0542fef9d87dee8ad068a3f3f172d50a8f62f9837224c',
+    ],
   ] as const;
+  // PostgreSQL's, as the text of each migration's statements.
+  const pinnedPg = [
+    '5cda77c46a77811976dc5fff88744d2c164c6acd8bf2ecbae2cd2eef61555637',
+    'c6945afc29918b13371fe1cf521b8d9a2586e9ed870250c65a0468380f061a41',
+    'f2499648ea00c3a2a6815661518cb27f585985b2f15e0c874d025492ccf5ba42',
+    '3858af0a0504c213ca7437a8c54e37085a513f24dbc49ec521319e2c13a2ea74',
+  ];
+  pinnedPg.forEach((hash, i) =>
+    it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {
+      const text = (PG_MIGRATIONS[i] as readonly string[]).join(';\n');
+      expect(createHash('sha256').update(text).digest('hex')).toBe(hash);
+    }),
+  );
   it('migration 1 makes the schema pm 0.1.0 made', () => {
     const old = new Database(FIXTURE, { readonly: true });
     expect(schemaOf(migratedTo(1))).toBe(schemaOf(old));
