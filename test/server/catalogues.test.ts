@@ -125,6 +125,17 @@ describe('a property’s status', () => {
     expect(bad.body.message).toMatch(/status\[\.\.\.\] takes uuid or label/);
   });
 
+  it('keeps its kind while records have it: a Property status in use cannot become a Contact status', async () => {
+    const { a, ids } = await catalogue();
+    await a.api('POST', '/properties', { address: '1', postcode: 'LS1', status: { uuid: ids.let } });
+    const res = await a.api('PUT', `/statuses/${ids.let}`, { type: { code: 1 } });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({ type: ['The type cannot change while properties have this status.'] });
+    // Unused, it can; and a label change is always fine.
+    expect((await a.api('PUT', `/statuses/${ids.notLet}`, { type: { code: 1 } })).status).toBe(200);
+    expect((await a.api('PUT', `/statuses/${ids.let}`, { label: 'To Let', type: { code: 2 } })).status).toBe(200);
+  });
+
   it('is set to null on its records when the status is deleted', async () => {
     const { a, ids } = await catalogue();
     const p = await a.api('POST', '/properties', { address: '1', postcode: 'LS1', status: { uuid: ids.let } });

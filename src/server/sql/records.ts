@@ -9,7 +9,7 @@ import { CUSTOM_FIELDS, ENTITY_TYPES, embedsOf, fieldOf, ownerOfEntity } from '.
 import type { ResourceDef } from '../../resources/types.js';
 import type { ApiRecord, ParentRef } from '../store.js';
 import { beforeCustomFieldWrite, embedCustomValues, hasNul, setCustomValues } from './custom-values.js';
-import { embedMany, embedOne, linkColumns, setMembers, writeSets } from './relations.js';
+import { embedMany, embedOne, keepLinkedCodes, linkColumns, setMembers, writeSets } from './relations.js';
 import { columnValues, dateFlagColumn, selectList, toRecord, withFolds } from './rows.js';
 import { type Dialect, get, insert, type Query, type Row, run, type Steps } from './steps.js';
 
@@ -109,6 +109,7 @@ export function* updateRecord(
         [f.allDayFlag]: [`The ${f.allDayFlag} field cannot be false when ${f.name} is a date without a time.`],
       });
   if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols, row);
+  yield* keepLinkedCodes(r, cols, row);
   withFolds(r, cols);
   const sets = [...Object.keys(cols).map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ');
   const write = run(`UPDATE ${r.table} SET ${sets} WHERE id = ?`, [...Object.values(cols), d.now(), row._id]);

@@ -3,15 +3,15 @@
  * contact, its status) and sets (a join table: a contact's competencies), named in bodies by one
  * field (`{"uuid"}`, `{"label"}`) and shown as embeds.
  */
-import type { ErrorBag } from '../../core/errors.js';
+import { type ErrorBag, ValidationError } from '../../core/errors.js';
 import { fieldKind } from '../../core/kinds.js';
 import type { Named, ValidBody } from '../../core/validate.js';
-import { embeddedFieldsOf, fieldOf, resourceByPath } from '../../resources/index.js';
+import { embeddedFieldsOf, fieldOf, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { FieldDef, LinkDef, RelationDef, ResourceDef, SetDef } from '../../resources/types.js';
 import { columnsOf } from '../columns.js';
 import type { ApiRecord } from '../store.js';
 import { hasNul } from './custom-values.js';
-import { type Dialect, type Row, rows, run, type Steps } from './steps.js';
+import { type Dialect, get, type Row, rows, run, type Steps } from './steps.js';
 
 /** The columns a related record is shown with (embeddedFieldsOf), read from the table aliased `e`. */
 function embeddedColumns(target: ResourceDef, names: readonly string[]): string {
@@ -171,4 +171,23 @@ export function* writeSets(ownerId: number, members: Map<SetDef, number[]>): Ste
     for (const id of ids)
       yield run(`INSERT INTO ${set.table} (${set.column}, ${set.targetColumn}) VALUES (?, ?)`, [ownerId, id]);
   }
+}
+
+/**
+ * A record that links take only of one code (a status: a property's is a Property status) cannot
+ * change that code while a record whose link takes another code refers to it: that record would
+ * hold what it may not. `current` is the stored row of `target`, `cols` the columns being written.
+ */
+export function* keepLinkedCodes(target: ResourceDef, cols: Row, current: Row): Steps<void> {
+  for (const r of RESOURCES)
+    for (const link of r.links ?? []) {
+      const only = link.only;
+      if (link.target !== target.path || !only || cols[only.field] === undefined) continue;
+      if (cols[only.field] === current[only.field] || cols[only.field] === only.code) continue;
+      const used = yield get(`SELECT 1 FROM ${r.table} WHERE ${link.column} = ? LIMIT 1`, [current._id]);
+      if (used)
+        throw new ValidationError({
+          [only.field]: [`The ${only.field} cannot change while ${r.plural} have this ${target.singular}.`],
+        });
+    }
 }
