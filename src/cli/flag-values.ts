@@ -3,13 +3,21 @@
  * Loaded when a command runs (dates need the date libraries), while flags.ts, which only
  * declares the flags, is loaded to build the program.
  */
-import { CUSTOM_VALUES_KEY, fieldOf, filterFields, inputFields, resourceByPath } from '../resources/index.js';
-import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
+import {
+  CUSTOM_VALUES_KEY,
+  fieldOf,
+  filterFields,
+  filterRelationsOf,
+  inputFields,
+  namedBy,
+  resourceByPath,
+} from '../resources/index.js';
+import type { FieldDef, FilterKind, ResourceDef, SetDef } from '../resources/types.js';
 import { HumanDateError, type HumanDateOptions, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
 import { type ClientContext, FIELD_KINDS, FILTER_KINDS, KindError } from '../core/kinds.js';
 import { encodeListQuery } from '../core/query.js';
 import { usageError } from './errors.js';
-import { kebab, optKey } from './flags.js';
+import { clearFlag, flagWord, isUuid, kebab, linksFor, type Named, optKey, setChangeFlags } from './flags.js';
 
 /**
  * What the kinds read values a person typed with: the clock and zone (the user's, Deps.timeZone;
@@ -40,6 +48,42 @@ function filterValues(f: FieldDef, raw: unknown, flag: string, ctx: ClientContex
   return values.map((v) => typed(flag, () => kind.encode(f, String(v), ctx)));
 }
 
+/**
+ * The field of `n.by` a value typed for its flag names a record by: uuid when it looks like one,
+ * else the other (a label, an email).
+ */
+function byFieldOf(n: Named, text: string): string {
+  const other = n.by.find((b) => b !== 'uuid') ?? 'uuid';
+  return isUuid(text) && n.by.includes('uuid') ? 'uuid' : other;
+}
+
+/** What a value typed for a link's or a set's flag names, as a body says it: {"uuid": …} or {"label": …}. */
+export function nameOf(n: Named, text: string, flag = flagWord(n)): Record<string, string> {
+  const v = text.trim();
+  if (!v) throw usageError(`--${kebab(flag)} needs a ${n.by.join(' or ')}, not an empty value.`);
+  return { [byFieldOf(n, v)]: v };
+}
+
+/**
+ * The filters of links and sets (--status, --competency): several values, any of them, all of
+ * one field (uuids or labels: the server reads two fields as both).
+ */
+function namedFilters(r: ResourceDef, opts: Record<string, unknown>): Record<string, Record<string, string[]>> {
+  const out: Record<string, Record<string, string[]>> = {};
+  for (const rel of filterRelationsOf(r).filter(namedBy)) {
+    const values = (opts[optKey(flagWord(rel))] as string[] | undefined) ?? [];
+    const inner: Record<string, string[]> = {};
+    for (const v of values) {
+      const [[field, value]] = Object.entries(nameOf(rel, v)) as [[string, string]];
+      inner[field] = [...(inner[field] ?? []), value];
+    }
+    if (Object.keys(inner).length > 1)
+      throw usageError(`--${kebab(flagWord(rel))}: give every value by ${rel.by.join(' or by ')}, not some of each.`);
+    if (values.length) out[rel.name] = inner;
+  }
+  return out;
+}
+
 function splitPair(flag: string, text: string): [string, string] {
   const i = text.indexOf('=');
   if (i <= 0) throw usageError(`--${flag} takes FIELD=VALUE, not "${text}".`);
@@ -59,7 +103,7 @@ export function filterQuery(
     const raw = opts[optKey(f.name)];
     if (raw !== undefined) fields[f.name] = filterValues(f, raw, kebab(f.name), ctx);
   }
-  const relations: Record<string, Record<string, string[]>> = {};
+  const relations: Record<string, Record<string, string[]>> = namedFilters(r, opts);
   for (const rel of r.parents ?? []) {
     const target = resourceByPath(rel.target);
     const uuids = opts[optKey(rel.name)] as string[] | undefined;
@@ -123,13 +167,15 @@ export function bodyFromFlags(
     // A switch (--has-garage, --no-has-garage) gives true or false itself.
     body[f.name] = typeof v === 'boolean' ? v : typed(kebab(f.name), () => kind.fromText(f, String(v), ctx));
   }
-  if (mode === 'create')
-    for (const link of r.links ?? []) {
-      const v = opts[optKey(link.name)] as string | undefined;
-      if (v === undefined) continue;
-      const key = v.includes('@') && link.by.includes('email') ? 'email' : 'uuid';
-      body[link.name] = { [key]: v };
-    }
+  for (const link of linksFor(r, mode)) {
+    const v = opts[optKey(link.name)] as string | undefined;
+    if (v !== undefined) body[link.name] = nameOf(link, v);
+    else if (opts[optKey(clearFlag(link))] === true) body[link.name] = null;
+  }
+  for (const set of r.sets ?? []) {
+    const values = opts[optKey(set.one)] as string[] | undefined;
+    if (values) body[set.name] = values.map((v) => nameOf(set, v));
+  }
   if (r.customValues) {
     const pairs = (opts.customField as string[] | undefined) ?? [];
     if (pairs.length)
@@ -145,4 +191,41 @@ export function bodyFromFlags(
     body[f.name] = null;
   }
   return body;
+}
+
+/** The changes --add-competency and --remove-competency make to a set: records named, as a body names them. */
+export interface SetChange {
+  readonly set: SetDef;
+  readonly add: readonly Record<string, string>[];
+  readonly remove: readonly Record<string, string>[];
+}
+
+/** The sets whose add and remove flags were given, with what they name. */
+export function setChanges(r: ResourceDef, opts: Record<string, unknown>): SetChange[] {
+  return (r.sets ?? []).flatMap((set) => {
+    const flags = setChangeFlags(set);
+    const named = (flag: string) =>
+      ((opts[optKey(flag)] as string[] | undefined) ?? []).map((v) => nameOf(set, v, flag));
+    const change = { set, add: named(flags.add), remove: named(flags.remove) };
+    return change.add.length || change.remove.length ? [change] : [];
+  });
+}
+
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/** Whether `rec` (an embedded {uuid, label}) is the record `name` names: a uuid exactly, text ignoring ASCII case. */
+const isNamed = (name: Record<string, string>, rec: Record<string, unknown>): boolean =>
+  Object.entries(name).every(([k, v]) =>
+    k === 'uuid' ? rec[k] === v : typeof rec[k] === 'string' && asciiLower(rec[k]) === asciiLower(v),
+  );
+
+/**
+ * The whole set after a change, as a body gives it: the records held now (by uuid) less those
+ * removed, then those added that it does not hold yet (each once).
+ */
+export function changedSet(change: SetChange, held: readonly Record<string, unknown>[]): Record<string, string>[] {
+  const kept = held.filter((rec) => !change.remove.some((n) => isNamed(n, rec)));
+  const added: Record<string, string>[] = [];
+  for (const n of change.add) if (![...kept, ...added].some((rec) => isNamed(n, rec))) added.push(n);
+  return [...kept.map((rec) => ({ uuid: String(rec.uuid) })), ...added];
 }

@@ -3,10 +3,11 @@
  * resource, declared. What their values become (query parameters, bodies) is flag-values.ts.
  * Wire names are snake_case; flags are their kebab-case.
  */
-import type { Command } from 'commander';
-import { filterFields, inputFields, resourceByPath } from '../resources/index.js';
-import type { FilterKind, ResourceDef } from '../resources/types.js';
-import { FIELD_KINDS, FILTER_KINDS } from '../core/kinds.js';
+import { type Command, Option } from 'commander';
+import { fieldOf, filterFields, filterRelationsOf, inputFields, namedBy, resourceByPath } from '../resources/index.js';
+import type { FilterKind, LinkDef, ResourceDef, SetDef } from '../resources/types.js';
+import { FIELD_KINDS, FILTER_KINDS, uuidOf } from '../core/kinds.js';
+import { usageError } from './errors.js';
 
 export const kebab = (name: string): string => name.replace(/_/g, '-');
 /** The key commander stores a flag's value under: has_garage -> hasGarage. */
@@ -20,6 +21,97 @@ export const splitList = (text: string): string[] =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+
+// ------------------------------------------------------------------ links and sets
+
+/** Whether a value has a uuid's form (a flag's value is then a uuid, not a label; a candidate is what it claims). */
+export function isUuid(text: unknown): text is string {
+  try {
+    return typeof text === 'string' && uuidOf(text) === text;
+  } catch {
+    return false;
+  }
+}
+
+/** A link (a status) or a set (competencies): records named by one of `by`, a uuid or a label. */
+export type Named = LinkDef | SetDef;
+
+/** The wire name of the word its flags are made of: a link's own name (status), one of a set (competency). */
+export const flagWord = (n: Named): string => ('one' in n ? n.one : n.name);
+
+/**
+ * The field a person knows the records of `n` by, where they may be named by it: its target's
+ * first column (a status's label). None for a contact: named by uuid or email, known by name.
+ */
+export function knownBy(n: Named): string | undefined {
+  const target = resourceByPath(n.target);
+  return n.by.find((b) => b !== 'uuid' && fieldOf(target, b)?.column === 1);
+}
+
+/** `<uuid|label>`: what a flag naming a record of `n` takes. */
+const byPlaceholder = (n: Named): string => `<${n.by.join('|')}>`;
+
+/** "contact type, by uuid or label": what a flag names, for its help. */
+const byWords = (n: Named): string => `${resourceByPath(n.target).singular}, by ${n.by.join(' or ')}`;
+
+/** The links a write of `mode` may set: every link on create; on update, those given on update too. */
+export const linksFor = (r: ResourceDef, mode: 'create' | 'update'): LinkDef[] =>
+  (r.links ?? []).filter((l) => mode === 'create' || l.onUpdate);
+
+/** The flags that change a set on update, by wire name: add_competency, remove_competency. */
+export const setChangeFlags = (set: SetDef) => ({ add: `add_${set.one}`, remove: `remove_${set.one}` });
+
+/** The flag clearing a link on update, by wire name: no_status (--no-status). */
+export const clearFlag = (link: LinkDef): string => `no_${link.name}`;
+
+/**
+ * A switch of its own (noStatus): commander would make --no-status the negation of --status, one
+ * value where the last given wins, so that giving both could not be seen and refused.
+ */
+function ownSwitch(name: string, description: string): Option {
+  const o = new Option(`--${kebab(name)}`, description);
+  o.negate = false;
+  return o;
+}
+
+function addNamedInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'update'): void {
+  for (const link of linksFor(r, mode)) {
+    cmd.option(`--${kebab(link.name)} ${byPlaceholder(link)}`, `the ${byWords(link)}`);
+    const clear = `clear the ${resourceByPath(link.target).singular}: send it as null`;
+    if (mode === 'update') cmd.addOption(ownSwitch(clearFlag(link), clear));
+  }
+  for (const set of r.sets ?? []) {
+    const whole = mode === 'create' ? `all of them are its ${set.name}` : `they replace its ${set.name}`;
+    cmd.option(`--${kebab(set.one)} ${byPlaceholder(set)}`, `a ${byWords(set)} (repeatable: ${whole})`, collect);
+    if (mode === 'create') continue;
+    const { add, remove } = setChangeFlags(set);
+    cmd.option(
+      `--${kebab(add)} ${byPlaceholder(set)}`,
+      `add to its ${set.name}: a ${byWords(set)} (repeatable)`,
+      collect,
+    );
+    cmd.option(
+      `--${kebab(remove)} ${byPlaceholder(set)}`,
+      `remove from its ${set.name}: a ${byWords(set)} (repeatable)`,
+      collect,
+    );
+  }
+}
+
+/** How the link and set flags of an update combine: --status with --no-status, --competency with --add-competency, refused. */
+export function checkNamedFlags(r: ResourceDef, flags: Readonly<Record<string, unknown>>): void {
+  for (const link of linksFor(r, 'update'))
+    if (flags[optKey(link.name)] !== undefined && flags[optKey(clearFlag(link))] === true)
+      throw usageError(`--${kebab(link.name)} and --${kebab(clearFlag(link))} cannot be used together.`);
+  for (const set of r.sets ?? []) {
+    const { add, remove } = setChangeFlags(set);
+    const changes = [add, remove].filter((x) => flags[optKey(x)] !== undefined).map((x) => `--${kebab(x)}`);
+    if (flags[optKey(set.one)] !== undefined && changes.length)
+      throw usageError(
+        `--${kebab(set.one)} cannot be combined with ${changes.join(' or ')}: it gives the whole set of ${set.name}.`,
+      );
+  }
+}
 
 // ------------------------------------------------------------------ list filters
 
@@ -42,6 +134,12 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
       collect,
     );
   }
+  for (const rel of filterRelationsOf(r).filter(namedBy))
+    cmd.option(
+      `--${kebab(flagWord(rel))} ${byPlaceholder(rel)}`,
+      `only those ${'one' in rel ? 'with' : 'of'} this ${byWords(rel)} (a label whole, ignoring case; repeatable: any of them)`,
+      collect,
+    );
   if (r.customValues) {
     cmd.option(
       '--custom-field <name=value>',
@@ -67,11 +165,7 @@ export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'up
       cmd.option(`--no-${flag}`, `not: ${f.description}`);
     } else cmd.option(`--${flag} <${kind.placeholder}>`, kind.help(f, `${req}${def}`));
   }
-  if (mode === 'create')
-    for (const link of r.links ?? []) {
-      const target = resourceByPath(link.target);
-      cmd.option(`--${link.name} <${link.by.join('|')}>`, `the ${target.singular}, by ${link.by.join(' or ')}`);
-    }
+  addNamedInputFlags(cmd, r, mode);
   if (r.customValues)
     cmd.option(
       '--custom-field <name=value>',

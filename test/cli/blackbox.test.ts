@@ -129,6 +129,44 @@ describe('bin/pm', () => {
     expect((await pmBin(['properties', 'list'], { ...env, PM_TOKEN: 'pm_nope' })).code).toBe(4);
   });
 
+  it('files a property by status label on the embedded default: set, filter, show, refuse', async () => {
+    const home = cleanEnv(tempHome());
+    const pm = async (...args: string[]) => pmBin(args, home);
+    expect((await pm('statuses', 'create', '--label', 'For Let', '--type', 'property', '-q')).code).toBe(0);
+    expect((await pm('statuses', 'create', '--label', 'Active', '--type', 'contact', '-q')).code).toBe(0);
+    const own = await pm('statuses', 'create', '--label', 'Not for let (owner occupied)', '--type', 'property', '-q');
+    const p = (await pm('properties', 'create', '--address', '1 High St', '--postcode', 'LS1 1AA', '-q')).stdout.trim();
+    await pm(
+      'properties',
+      'create',
+      '--address',
+      '2 Mill Lane',
+      '--postcode',
+      'LS2 7EW',
+      '--status',
+      own.stdout.trim(),
+    );
+    const set = await pm('properties', 'update', p, '--status', 'for let', '-q');
+    expect({ code: set.code, stdout: set.stdout, stderr: set.stderr }).toEqual({
+      code: 0,
+      stdout: `${p}\n`,
+      stderr: '',
+    });
+    const listed = await pm('properties', 'list', '--status', 'For Let');
+    expect(listed.stdout).toBe(`${p}\t1 High St\t\tLS1 1AA\t\t0\t0\t0\tFor Let\n`);
+    expect((await pm('properties', 'get', p, '--json', 'status')).stdout).toMatch(
+      /^\{"status":\{"data":\{"uuid":"[0-9a-f-]{36}","label":"For Let"/,
+    );
+    const wrong = await pm('properties', 'update', p, '--status', 'Active');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain("is a Contact status; a property's status must be a Property status.");
+    const both = await pm('properties', 'update', p, '--status', 'For Let', '--no-status');
+    expect({ code: both.code, stderr: both.stderr.split('\n')[0] }).toEqual({
+      code: 2,
+      stderr: 'error: --status and --no-status cannot be used together.',
+    });
+  });
+
   it('feeds -q output through a shell pipeline', async () => {
     const { stdout } = await exec(
       'sh',

@@ -56,7 +56,13 @@ describe('pm __complete: commands, flags and values', () => {
     expect(c.values).not.toContain('__complete');
     expect(c.described.properties).toMatch(/properties/);
     expect((await complete(['pro'])).values).toEqual(['properties']);
-    expect((await complete(['c'])).values).toEqual(['contacts', 'custom-fields', 'config', 'completion']);
+    expect((await complete(['c'])).values).toEqual([
+      'contacts',
+      'custom-fields',
+      'competencies',
+      'config',
+      'completion',
+    ]);
   });
 
   it('completes subcommands, two levels down too', async () => {
@@ -108,7 +114,16 @@ describe('pm __complete: commands, flags and values', () => {
     expect(codes.described['2']).toBe('Property');
     expect((await complete(['custom-fields', 'list', '--type', ''])).values).toEqual(['text', '1']);
     expect((await complete(['properties', 'update', 'u', '--unset', 'c'])).values).toEqual(['city', 'county']);
-    expect((await complete(['properties', 'list', '--embed', ''])).values).toEqual(['custom_fields', 'contact']);
+    expect((await complete(['properties', 'list', '--embed', ''])).values).toEqual([
+      'custom_fields',
+      'contact',
+      'status',
+    ]);
+    expect((await complete(['contacts', 'list', '--embed', 'custom_fields,'])).values).toEqual([
+      'custom_fields,status',
+      'custom_fields,type',
+      'custom_fields,competencies',
+    ]);
   });
 
   it('completes field lists one name at a time, without a space after', async () => {
@@ -200,6 +215,12 @@ describe('pm __complete: uuids from the API, cached briefly', () => {
     p2 = await mk(['properties', 'create', '--address', '2 Mill Lane', '--postcode', 'LS2 7EW']);
     contact = await mk(['contacts', 'create', '--name', 'Jo Bloggs', '--email', 'jo@example.com']);
     await mk(['custom-fields', 'create', '--label', 'Colour', '--type', 'text', '--entity-type', 'property']);
+    await mk(['statuses', 'create', '--label', 'For Let', '--type', 'property']);
+    await mk(['statuses', 'create', '--label', 'Active', '--type', 'contact']);
+    await mk(['types', 'create', '--label', 'Tenant']);
+    await mk(['competencies', 'create', '--label', 'Plumbing']);
+    // A label that would retitle the terminal: never offered.
+    await mk(['competencies', 'create', '--label', 'Pipes\x1b]0;pwned\x07']);
   });
   afterAll(async () => {
     await server.close();
@@ -221,6 +242,19 @@ describe('pm __complete: uuids from the API, cached briefly', () => {
     expect((await complete(['notes', 'create', '--property', ''], opts())).values.sort()).toEqual([p1, p2].sort());
     expect((await complete(['notes', 'list', '--contact', ''], opts())).values).toEqual([contact]);
     expect((await complete(['properties', 'create', '--contact', ''], opts())).values).toEqual([contact]);
+  });
+
+  it('completes labels for --status (of the right type), --type and the competency flags', async () => {
+    const values = async (...words: string[]) => (await complete(words, opts())).values;
+    expect(await values('properties', 'update', p1, '--status', '')).toEqual(['For Let']);
+    expect(await values('properties', 'list', '--status', '')).toEqual(['For Let']);
+    expect(await values('contacts', 'create', '--status', '')).toEqual(['Active']);
+    expect(await values('contacts', 'list', '--type', '')).toEqual(['Tenant']);
+    // A property's own --type is a text field: nothing to offer.
+    expect(await values('properties', 'list', '--type', '')).toEqual([]);
+    for (const flag of ['--competency', '--add-competency', '--remove-competency'])
+      expect(await values('contacts', 'update', contact, flag, '')).toEqual(['Plumbing']);
+    expect(await values('contacts', 'list', '--competency=Pl')).toEqual(['--competency=Plumbing']);
   });
 
   it('completes custom field names for --custom-field NAME=', async () => {
@@ -280,7 +314,14 @@ describe('pm __complete: pm api, from the OpenAPI document', () => {
     expect(methods.values).toEqual(['GET', 'POST', 'HEAD', 'PUT', 'DELETE']);
     expect((await complete(['api', 'p'], opts())).values).toEqual(['post', 'put']);
     const gets = await complete(['api', 'GET', '/c'], opts());
-    expect(gets.values).toEqual(['/contacts', '/contacts/', '/custom-fields', '/custom-fields/']);
+    expect(gets.values).toEqual([
+      '/contacts',
+      '/contacts/',
+      '/custom-fields',
+      '/custom-fields/',
+      '/competencies',
+      '/competencies/',
+    ]);
     expect(gets.described['/contacts']).toBe('List contacts, oldest first');
     expect(gets.directive).toBe(':nospace');
     // Notes are created under their parent only, and cannot be updated.
@@ -471,6 +512,17 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
     expect(await bash(['pm', 'properties', 'list', '--bed'])).toEqual(['--bedrooms']);
     expect(await bash(['pm', 'properties', 'list', '-o', ''])).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv']);
     expect(await bash(['pm', 'custom-fields', 'create', '--entity-type', 'p'])).toEqual(['property']);
+  });
+
+  it('bash: a label with spaces is escaped, or quoted when the word was opened with a quote', async () => {
+    await runPm(['statuses', 'create', '--label', 'Not for let (owner occupied)', '--type', 'property', '-q'], {
+      env: { PM_BASE_URL: env.PM_BASE_URL, PM_TOKEN: env.PM_TOKEN },
+    });
+    expect(await bash(['pm', 'properties', 'list', '--status', 'No'])).toEqual([
+      'Not\\ for\\ let\\ \\(owner\\ occupied\\)',
+    ]);
+    expect(await bash(['pm', 'properties', 'list', '--status', '"No'])).toEqual(['"Not for let (owner occupied)"']);
+    expect(await bash(['pm', 'properties', 'list', '--status', "'No"])).toEqual(["'Not for let (owner occupied)'"]);
   });
 
   it('bash: uuids from the API for get, update and delete', async () => {

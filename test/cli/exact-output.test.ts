@@ -17,6 +17,7 @@ const scrub = (s: string) => s.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 beforeAll(async () => {
   server = await startTestServer({ clock: new Clock('2026-11-20T09:30:00Z') });
   env = { PM_BASE_URL: server.url, PM_TOKEN: (await server.newAccount()).token };
+  await pm(['statuses', 'create', '--label', 'For Let', '--type', 'property', '-q']);
   const p = await pm([
     'properties',
     'create',
@@ -28,6 +29,8 @@ beforeAll(async () => {
     'Leeds',
     '--bedrooms',
     '3',
+    '--status',
+    'for let',
     '-q',
   ]);
   await pm(['properties', 'create', '--address', '2 Mill Lane', '--postcode', 'YO1 7HH', '--type', 'house', '-q']);
@@ -43,11 +46,15 @@ afterAll(async () => {
 
 describe('piped: tab-separated default columns, ISO times, no header', () => {
   it.each([
-    ['properties', '<uuid>\t1 High St\tLeeds\tLS1 1AA\t\t3\t0\t1\n<uuid>\t2 Mill Lane\t\tYO1 7HH\thouse\t0\t0\t0\n'],
-    ['contacts', '<uuid>\tAnn Lee\tann@acme.test\t\tAcme\t0\n'],
+    [
+      'properties',
+      '<uuid>\t1 High St\tLeeds\tLS1 1AA\t\t3\t0\t1\tFor Let\n<uuid>\t2 Mill Lane\t\tYO1 7HH\thouse\t0\t0\t0\t\n',
+    ],
+    ['contacts', '<uuid>\tAnn Lee\tann@acme.test\t\tAcme\t0\t\n'],
     ['custom-fields', '<uuid>\tboiler_make\tBoiler Make\tText\tProperty\n'],
     ['notes', '<uuid>\tKeys with the neighbour\tproperty <uuid>\n'],
     ['reminders', '<uuid>\tGas safety check\t2026-12-01\tyes\n<uuid>\tViewing\t2026-11-23T14:30:00+00:00\tno\n'],
+    ['statuses', '<uuid>\tFor Let\tProperty\n'],
   ])('%s list', async (resource, expected) => {
     const r = await pm([resource, 'list']);
     expect(r.code).toBe(0);

@@ -12,13 +12,15 @@ import {
   newCmdCreate,
   newCmdDelete,
   newCmdList,
+  newCmdUpdate,
+  type UpdateOptions,
 } from '../../src/cli/commands/resource.js';
 import { type AuthRuns, newCmdAuth } from '../../src/cli/commands/auth.js';
 import { type ConfigRuns, newCmdConfig } from '../../src/cli/commands/config.js';
 import { newCmdServe, type ServeRuns } from '../../src/cli/commands/serve.js';
 import type { Deps } from '../../src/cli/context.js';
 import { createFactory } from '../../src/cli/factory.js';
-import { filterQuery } from '../../src/cli/flag-values.js';
+import { bodyFromFlags, changedSet, filterQuery, setChanges } from '../../src/cli/flag-values.js';
 import { resourceByPath } from '../../src/resources/index.js';
 import { Buffer_ } from '../helpers/cli.js';
 
@@ -33,6 +35,9 @@ const deps: Deps = {
 const f = createFactory(deps);
 const properties = resourceByPath('properties');
 const notes = resourceByPath('notes');
+const contacts = resourceByPath('contacts');
+const U1 = '1a2b3c4d-0000-4000-8000-000000000001';
+const U2 = '1a2b3c4d-0000-4000-8000-000000000002';
 
 /** Parses argv with the command; the run function's options, or the error thrown. */
 async function parse<T>(make: (run: (o: T) => Promise<void>) => Command, argv: string[]): Promise<T> {
@@ -138,6 +143,69 @@ describe('create', () => {
     }).exitOverride();
     await cmd.parseAsync(['--from-file', 'rows.csv', '--concurrency', '8'], { from: 'user' });
     expect(bulk).toMatchObject({ verb: 'create', fromFile: 'rows.csv', flags: { concurrency: '8' } });
+  });
+});
+
+describe('links and sets: --status, --no-status, --competency, --add-competency', () => {
+  const update = (argv: string[]) =>
+    parse<UpdateOptions>((run) => newCmdUpdate(f, contacts, { update: run, bulk: noop }), [U1, ...argv]);
+  const when = { now: deps.now() };
+
+  it('a uuid-shaped value names by uuid, anything else by label; --no-status sends null', async () => {
+    const o = await update(['--status', ` ${U2} `, '--no-type', '--competency', 'Plumbing', '--competency', U2]);
+    expect(bodyFromFlags(contacts, o.flags, 'update', when)).toEqual({
+      status: { uuid: U2 },
+      type: null,
+      competencies: [{ label: 'Plumbing' }, { uuid: U2 }],
+    });
+    // A property's contact is named by uuid or email, as before.
+    expect(bodyFromFlags(properties, { contact: 'jo@example.com', status: 'For Let' }, 'create', when)).toEqual({
+      contact: { email: 'jo@example.com' },
+      status: { label: 'For Let' },
+    });
+    expect(() => bodyFromFlags(contacts, { type: ' ' }, 'update', when)).toThrow('--type needs a uuid or label');
+  });
+
+  it('how they combine is checked before any run', async () => {
+    await expect(update(['--status', 'Active', '--no-status'])).rejects.toThrow(
+      '--status and --no-status cannot be used together.',
+    );
+    await expect(update(['--competency', 'A', '--remove-competency', 'B'])).rejects.toThrow(
+      '--competency cannot be combined with --remove-competency',
+    );
+    // On create there is nothing to clear.
+    await expect(
+      parse<CreateOptions>((run) => newCmdCreate(f, contacts, { create: run, bulk: noop }), ['--no-status']),
+    ).rejects.toThrow("unknown option '--no-status'");
+  });
+
+  it('--add-competency and --remove-competency: the set held, changed, sent whole', async () => {
+    const o = await update([
+      '--add-competency',
+      'electrics',
+      '--add-competency',
+      'Plumbing',
+      '--remove-competency',
+      'PHOTOGRAPHY',
+    ]);
+    const [change] = setChanges(contacts, o.flags);
+    const held = [
+      { uuid: U1, label: 'Plumbing' },
+      { uuid: U2, label: 'Photography' },
+    ];
+    expect(changedSet(change as NonNullable<typeof change>, held)).toEqual([{ uuid: U1 }, { label: 'electrics' }]);
+    expect(bodyFromFlags(contacts, o.flags, 'update', when)).toEqual({});
+  });
+
+  it('list filters: several values by label or by uuid, not both', async () => {
+    const list = (argv: string[]) => parse<ListOptions>((run) => newCmdList(f, contacts, run), argv);
+    const o = await list(['--status', 'Active', '--competency', 'Plumbing', '--competency', 'Electrics', '--type', U1]);
+    expect(decodeURIComponent(filterQuery(contacts, o.flags, deps.now()).toString())).toBe(
+      'status[label]=Active&type[uuid]=1a2b3c4d-0000-4000-8000-000000000001&competencies[label][]=Plumbing&competencies[label][]=Electrics',
+    );
+    expect(() => filterQuery(contacts, { status: ['Active', U1] }, deps.now())).toThrow(
+      '--status: give every value by uuid or by label, not some of each.',
+    );
   });
 });
 

@@ -11,7 +11,7 @@ import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
 import type { BulkOptions, ParentOption } from '../commands/resource.js';
 import { confirmDelete, everyRecord, when, withUnabortedSession } from '../commands/shared.js';
-import { bodyFromFlags } from '../flag-values.js';
+import { bodyFromFlags, setChanges } from '../flag-values.js';
 import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -141,7 +141,7 @@ export async function readRecords(r: ResourceDef, file: string, forced: unknown,
 
 export async function bulkRun(o: BulkOptions): Promise<void> {
   const { f: deps, resource: r, verb, flags: opts } = o;
-  if (verb !== 'delete' && Object.keys(bodyFromFlags(r, opts, verb, when(deps))).length)
+  if (verb !== 'delete' && (Object.keys(bodyFromFlags(r, opts, verb, when(deps))).length || setChanges(r, opts).length))
     throw usageError('field flags cannot be combined with --from-file: put the fields in the file.');
   if (verb === 'delete' && !opts.yes)
     await confirmDelete(deps, () => `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`);

@@ -19,6 +19,9 @@ import { fieldNames, OUTPUT_FORMATS } from '../output/index.js';
 import { type Session, withSession } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
 import { describeRecord } from './shared.js';
+import { encodeListQuery } from '../../core/query.js';
+import { visible } from '../../core/redact.js';
+import { flagWord, isUuid, kebab, knownBy, type Named, setChangeFlags } from '../flags.js';
 import type { Deps } from '../context.js';
 import { type Candidate, fieldKind, filterKind } from '../../core/kinds.js';
 import {
@@ -301,9 +304,10 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
     };
   const where = r.parents?.find((rel) => long === `--${rel.name}-where`);
   if (where) return whereValues(resourceByPath(where.target), cur, now);
-  const related =
-    r.parents?.find((rel) => long === `--${rel.name}`)?.target ?? r.links?.find((l) => long === `--${l.name}`)?.target;
-  if (related) return { candidates: await uuids(resourceByPath(related), ctx) };
+  const parent = r.parents?.find((rel) => long === `--${rel.name}`);
+  if (parent) return { candidates: await uuids(resourceByPath(parent.target), ctx) };
+  const named = namedFlags(r).get(long);
+  if (named) return { candidates: await namedValues(named, ctx) };
   if (long === '--custom-field' && r.customValues !== undefined) {
     if (cur.includes('=')) return NONE;
     return { candidates: await customFieldNames(r.customValues.entity, ctx), nospace: true };
@@ -353,10 +357,41 @@ async function uuids(r: ResourceDef, ctx: Context): Promise<Candidate[]> {
       records = [...(await s.client.list(r, q)).records].reverse().concat(records);
     }
     return records
-      .filter((rec) => typeof rec.uuid === 'string')
+      .filter((rec) => isUuid(rec.uuid))
       .map((rec) => ({ value: rec.uuid as string, description: describeRecord(r, rec) }));
   });
 }
+
+/** The links and sets of `r` by the flags that name their records: --status, --competency, --add-competency… */
+function namedFlags(r: ResourceDef): Map<string, Named> {
+  const flags = new Map<string, Named>();
+  for (const n of [...(r.links ?? []), ...(r.sets ?? [])]) {
+    const words = [flagWord(n), ...('one' in n ? Object.values(setChangeFlags(n)) : [])];
+    for (const w of words) flags.set(`--${kebab(w)}`, n);
+  }
+  return flags;
+}
+
+/**
+ * What to offer for a flag naming a record of a link or a set: what a person knows the records by
+ * (a status's label, knownBy), else their uuids (a contact's). Only the records the link may name
+ * (`only`: a property's status is a Property status).
+ */
+async function namedValues(n: Named, ctx: Context): Promise<Candidate[]> {
+  const target = resourceByPath(n.target);
+  const field = knownBy(n);
+  if (!field) return uuids(target, ctx);
+  const only = 'only' in n ? n.only : undefined;
+  return cached(`named:${target.path}:${field}:${only ? `${only.field}=${only.code}` : ''}`, ctx, async (s) => {
+    const fields = only ? { [only.field]: [String(only.code)] } : {};
+    const q = encodeListQuery(target, { fields, perPage: MAX_PER_PAGE });
+    const values = (await s.client.list(target, q)).records.map((rec) => rec[field]);
+    return [...new Set(values.filter(isShellWord))].map((value) => ({ value }));
+  });
+}
+
+/** A value from the API that may be offered as it is: text without control characters. */
+const isShellWord = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '' && visible(v) === v;
 
 async function customFieldNames(entity: number, ctx: Context): Promise<Candidate[]> {
   return cached(`custom-field-names:${entity}`, ctx, async (s) => {
@@ -474,6 +509,13 @@ _pm() {
     done
     (( \${#args[@]} > 0 )) || args=("")
     local cur=\${args[\${#args[@]}-1]}
+    # A word opened with a quote ("For L): pm completes what is inside; each candidate is quoted again.
+    local q=
+    if [[ $cur == [\\"\\']* ]]; then
+        q=\${cur:0:1}
+        cur=\${cur:1}
+        args[\${#args[@]}-1]=$cur
+    fi
 
     local pm=\${COMP_WORDS[0]}
     pm=\${pm/#\\~/$HOME}
@@ -489,14 +531,22 @@ _pm() {
     fi
 
     COMPREPLY=()
-    local directive= line
+    local directive= line safe='^[-A-Za-z0-9_.,:=@/+%]*$'
     while IFS= read -r line; do
         if [[ $line == :* ]]; then
             directive=\${line#:}
             continue
         fi
         line=\${line%%$'\\t'*}
-        [[ -n $line ]] && COMPREPLY+=("\${line#"$pre"}")
+        line=\${line#"$pre"}
+        [[ -n $line ]] || continue
+        # Bash inserts a candidate as it is: one with a space or a shell character (a label) is escaped.
+        if [[ -n $q ]]; then
+            line=$q$line$q
+        elif [[ ! $line =~ $safe ]]; then
+            printf -v line '%q' "$line"
+        fi
+        COMPREPLY+=("$line")
     done <<< "$out"
 
     if [[ $directive == *nospace* ]]; then compopt -o nospace 2>/dev/null; fi

@@ -8,8 +8,8 @@ import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
 import { CliError, EXIT, oneKind, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { bodyFromFlags, filterQuery } from '../flag-values.js';
-import { kebab, splitList } from '../flags.js';
+import { bodyFromFlags, filterQuery, setChanges } from '../flag-values.js';
+import { kebab, setChangeFlags, splitList } from '../flags.js';
 import { readFileOrStdin, readInline, readStdin } from '../input.js';
 import {
   autoEmbeds,
@@ -37,12 +37,20 @@ async function outputSpec(r: ResourceDef, flags: OutputFlags): Promise<OutputSpe
 
 /**
  * --embed, plus what the selected fields need (--json custom_fields embeds them) and, with `auto`,
- * the parents a table shows.
+ * what a table shows of the records it links to: of a list (a note's parent, a status), or of
+ * `one` record (its links and sets too).
  */
-function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec, auto: boolean): string[] {
+function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec, auto: boolean, one = false): string[] {
   const given = splitList(embed ?? '');
-  return [...new Set([...given, ...embedsFor(r, spec), ...(auto ? autoEmbeds(r, spec) : [])])];
+  return [...new Set([...given, ...embedsFor(r, spec), ...(auto ? autoEmbeds(r, spec, one) : [])])];
 }
+
+/**
+ * An answer refusing what a table embeds of itself: a server that does not know the embed (a 400
+ * naming it), a token without the embed's read scope (403). Any other 400 is the request's own.
+ */
+const embedRefused = (e: unknown): boolean =>
+  e instanceof HttpStatusError && (e.status === 403 || (e.status === 400 && /\bembed\b/i.test(e.message)));
 
 export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const { f, resource: r } = o;
@@ -69,8 +77,9 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
     try {
       yield* s.client.pages(r, q, limit);
     } catch (e) {
-      // A server that does not embed a note's parent (the hosted one): the list without it.
-      if (!(auto && fetched === 0 && e instanceof HttpStatusError && e.status === 400)) throw e;
+      // A server that does not embed a note's parent (the hosted one), a token that may not read
+      // statuses: the list without them.
+      if (!(auto && fetched === 0 && embedRefused(e))) throw e;
       yield* s.client.pages(r, query(false), limit);
     }
   };
@@ -125,13 +134,13 @@ export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const spec = await outputSpec(r, o.output);
   const s = await f.session();
   const get = async (auto: boolean) => {
-    const embed = embedList(r, o.embed, spec, auto);
+    const embed = embedList(r, o.embed, spec, auto, true);
     return s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
   };
   const rec = await get(true)
     .catch((e) => {
-      // A server that does not embed a note's parent: the record without it.
-      if (!(autoEmbeds(r, spec).length && e instanceof HttpStatusError && e.status === 400)) throw e;
+      // As a list's: the record without what it cannot embed.
+      if (!(autoEmbeds(r, spec, true).length && embedRefused(e))) throw e;
       return get(false);
     })
     .catch((e) => {
@@ -205,13 +214,21 @@ export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
   const { f, resource: r, uuid } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'update', when(f)) };
-  if (Object.keys(body).length === 0)
+  const changes = setChanges(r, o.flags);
+  if (Object.keys(body).length === 0 && !changes.length)
     throw usageError(
       `nothing to update: give at least one field flag (e.g. --${kebab(inputFields(r)[0]?.name ?? 'uuid')}), --unset or --data.`,
     );
+  const twice = changes.find((c) => body[c.set.name] !== undefined);
+  if (twice) {
+    const { add, remove } = setChangeFlags(twice.set);
+    throw usageError(
+      `--${kebab(add)} and --${kebab(remove)} change the ${twice.set.name} the ${r.singular} has: leave ${twice.set.name} out of --data.`,
+    );
+  }
   const s = await f.session();
   try {
-    await fillForUpdate(s.client, r, uuid, body);
+    await fillForUpdate(s.client, r, uuid, body, changes);
     precheck(r, body, 'update');
     if (o.dryRun) return dryRun(s, f, 'PUT', s.client.recordPath(r, uuid), body, o.output);
     const rec = await s.client.update(r, uuid, body);

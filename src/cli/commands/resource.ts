@@ -12,7 +12,7 @@ import { addBulkFlags, addSendFlags, type Verb } from '../bulk/flags.js';
 import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { addFilterFlags, addInputFlags, kebab, optKey, splitList } from '../flags.js';
+import { addFilterFlags, addInputFlags, checkNamedFlags, kebab, optKey, splitList } from '../flags.js';
 import { examples } from '../help/examples.js';
 import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
@@ -288,6 +288,7 @@ export function newCmdUpdate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'updat
     }
     if (uuid === undefined) throw usageError('missing <uuid> (or --from-file with records that carry their uuid).');
     bulkFlagsAlone(flags);
+    checkNamedFlags(r, flags);
     return runs.update({ ...writeOptions(f, r, flags), uuid: checkUuid(uuid, '<uuid>') });
   });
 }

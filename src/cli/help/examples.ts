@@ -15,12 +15,16 @@ const ID: Record<string, string> = {
   'custom-fields': '8c1d2e3f-…',
   notes: '5e7a9b10-…',
   reminders: '9d4e6f21-…',
+  statuses: 'a1b2c3d4-…',
+  types: 'b2c3d4e5-…',
+  competencies: 'c3d4e5f6-…',
 };
 
 const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
   properties: {
     list: [
       'pm properties list --city leeds --bedrooms 3 --has-garden',
+      'pm properties list --status "For Let" --json uuid,address,status',
       'pm properties list --postcode LS1 --created-at -P7D --json uuid,address,postcode',
       'pm properties list --custom-field colour=red --all -o csv > red.csv',
     ],
@@ -31,12 +35,15 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
     ],
     create: [
       'pm properties create --address "1 High St" --postcode "LS1 1AA" --city Leeds --bedrooms 3',
-      'pm properties create --address "2 Mill Lane" --postcode "LS2 7EW" --contact jo@example.com --custom-field colour=red',
+      'pm properties create --address "2 Mill Lane" --postcode "LS2 7EW" --contact jo@example.com --status "For Let"',
+      'pm properties create --address "3 Kirk Gate" --postcode "LS2 7DJ" --custom-field colour=red',
       'uuid=$(pm properties create --data @property.json -q)',
       'pm properties create --from-file properties.csv',
     ],
     update: [
       'pm properties update 3f2a9c1e-… --bedrooms 4 --has-garage',
+      'pm properties update 3f2a9c1e-… --status "Let agreed"',
+      'pm properties update 3f2a9c1e-… --no-status',
       'pm properties update 3f2a9c1e-… --unset county --custom-field colour=',
       'pm properties update --from-file changes.ndjson',
     ],
@@ -50,16 +57,20 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
     list: [
       'pm contacts list --name smith --company acme',
       'pm contacts list --email @acme.com --json name,email',
+      'pm contacts list --type Contractor --competency Plumbing --competency Electrics',
       'pm contacts list --custom-field tenant_since= -q | wc -l',
     ],
-    get: ['pm contacts get 7b1d0c55-…', 'pm contacts get 7b1d0c55-… --json name,email,custom_fields'],
+    get: ['pm contacts get 7b1d0c55-…', 'pm contacts get 7b1d0c55-… --json name,email,status,competencies'],
     create: [
       'pm contacts create --name "Jo Bloggs" --email jo@example.com --contact-number "0113 496 0000"',
       'uuid=$(pm contacts create --name "Sam Lee" --email sam@example.com --company "Acme Lettings" -q)',
+      'pm contacts create --name "Al Fix" --email al@example.com --type Contractor --competency Plumbing --competency Electrics',
     ],
     update: [
       'pm contacts update 7b1d0c55-… --company "Acme Lettings"',
       'pm contacts update 7b1d0c55-… --unset contact_number',
+      'pm contacts update 7b1d0c55-… --add-competency Plumbing --remove-competency Photography',
+      'pm contacts update 7b1d0c55-… --status Active --no-type',
     ],
   },
   'custom-fields': {
@@ -107,6 +118,24 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm reminders apply --from-file reminders.csv --key title --dry-run',
       'pm reminders apply --from-file ci.csv --key title --prune --title "[ci]"',
     ],
+  },
+  statuses: {
+    list: ['pm statuses list --type property', 'pm statuses list --label let --json label,type'],
+    create: [
+      'pm statuses create --label "For Let" --type property',
+      'pm statuses create --label Active --type contact -q',
+    ],
+    update: ['pm statuses update a1b2c3d4-… --label "To Let"'],
+  },
+  types: {
+    list: ['pm types list', 'pm types list --label tenant --json uuid,label'],
+    create: ['pm types create --label Tenant', 'pm types create --label Contractor -q'],
+    update: ['pm types update b2c3d4e5-… --label Landlord'],
+  },
+  competencies: {
+    list: ['pm competencies list', 'pm competencies list --label plumb -q'],
+    create: ['pm competencies create --label Plumbing', 'pm competencies create --label Photography -q'],
+    update: ['pm competencies update c3d4e5f6-… --label Electrics'],
   },
 };
 

@@ -3,10 +3,10 @@
  * filter flags of every list command, derived from the resource descriptions.
  */
 import { Command } from 'commander';
-import { filterFields, RESOURCES, resourceByPath } from '../../resources/index.js';
+import { filterFields, filterRelationsOf, namedBy, RESOURCES, resourceByPath } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { addFilterFlags } from '../flags.js';
-import { commas, wrap } from './text.js';
+import { addFilterFlags, flagWord, kebab, type Named } from '../flags.js';
+import { commas, inWords, wrap } from './text.js';
 
 /**
  * The filter flags of one resource's list command, as addFilterFlags declares them, in the order
@@ -50,7 +50,36 @@ function relationsSection(): string {
   ).join('\n');
 }
 
+/** Each link and set lists filter by, with the resources that have it: --status on properties and contacts. */
+function namedFilters(): { flag: string; n: Named; paths: string[] }[] {
+  const out: { flag: string; n: Named; paths: string[] }[] = [];
+  for (const r of RESOURCES.filter((x) => x.verbs.list))
+    for (const n of filterRelationsOf(r).filter(namedBy)) {
+      const flag = `--${kebab(flagWord(n))}`;
+      const seen = out.find((x) => x.flag === flag);
+      if (seen) seen.paths.push(r.path);
+      else out.push({ flag, n, paths: [r.path] });
+    }
+  return out;
+}
+
+function namedSection(): string {
+  return namedFilters()
+    .map(({ flag, n, paths }) => {
+      const target = resourceByPath(n.target);
+      const how = `${'one' in n ? 'with' : 'of'} this ${target.singular}`;
+      return wrap(
+        `${inWords(paths)} ${how} (repeatable: any of them)`.split(' '),
+        96,
+        `  ${`${flag} ${n.by.map((b) => b.toUpperCase()).join('|')}`.padEnd(30)}`,
+        ' '.repeat(33),
+      );
+    })
+    .join('\n');
+}
+
 export function filtersTopic(): string {
+  const named = namedFilters();
   const custom = RESOURCES.filter((r) => r.customValues)
     .map((r) => r.path)
     .join(' and ');
@@ -78,6 +107,13 @@ ${relationsSection()}
   Several --property-where filters all apply to the same property. A note has one parent, so
   --property… and --contact… filters together match nothing.
 
+By ${inWords(named.map((x) => x.flag.slice(2)))}, named by a label or a uuid
+${namedSection()}
+
+  A label matches whole, ignoring case: --status "for let" finds "For Let", never "Not for let
+  (owner occupied)". A value with a uuid's form is a uuid; give every value of one flag by label or
+  every one by uuid.
+
 Custom field values (${custom})
   --custom-field NAME=VALUE      the custom field named NAME (exactly) has a value containing
                                  VALUE (ignoring case)
@@ -95,6 +131,8 @@ Examples:
   pm notes list --property-where city=leeds --property-where bedrooms=3
   pm notes list --contact-where email=@acme.com --created-at -P7D
   pm properties list --custom-field colour=red --json uuid,custom_fields
+  pm properties list --status "For Let" --city leeds
+  pm contacts list --type Contractor --competency Plumbing --competency Electrics
   pm custom-fields list --entity-type property
 
 A filter the API has but pm has no flag for can be sent with pm api:

@@ -8,11 +8,13 @@
  * not grow with --all (a terminal table, which needs its column widths, and --jq buffer).
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import { embedNames } from '../../resources/index.js';
+import { embedNames, embedsOf } from '../../resources/index.js';
+import { isObject } from '../../core/json.js';
+import { visible } from '../../core/redact.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps, Env, OutStream } from '../context.js';
 import { usageError } from '../errors.js';
-import { splitList } from '../flags.js';
+import { knownBy, splitList } from '../flags.js';
 import { editDistance } from '../suggest.js';
 import { TimeFormatter, cellValue, csvCell, guardCell, humanValue, isTimeField, relative, tsvCell } from './format.js';
 import { checkJq, runJq } from './jq.js';
@@ -84,17 +86,26 @@ export function fieldNames(resource: ResourceDef): string[] {
  */
 const PARENT_COLUMN = 'parent';
 
-/** Names shown in a terminal table unless --fields says otherwise. */
+/** The links a table shows by default (a status), with their priority (`shown`). */
+const shownLinks = (resource: ResourceDef) => (resource.links ?? []).filter((l) => l.shown !== undefined);
+
+/** Names shown in a terminal table unless --fields says otherwise: columns, shown links, the parent. */
 function defaultColumns(resource: ResourceDef): string[] {
   const names = resource.fields.filter((f) => f.column).map((f) => f.name);
+  names.push(...shownLinks(resource).map((l) => l.name));
   if (resource.parents?.length) names.push(PARENT_COLUMN);
   return names;
 }
 
-/** The parents a table asks the server to embed, for its parent column (none for data output). */
-export function autoEmbeds(resource: ResourceDef, spec: OutputSpec): string[] {
+/**
+ * What a table asks the server to embed for its default columns (none for data output): the
+ * parents and shown links of a list; every link, parent and set of `one` record (get).
+ */
+export function autoEmbeds(resource: ResourceDef, spec: OutputSpec, one = false): string[] {
   const table = spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
-  return table ? (resource.parents ?? []).map((p) => p.name) : [];
+  if (!table) return [];
+  if (one) return embedsOf(resource).flatMap((e) => (e.kind === 'custom_values' ? [] : [e.name]));
+  return [...(resource.parents ?? []), ...shownLinks(resource)].map((x) => x.name);
 }
 
 /** The parent column's words: which parent, by its relation and uuid, or '' when none was embedded. */
@@ -104,6 +115,26 @@ function parentCell(resource: ResourceDef, r: Rec): string {
     if (typeof uuid === 'string') return `${p.name} ${uuid}`;
   }
   return '';
+}
+
+/** The links and sets of `resource` whose records a person knows by a label, by name: that field (knownBy). */
+const namedEmbeds = (resource: ResourceDef): Map<string, string> =>
+  new Map(
+    [...(resource.links ?? []), ...(resource.sets ?? [])].flatMap((n) => {
+      const field = knownBy(n);
+      return field ? [[n.name, field] as const] : [];
+    }),
+  );
+
+/**
+ * An embedded link or set of records known by a label, as a person reads it: their labels,
+ * comma-separated ('' for none); undefined for any other value (a contact: its uuid and words).
+ */
+function namedText(named: Map<string, string>, name: string, v: unknown): string | undefined {
+  const field = named.get(name);
+  if (!field || !isObject(v) || !('data' in v)) return undefined;
+  const label = (rec: unknown) => (isObject(rec) ? String(rec[field] ?? rec.uuid ?? '') : '');
+  return visible((Array.isArray(v.data) ? v.data : [v.data]).map(label).filter(Boolean).join(', '));
 }
 
 /** A value on one line: local times on a terminal; piped, as sent and escaped as in TSV. */
@@ -282,10 +313,13 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
 /** Piped, a line per record as records come; on a terminal, rows kept until the column widths are known. */
 function tableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   const defs = fieldMap(resource);
+  const named = namedEmbeds(resource);
+  const shown = new Map(shownLinks(resource).map((l) => [l.name, l.shown]));
   const names = spec.fields ?? defaultColumns(resource);
   const times = d.tty ? new TimeFormatter(d.timeZone) : undefined;
-  const row = (r: Rec) =>
-    names.map((n) => (n === PARENT_COLUMN ? parentCell(resource, r) : lineValue(defs.get(n), r[n], times)));
+  const cell = (r: Rec, n: string) =>
+    n === PARENT_COLUMN ? parentCell(resource, r) : (namedText(named, n, r[n]) ?? lineValue(defs.get(n), r[n], times));
+  const row = (r: Rec) => names.map((n) => cell(r, n));
   if (!d.tty) return lineSink(d, (r) => `${row(r).join('\t')}\n`);
   const c = colors(d);
   const rows: string[][] = [];
@@ -304,7 +338,7 @@ function tableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
           // A uuid shortened would look like a whole one: never.
           shrinkable: n !== 'uuid' && n !== PARENT_COLUMN && (f === undefined || f.kind === 'text'),
           // Columns asked for with --fields are all kept.
-          priority: spec.fields ? 1 : (f?.column ?? (n === PARENT_COLUMN ? 2 : 1)),
+          priority: spec.fields ? 1 : (f?.column ?? shown.get(n) ?? (n === PARENT_COLUMN ? 2 : 1)),
         };
       });
       const total = d.stdout.columns || 100;
@@ -372,7 +406,9 @@ function recordKeys(resource: ResourceDef, record: Rec, spec: OutputSpec): strin
   return [...names, ...Object.keys(record).filter((k) => !names.includes(k))];
 }
 
-function verticalTerminal(defs: Map<string, FieldDef>, keys: string[], record: Rec, d: Display): string {
+function verticalTerminal(resource: ResourceDef, keys: string[], record: Rec, d: Display): string {
+  const defs = fieldMap(resource);
+  const named = namedEmbeds(resource);
   const times = new TimeFormatter(d.timeZone);
   const c = colors(d);
   const w = Math.max(...keys.map(width));
@@ -381,7 +417,7 @@ function verticalTerminal(defs: Map<string, FieldDef>, keys: string[], record: R
   for (const k of keys) {
     const f = defs.get(k);
     const v = record[k];
-    let text = humanValue(f, v, times, true);
+    let text = namedText(named, k, v) ?? humanValue(f, v, times, true);
     if (typeof v === 'string' && (isTimeField(f, v) || f?.kind === 'date_or_datetime')) {
       const when = relative(v, d.now(), times);
       if (when) text += ` ${c.dim(`(${when})`)}`;
@@ -389,6 +425,14 @@ function verticalTerminal(defs: Map<string, FieldDef>, keys: string[], record: R
     s += text ? `${c.cyan(k)}${' '.repeat(w - width(k))}  ${text.replace(/\n/g, `\n${indent}`)}\n` : `${c.cyan(k)}\n`;
   }
   return s;
+}
+
+/** A record piped: `key<TAB>value` lines, values as a table's cells show them. */
+function keyValueLines(resource: ResourceDef, keys: string[], record: Rec): string {
+  const defs = fieldMap(resource);
+  const named = namedEmbeds(resource);
+  const line = (k: string) => namedText(named, k, record[k]) ?? lineValue(defs.get(k), record[k], undefined);
+  return keys.map((k) => `${k}\t${line(k)}\n`).join('');
 }
 
 /**
@@ -401,10 +445,8 @@ export async function printRecord(resource: ResourceDef, record: Rec, spec: Outp
   if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table'))
     return sinkFor(resource, spec, d).add([record]);
   if (spec.jq !== undefined || spec.format === 'json') return printJson(select(record, spec.fields), spec, d);
-  const defs = fieldMap(resource);
   const keys = recordKeys(resource, record, spec);
-  if (d.tty) d.stdout.write(verticalTerminal(defs, keys, record, d));
-  else d.stdout.write(keys.map((k) => `${k}\t${lineValue(defs.get(k), record[k], undefined)}\n`).join(''));
+  d.stdout.write(d.tty ? verticalTerminal(resource, keys, record, d) : keyValueLines(resource, keys, record));
 }
 
 /** A raw JSON value (`pm api`): pretty on a terminal, compact when piped; --jq applied if given. */

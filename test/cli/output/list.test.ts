@@ -41,23 +41,30 @@ async function list(
 
 const bold = (s: string) => `\x1b[1m${s}\x1b[22m`;
 
+/** A property as a table's list has it: its status embedded (autoEmbeds), or none. */
+const listed = (p: Record<string, unknown>, label?: string) => ({
+  ...p,
+  status: { data: label ? { uuid: '5a1e0000-0000-4000-8000-000000000001', label, type: { code: 2 } } : null },
+});
+const [L1, L2, L3] = [listed(P1, 'For Let'), listed(P2), listed(P3, 'Sold')];
+
 const PROPERTIES_TABLE = [
-  'uuid                                  address        city   postcode  type   bedrooms  bathrooms  num_notes',
-  '0b6e2a0e-5b1d-4f3a-9c51-000000000001  1 High Street  Leeds  LS1 1AA   house         1          1          2',
+  'uuid                                  address        city   postcode  type   bedrooms  bathrooms  num_notes  status',
+  '0b6e2a0e-5b1d-4f3a-9c51-000000000001  1 High Street  Leeds  LS1 1AA   house         1          1          2  For Let',
   '0b6e2a0e-5b1d-4f3a-9c51-000000000002  2 High Street  Leeds  LS1 1AA   house         2          1          2',
-  '0b6e2a0e-5b1d-4f3a-9c51-000000000003  3 High Street  Leeds  LS1 1AA   house         3          1          2',
+  '0b6e2a0e-5b1d-4f3a-9c51-000000000003  3 High Street  Leeds  LS1 1AA   house         3          1          2  Sold',
 ];
 
 describe('table on a terminal', () => {
   test('default columns, numbers on the right, no colour when off, footer on stderr', async () => {
-    const s = await list(properties, {}, screen({ tty: true, columns: 120 }), [[P1, P2], [P3]], PAGE1);
+    const s = await list(properties, {}, screen({ tty: true, columns: 120 }), [[L1, L2], [L3]], PAGE1);
     expect(s.out.text).toBe(`${PROPERTIES_TABLE.join('\n')}\n`);
     expect(s.err.text).toBe('showing 1-3 of 53, page 1 of 6\n');
     expect(s.out.text + s.err.text).not.toMatch(ANSI);
   });
 
   test('colour on: bold headers, same layout', async () => {
-    const s = await list(properties, {}, screen({ tty: true, color: true, columns: 120 }), [[P1, P2, P3]], PAGE1);
+    const s = await list(properties, {}, screen({ tty: true, color: true, columns: 120 }), [[L1, L2, L3]], PAGE1);
     const header = (PROPERTIES_TABLE[0] as string).replace(/\S+/g, bold);
     expect(s.out.text).toBe(`${[header, ...PROPERTIES_TABLE.slice(1)].join('\n')}\n`);
   });
@@ -158,12 +165,12 @@ describe('tables fit the terminal', () => {
     expect(lines[0]).toMatch(/^uuid +address +city +postcode +bedrooms$/);
     // Every uuid whole.
     expect(lines[1]).toContain(wide[0]?.uuid as string);
-    expect(s.err.text).toContain('type, bathrooms, num_notes hidden to fit 80 columns (--fields chooses)');
+    expect(s.err.text).toContain('type, bathrooms, num_notes, status hidden to fit 80 columns (--fields chooses)');
   });
 
   test('wide enough, every column; --fields keeps what it asks for, shortening text instead', async () => {
     const all = await list(properties, {}, screen({ tty: true, columns: 160 }), [wide]);
-    expect(all.out.text.split('\n')[0]).toMatch(/num_notes$/);
+    expect(all.out.text.split('\n')[0]).toMatch(/num_notes {2}status$/);
     expect(all.err.text).not.toContain('hidden');
     const asked = await list(
       properties,
@@ -192,8 +199,10 @@ describe('table piped', () => {
   test('writes each page as it arrives', () => {
     const s = screen({ tty: false });
     const printer = createListPrinter(properties, outputSpecFrom(properties, {}), s);
-    printer.add([P1]);
-    expect(s.out.text).toBe('0b6e2a0e-5b1d-4f3a-9c51-000000000001\t1 High Street\tLeeds\tLS1 1AA\thouse\t1\t1\t2\n');
+    printer.add([L1]);
+    expect(s.out.text).toBe(
+      '0b6e2a0e-5b1d-4f3a-9c51-000000000001\t1 High Street\tLeeds\tLS1 1AA\thouse\t1\t1\t2\tFor Let\n',
+    );
   });
 
   test('tabs and line breaks inside values are escaped: one record, one line', async () => {

@@ -66,7 +66,7 @@ describe('outputSpecFrom', () => {
     expect(e.message).toBe(
       '--fields: unknown field "bedroom". Valid fields for properties: uuid, created_at, updated_at, address, ' +
         'address2, city, county, postcode, type, bedrooms, bathrooms, has_garage, has_garden, has_parking, ' +
-        'num_attachments, num_notes, custom_fields, contact.',
+        'num_attachments, num_notes, custom_fields, contact, status.',
     );
     expect(e.hint).toBe('Did you mean "bedrooms"?');
     const far = usage(() => outputSpecFrom(properties, { json: 'colour' }));
