@@ -8,7 +8,8 @@
  *
  * A token kept in a config file belongs to the base URL of that same file: it is never sent to a
  * server named by another config file (a cloned repository's .pmrc must not be able to collect
- * the user's token).
+ * the user's token). PM_TOKEN goes to a server the user named (--base-url, PM_BASE_URL, the user
+ * config), never to one that only a project config names: tokens go only where the user sent them.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile } from 'node:fs/promises';
@@ -35,6 +36,11 @@ export interface Target {
   embedded: { dataFile: string } | undefined;
   /** Talk for stderr: loose file permissions, ignored settings. */
   warnings: string[];
+  /**
+   * Set when PM_TOKEN was not sent to a base URL that only a project config names, and no token
+   * of a config file was for it either: why (also one of the warnings), and how to send it there.
+   */
+  withheld?: { message: string; hint: string };
   /** Seconds, if configured. */
   timeout?: number;
 }
@@ -518,6 +524,7 @@ export async function resolveTarget(
   let token: string | undefined;
   let tokenSource: Source = 'none';
   const envToken = nonEmpty(deps.env.PM_TOKEN);
+  let withheld: Target['withheld'];
   let embedded: Target['embedded'];
   if (baseUrl === undefined) {
     const fromEnv = nonEmpty(deps.env.PM_DATA_FILE);
@@ -527,11 +534,13 @@ export async function resolveTarget(
       warnings.push(
         'PM_TOKEN is ignored: no base URL is configured, so pm uses the embedded default and its own token. Set PM_BASE_URL to use PM_TOKEN.',
       );
-  } else if (envToken !== undefined) {
+  } else if (envToken !== undefined && envTokenMaySend(base?.source, baseUrl, loaded.user)) {
     token = envToken;
     tokenSource = 'env';
   } else {
+    if (envToken !== undefined) withheld = envTokenWithheld(baseUrl, base?.layer as Layer);
     const skipped: string[] = [];
+    let tokenLayer: Layer | undefined;
     for (const { layer, values } of settings) {
       if (values.token === undefined) continue;
       const tokenUrl = values.base_url?.trim().replace(/\/+$/, '');
@@ -541,6 +550,7 @@ export async function resolveTarget(
       if (fits) {
         token = values.token;
         tokenSource = layer.kind;
+        tokenLayer = layer;
         break;
       }
       skipped.push(
@@ -549,7 +559,13 @@ export async function resolveTarget(
           : `${where(layer, 'token')} is for ${printableUrl(tokenUrl)}, so it is not sent to ${printableUrl(baseUrl)}.`,
       );
     }
-    if (token === undefined) warnings.push(...skipped);
+    if (token === undefined) {
+      warnings.push(...skipped);
+      if (withheld) warnings.push(withheld.message);
+    } else if (withheld) {
+      warnings.push(`${withheld.message} The ${where(tokenLayer as Layer, 'token')} is used instead.`);
+      withheld = undefined;
+    }
   }
 
   const withTimeout = settings.find((s) => s.values.timeout !== undefined);
@@ -583,6 +599,33 @@ export async function resolveTarget(
     userConfigPath: loaded.userConfigPath,
     embedded,
     warnings,
+    ...(withheld ? { withheld } : {}),
     timeout: withTimeout?.values.timeout,
+  };
+}
+
+/** Every base URL the user config names, at the top or in a profile, as normalizeBaseUrl leaves it. */
+function userBaseUrls(user: Layer | undefined): string[] {
+  if (!user) return [];
+  const raw = [user.config.base_url, ...Object.values(user.config.profiles ?? {}).map((p) => p.base_url)];
+  return raw.filter((u): u is string => u !== undefined).map((u) => u.trim().replace(/\/+$/, ''));
+}
+
+/**
+ * Whether PM_TOKEN may go to the base URL chosen: one the user named (--base-url, PM_BASE_URL, the
+ * user config), or one a project config names that the user config names too. A project config
+ * alone is a file anyone could have written (a cloned repository's .pmrc.json): as gh sends
+ * GH_TOKEN to github.com alone, pm sends PM_TOKEN only where the user said.
+ */
+function envTokenMaySend(source: Source | undefined, baseUrl: string, user: Layer | undefined): boolean {
+  return source !== 'project' || userBaseUrls(user).includes(baseUrl);
+}
+
+/** Why PM_TOKEN is not sent to a base URL only `project` names, and how to send it there. */
+function envTokenWithheld(baseUrl: string, project: Layer): { message: string; hint: string } {
+  const url = printableUrl(baseUrl);
+  return {
+    message: `PM_TOKEN is not sent to ${url}: that server is named only by ${label(project)}, and a token from the environment goes only to a server you named yourself.`,
+    hint: `To send it there, name the server yourself: --base-url ${url}, PM_BASE_URL=${url}, or base_url in your user config (a profile of its own will do: pm --profile NAME config set base_url ${url}).`,
   };
 }

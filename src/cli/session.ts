@@ -28,7 +28,8 @@ export function targetFlags(globals: GlobalOptions): { baseUrl: string | undefin
 
 export async function openSession(globals: GlobalOptions, deps: Deps): Promise<Session> {
   const target = await resolveTarget(targetFlags(globals), deps);
-  for (const w of target.warnings) deps.io.stderr.write(`warning: ${visible(w)}\n`);
+  // Why PM_TOKEN was withheld is the error below, not a warning before it.
+  for (const w of target.warnings) if (w !== target.withheld?.message) deps.io.stderr.write(`warning: ${visible(w)}\n`);
   const transport = httpOptions(globals, deps, target);
   const [{ HttpClient }, { ResourceClient }, { insecureHost }] = await Promise.all([
     import('../client/http.js'),
@@ -59,6 +60,8 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     token = embedded.token;
     // The same app answers in-process: no port, no connection pool, no round trip.
     dispatcher = embedded.dispatcher as unknown as HttpOptions['dispatcher'];
+  } else if (!token && target.withheld) {
+    throw new CliError(EXIT.auth, target.withheld.message, { hint: target.withheld.hint });
   } else if (!token) {
     throw new CliError(EXIT.auth, `no token for ${printableUrl(baseUrl)} (profile "${target.profile}")`, {
       hint: 'Log in with `pm auth login`, or set PM_TOKEN.',

@@ -2,13 +2,13 @@
  * What an attacker tried against pm, and what must hold: each test reproduces an attack (see
  * docs/security.md).
  */
-import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPm } from '../helpers/cli.js';
+import { pmBin, runPm, tempHome } from '../helpers/cli.js';
 import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -247,6 +247,54 @@ describe('--timeout', () => {
     } finally {
       trickle.closeAllConnections();
       await new Promise((resolve) => trickle.close(resolve));
+    }
+  });
+});
+
+describe('PM_TOKEN and a server a cloned repository names', () => {
+  it('is not sent to a base URL that only a project config names; named by the user, it is (bin/pm)', async () => {
+    // Another server (here, one that passes what it is sent on to the test server).
+    const other = await startFaultyServer({ upstream: server.url });
+    const home = tempHome();
+    try {
+      // The user's own server in the user config, PM_TOKEN exported, and a repository whose
+      // .pmrc.json names another server.
+      mkdirSync(join(home, '.config', 'pm'), { recursive: true });
+      const userConfig = join(home, '.config', 'pm', 'config.json');
+      writeFileSync(userConfig, JSON.stringify({ base_url: server.url }), { mode: 0o600 });
+      const repo = join(home, 'cloned');
+      mkdirSync(join(repo, '.git'), { recursive: true });
+      writeFileSync(join(repo, '.pmrc.json'), JSON.stringify({ base_url: other.url }));
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, PM_TOKEN: acct.token };
+
+      const r = await pmBin(['reminders', 'list'], env, { cwd: repo });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain(
+        `PM_TOKEN is not sent to ${other.url}: that server is named only by project config ${join(repo, '.pmrc.json')}, and a token from the environment goes only to a server you named yourself.`,
+      );
+      expect(r.stderr).toContain(`--base-url ${other.url}, PM_BASE_URL=${other.url}, or base_url in your user config`);
+      expect(other.requests).toEqual([]);
+      // Outside the repository, the user's own server gets it.
+      expect((await pmBin(['reminders', 'list'], env, { cwd: home })).code).toBe(0);
+
+      // Named by the user (a flag, the environment, the user config), the token goes there.
+      const sentThere = () => other.requests.at(-1)?.headers.authorization;
+      expect((await pmBin(['reminders', 'list', '--base-url', other.url], env, { cwd: repo })).code).toBe(0);
+      expect(sentThere()).toBe(`Bearer ${acct.token}`);
+      other.reset();
+      expect((await pmBin(['reminders', 'list'], { ...env, PM_BASE_URL: other.url }, { cwd: repo })).code).toBe(0);
+      expect(sentThere()).toBe(`Bearer ${acct.token}`);
+      other.reset();
+      writeFileSync(
+        userConfig,
+        JSON.stringify({ base_url: server.url, profiles: { theirs: { base_url: other.url } } }),
+        { mode: 0o600 },
+      );
+      expect((await pmBin(['reminders', 'list'], env, { cwd: repo })).code).toBe(0);
+      expect(sentThere()).toBe(`Bearer ${acct.token}`);
+    } finally {
+      await other.close();
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });

@@ -34,6 +34,12 @@ PM_PROFILE, else a project config's profile, else the user config's default_prof
   own base_url (or, when the file names none, to --base-url or PM_BASE_URL): a project's .pmrc
   cannot send your token elsewhere. PM_TOKEN is ignored when no base URL is configured.
 
+  PM_TOKEN goes only to a server you named: --base-url, PM_BASE_URL or a base_url in the user
+  config. A base URL that only a project config names (a cloned repository's .pmrc.json could
+  name any server) does not get it: pm stops with exit 4 and says why. To send it there, name
+  that server yourself: --base-url URL, PM_BASE_URL=URL, or the URL as a base_url in your user
+  config (a profile of its own will do: pm --profile NAME config set base_url URL).
+
 A config file
   {
     "default_profile": "work",
