@@ -7,7 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunOptions, runPm } from '../helpers/cli.js';
+import { pmBin, type RunOptions, runPm, tempHome } from '../helpers/cli.js';
+import { startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -115,7 +116,18 @@ describe('apply', () => {
     await pm(['reminders', 'create', '--title', 'Old [ci]']);
     await pm(['reminders', 'create', '--title', 'Not mine']);
     const f = file('r.csv', CSV);
-    const r = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title', '--prune', '--title', '[ci]']);
+    const r = await pm([
+      'reminders',
+      'apply',
+      '--from-file',
+      f,
+      '--key',
+      'title',
+      '--prune',
+      '--title',
+      '[ci]',
+      '--yes',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('created 2, updated 0, deleted 1, unchanged 0, failed 0\n');
     expect((await reminders()).map((x) => x.title)).toEqual([
@@ -183,5 +195,99 @@ describe('apply', () => {
     const p = JSON.parse((await pm(['properties', 'list', '--embed', 'custom_fields', '--json'])).stdout)[0];
     expect(p).toMatchObject({ address: '1 A St', bedrooms: 3, has_garden: true });
     expect(p.custom_fields.data[0].value).toBe('blue');
+  });
+});
+
+describe('apply --prune: destructive runs ask, and delete only what the filter selects', () => {
+  /** The help's own example, and records a person wrote that its filter selects too. */
+  const EXAMPLE = ['reminders', 'apply', '--from-file', 'ci.csv', '--key', 'title', '--prune', '--title', '[ci]'];
+  const PEOPLE = ['Fix [ci] pipeline (written by a person)', 'Pay [CI] invoice'];
+  const seed = async () => {
+    for (const title of ['Old [ci]', ...PEOPLE, 'Not mine']) await pm(['reminders', 'create', '--title', title]);
+    file('ci.csv', CSV);
+  };
+  const titles = async () => (await reminders()).map((x) => x.title);
+
+  it('with nobody at a terminal and no --yes: shows what it would delete, refuses (exit 2), sends nothing (bin/pm)', async () => {
+    await seed();
+    const before = await reminders();
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempHome(), PM_BASE_URL: server.url };
+    const r = await pmBin(EXAMPLE, { ...env, PM_TOKEN: acct.token }, { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--prune would delete 3 reminders not in ci.csv:\n');
+    for (const title of ['Old [ci]', ...PEOPLE]) expect(r.stderr).toContain(`title=${JSON.stringify(title)}`);
+    expect(r.stderr).not.toContain('Not mine');
+    expect(r.stderr).toContain('refusing to delete without confirmation: pass --yes when not at a terminal.');
+    // Nothing at all was sent: not the creates either.
+    expect(await reminders()).toEqual(before);
+  });
+
+  it('on a terminal it asks, as delete does: no deletes nothing, yes deletes what was shown', async () => {
+    await seed();
+    const before = await reminders();
+    const asked: string[] = [];
+    const answer = (yes: boolean) => ({
+      tty: true,
+      cwd: dir,
+      prompter: {
+        confirm: async (q: string) => {
+          asked.push(q);
+          return yes;
+        },
+        secret: async () => '',
+      },
+    });
+    const no = await pm(EXAMPLE, answer(false));
+    expect(no.code).toBe(2);
+    expect(no.stderr).toContain('--prune would delete 3 reminders not in ci.csv:');
+    expect(no.stderr).toContain('nothing deleted.');
+    expect(asked).toEqual(['Delete these 3 reminders?']);
+    expect(await reminders()).toEqual(before);
+    const yes = await pm(EXAMPLE, answer(true));
+    expect(yes.code).toBe(0);
+    expect(await titles()).toEqual(['Not mine', 'Renew gas certificate [ci]', 'Boiler service [ci]']);
+  });
+
+  it('a server that ignores the filter cannot widen it: each record is checked against the filter', async () => {
+    await seed();
+    const front = await startFaultyServer({ upstream: server.url });
+    try {
+      // The first list (every reminder, to match the file) as the server answers; the second,
+      // the filtered one, answered with every reminder: the filter ignored.
+      const all = await acct.api('GET', '/reminders?per_page=100');
+      front.script('GET', { kind: 'forward' }, { kind: 'respond', status: 200, body: JSON.stringify(all.body) });
+      const r = await runPm([...EXAMPLE, '--yes'], {
+        cwd: dir,
+        env: { PM_BASE_URL: front.url, PM_TOKEN: acct.token },
+      });
+      expect(r.code).toBe(0);
+      expect(front.requests[1]?.path).toContain('title=%5Bci%5D');
+      expect(r.stderr).toContain(
+        'warning: the server listed 1 reminder that title=[ci] does not select (it seems to ignore the filter); it is not deleted.',
+      );
+      expect(r.stderr).toContain('created 2, updated 0, deleted 3, unchanged 0, failed 0');
+      expect(front.count('DELETE')).toBe(3);
+      expect(await titles()).toEqual(['Not mine', 'Renew gas certificate [ci]', 'Boiler service [ci]']);
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('refuses a filter it cannot check on a record itself (a parent, a custom field)', async () => {
+    const p = await acct.api('POST', '/properties', { address: '1 A St', postcode: 'LS1 1AA' });
+    const f = file('n.ndjson', '{"content":"x"}\n');
+    const r = await pm([
+      'notes',
+      'apply',
+      '--from-file',
+      f,
+      '--key',
+      'content',
+      '--prune',
+      '--property',
+      p.body.data.uuid,
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--prune cannot check a filter on other records or on custom fields (property[uuid])');
   });
 });

@@ -3,16 +3,23 @@
  * apply does for its objects. Each record of the file is matched on the key fields to the one
  * record that has them: missing, it is created; found, the fields the file gives are compared and
  * only those that differ are sent; the same, it is left alone. With --prune, the records the list
- * filters select that no record of the file matched are deleted. --dry-run prints the plan.
+ * filters select that no record of the file matched are deleted: each is checked against the
+ * filters here too (a server that ignores a filter cannot widen a prune), they are shown, and a
+ * person confirms (or --yes, where nobody can). --dry-run prints the plan.
  */
+import { type Condition, parseListQuery } from '../../core/query.js';
+import { meetsAll, uncheckable } from '../../core/match.js';
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { ApplyOptions } from '../commands/resource.js';
-import { CliError, EXIT } from '../errors.js';
+import { visible } from '../../core/redact.js';
+import { filterFields } from '../../resources/index.js';
+import { CliError, EXIT, usageError } from '../errors.js';
 import { filterQuery } from '../flag-values.js';
+import { kebab } from '../flags.js';
 import type { Session } from '../session.js';
 import { fillForUpdate } from '../writes.js';
-import { everyRecord, withUnabortedSession } from '../commands/shared.js';
+import { confirmDelete, everyRecord, withUnabortedSession } from '../commands/shared.js';
 import { checkAll, concurrencyOf, keyFields, keyOf, keyPart, prepare, problemLines, readRecords } from './commands.js';
 import type { InputRecord } from './input.js';
 import { type Outcome, runBulk } from './run.js';
@@ -58,9 +65,45 @@ function changesOf(r: ResourceDef, body: Rec, existing: Rec): Rec {
   return out;
 }
 
-/** Matches the file's records to the server's, and says what to do with each. */
-async function plan(o: ApplyOptions, s: Session, records: InputRecord[], keys: string[]): Promise<Step[]> {
+/** What --prune selects: the query sent, and its conditions as pm checks them on each record. */
+interface Prune {
+  readonly query: URLSearchParams;
+  readonly conditions: readonly Condition[];
+  /** The filters as given, for messages: `title=[ci]`. */
+  readonly words: string;
+}
+
+/**
+ * The filters of --prune, read back as the server reads them. A filter pm cannot check on a record
+ * alone (one on a parent, a status, custom fields) is refused: --prune deletes only what it has
+ * seen match.
+ */
+function pruneFilter(o: ApplyOptions): Prune {
   const { f, resource: r } = o;
+  const query = filterQuery(r, o.flags, f.now(), f.timeZone);
+  let conditions: readonly Condition[];
+  try {
+    conditions = parseListQuery(r, query, f.now()).conditions;
+  } catch (e) {
+    throw usageError(`--prune: ${(e as Error).message}`);
+  }
+  if (conditions.some(uncheckable))
+    throw usageError(
+      `--prune cannot check a filter on other records or on custom fields (${[...query.keys()].filter((k) => k.includes('[')).join(', ')}) against each ${r.singular} itself, so it does not take one.`,
+      `Filter on the ${r.plural}' own fields, such as --${kebab(filterFields(r).find((x) => x.filter === 'fuzzy')?.name ?? 'uuid')}.`,
+    );
+  return { query, conditions, words: [...query].map(([k, v]) => `${k}=${v}`).join(' ') };
+}
+
+/** Matches the file's records to the server's, and says what to do with each. */
+async function plan(
+  o: ApplyOptions,
+  s: Session,
+  records: InputRecord[],
+  keys: string[],
+  prune: Prune | undefined,
+): Promise<{ steps: Step[]; unmatched: number }> {
+  const { resource: r } = o;
   const wantsCustom = r.customValues && records.some((rec) => rec.body[CUSTOM_VALUES_KEY] !== undefined);
   const byKey = new Map<string, Rec[]>();
   for await (const x of everyRecord(s, r, new URLSearchParams(wantsCustom ? { embed: CUSTOM_VALUES_KEY } : {}))) {
@@ -102,18 +145,24 @@ async function plan(o: ApplyOptions, s: Session, records: InputRecord[], keys: s
     else if (!r.verbs.update) rec.problems.push(`${r.plural} cannot be updated, and this one differs from the file`);
     else steps.push({ action: 'update', rec, uuid, changes });
   }
-  if (o.prune) {
+  let unmatched = 0;
+  if (prune) {
     let n = 0;
-    for await (const x of everyRecord(s, r, filterQuery(r, o.flags, f.now(), f.timeZone))) {
+    for await (const x of everyRecord(s, r, new URLSearchParams(prune.query))) {
       const uuid = String(x.uuid);
       if (matched.has(uuid)) continue;
+      // Listed, but not what the filters say: a server that ignored them. Never deleted.
+      if (!meetsAll(prune.conditions, x)) {
+        unmatched++;
+        continue;
+      }
       n++;
       // Not from the file: numbered after its lines, and written to --failed as {uuid}.
       const rec: InputRecord = { line: -n, original: { uuid }, body: { uuid }, problems: [] };
       steps.push({ action: 'delete', rec, uuid, was: x });
     }
   }
-  return steps;
+  return { steps, unmatched };
 }
 
 /** One line of the plan: what, which record, and what changes. */
@@ -148,8 +197,13 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
   const concurrency = concurrencyOf(flags.concurrency);
   const { records, format, where } = await readRecords(r, o.fromFile, flags.format, f);
   checkAll(r, 'create', records);
+  const prune = o.prune ? pruneFilter(o) : undefined;
   await withUnabortedSession(f, async (s) => {
-    const steps = await plan(o, s, records, keys);
+    const { steps, unmatched } = await plan(o, s, records, keys, prune);
+    if (unmatched)
+      f.io.stderr.write(
+        `warning: the server listed ${unmatched} ${unmatched === 1 ? r.singular : r.plural} that ${prune?.words} does not select (it seems to ignore the filter); ${unmatched === 1 ? 'it is' : 'they are'} not deleted.\n`,
+      );
     const invalid = records.filter((rec) => rec.problems.length);
     if (invalid.length) {
       f.io.stderr.write(`${where}: ${invalid.length} of ${records.length} records have problems; they are not sent:\n`);
@@ -164,6 +218,14 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
       if (invalid.length)
         throw new CliError(EXIT.api, `${invalid.length} of ${records.length} records would not go through.`);
       return;
+    }
+    const deletes = steps.filter((x) => x.action === 'delete');
+    if (deletes.length && flags.yes !== true) {
+      // Shown first, whoever answers: what --prune would delete, and why each.
+      const what = deletes.length === 1 ? r.singular : r.plural;
+      f.io.stderr.write(`--prune would delete ${deletes.length} ${what} not in ${where}:\n`);
+      for (const x of deletes) f.io.stderr.write(`  ${visible(describe(r, x, keys))}\n`);
+      await confirmDelete(f, () => `Delete ${deletes.length === 1 ? 'this' : 'these'} ${deletes.length} ${what}?`);
     }
     const byRecord = new Map<InputRecord, Step>(steps.map((x) => [x.rec, x]));
     const send = async (rec: InputRecord): Promise<Outcome> => {
@@ -189,7 +251,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
     };
     await runBulk({
       resource: r,
-      records: [...records, ...steps.filter((x) => x.action === 'delete').map((x) => x.rec)],
+      records: [...records, ...deletes.map((x) => x.rec)],
       format,
       concurrency,
       send,

@@ -335,6 +335,7 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUN
     .requiredOption('--from-file <file>', 'the records as they should be: NDJSON, a JSON array or CSV (- for stdin)')
     .requiredOption('--key <fields>', 'the fields a record is matched on, e.g. title,due_at')
     .option('--prune', `also delete the ${r.plural} the filters below select that are not in the file`)
+    .option('-y, --yes', 'delete what --prune selects without asking (needed in scripts and CI, where pm cannot ask)')
     .option('--dry-run', 'print the plan (create, update, delete, unchanged) and send nothing');
   addSendFlags(cmd)
     .option('-q, --quiet', 'print the uuid of each record of the file, and nothing else')
@@ -349,7 +350,9 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUN
 Each record of the file is matched to the one ${r.singular} with the same --key
 fields: missing, it is created; found, only the fields that differ from the file
 are sent; the same, it is left alone. Run twice, apply changes nothing the
-second time. --prune needs a filter, so that it deletes only what it should.${examples(r, 'apply')}`,
+second time. --prune needs a filter, so that it deletes only what it should; a
+text filter selects every ${r.singular} whose field contains the text, ignoring case.
+--prune lists what it would delete and asks first (--yes where nobody can answer).${examples(r, 'apply')}`,
   );
   return cmd.action((flags: Flags) => {
     const filters = filterKeys.some((k) => flags[k] !== undefined);

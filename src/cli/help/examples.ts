@@ -116,7 +116,8 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
     update: ['pm reminders update 9d4e6f21-… --due-at 2026-12-08', 'pm reminders update 9d4e6f21-… --unset due_at'],
     apply: [
       'pm reminders apply --from-file reminders.csv --key title --dry-run',
-      'pm reminders apply --from-file ci.csv --key title --prune --title "[ci]"',
+      'pm reminders apply --from-file ci.csv --key title --prune --title "[ci]" --dry-run  # lists what it would delete',
+      'pm reminders apply --from-file ci.csv --key title --prune --title "[ci]"  # deletes, once you say yes, every reminder not in ci.csv whose title contains [ci] (any case)',
     ],
   },
   statuses: {
