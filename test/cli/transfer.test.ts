@@ -3,7 +3,7 @@
  * server is on SQLite (the default); the second on the suite's store, so that in the postgres
  * project this is a team moving from SQLite to PostgreSQL.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -279,6 +279,8 @@ it("carries statuses, contact types and competencies, each record's status and t
     join(dir, 'contacts.ndjson'),
     `${JSON.stringify({ name: 'Di', email: 'di@x.test', competencies: ['0b0e7a4e-0000-4000-8000-000000000000'] })}\n`,
   );
+  // (The map of the import above names contacts this file no longer has: it is moved away.)
+  rmSync(join(dir, 'uuid-map.json'));
   const envC = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
   const missing = await runPm(['import', '--dir', dir], { env: envC });
   expect(missing.code).not.toBe(0);
@@ -368,4 +370,60 @@ it('names the file and its line for an export line that is not a record, and cre
   expect(refused.code).not.toBe(0);
   expect(refused.stderr).toMatch(/^error: contacts\.ndjson line 2: /);
   expect(JSON.parse((await runPm(['contacts', 'list', '--json'], { env })).stdout)).toEqual([]);
+});
+
+it('follows no symbolic link among the export files: refused by name, nothing read from it, nothing created', async () => {
+  const env = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
+  const dir = mkdtempSync(join(tmpdir(), 'pm-import-'));
+  try {
+    writeFileSync(join(dir, 'contacts.ndjson'), '{"name":"Ann","email":"ann@x.test"}\n');
+    // A file of records elsewhere, and a file that is not pm's at all.
+    const elsewhere = join(dir, 'elsewhere.txt');
+    writeFileSync(elsewhere, '{"title":"from a linked file"}\n');
+    for (const target of [elsewhere, '/etc/passwd']) {
+      rmSync(join(dir, 'reminders.ndjson'), { force: true });
+      symlinkSync(target, join(dir, 'reminders.ndjson'));
+      const r = await runPm(['import', '--dir', dir], { env });
+      expect(r.code, target).toBe(2);
+      expect(r.stderr, target).toContain(
+        `${join(dir, 'reminders.ndjson')} is a symbolic link: pm import reads only the files pm export wrote, never a link`,
+      );
+      expect(r.stderr, target).not.toMatch(/root:|from a linked file/);
+    }
+    expect(JSON.parse((await runPm(['contacts', 'list', '--json'], { env })).stdout)).toEqual([]);
+    expect(JSON.parse((await runPm(['reminders', 'list', '--json'], { env })).stdout)).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('checks uuid-map.json against the export: a key not of its records, or a value not a uuid, is refused', async () => {
+  const env = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
+  const dir = mkdtempSync(join(tmpdir(), 'pm-import-'));
+  try {
+    const ann = '11111111-2222-4333-8444-555555555555';
+    writeFileSync(join(dir, 'contacts.ndjson'), `{"uuid":"${ann}","name":"Ann","email":"ann@x.test"}\n`);
+    const other = '99999999-2222-4333-8444-555555555555';
+    const cases: [Record<string, unknown>, string][] = [
+      [{ [other]: ann }, `does not belong to this export: "${other}" is not the uuid of a record in it`],
+      [{ [ann]: '../../properties' }, `the new uuid of ${ann}, "../../properties", is not a uuid`],
+      [{ [ann]: 7 }, `the new uuid of ${ann}, 7, is not a uuid`],
+    ];
+    for (const [map, message] of cases) {
+      writeFileSync(join(dir, 'uuid-map.json'), JSON.stringify(map));
+      const r = await runPm(['import', '--dir', dir], { env });
+      expect(r.code, message).toBe(2);
+      expect(r.stderr, message).toContain(message);
+      expect(r.stderr, message).toContain('move it away to import everything anew');
+    }
+    expect(JSON.parse((await runPm(['contacts', 'list', '--json'], { env })).stdout)).toEqual([]);
+    // The map a run writes fits, and a second run creates nothing again.
+    rmSync(join(dir, 'uuid-map.json'));
+    expect((await runPm(['import', '--dir', dir], { env })).code).toBe(0);
+    const again = await runPm(['import', '--dir', dir], { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('1 already imported from this folder');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

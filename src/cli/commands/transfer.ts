@@ -2,7 +2,17 @@
  * `pm export` and `pm import`: every record of an account as NDJSON files, and back onto another
  * server (from the embedded default to a team server, say), mapping old uuids to new ones.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { isObject } from '../../core/json.js';
@@ -83,22 +93,58 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
   return counts;
 }
 
+/**
+ * The text of a file of the export folder, undefined when there is none; `link` when it is a
+ * symbolic link, which is never followed (O_NOFOLLOW, and lstat where the system has no such
+ * flag): a link planted among the files would make pm read, and send, a file from anywhere.
+ */
+function readOwnFile(file: string): string | undefined | 'link' {
+  const isLink = () => {
+    try {
+      return lstatSync(file).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  };
+  if (constants.O_NOFOLLOW === undefined && isLink()) return 'link';
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO planted in its place is not waited on (it is refused below).
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if ((code === 'ELOOP' || code === 'EMLINK') && isLink()) return 'link';
+    throw usageError(`${file} cannot be read (${code ?? (e as Error).message}).`);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw usageError(`${file} is not a file: pm import reads the files pm export wrote.`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The records of an export file, each with its line in the file. */
 function readNdjson(file: string): { line: number; rec: Rec }[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split(/\r?\n/)
-    .flatMap((text, i) => {
-      if (text.trim() === '') return [];
-      let v: unknown;
-      try {
-        v = JSON.parse(text);
-      } catch (e) {
-        throw usageError(`${file} line ${i + 1}: not valid JSON: ${(e as Error).message}.`);
-      }
-      if (!isObject(v)) throw usageError(`${file} line ${i + 1}: each line must be a JSON object.`);
-      return [{ line: i + 1, rec: v }];
-    });
+  const text = readOwnFile(file);
+  if (text === undefined) return [];
+  if (text === 'link')
+    throw usageError(
+      `${file} is a symbolic link: pm import reads only the files pm export wrote, never a link (it could point anywhere).`,
+      'Copy the file itself into the folder.',
+    );
+  return text.split(/\r?\n/).flatMap((text, i) => {
+    if (text.trim() === '') return [];
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch (e) {
+      throw usageError(`${file} line ${i + 1}: not valid JSON: ${(e as Error).message}.`);
+    }
+    if (!isObject(v)) throw usageError(`${file} line ${i + 1}: each line must be a JSON object.`);
+    return [{ line: i + 1, rec: v }];
+  });
 }
 
 /** The body of a record as a create takes it: its input fields only. */
@@ -126,19 +172,34 @@ async function existing(s: Session, r: ResourceDef, rec: Rec): Promise<Rec | und
 
 const MAP_FILE = 'uuid-map.json';
 
-/** The old-to-new uuids of an earlier import from this folder, if any. */
-function readMap(dir: string): Record<string, string> {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The old-to-new uuids of an earlier import from this folder, if any, checked against the export:
+ * each key the uuid of one of its records, each value a uuid. A map that does not fit (crafted,
+ * or from another export) would make the import skip records or link them to others.
+ */
+function readMap(dir: string, exported: ReadonlySet<string>): Record<string, string> {
   const file = join(dir, MAP_FILE);
+  const text = readOwnFile(file);
   // Only a file of its own: a link planted in its place is not followed (it is replaced).
-  if (!existsSync(file) || !lstatSync(file).isFile()) return {};
+  if (text === undefined || text === 'link') return {};
+  const anew = 'move it away to import everything anew';
   let v: unknown;
   try {
-    v = JSON.parse(readFileSync(file, 'utf8'));
+    v = JSON.parse(text);
   } catch (e) {
-    throw usageError(`${file} is not valid JSON (${(e as Error).message}); move it away to import everything anew.`);
+    throw usageError(`${file} is not valid JSON (${(e as Error).message}); ${anew}.`);
   }
-  if (!isObject(v) || Object.values(v).some((x) => typeof x !== 'string'))
-    throw usageError(`${file} is not a uuid map; move it away to import everything anew.`);
+  if (!isObject(v)) throw usageError(`${file} is not a uuid map; ${anew}.`);
+  for (const [from, to] of Object.entries(v)) {
+    if (!exported.has(from))
+      throw usageError(
+        `${file} does not belong to this export: ${JSON.stringify(from)} is not the uuid of a record in it; ${anew}.`,
+      );
+    if (typeof to !== 'string' || !UUID.test(to))
+      throw usageError(`${file}: the new uuid of ${from}, ${JSON.stringify(to)}, is not a uuid; ${anew}.`);
+  }
   return v as Record<string, string>;
 }
 
@@ -152,9 +213,14 @@ async function importAccount(
   dir: string,
   deps: Deps,
 ): Promise<{ counts: Record<string, number>; already: number }> {
-  const map = readMap(dir);
   // Every file is read before anything is created: a malformed line anywhere stops the import at once.
   const files = DEPENDENCY_ORDER.map((r) => ({ r, records: readNdjson(join(dir, fileOf(r))) }));
+  const exported = new Set(
+    files
+      .flatMap(({ records }) => records.map(({ rec }) => rec.uuid))
+      .filter((u): u is string => typeof u === 'string'),
+  );
+  const map = readMap(dir, exported);
   const counts: Record<string, number> = {};
   let already = 0;
   const save = () => writeFileAtomic(join(dir, MAP_FILE), `${JSON.stringify(map, null, 2)}\n`);
@@ -273,7 +339,8 @@ Records are created in order (${DEPENDENCY_ORDER.map((r) => r.plural).join(', ')
 what refers to another record finds it; the old-to-new uuid map is written to DIR/uuid-map.json.
 Run again with that map in the folder, an import creates only what is not on the server yet (an
 interrupted import carries on); move the map away to create everything anew. A custom field whose
-name already exists on the server is reused.
+name already exists on the server is reused. Only the folder's own files are read: a symbolic
+link is refused, and so is a map whose uuids are not this export's.
 
 Examples:
   pm --profile team import --dir backup
