@@ -127,7 +127,7 @@ export const properties: ResourceDef = {
   customValues: { entity: PROPERTY, column: 'property_id' },
   links: [
     { name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'] },
-    statusLink(PROPERTY, 3),
+    statusLink(PROPERTY, 2),
   ],
 };
 
