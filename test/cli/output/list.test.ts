@@ -155,17 +155,26 @@ describe('table on a terminal', () => {
 
 describe('tables fit the terminal', () => {
   const wide = [
-    property(1, { address: '12 Long Street Name Here', city: 'Newcastle upon Tyne', type: 'apartment', bedrooms: 12 }),
-    property(2, { address: '1 A St', city: 'Leeds', type: 'house' }),
+    listed(
+      property(1, {
+        address: '12 Long Street Name Here',
+        city: 'Newcastle upon Tyne',
+        type: 'apartment',
+        bedrooms: 12,
+      }),
+      'For Let',
+    ),
+    listed(property(2, { address: '1 A St', city: 'Leeds', type: 'house' })),
   ];
   test('at 80 columns no row wraps: low-priority columns are hidden, and stderr says which', async () => {
     const s = await list(properties, {}, screen({ tty: true, columns: 80 }), [wide]);
     const lines = s.out.text.trimEnd().split('\n');
     for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(80);
-    expect(lines[0]).toMatch(/^uuid +address +city +postcode +bedrooms$/);
+    // A property's status (priority 2) stays before its bedrooms (3).
+    expect(lines[0]).toMatch(/^uuid +address +city +postcode +status$/);
     // Every uuid whole.
     expect(lines[1]).toContain(wide[0]?.uuid as string);
-    expect(s.err.text).toContain('type, bathrooms, num_notes, status hidden to fit 80 columns (--fields chooses)');
+    expect(s.err.text).toContain('type, bedrooms, bathrooms, num_notes hidden to fit 80 columns (--fields chooses)');
   });
 
   test('wide enough, every column; --fields keeps what it asks for, shortening text instead', async () => {
