@@ -8,6 +8,8 @@ import type { Factory } from '../factory.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { collect } from '../flags.js';
 import { readInline } from '../input.js';
+import type { HttpResponse } from '../../client/http.js';
+import { printableUrl } from '../../core/redact.js';
 import type { Session } from '../session.js';
 import { describeApiError } from './shared.js';
 
@@ -15,25 +17,58 @@ export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 /** The methods -F gives body fields to; the others, query parameters. */
 export const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
 
-type Page = { data?: unknown; meta?: { pagination?: { links?: { next?: unknown }; total?: unknown } } };
+type Page = {
+  data?: unknown;
+  meta?: { pagination?: { links?: { next?: unknown }; total?: unknown; current_page?: unknown } };
+};
+
+/** The most pages --paginate reads. */
+export const MAX_PAGES = 10_000;
+
+/** The page number a list answer says it is, else the one its URL asked for. */
+function pageNumber(page: Page, url: URL): number | undefined {
+  const said = page.meta?.pagination?.current_page;
+  if (typeof said === 'number' && Number.isInteger(said)) return said;
+  const asked = url.searchParams.get('page');
+  return asked !== null && /^\d{1,9}$/.test(asked) ? Number(asked) : undefined;
+}
 
 /**
  * The records of every page of a list, from the first page's answer on: links.next is followed
- * until there is none (at most 10,000 pages). One JSON document: {"data": [...every record]}.
+ * until there is none. One JSON document: {"data": [...every record]}. A next link must move on:
+ * one already read, or one to a page number not after the current one, is an error (a server
+ * that links a page to itself would otherwise be read for ever), and so is a list of more than
+ * MAX_PAGES pages.
  */
-async function everyPage(http: Session['http'], first: unknown, deps: Deps): Promise<unknown> {
-  const page = first as Page;
-  if (!page || !Array.isArray(page.data)) return first;
+async function everyPage(http: Session['http'], first: HttpResponse, deps: Deps): Promise<unknown> {
+  let page = first.body as Page;
+  if (!page || !Array.isArray(page.data)) return first.body;
   const data: unknown[] = [...page.data];
-  let next = page.meta?.pagination?.links?.next;
-  for (let n = 1; typeof next === 'string' && n < 10_000; n++) {
+  let url = new URL(first.url);
+  const read = new Set([url.href]);
+  const stop = (why: string) =>
+    new CliError(EXIT.api, `--paginate stopped after ${read.size} ${read.size === 1 ? 'page' : 'pages'}: ${why}.`, {
+      hint: 'Nothing was printed. Read the pages one at a time with -F page=N to see what the server answers.',
+    });
+  for (;;) {
+    const next = page.meta?.pagination?.links?.next;
+    if (typeof next !== 'string') return { data };
     if (deps.signal?.aborted) throw new CliError(EXIT.interrupted, 'interrupted');
-    const more = (await http.request('GET', next)).body as Page;
-    if (!Array.isArray(more?.data)) break;
-    data.push(...more.data);
-    next = more.meta?.pagination?.links?.next;
+    const to = /^https?:\/\//i.test(next) ? new URL(next) : http.url(next);
+    const shown = printableUrl(to.href);
+    if (read.has(to.href)) throw stop(`the server's links.next is ${shown}, a page already read`);
+    const [from, ahead] = [pageNumber(page, url), to.searchParams.get('page')];
+    if (from !== undefined && ahead !== null && /^\d{1,9}$/.test(ahead) && Number(ahead) <= from)
+      throw stop(`the server's links.next goes from page ${from} back to page ${ahead} (${shown})`);
+    if (read.size >= MAX_PAGES)
+      throw stop(`a list of more than ${MAX_PAGES} pages is more than pm reads into one document`);
+    const res = await http.request('GET', to.href);
+    page = res.body as Page;
+    url = to;
+    read.add(to.href);
+    if (!Array.isArray(page?.data)) throw stop(`the answer of ${shown} has no data list`);
+    data.push(...page.data);
   }
-  return { data };
 }
 
 export const API_COMMANDS = {
@@ -48,7 +83,10 @@ export function registerApi(program: Command, f: Factory): void {
     .option('-F, --field <key=value>', 'add a query parameter (GET, DELETE) or a body field (repeatable)', collect)
     .option('-i, --include', 'print the status line and response headers before the body (on stderr)')
     .option('--jq <expr>', 'filter the JSON answer with a jq expression')
-    .option('--paginate', 'GET every page of a list, following links.next; print one JSON document with every record')
+    .option(
+      '--paginate',
+      `GET every page of a list, following links.next (a page read before, a page number not after the last, or more than ${MAX_PAGES.toLocaleString('en')} pages is an error); print one JSON document with every record`,
+    )
     .addHelpText(
       'after',
       `
@@ -96,7 +134,7 @@ Examples:
         let res: Awaited<ReturnType<typeof s.http.request>>;
         try {
           res = await s.http.request(method, path, { query, ...(body !== undefined ? { body } : {}) });
-          if (opts.paginate) res = { ...res, body: await everyPage(s.http, res.body, f) };
+          if (opts.paginate) res = { ...res, body: await everyPage(s.http, res, f) };
         } catch (e) {
           const err = describeApiError(e);
           const r = (e as { response?: { text?: string } }).response;
