@@ -42,7 +42,7 @@ async function list(
 const bold = (s: string) => `\x1b[1m${s}\x1b[22m`;
 
 /** A property as a table's list has it: its status embedded (autoEmbeds), or none. */
-const listed = (p: Record<string, unknown>, label?: string) => ({
+const listed = (p: Record<string, unknown>, label?: string): Record<string, unknown> => ({
   ...p,
   status: { data: label ? { uuid: '5a1e0000-0000-4000-8000-000000000001', label, type: { code: 2 } } : null },
 });
