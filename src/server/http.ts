@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Api } from './api.js';
 import { MAX_BODY_BYTES } from '../core/limits.js';
 import { RequestBody } from './body.js';
+import { type Connection, limitConnections, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS } from './connections.js';
 
 /** How long a client may take over a request: its headers, and the whole of it, body included. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -10,12 +11,11 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 /** How long an idle keep-alive connection is kept open for the client's next request. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-/** Connections held at once by default: more are closed as they come (each costs a file descriptor). */
-export const MAX_CONNECTIONS = 256;
-
 export interface HttpOptions {
-  // What a client may hold of the server (the defaults above).
+  // What a client may hold of the server (the defaults above, and connections.ts').
   readonly maxConnections?: number | undefined;
+  /** Connections one address may hold; behind a proxy, every client has the proxy's address. */
+  readonly maxConnectionsPerAddress?: number | undefined;
   readonly headersTimeoutMs?: number | undefined;
   readonly requestTimeoutMs?: number | undefined;
   /**
@@ -40,18 +40,32 @@ export function createHttpServer(api: Api, opts: HttpOptions): Server {
       connectionsCheckingInterval: 1_000,
     },
     (req, res) => {
-      handle(api, req, res, publicUrl).catch((err) => {
+      // A request past the connection's pipelining depth, or on a closing connection, is never
+      // answered: the client sends it again on another connection.
+      const conn = connectionOf(req.socket);
+      if (!conn?.take()) return;
+      res.once('close', () => conn.done());
+      handle(api, req, res, conn, publicUrl).catch((err) => {
         // The core answers every error itself; this is a failure to write the answer.
         logError?.(err);
         res.destroy();
       });
     },
   );
-  server.maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
+  const connectionOf = limitConnections(server, {
+    max: opts.maxConnections ?? MAX_CONNECTIONS,
+    perAddress: opts.maxConnectionsPerAddress ?? MAX_CONNECTIONS_PER_ADDRESS,
+  });
   return server;
 }
 
-async function handle(api: Api, req: IncomingMessage, res: ServerResponse, publicUrl?: string): Promise<void> {
+async function handle(
+  api: Api,
+  req: IncomingMessage,
+  res: ServerResponse,
+  conn: Connection,
+  publicUrl?: string,
+): Promise<void> {
   const url = requestUrl(req, publicUrl);
   if (url === undefined) {
     res.writeHead(400, { 'Content-Type': 'application/json', Connection: 'close' });
@@ -69,39 +83,38 @@ async function handle(api: Api, req: IncomingMessage, res: ServerResponse, publi
     },
     body,
   });
-  // An answer sent before the request body was read (401, 403, 413, 415, 405, ...): the rest of a
-  // body of reasonable size is read and thrown away, so that a client still sending reads the
-  // answer instead of a broken pipe; a larger one, or one that stops coming, closes the connection.
+  // An answer sent before the request body was read (401, 403, 413, 415, 405, ...) is read by a
+  // client still sending, not met with a broken pipe: the rest of a body of reasonable size is read
+  // and thrown away, and the connection kept; past that, or a larger body declared, the connection
+  // is closed after the answer, lingering (connections.ts). A body that stops coming closes it.
   const unread = !body.complete;
   const close = unread && (body.declaredLength ?? 0) > DRAIN_BYTES;
+  if (close) conn.lingerAfterAnswer(req);
   res.writeHead(answer.status, close ? { ...answer.headers, Connection: 'close' } : answer.headers);
   res.end(answer.body);
-  if (unread && !close) drain(req);
+  if (unread && !close) drain(req, conn);
 }
 
-/** The most of an unread body thrown away after an early answer, and how long it may pause. */
+/** The most of an unread body thrown away with the connection kept, and how long it may pause. */
 const DRAIN_BYTES = 4 * MAX_BODY_BYTES;
 const DRAIN_IDLE_MS = 2000;
 
-function drain(req: IncomingMessage): void {
+function drain(req: IncomingMessage, conn: Connection): void {
   let drained = 0;
-  let timer: NodeJS.Timeout | undefined;
+  const idle = setTimeout(() => req.socket.destroy(), DRAIN_IDLE_MS).unref();
   const stop = () => {
-    clearTimeout(timer);
-    req.socket.destroy();
+    clearTimeout(idle);
+    req.off('data', counted);
   };
-  const idle = () => {
-    clearTimeout(timer);
-    timer = setTimeout(stop, DRAIN_IDLE_MS).unref();
-  };
-  req.on('data', (chunk: Buffer) => {
+  const counted = (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > DRAIN_BYTES) stop();
-    else idle();
-  });
-  req.once('end', () => clearTimeout(timer));
-  req.once('close', () => clearTimeout(timer));
-  idle();
+    if (drained <= DRAIN_BYTES) return void idle.refresh();
+    stop();
+    conn.linger(req);
+  };
+  req.on('data', counted);
+  req.once('end', stop);
+  req.once('close', stop);
   req.resume();
 }
 

@@ -26,7 +26,15 @@ export interface OnDataFile {
 export type ServeOptions = OnDataFile &
   Pick<
     ServerOptions,
-    'host' | 'port' | 'rateLimit' | 'publicUrl' | 'maxConnections' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'readers'
+    | 'host'
+    | 'port'
+    | 'rateLimit'
+    | 'publicUrl'
+    | 'maxConnections'
+    | 'maxConnectionsPerAddress'
+    | 'headersTimeoutMs'
+    | 'requestTimeoutMs'
+    | 'readers'
   > &
   Pick<PostgresServerOptions, 'poolSize'>;
 
@@ -50,7 +58,14 @@ export interface TokensRevokeOptions extends OnDataFile {
 /** The flags of `pm serve` as commander gives them (host and port have defaults). */
 type ServeFlags = { host: string; port: string } & Partial<
   Record<
-    'poolSize' | 'rateLimit' | 'publicUrl' | 'maxConnections' | 'headerTimeout' | 'requestTimeout' | 'readers',
+    | 'poolSize'
+    | 'rateLimit'
+    | 'publicUrl'
+    | 'maxConnections'
+    | 'maxConnectionsPerAddress'
+    | 'headerTimeout'
+    | 'requestTimeout'
+    | 'readers',
     string
   >
 >;
@@ -146,7 +161,14 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
       '--rate-limit <n/min>',
       'limit each user to N requests per minute (or N/s, N/hour), as the hosted service does',
     )
-    .option('--max-connections <n>', 'connections held at once; more are closed as they come (default 256)')
+    .option(
+      '--max-connections <n>',
+      'connections held at once; at the cap, a new one takes the place of the one idle longest (default 256)',
+    )
+    .option(
+      '--max-connections-per-address <n>',
+      'connections one address holds at once (default 64); behind a proxy, every client has its address',
+    )
     .option('--header-timeout <seconds>', "time a client has to send a request's headers (default 10)")
     .option('--request-timeout <seconds>', 'time a client has to send a whole request, body included (default 30)')
     .option(
@@ -186,6 +208,13 @@ Examples:
         rateLimit: await parseRateLimitFlag(opts.rateLimit),
         publicUrl: parsePublicUrl(opts.publicUrl),
         maxConnections: numberFlag('--max-connections', opts.maxConnections, 1, 999_999, 'a whole number from 1'),
+        maxConnectionsPerAddress: numberFlag(
+          '--max-connections-per-address',
+          opts.maxConnectionsPerAddress,
+          1,
+          999_999,
+          'a whole number from 1',
+        ),
         headersTimeoutMs: parseSeconds('--header-timeout', opts.headerTimeout),
         requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
         readers: numberFlag('--readers', opts.readers, 0, 32),
