@@ -15,10 +15,22 @@ import {
 import type { FieldDef, FilterRelation, ResourceDef } from '../resources/types.js';
 import { ErrorBag, QueryError } from './errors.js';
 import { type Condition, type CustomFilter, filterKind, KindError } from './kinds.js';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE } from './limits.js';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE, MAX_SEARCH_VALUE } from './limits.js';
 
 export type { Condition };
-export { MAX_QUERY_PARAMS, MAX_QUERY_VALUE };
+export { MAX_QUERY_PARAMS, MAX_QUERY_VALUE, MAX_SEARCH_VALUE };
+
+/** A text filter's value, at most MAX_SEARCH_VALUE characters (code points): else a 400 naming it. */
+function searchValue(raw: string, value: string): string {
+  let n = 0;
+  for (const _ of value)
+    if (++n > MAX_SEARCH_VALUE)
+      throw new QueryError(
+        raw,
+        `The value of ${raw} is too long to search for: at most ${MAX_SEARCH_VALUE} characters.`,
+      );
+  return value;
+}
 
 export interface ListQuery {
   readonly conditions: readonly Condition[];
@@ -72,7 +84,9 @@ function fieldCondition(field: FieldDef, key: Key, values: string[], now: number
       `${key.raw} is given more than once${kind.arrayable ? `; use ${field.name}[] for several values` : ''}.`,
     );
   try {
-    return kind.decode(field, values, now);
+    const c = kind.decode(field, values, now);
+    if (c.kind === 'fuzzy') searchValue(key.raw, c.value);
+    return c;
   } catch (e) {
     if (e instanceof KindError) throw new QueryError(key.raw, `${key.raw} ${e.message}`);
     throw e;
@@ -173,7 +187,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       } else {
         if (key.array || values.length > 1) throw new QueryError(raw, `${raw} takes one value.`);
         if ((values[0] ?? '').trim() === '') throw new QueryError(raw, `${raw} must not be empty.`);
-        custom[sub] = values[0] as string;
+        custom[sub] = sub === 'value' ? searchValue(raw, values[0] as string) : (values[0] as string);
       }
       continue;
     }

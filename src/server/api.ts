@@ -11,6 +11,7 @@ import { HEALTH_PATH, OPENAPI_PATH } from '../core/endpoints.js';
 import { parseEmbed, parseListQuery } from '../core/query.js';
 import { type Named, type ValidBody, validateBody } from '../core/validate.js';
 import type { RequestBody } from './body.js';
+import { OverBudget, withBudget } from './budget.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { Principal, Store } from './store.js';
 
@@ -18,8 +19,14 @@ export interface ApiOptions {
   readonly store: Store;
   readonly now?: () => number;
   readonly rateLimiter?: RateLimiter | undefined;
-  /** Where unexpected errors are reported (never to the client). */
+  /** Where unexpected errors are reported (never to the client), and lists stopped at their budget. */
   readonly logError?: ((err: unknown) => void) | undefined;
+  /**
+   * The time a list may take (ms), from when the store is asked for it: then it is stopped and
+   * answered 422 naming its filters (or 503 if it never started: budget.ts). None: no limit (the
+   * CLI's embedded default, one user in-process).
+   */
+  readonly listBudgetMs?: number | undefined;
 }
 
 /** A request, as an adapter hands it over. */
@@ -31,6 +38,8 @@ export interface ApiRequest {
   header(name: string): string | undefined;
   /** The body, read only by routes that take one, and within its size limit (body.ts). */
   readonly body: RequestBody;
+  /** Aborted when the client has gone away before its answer (a list in progress is then stopped). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -128,7 +137,12 @@ export function createApi(opts: ApiOptions): Api {
       base.set('GET', async (x) => {
         const p = await authorize(x, relationScopes(x.url, r));
         const q = parseListQuery(r, x.url.searchParams, now());
-        const { records, total } = await store.list(p.accountId, r, q);
+        const budget = opts.listBudgetMs;
+        const { records, total } = budget
+          ? await withBudget(budget, x.req.signal, (b) => store.list(p.accountId, r, q, b)).catch((e) => {
+              throw e instanceof OverBudget ? overBudget(x, p, budget, e) : e;
+            })
+          : await store.list(p.accountId, r, q);
         const totalPages = Math.max(1, Math.ceil(total / q.perPage));
         const links: Record<string, string> = {};
         if (q.page < totalPages) links.next = pageLink(x, q.page + 1);
@@ -173,6 +187,37 @@ export function createApi(opts: ApiOptions): Api {
       nested.set(child.path, route(handlers, r));
     }
     routes.set(r.path, { base: route(base, r), item: route(item, r), nested });
+  }
+
+  /**
+   * A list stopped at its budget, as its client hears of it, logged: 422 naming its filters, to
+   * narrow (a request the server cannot afford as it is; a client does not send it again as it
+   * would a 503); 503 with Retry-After if it waited all along for a turn (the server is busy).
+   * The log names the account, the path and the filters with their values' lengths, never the
+   * values (they are records' text).
+   */
+  function overBudget(x: Exchange, p: Principal, ms: number, e: OverBudget): ApiError {
+    const seconds = `${ms / 1000} s`;
+    const names = [...new Set(x.url.searchParams.keys())].filter((k) => !['page', 'per_page', 'embed'].includes(k));
+    const lengths = names.map((k) => `${k} (${x.url.searchParams.get(k)?.length ?? 0} characters)`).join(', ');
+    if (!x.req.signal?.aborted)
+      opts.logError?.(
+        new OverBudget(
+          e.started,
+          `GET ${x.url.pathname} of account ${p.accountId}: ${e.started ? 'a list stopped at' : 'a list that waited for a turn all'} its ${seconds} budget (filters: ${lengths || 'none'})`,
+        ),
+      );
+    if (!e.started)
+      return new ApiError(
+        503,
+        `The server is busy with other lists: this one waited its whole ${seconds} budget for its turn. Try again shortly.`,
+        undefined,
+        { 'Retry-After': '5' },
+      );
+    const filters = names.length ? `its filter ${names.join(', ')}` : 'it';
+    const message = `This list took longer than the ${seconds} a list may take here, and was stopped: narrow ${filters} (a more particular value, or another filter beside it).`;
+    const each = `took longer than the ${seconds} a list may take.`;
+    return new ApiError(422, message, Object.fromEntries(names.map((k) => [k, [`The ${k} filter ${each}`]])));
   }
 
   /** The route of a path (its segments decoded), and the uuid in it. */

@@ -6,6 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createApi } from './api.js';
+import { DEFAULT_QUERY_BUDGET_MS } from './budget.js';
 import { createHttpServer, type HttpOptions } from './http.js';
 import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
 import { bootstrap, openStore } from './datafile.js';
@@ -20,6 +21,7 @@ export { bootstrap, openStore, readLocalToken } from './datafile.js';
 export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';
 export type { Store } from './store.js';
+export { DEFAULT_QUERY_BUDGET_MS } from './budget.js';
 
 interface CommonOptions<S extends Store> extends HttpOptions {
   readonly host?: string;
@@ -28,6 +30,11 @@ interface CommonOptions<S extends Store> extends HttpOptions {
   readonly now?: () => number;
   /** An already open store to serve (tests); the server then does not close it. */
   readonly store?: S;
+  /**
+   * The time a list may take (ms, default DEFAULT_QUERY_BUDGET_MS): then it is stopped and
+   * answered 422 naming its filters (budget.ts). On PostgreSQL, every statement's timeout too.
+   */
+  readonly queryBudgetMs?: number;
 }
 
 export interface ServerOptions extends CommonOptions<SqliteStore> {
@@ -94,7 +101,9 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
 }
 
 async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {
-  const store = opts.store ?? (await openPostgres(opts.database, { poolSize: opts.poolSize, now: opts.now }));
+  const statementTimeoutMs = opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS;
+  const store =
+    opts.store ?? (await openPostgres(opts.database, { poolSize: opts.poolSize, now: opts.now, statementTimeoutMs }));
   const createdAccount = await store.ensureAccount().catch(async (e) => {
     if (!opts.store) await store.close();
     throw e;
@@ -117,7 +126,13 @@ async function listen<S extends Store>(
     if (!opts.store) await started.store.close();
     await closeMore?.();
   };
-  const api = createApi({ store: answering, now: opts.now, rateLimiter, logError: opts.logError });
+  const api = createApi({
+    store: answering,
+    now: opts.now,
+    rateLimiter,
+    logError: opts.logError,
+    listBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
+  });
   const host = opts.host ?? '127.0.0.1';
   const server = createHttpServer(api, opts);
   await new Promise<void>((resolve, reject) => {

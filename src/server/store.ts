@@ -5,6 +5,9 @@
 import type { ListQuery } from '../core/query.js';
 import type { ValidBody } from '../core/validate.js';
 import type { ResourceDef } from '../resources/types.js';
+import type { Budget } from './budget.js';
+
+export type { Budget } from './budget.js';
 
 /** A record as the API shows it: its fields by wire name (and embeds, when asked for). */
 export type ApiRecord = Record<string, unknown>;
@@ -46,8 +49,9 @@ type Answer<T, M extends Answering> = M extends 'sync' ? T : T | Promise<T>;
 
 export interface StoreOf<M extends Answering> {
   // Records. A missing record is an ApiError 404; an invalid write a ValidationError (422) or a
-  // clash with a unique key an ApiError 409; nothing is written then.
-  list(accountId: number, r: ResourceDef, q: ListQuery): Answer<RecordPage, M>;
+  // clash with a unique key an ApiError 409; nothing is written then. A list with a budget is
+  // stopped when it is spent, with OverBudget (budget.ts).
+  list(accountId: number, r: ResourceDef, q: ListQuery, budget?: Budget): Answer<RecordPage, M>;
   get(accountId: number, r: ResourceDef, uuid: string, embed?: readonly string[]): Answer<ApiRecord, M>;
   create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef): Answer<ApiRecord, M>;
   update(accountId: number, r: ResourceDef, uuid: string, body: ValidBody): Answer<ApiRecord, M>;

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_QUERY_PARAMS, MAX_QUERY_VALUE } from '../../src/core/query.js';
+import { MAX_QUERY_PARAMS, MAX_QUERY_VALUE, MAX_SEARCH_VALUE } from '../../src/core/query.js';
 import { MAX_BODY_BYTES } from '../../src/core/limits.js';
 import { type Account, type ApiResponse, startTestServer, type TestServer } from '../helpers/server.js';
 import { contactBody, create, customFieldBody, propertyBody, reminderBody } from '../server/fixtures.js';
@@ -175,11 +175,20 @@ describe('lists', () => {
   });
 
   it(`a value of ${MAX_QUERY_VALUE} characters is fine, one more is 400 naming the parameter`, async () => {
-    expect((await acct.api('GET', `/reminders?title=${'t'.repeat(MAX_QUERY_VALUE)}`)).status).toBe(200);
+    expect((await acct.api('GET', `/reminders?uuid=${'t'.repeat(MAX_QUERY_VALUE)}`)).status).toBe(200);
     await refusedWithoutChange(
-      () => acct.api('GET', `/reminders?title=${'t'.repeat(MAX_QUERY_VALUE + 1)}`),
+      () => acct.api('GET', `/reminders?uuid=${'t'.repeat(MAX_QUERY_VALUE + 1)}`),
       400,
-      /The value of title is too long: at most 1024 characters/,
+      /The value of uuid is too long: at most 1024 characters/,
+    );
+  });
+
+  it(`a text filter of ${MAX_SEARCH_VALUE} characters is fine, one more is 400 naming the parameter`, async () => {
+    expect((await acct.api('GET', `/reminders?title=${'t'.repeat(MAX_SEARCH_VALUE)}`)).status).toBe(200);
+    await refusedWithoutChange(
+      () => acct.api('GET', `/reminders?title=${'t'.repeat(MAX_SEARCH_VALUE + 1)}`),
+      400,
+      /The value of title is too long to search for: at most 128 characters/,
     );
   });
 });

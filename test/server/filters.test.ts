@@ -430,10 +430,14 @@ describe('query limits', () => {
     expect((await server.api('GET', `/properties?${q.split('&').slice(0, 64).join('&')}`)).status).toBe(200);
   });
 
-  it('a value over 1024 characters is 400', async () => {
-    const res = await server.api('GET', `/properties?city=${'a'.repeat(1025)}`);
+  it('a value over 1024 characters is 400; a text filter over 128', async () => {
+    const res = await server.api('GET', `/properties?uuid=${'a'.repeat(1025)}`);
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/1024/);
-    expect((await server.api('GET', `/properties?city=${'a'.repeat(1024)}`)).status).toBe(200);
+    expect((await server.api('GET', `/properties?uuid=${'a'.repeat(1024)}`)).status).toBe(200);
+    const search = await server.api('GET', `/properties?city=${'a'.repeat(129)}`);
+    expect(search.status).toBe(400);
+    expect(search.body.message).toBe('The value of city is too long to search for: at most 128 characters.');
+    expect((await server.api('GET', `/properties?city=${'a'.repeat(128)}`)).status).toBe(200);
   });
 });

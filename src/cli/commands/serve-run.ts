@@ -12,8 +12,14 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
   const { rateLimit } = options;
   const common = {
     ...options,
+    // A list stopped at its budget is told as it is (the server's budget.ts says it without values);
+    // anything else is an internal error, with its stack.
     logError: (err: unknown) =>
-      io.stderr.write(`pm serve: internal error: ${redacted((err as Error)?.stack ?? String(err), database)}\n`),
+      io.stderr.write(
+        (err as Error)?.name === 'OverBudget'
+          ? `pm serve: ${(err as Error).message}\n`
+          : `pm serve: internal error: ${redacted((err as Error)?.stack ?? String(err), database)}\n`,
+      ),
   };
   let server: RunningServer<Store>;
   if (database !== undefined) {

@@ -35,6 +35,7 @@ export type ServeOptions = OnDataFile &
     | 'headersTimeoutMs'
     | 'requestTimeoutMs'
     | 'readers'
+    | 'queryBudgetMs'
   > &
   Pick<PostgresServerOptions, 'poolSize'>;
 
@@ -65,7 +66,8 @@ type ServeFlags = { host: string; port: string } & Partial<
     | 'maxConnectionsPerAddress'
     | 'headerTimeout'
     | 'requestTimeout'
-    | 'readers',
+    | 'readers'
+    | 'queryBudget',
     string
   >
 >;
@@ -110,9 +112,9 @@ function parseScopes(text: string): string[] {
   return scopes;
 }
 
-/** --header-timeout, --request-timeout: seconds, from 1 to a day, in milliseconds. */
-function parseSeconds(flag: string, text: string | undefined): number | undefined {
-  const seconds = numberFlag(flag, text, 1, 86_400, 'a whole number of seconds from 1 to 86400');
+/** --header-timeout, --request-timeout, --query-budget: seconds, from 1 to a day (or `max`), in milliseconds. */
+function parseSeconds(flag: string, text: string | undefined, max = 86_400): number | undefined {
+  const seconds = numberFlag(flag, text, 1, max, `a whole number of seconds from 1 to ${max}`);
   return seconds === undefined ? undefined : seconds * 1000;
 }
 
@@ -172,6 +174,10 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
     .option('--header-timeout <seconds>', "time a client has to send a request's headers (default 10)")
     .option('--request-timeout <seconds>', 'time a client has to send a whole request, body included (default 30)')
     .option(
+      '--query-budget <seconds>',
+      'time a list may take before it is stopped and answered 422, naming its filters (default 10)',
+    )
+    .option(
       '--readers <n>',
       'threads that answer lists beside the event loop, so a long one holds up nothing else (default: one per core, at most 4; 0: none)',
     )
@@ -217,6 +223,7 @@ Examples:
         ),
         headersTimeoutMs: parseSeconds('--header-timeout', opts.headerTimeout),
         requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
+        queryBudgetMs: parseSeconds('--query-budget', opts.queryBudget, 3600),
         readers: numberFlag('--readers', opts.readers, 0, 32),
       });
     });

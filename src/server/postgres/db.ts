@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type * as PG from 'pg';
 import { ApiError } from '../../core/errors.js';
 import { printableUrl } from '../../core/redact.js';
+import { OverBudget } from '../budget.js';
 import type { Row } from '../sql/steps.js';
 import { PG_MIGRATIONS } from './schema.js';
 
@@ -18,6 +19,14 @@ export interface Pg {
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /** Runs `fn` in one transaction (nested calls join it); rolled back when it throws. */
   write<T>(fn: (tx: Pg) => Promise<T>): Promise<T>;
+}
+
+/** A transaction's COMMIT sent and never answered: whether it was written is not known. */
+export class CommitUnknown extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the database was lost during COMMIT: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'CommitUnknown';
+  }
 }
 
 /** The default number of connections an instance holds at most. */
@@ -77,15 +86,65 @@ export function isUnavailable(e: unknown): boolean {
   return LOST_MESSAGES.test(typeof err?.message === 'string' ? err.message : '');
 }
 
-/** An error as a client should hear of it: a lost database is a 503, anything else as it is. */
-export function storeError(e: unknown): unknown {
-  if (!isUnavailable(e)) return e;
-  const message = 'The server cannot reach its database at the moment. Nothing was written; try again shortly.';
-  return new ApiError(503, message, undefined, { 'Retry-After': String(RETRY_AFTER_S) });
+/** Failures that happen before a statement is sent: nothing reached the database. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN', '53300', '57P03']);
+const notSent = (e: unknown) =>
+  NOT_SENT.has(String((e as { code?: unknown }).code)) ||
+  /timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(String((e as Error)?.message));
+
+/** PostgreSQL's query_canceled: statement_timeout, or pg_cancel_backend (a list's budget spent). */
+export const isCancelled = (e: unknown): boolean => (e as { code?: unknown }).code === '57014';
+
+/**
+ * What an operation did to the database, for what its failure may say: `read` writes nothing;
+ * `write` is a transaction (its COMMIT, if sent and not answered, is CommitUnknown); `statement`
+ * one statement that writes, outside a transaction (whether it ran is known only if never sent).
+ */
+export type Doing = 'read' | 'write' | 'statement';
+
+/**
+ * An error as a client should hear of it: a lost database is a 503 that says "Nothing was
+ * written" only where that is known (a transaction not committed); a statement stopped by
+ * statement_timeout a 503 saying so; anything else as it is.
+ */
+export function storeError(e: unknown, doing: Doing = 'read'): unknown {
+  const retry = { 'Retry-After': String(RETRY_AFTER_S) };
+  if (isCancelled(e)) {
+    const rolledBack = doing === 'write' ? ' Nothing was written;' : '';
+    return new ApiError(
+      503,
+      `The database took longer than the server allows.${rolledBack} try again shortly.`,
+      undefined,
+      retry,
+    );
+  }
+  const unknown = e instanceof CommitUnknown || (doing === 'statement' && isUnavailable(e) && !notSent(e));
+  if (!unknown && !isUnavailable(e)) return e;
+  if (unknown)
+    return new ApiError(
+      503,
+      'The server lost its database while writing this: it may or may not have been written. Check before trying again.',
+      undefined,
+      retry,
+    );
+  const busy = /timeout exceeded when trying to connect/i.test(String((e as Error)?.message));
+  const what = busy
+    ? "The server's connections to its database are all busy"
+    : 'The server cannot reach its database at the moment';
+  const message =
+    doing === 'write' ? `${what}. Nothing was written; try again shortly.` : `${what}; try again shortly.`;
+  return new ApiError(503, message, undefined, retry);
 }
 
 export interface PgDatabase extends Pg {
   readonly pool: PG.Pool;
+  /**
+   * Runs `fn` on a connection of its own: when `signal` aborts (the list's budget is spent, or its
+   * client has gone away), the statement it runs is cancelled (pg_cancel_backend, from another
+   * connection) and the connection is closed rather than given back; `fn` then fails with
+   * OverBudget, as it does when statement_timeout stops a statement.
+   */
+  reading<T>(signal: AbortSignal | undefined, fn: (pg: Pg) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -93,6 +152,11 @@ export interface PgOptions {
   readonly url: string;
   readonly poolSize?: number | undefined;
   readonly now?: () => number;
+  /**
+   * The longest any statement may run (ms): PostgreSQL stops it (statement_timeout, set for every
+   * connection as it opens), even if this instance has gone. None when undefined (tools).
+   */
+  readonly statementTimeoutMs?: number | undefined;
 }
 
 /**
@@ -120,8 +184,9 @@ export function openPg(opts: PgOptions): PgDatabase {
     max: opts.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: 5000,
     // A database that stops answering (a network cut without a reset) fails a request after 30 s
-    // as one that is down does, rather than holding it for ever.
-    query_timeout: 30_000,
+    // (or once its statement_timeout is past) as one that is down does, rather than holding it.
+    query_timeout: Math.max(30_000, (opts.statementTimeoutMs ?? 0) + 5_000),
+    ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
     keepAlive: true,
     idleTimeoutMillis: 30_000,
     application_name: 'pm serve',
@@ -182,10 +247,13 @@ export function openPg(opts: PgOptions): PgDatabase {
     try {
       await c.query('BEGIN');
       const out = await fn(on(c, true));
-      await c.query('COMMIT');
+      // A COMMIT sent and not answered may have been written or not: it is said so (storeError).
+      await c.query('COMMIT').catch((e) => {
+        throw isUnavailable(e) ? new CommitUnknown(e) : e;
+      });
       return out;
     } catch (e) {
-      broken = isUnavailable(e) ? e : undefined;
+      broken = isUnavailable(e) || e instanceof CommitUnknown ? e : undefined;
       try {
         await c.query('ROLLBACK');
       } catch (r) {
@@ -198,7 +266,50 @@ export function openPg(opts: PgOptions): PgDatabase {
       c.release(broken instanceof Error ? broken : undefined);
     }
   };
-  return { ...on(pool, false), pool, close: () => pool.end() };
+  const reading = async <T>(signal: AbortSignal | undefined, fn: (pg: Pg) => Promise<T>): Promise<T> => {
+    signal?.throwIfAborted();
+    const c = await pool.connect();
+    let broken: unknown;
+    const lost = (err: Error) => {
+      broken = err;
+    };
+    c.on('error', lost);
+    let cancelled: Promise<unknown> | undefined;
+    // From another connection: this one is busy with the statement. A cancel that comes after the
+    // statement ended finds the connection idle, or another statement of `fn`; the connection is
+    // closed after it either way, never given back to run someone else's.
+    const cancel = () => {
+      // The backend's process id, from its BackendKeyData (node-postgres keeps it; its types do not say so).
+      const pid = (c as unknown as { processID: number }).processID;
+      cancelled = pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => {});
+    };
+    signal?.addEventListener('abort', cancel, { once: true });
+    const pg = on(c, false);
+    // No statement starts once the budget is spent.
+    const checked: Pg = {
+      async query(sql, params, shape) {
+        signal?.throwIfAborted();
+        return pg.query(sql, params, shape);
+      },
+      async run(sql, params) {
+        signal?.throwIfAborted();
+        return pg.run(sql, params);
+      },
+      write: pg.write,
+    };
+    try {
+      return await fn(checked);
+    } catch (e) {
+      broken = isUnavailable(e) ? e : broken;
+      throw signal?.aborted || isCancelled(e) ? new OverBudget(true) : e;
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+      c.off('error', lost);
+      await cancelled;
+      c.release(cancelled || broken ? (broken instanceof Error ? broken : true) : undefined);
+    }
+  };
+  return { ...on(pool, false), pool, reading, close: () => pool.end() };
 }
 
 /**
@@ -222,6 +333,9 @@ export async function migrate(db: PgDatabase, url: string): Promise<void> {
   const lost = () => {};
   c.on('error', lost);
   try {
+    // Migrations wait for another instance's and may rewrite large tables: no statement_timeout
+    // (this connection is closed afterwards, not given back with it off).
+    await c.query('SET statement_timeout = 0');
     await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await c.query('CREATE TABLE IF NOT EXISTS pm_schema (version INTEGER NOT NULL)');
@@ -248,6 +362,6 @@ export async function migrate(db: PgDatabase, url: string): Promise<void> {
     }
   } finally {
     c.off('error', lost);
-    c.release();
+    c.release(true);
   }
 }

@@ -4,11 +4,21 @@
  * request, the rate limit counts in the database (ratelimit.ts). A lost database makes every
  * operation a 503 with Retry-After (db.ts), and the pool connects again when it is back.
  */
+import { FairQueue, OverBudget } from '../budget.js';
 import * as records from '../sql/records.js';
 import { runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
 import type { Store } from '../store.js';
-import { migrate, openPg, type Pg, type PgDatabase, type PgOptions, storeError } from './db.js';
+import {
+  DEFAULT_POOL_SIZE,
+  type Doing,
+  migrate,
+  openPg,
+  type Pg,
+  type PgDatabase,
+  type PgOptions,
+  storeError,
+} from './db.js';
 import { execute, listRecords, pgDialect } from './records.js';
 
 export interface PostgresStore extends Store {
@@ -25,16 +35,26 @@ export interface PostgresStore extends Store {
 /** The key of the advisory lock the first account is created under. */
 const FIRST_ACCOUNT_LOCK = 7_340_130_014;
 
-/** A store operation whose loss of the database is reported as a 503. */
-function guard<A extends unknown[], T>(fn: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+/** A store operation whose loss of the database is reported as a 503, saying what it did (db.ts). */
+function guard<A extends unknown[], T>(
+  fn: (...args: A) => Promise<T>,
+  doing: Doing = 'read',
+): (...args: A) => Promise<T> {
   return async (...args) => {
     try {
       return await fn(...args);
     } catch (e) {
-      throw storeError(e);
+      throw e instanceof OverBudget ? e : storeError(e, doing);
     }
   };
 }
+
+/**
+ * The connections lists may hold at once: all but two of the pool, so that a token's check, a
+ * record by uuid, a write and /health (and the cancel of a list) always find one however many
+ * long lists there are; and one account's lists all but one of those (FairQueue).
+ */
+export const listSlots = (poolSize: number): number => Math.max(1, poolSize - 2);
 
 /** Connects to the database at `opts.url`, migrates it (under an advisory lock), and opens its store. */
 export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore> {
@@ -51,27 +71,44 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
   const run = async <T>(steps: Steps<T>, pg: Pg = db) => runSteps((q) => execute(pg, q), steps);
   /** An operation of ../sql/ in one write transaction (made anew if the transaction runs again: db.ts). */
   const write = <T>(steps: () => Steps<T>) => db.write((tx) => run(steps(), tx));
+  const lists = new FairQueue(listSlots(opts.poolSize ?? DEFAULT_POOL_SIZE));
   return {
     db,
-    list: guard((accountId, r, q) => listRecords(db, d, accountId, r, q)),
+    // In its account's turn, on a connection of its own, cancelled when its budget is spent.
+    list: guard(async (accountId, r, q, budget) => {
+      const release = await lists.acquire(accountId, budget?.signal);
+      try {
+        return await db.reading(budget?.signal, (pg) => listRecords(pg, d, accountId, r, q));
+      } finally {
+        release();
+      }
+    }),
     get: guard((accountId, r, uuid, embed) => run(records.getRecord(d, accountId, r, uuid, embed))),
-    create: guard((accountId, r, body, parent) => write(() => records.createRecord(d, accountId, r, body, parent))),
-    update: guard((accountId, r, uuid, body) => write(() => records.updateRecord(d, accountId, r, uuid, body))),
-    delete: guard((accountId, r, uuid) => write(() => records.deleteRecord(accountId, r, uuid))),
-    createAccount: guard((name) => write(() => tokens.createAccount(d, name))),
+    create: guard(
+      (accountId, r, body, parent) => write(() => records.createRecord(d, accountId, r, body, parent)),
+      'write',
+    ),
+    update: guard(
+      (accountId, r, uuid, body) => write(() => records.updateRecord(d, accountId, r, uuid, body)),
+      'write',
+    ),
+    delete: guard((accountId, r, uuid) => write(() => records.deleteRecord(accountId, r, uuid)), 'write'),
+    createAccount: guard((name) => write(() => tokens.createAccount(d, name)), 'write'),
     firstUser: guard(() => run(tokens.firstUser())),
     userOfAccount: guard((accountId) => run(tokens.userOfAccount(accountId))),
-    createToken: guard((userId, name, scopes) => run(tokens.createToken(d, userId, name, scopes))),
+    createToken: guard((userId, name, scopes) => run(tokens.createToken(d, userId, name, scopes)), 'statement'),
     authenticate: guard((token) => run(tokens.authenticate(d, token))),
     listTokens: guard(() => run(tokens.listTokens())),
-    revokeToken: guard((id) => run(tokens.revokeToken(d, id))),
-    ensureAccount: guard(() =>
-      db.write(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock(?::bigint)', [FIRST_ACCOUNT_LOCK]);
-        if (await run(tokens.firstUser(), tx)) return false;
-        await run(tokens.createAccount(d, 'default'), tx);
-        return true;
-      }),
+    revokeToken: guard((id) => run(tokens.revokeToken(d, id)), 'statement'),
+    ensureAccount: guard(
+      () =>
+        db.write(async (tx) => {
+          await tx.query('SELECT pg_advisory_xact_lock(?::bigint)', [FIRST_ACCOUNT_LOCK]);
+          if (await run(tokens.firstUser(), tx)) return false;
+          await run(tokens.createAccount(d, 'default'), tx);
+          return true;
+        }),
+      'write',
     ),
     ping: guard(async () => {
       await db.query('SELECT 1');

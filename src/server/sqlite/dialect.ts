@@ -10,23 +10,62 @@ import type { Dialect, Query } from '../sql/steps.js';
 import type { StatementCache } from './statements.js';
 
 /**
- * A fuzzy condition the trigram index can answer: the fold column, and MATCH values: `match` the
- * folded text as one quoted phrase (a substring: exactly the matches), `ends` its first and last
- * trigrams (every match, and maybe more). Undefined below three characters, or without an index.
+ * The most trigrams of a fuzzy value a phrase in the index reads. A phrase costs (its trigrams) x
+ * (their positions in each candidate row), and no row comes out of the index until one matches,
+ * so nothing can stop it half-way: a longer value's phrase is its first trigrams alone, and the
+ * whole value is tested on the candidates' rows, where pm_budget() is asked.
+ */
+export const PHRASE_TRIGRAMS = 6;
+
+/**
+ * The longest text (characters) whose trigram positions a phrase reads: a field that may be longer
+ * (a note's content: 65,535) can hold a trigram tens of thousands of times a row, and a phrase over
+ * it costs seconds; its candidates are found by trigrams alone (no positions compared) and tested.
+ */
+const PHRASE_TEXT = 255;
+
+/** The most distinct trigrams of a value that find a long field's candidates. */
+const CANDIDATE_TRIGRAMS = 4;
+
+/**
+ * A fuzzy condition the trigram index can answer: the fold column, and MATCH values: `match` finds
+ * the matches (`exact`: exactly them; else candidates, on whose rows the value must be tested),
+ * `ends` its first and last trigrams (every match, and maybe more). Undefined below three
+ * characters, or without an index.
  */
 export function trigramMatch(
   trigram: ReadonlySet<string>,
   r: ResourceDef,
   c: Condition,
-): { column: string; match: string; ends: string } | undefined {
+): { column: string; match: string; ends: string; exact: boolean } | undefined {
   if (c.kind !== 'fuzzy') return undefined;
   const column = foldColumnOf(c.field) as string;
   const needle = fold(c.value, c.field.filter);
   const chars = [...needle];
   if (chars.length < 3 || !trigram.has(`${r.table}.${column}`)) return undefined;
   const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
-  const ends = [...new Set([chars.slice(0, 3).join(''), chars.slice(-3).join('')])].map(quote).join(' AND ');
-  return { column, match: quote(needle), ends };
+  const n = chars.length - 2;
+  const at = (i: number) => chars.slice(i, i + 3).join('');
+  const all = (parts: string[]) => [...new Set(parts)].map(quote).join(' AND ');
+  const ends = all([at(0), at(n - 1)]);
+  if ((c.field.max ?? PHRASE_TEXT) > PHRASE_TEXT) {
+    // Up to CANDIDATE_TRIGRAMS, spread from the first to the last.
+    const k = Math.min(n, CANDIDATE_TRIGRAMS);
+    const spread = Array.from({ length: k }, (_, i) => at(k === 1 ? 0 : Math.round((i * (n - 1)) / (k - 1))));
+    return { column, match: all(spread), ends, exact: n === 1 };
+  }
+  if (n <= PHRASE_TRIGRAMS) return { column, match: quote(needle), ends, exact: true };
+  const prefix = chars.slice(0, PHRASE_TRIGRAMS + 2).join('');
+  return { column, match: `${quote(prefix)} AND ${quote(at(n - 1))}`, ends, exact: false };
+}
+
+/**
+ * SQL that asks pm_budget() (index.ts: it throws OverBudget once the list's budget is spent) for
+ * some rows: every 64th by `key` (a rowid), and every one whose `text` is long, where a substring
+ * test may take a while; elsewhere a few instructions, not a call into JavaScript. 0 when asked.
+ */
+export function budgetGate(key: string, text?: string): string {
+  return `iif(${key} % 64 = 0${text ? ` OR octet_length(${text}) > 1024` : ''}, pm_budget(), 0)`;
 }
 
 /** The keys of one account's rows in a trigram index (schema.ts): the first, and the last. */
@@ -42,17 +81,23 @@ export function trigramKeys(accountId: number): [number, number] {
  * or more are looked up in the trigram index.
  */
 export function sqliteDialect(trigram: ReadonlySet<string>, now: () => number): Dialect {
+  // The row's text is tested with pm_budget() asked beside it (budgetGate), so that a list that
+  // tests many rows, or long ones, stops when its budget is spent.
+  const contains: Dialect['contains'] = (column, folded, params) => {
+    params.push(folded);
+    return `instr(${column}, ?) > ${budgetGate(`${column.slice(0, column.indexOf('.'))}.rowid`, column)}`;
+  };
   return {
-    contains(column, folded, params) {
-      params.push(folded);
-      return `instr(${column}, ?) > 0`;
-    },
+    contains,
     indexed(r, alias, c, accountId, params) {
+      if (c.kind !== 'fuzzy') return undefined;
       const indexed = trigramMatch(trigram, r, c);
       if (!indexed) return undefined;
       const [first, last] = trigramKeys(accountId);
       params.push(first, indexed.match, first, last);
-      return `${alias}.id IN (SELECT rowid - ? FROM ${r.table}_fts WHERE "${indexed.column}" MATCH ? AND rowid BETWEEN ? AND ?)`;
+      const ids = `${alias}.id IN (SELECT rowid - ? FROM ${r.table}_fts WHERE "${indexed.column}" MATCH ? AND rowid BETWEEN ? AND ? AND ${budgetGate('rowid')} = 0)`;
+      if (indexed.exact) return ids;
+      return `${ids} AND ${contains(`${alias}."${indexed.column}"`, fold(c.value, c.field.filter), params)}`;
     },
     inIds: (column) => `${column} IN (SELECT value FROM json_each(?))`,
     ids: (ids) => JSON.stringify(ids),

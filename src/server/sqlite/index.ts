@@ -1,19 +1,31 @@
 /** The Store on SQLite (better-sqlite3): one connection to a data file (opened and migrated by db.ts). */
 import { ApiError } from '../../core/errors.js';
+import { OverBudget } from '../budget.js';
 import { type DB, damageOf, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
-import type { StoreOf } from '../store.js';
+import type { ListQuery } from '../../core/query.js';
+import type { RecordPage, StoreOf } from '../store.js';
 import * as records from '../sql/records.js';
 import { type Query, runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
 import { execute, sqliteDialect } from './dialect.js';
 import { keptCount, listRecords, TUNING } from './records.js';
-import { Bounded, type PageEnd, type Sql, type SqliteTuning, StatementCache, trigramColumns } from './statements.js';
+import {
+  Bounded,
+  type PageEnd,
+  type Sql,
+  type SqliteBudget,
+  type SqliteTuning,
+  StatementCache,
+  trigramColumns,
+} from './statements.js';
 
-export type { SqliteTuning } from './statements.js';
+export type { SqliteBudget, SqliteTuning } from './statements.js';
 
 /** A store that answers at once, and runs several calls in one write transaction. */
 export interface SqliteStore extends StoreOf<'sync'> {
+  /** A list, stopped (OverBudget) when its budget is spent or its `stop` flag is set. */
+  list(accountId: number, r: ResourceDef, q: ListQuery, budget?: SqliteBudget): RecordPage;
   /** Runs `fn` (which calls this store) in one write transaction; nested calls join it. */
   write<T>(fn: () => T): T;
   /** The data file (or ":memory:"). */
@@ -59,7 +71,7 @@ function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const exec = (q: Query) => execute(statements, q);
   const trigram = trigramColumns(db);
-  return {
+  const sql: Sql = {
     statements,
     dialect: sqliteDialect(trigram, now),
     // Its statements answer at once, and so does the operation.
@@ -78,7 +90,18 @@ function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
     version: () => `${dataVersion.get()}:${own}`,
     trigram,
     tuning: { ...TUNING, ...tuning },
+    budget: undefined,
   };
+  // Asked by a list's SQL (dialect.ts, budgetGate): throws, which stops the statement, once the
+  // list's budget is spent or another thread has said to stop it. Not deterministic, so that
+  // SQLite asks it on every row it is written for rather than once.
+  db.function('pm_budget', { deterministic: false }, () => {
+    const b = sql.budget;
+    if (b && (performance.now() > b.deadline || (b.stop !== undefined && Atomics.load(b.stop, 0) !== 0)))
+      throw new OverBudget(true);
+    return 0;
+  });
+  return sql;
 }
 
 export function openSqliteStore(file: string, now: () => number = Date.now, tuning: SqliteTuning = {}): SqliteStore {
@@ -97,7 +120,14 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     file,
     db,
     statements: sql.statements,
-    list: guard((accountId, r, q) => listRecords(sql, accountId, r, q)),
+    list: guard((accountId, r, q, budget) => {
+      sql.budget = budget;
+      try {
+        return listRecords(sql, accountId, r, q);
+      } finally {
+        sql.budget = undefined;
+      }
+    }),
     recordCount: (accountId, r) => keptCount(sql, accountId, r.table),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
     create: guard((accountId, r, body, parent) => write(records.createRecord(d, accountId, r, body, parent))),

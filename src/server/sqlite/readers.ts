@@ -6,8 +6,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../core/errors.js';
-import type { ListQuery } from '../../core/query.js';
+import type { Condition, ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
+import { type Budget, FairQueue, OverBudget, remainingMs } from '../budget.js';
 import type { RecordPage, Store } from '../store.js';
 import type { SqliteStore } from './index.js';
 import type { ListReply, ListRequest } from './reader-worker.js';
@@ -29,30 +30,35 @@ function workerFile(): string {
   throw new Error('the reader thread module (dist/server/sqlite/reader-worker.js) is missing: run npm run build');
 }
 
-interface Pending {
-  readonly resolve: (v: RecordPage) => void;
-  readonly reject: (e: unknown) => void;
-}
-
 interface Thread {
   readonly worker: Worker;
-  /** Its lists not answered yet, by request id. */
-  readonly pending: Map<number, Pending>;
+  /** Set to 1 to stop the list it runs (pm_budget() reads it there); 0 when a list is posted. */
+  readonly stop: Int32Array;
+  /** The list it runs: one at a time, posted when the thread is free. */
+  running?: { readonly id: number; readonly done: (reply: ListReply | Error) => void } | undefined;
   /** Whether it has answered at least once (a thread that fails before that is not started again). */
   answered: boolean;
 }
 
+/**
+ * Reader threads, each running one list at a time. A list waits for a free one in a FairQueue
+ * (budget.ts), so that one account's long lists never take every thread; when its budget ends
+ * (or its client goes away) it is answered at once, and the thread is told to stop it (pm_budget()
+ * in its SQL throws at the next row it asks), then takes the next list.
+ */
 export class ReaderPool {
   private threads: Thread[] = [];
   private next = 1;
   private closing = false;
   private readonly path = workerFile();
+  private readonly queue: FairQueue;
 
   constructor(
     private readonly file: string,
     count: number,
   ) {
     for (let i = 0; i < count; i++) this.threads.push(this.start());
+    this.queue = new FairQueue(count);
   }
 
   get size(): number {
@@ -60,46 +66,71 @@ export class ReaderPool {
   }
 
   private start(): Thread {
+    const stop = new Int32Array(new SharedArrayBuffer(4));
     const thread: Thread = {
-      worker: new Worker(this.path, { workerData: { file: this.file } }),
-      pending: new Map(),
+      worker: new Worker(this.path, { workerData: { file: this.file, stop: stop.buffer } }),
+      stop,
       answered: false,
     };
     thread.worker.on('message', (reply: ListReply) => {
       thread.answered = true;
-      const p = thread.pending.get(reply.id);
-      thread.pending.delete(reply.id);
-      if (!p) return;
-      if ('ok' in reply) p.resolve(reply.ok);
-      else if (reply.error.status !== undefined)
-        p.reject(new ApiError(reply.error.status, reply.error.message, reply.error.errors));
-      else p.reject(new Error(reply.error.message));
+      if (thread.running?.id === reply.id) thread.running.done(reply);
     });
-    // A thread that dies fails only its own lists; it is started again if it had ever answered
+    // A thread that dies fails only its own list; it is started again if it had ever answered
     // (one that cannot start would only die again), so later lists never wait on a dead thread.
     const died = (e: unknown) => {
       if (this.closing || !this.threads.includes(thread)) return;
-      for (const [, p] of thread.pending) p.reject(e);
-      thread.pending.clear();
       this.threads = this.threads.filter((t) => t !== thread);
       if (thread.answered) this.threads.push(this.start());
+      else this.queue.resize(this.threads.length);
+      thread.running?.done(e instanceof Error ? e : new Error(String(e)));
     };
     thread.worker.on('error', died);
     thread.worker.on('exit', (code) => died(new Error(`a reader thread stopped (exit code ${code})`)));
     return thread;
   }
 
-  /** A list, on the least busy thread. */
-  list(accountId: number, r: ResourceDef, query: ListQuery): Promise<RecordPage> {
-    const thread = this.threads.reduce<Thread | undefined>(
-      (a, b) => (a === undefined || b.pending.size < a.pending.size ? b : a),
-      undefined,
-    );
-    if (!thread) return Promise.reject(new Error('no reader thread is running'));
+  /** A list, on a free thread, in its account's turn; stopped when `budget` is spent. */
+  async list(accountId: number, r: ResourceDef, query: ListQuery, budget?: Budget): Promise<RecordPage> {
+    const release = await this.queue.acquire(accountId, budget?.signal);
+    const thread = this.threads.find((t) => !t.running);
+    if (!thread) {
+      release();
+      throw new Error('no reader thread is running');
+    }
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage({ id, accountId, path: r.path, query } satisfies ListRequest);
+      let answered = false;
+      const answer = (fn: () => void) => {
+        if (answered) return;
+        answered = true;
+        budget?.signal?.removeEventListener('abort', stop);
+        fn();
+      };
+      // Answered now; the thread is free once it has stopped (its reply is then dropped).
+      const stop = () => {
+        Atomics.store(thread.stop, 0, 1);
+        answer(() => reject(new OverBudget(true)));
+      };
+      thread.running = {
+        id,
+        done: (reply) => {
+          thread.running = undefined;
+          release();
+          answer(() => {
+            if (reply instanceof Error) reject(reply);
+            else if ('ok' in reply) resolve(reply.ok);
+            else if (reply.error.budget) reject(new OverBudget(true));
+            else if (reply.error.status !== undefined)
+              reject(new ApiError(reply.error.status, reply.error.message, reply.error.errors));
+            else reject(new Error(reply.error.message));
+          });
+        },
+      };
+      Atomics.store(thread.stop, 0, 0);
+      budget?.signal?.addEventListener('abort', stop, { once: true });
+      const budgetMs = budget ? remainingMs(budget) : undefined;
+      thread.worker.postMessage({ id, accountId, path: r.path, query, budgetMs } satisfies ListRequest);
     });
   }
 
@@ -110,24 +141,34 @@ export class ReaderPool {
 }
 
 /**
- * Records an account must have in a table before its lists go to a reader thread: below it, a
- * list is quick on the event loop, and the hop to a thread would cost more than it saves.
+ * Records an account must have in a table before its lists with only simple filters go to a
+ * reader thread: below it, such a list is quick on the event loop (its filters are looked up in
+ * indexes), and the hop to a thread would cost more than it saves.
  */
 export const THREADED_FROM = 20_000;
 
 /**
- * A store whose filtered lists of large tables are answered by reader threads; everything else as
- * `store` does it. An unfiltered list costs its page alone (its total and a deep page's start are
- * kept by the schema's triggers), so it stays on the server's connection and never queues behind
- * long lists.
+ * Whether a list may read many rows whatever the table's size: a text filter (its cost depends on
+ * the value and on what the rows hold), a relational filter or a custom field's (a subquery over
+ * another table), at any depth.
+ */
+export function searches(conditions: readonly Condition[]): boolean {
+  return conditions.some((c) => c.kind === 'fuzzy' || c.kind === 'custom' || c.kind === 'relation');
+}
+
+/**
+ * A store whose lists that may read many rows are answered by reader threads: those that search
+ * (`searches`), and filtered lists of large tables; everything else as `store` does it. An
+ * unfiltered list costs its page alone (its total and a deep page's start are kept by the
+ * schema's triggers), so it stays on the server's connection and never queues behind long lists.
  */
 export function withReaders(store: SqliteStore, pool: ReaderPool, from = THREADED_FROM): Store {
   // Its close is the store's: the pool is the caller's to close.
   return {
     ...store,
-    list: (accountId, r, q) =>
-      q.conditions.length && store.recordCount(accountId, r) >= from
-        ? pool.list(accountId, r, q)
-        : store.list(accountId, r, q),
+    list: (accountId, r, q, budget) =>
+      searches(q.conditions) || (q.conditions.length && store.recordCount(accountId, r) >= from)
+        ? pool.list(accountId, r, q, budget)
+        : store.list(accountId, r, q, budget),
   };
 }

@@ -11,7 +11,7 @@ import { selectList, toRecord } from '../sql/rows.js';
 import type { Row } from '../sql/steps.js';
 import { whereSql } from '../sql/where.js';
 import type { RecordPage } from '../store.js';
-import { trigramKeys, trigramMatch } from './dialect.js';
+import { budgetGate, trigramKeys, trigramMatch } from './dialect.js';
 import type { Sql, SqliteTuning } from './statements.js';
 
 /**
@@ -68,12 +68,15 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
     : q.conditions.map((c) => ({ c, m: trigramMatch(sql.trigram, r, c) })).find((x) => x.m);
   if (driver?.m) {
     const [first, last] = trigramKeys(accountId);
-    const match = `f."${driver.m.column}" MATCH ? AND f.rowid BETWEEN ? AND ?`;
+    // pm_budget() is asked of the rows the index gives (budgetGate), as of the rows tested.
+    const match = `f."${driver.m.column}" MATCH ? AND f.rowid BETWEEN ? AND ? AND ${budgetGate('f.rowid')} = 0`;
     const few = sql.tuning.fewCandidates;
     const probe = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${r.table}_fts f WHERE ${match} LIMIT ${few + 1})`;
     const candidates = few ? one(probe, [driver.m.ends, first, last]) : few + 1;
-    // Few candidates: the value is tested on their rows, as any other condition.
-    const rest = candidates <= few ? q.conditions : q.conditions.filter((c) => c !== driver.c);
+    // Few candidates, or candidates that may not match (a long value, a long field: dialect.ts):
+    // the value is tested on their rows, as any other condition.
+    const tested = candidates <= few || !driver.m.exact;
+    const rest = tested ? q.conditions : q.conditions.filter((c) => c !== driver.c);
     const p: unknown[] = [first, candidates <= few ? driver.m.ends : driver.m.match, first, last, accountId];
     const w = [match, 't.account_id = ?', ...whereSql(sql.dialect, r, 't', rest, accountId, p)].join(' AND ');
     const from = `${r.table}_fts f JOIN ${r.table} t ON t.id = f.rowid - ?`;

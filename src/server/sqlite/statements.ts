@@ -33,6 +33,19 @@ export interface Sql {
   readonly pageEnds: Bounded<PageEnd>;
   /** Changes when anything is written to the data file, by this connection or another. */
   version(): string;
+  /**
+   * The budget of the list running on this connection (one at a time: SQLite answers at once),
+   * which pm_budget() in its SQL checks (dialect.ts); none outside a list.
+   */
+  budget: SqliteBudget | undefined;
+}
+
+/** A list's budget on a connection: when it is spent, and a flag another thread sets to stop it now. */
+export interface SqliteBudget {
+  /** performance.now() of this thread. */
+  readonly deadline: number;
+  /** Not 0 once the list must stop (its client went away, or the pool answered it: readers.ts). */
+  readonly stop?: Int32Array | undefined;
 }
 
 /** Where a page ended: its number, and the order key of its last row. */
