@@ -27,7 +27,13 @@ import { printableUrl } from '../core/redact.js';
 import { insecureHost, isLoopbackHost, proxyConfigured, redactUrl } from './transport.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
+/** The largest answer pm reads: one declared larger is not read at all, one that grows past it is cut off. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * The deepest JSON pm takes from a server. JSON.parse reads any depth, but what uses the answer
+ * (printing, jq, error messages) walks it by recursion, and 10 MB of `[` would overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 512;
 
 export interface HttpOptions {
   readonly baseUrl: string;
@@ -93,8 +99,34 @@ function excerpt(text: string): string {
   return plain.length > 160 ? `${plain.slice(0, 157)}...` : plain;
 }
 
+/**
+ * Whether JSON text nests arrays and objects more than `max` deep, by one pass over it (no
+ * recursion, brackets in strings not counted). Text shorter than `max` cannot.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** Set instead of a body: JSON nested deeper than MAX_JSON_DEPTH. */
+const TOO_DEEP: unique symbol = Symbol('too deep');
+
 function parseJson(text: string, type: string): unknown {
   if (text.trim() === '' || !(type.includes('json') || /^\s*[[{]/.test(text))) return undefined;
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) return TOO_DEEP;
   try {
     return JSON.parse(text);
   } catch {
@@ -218,7 +250,10 @@ export class HttpClient {
         throw Object.assign(err, { attempts: attempt });
       }
 
-      const body = parseJson(raw.text, headers['content-type'] ?? '');
+      // An answer too large is not parsed: what was read of it is already dropped.
+      const parsed = raw.tooLarge ? undefined : parseJson(raw.text, headers['content-type'] ?? '');
+      const tooDeep = parsed === TOO_DEEP;
+      const body = tooDeep ? undefined : parsed;
       const response: HttpResponse = { status, headers, body, text: raw.text, url: url.toString() };
       if (status >= 400) {
         if (RETRY_STATUSES.has(status) && !last && (idempotent || status === 429)) {
@@ -250,6 +285,11 @@ export class HttpClient {
         const mib = this.maxBytes / 1048576;
         const problem = `its answer is larger than ${mib >= 1 ? `${Math.round(mib)} MiB` : `${this.maxBytes} bytes`}`;
         if (opts.tolerateBody) return { ...response, body: undefined, text: '', problem };
+        throw new ProtocolError(`the server answered ${status}, but ${problem}`);
+      }
+      if (tooDeep) {
+        const problem = `its answer is JSON nested more than ${MAX_JSON_DEPTH} levels deep, deeper than pm reads`;
+        if (opts.tolerateBody) return { ...response, text: '', problem };
         throw new ProtocolError(`the server answered ${status}, but ${problem}`);
       }
       if (raw.text.trim() !== '' && body === undefined && status !== 204) {
@@ -305,25 +345,34 @@ export class HttpClient {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers))
         if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-      const chunks: Buffer[] = [];
+      let chunks: Buffer[] = [];
       let size = 0;
       let cut: unknown;
-      let tooLarge = false;
-      try {
-        for await (const chunk of res.body as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          if (size > this.maxBytes) {
-            tooLarge = true;
-            res.body.destroy();
-            break;
+      // An answer that says it is larger than the limit is not read at all; one that grows past
+      // it is given up on as soon as it does, and what was read of it dropped: pm never holds
+      // more than the limit of one answer, nor parses part of one.
+      const declared = Number(headers['content-length']);
+      let tooLarge = Number.isFinite(declared) && declared > this.maxBytes;
+      if (tooLarge) res.body.destroy();
+      else
+        try {
+          for await (const chunk of res.body as AsyncIterable<Buffer>) {
+            size += chunk.length;
+            if (size > this.maxBytes) {
+              tooLarge = true;
+              chunks = [];
+              res.body.destroy();
+              break;
+            }
+            chunks.push(chunk);
           }
-          chunks.push(chunk);
+        } catch (e) {
+          if (user?.aborted) throw e;
+          cut = late('UND_ERR_BODY_TIMEOUT') ?? e ?? new Error('the answer was cut off');
         }
-      } catch (e) {
-        if (user?.aborted) throw e;
-        cut = late('UND_ERR_BODY_TIMEOUT') ?? e ?? new Error('the answer was cut off');
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks, size > this.maxBytes ? 0 : size);
+      chunks = [];
+      const text = bytes.toString('utf8');
       return { status: res.statusCode, headers, text, cut, tooLarge, ms: Date.now() - started };
     } catch (e) {
       throw late('UND_ERR_HEADERS_TIMEOUT') ?? e;

@@ -4,11 +4,13 @@
  * guards (size, origin, plain http).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InsecureTransportError, NetworkError, ProtocolError } from '../../src/client/errors.js';
-import { HttpClient } from '../../src/client/http.js';
+import { HttpClient, MAX_JSON_DEPTH, nestedDeeperThan } from '../../src/client/http.js';
 import type { PacerClock } from '../../src/client/pacer.js';
 import { ResourceClient } from '../../src/client/resources.js';
 import { BEFORE_REQUEST, backoffMs, classify, retryPolicy } from '../../src/client/retry.js';
@@ -148,6 +150,81 @@ describe('against a server', () => {
     }
   });
 
+  it('an answer that grows without end is given up on at the limit, while it is read', async () => {
+    let written = 0;
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data":[');
+      const chunk = Buffer.from('{"title":"x"},'.repeat(4096));
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk)) written += chunk.length;
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}`;
+    const http = new HttpClient({ baseUrl: url, token: 'pm_test', maxResponseBytes: 1024 * 1024, retries: 0 });
+    try {
+      await expect(http.request('GET', '/reminders')).rejects.toThrow(
+        new ProtocolError('the server answered 200, but its answer is larger than 1 MiB'),
+      );
+      // Stopped at the limit: what the server got out is the limit and the sockets' buffers.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(written).toBeLessThan(16 * 1024 * 1024);
+    } finally {
+      await http.close();
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
+  });
+
+  it('an answer that says it is larger than the limit is not read at all', async () => {
+    // Headers saying 1 GiB, then nothing: reading any of it would wait for the timeout.
+    const liar = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(2 ** 30) });
+      res.flushHeaders();
+    });
+    await new Promise<void>((resolve) => liar.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(liar.address() as AddressInfo).port}`;
+    const http = new HttpClient({ baseUrl: url, token: 'pm_test', timeout: 10, retries: 0 });
+    try {
+      const started = Date.now();
+      await expect(http.request('GET', '/reminders')).rejects.toThrow(
+        new ProtocolError('the server answered 200, but its answer is larger than 64 MiB'),
+      );
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await http.close();
+      liar.closeAllConnections();
+      await new Promise((resolve) => liar.close(resolve));
+    }
+  });
+
+  it('JSON nested deeper than pm reads is a clear error, not a stack overflow; brackets in strings do not count', async () => {
+    const deep = `${'['.repeat(5_000_000)}${']'.repeat(5_000_000)}`;
+    const bodies = [deep, JSON.stringify({ data: [], note: '['.repeat(10_000) })];
+    const s = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(bodies.shift());
+    });
+    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+    const http = new HttpClient({ baseUrl: url, token: 'pm_test', retries: 0 });
+    try {
+      await expect(http.request('GET', '/reminders')).rejects.toThrow(
+        new ProtocolError(
+          `the server answered 200, but its answer is JSON nested more than ${MAX_JSON_DEPTH} levels deep, deeper than pm reads`,
+        ),
+      );
+      expect((await http.request('GET', '/reminders')).body).toEqual({ data: [], note: '['.repeat(10_000) });
+    } finally {
+      await http.close();
+      s.closeAllConnections();
+      await new Promise((resolve) => s.close(resolve));
+    }
+  });
+
   it('never sends the token to another origin', async () => {
     const acct = await server.newAccount();
     const http = new HttpClient({ baseUrl: server.url, token: acct.token });
@@ -234,4 +311,17 @@ describe('pacing concurrent requests by the server rate limit (real clock, 10 a 
 it('a NetworkError says whether the request was sent', () => {
   const e = new NetworkError('x', 'ECONNRESET', 'POST', 'maybe');
   expect([e.method, e.requestSent, e.attempts]).toEqual(['POST', 'maybe', 1]);
+});
+
+describe('how deep JSON nests, counted without recursion', () => {
+  it.each([
+    ['[]', 1, false],
+    ['[[]]', 1, true],
+    ['{"a":{"b":[1]}}', 3, false],
+    ['{"a":{"b":[1]}}', 2, true],
+    ['["[[[[", "\\"[[["]', 1, false],
+    ['{"a\\\\":[[1]]}', 2, true],
+  ])('%s deeper than %i: %s', (text, max, deeper) => {
+    expect(nestedDeeperThan(text, max)).toBe(deeper);
+  });
 });
