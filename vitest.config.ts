@@ -59,6 +59,7 @@ const onPostgres = [
   'test/cli/serve-postgres.test.ts',
   'test/cli/transfer.test.ts',
   'test/cli/commands.test.ts',
+  'test/cli/catalogues.test.ts',
   'test/faults/budget.test.ts',
   'test/faults/error-bodies.test.ts',
   'test/faults/security.test.ts',
