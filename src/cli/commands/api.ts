@@ -9,7 +9,7 @@ import { CliError, EXIT, usageError } from '../errors.js';
 import { collect } from '../flags.js';
 import { readInline } from '../input.js';
 import type { HttpResponse } from '../../client/http.js';
-import { printableUrl } from '../../core/redact.js';
+import { printableUrl, terminalText, visible } from '../../core/redact.js';
 import type { Session } from '../session.js';
 import { describeApiError } from './shared.js';
 
@@ -138,12 +138,14 @@ Examples:
         } catch (e) {
           const err = describeApiError(e);
           const r = (e as { response?: { text?: string } }).response;
-          if (r?.text) f.io.stdout.write(`${r.text}${r.text.endsWith('\n') ? '' : '\n'}`);
+          // As the server sent it, piped; on a terminal, with nothing in it that acts on the terminal.
+          const text = r?.text && ((await f.display()).tty ? terminalText(r.text) : r.text);
+          if (text) f.io.stdout.write(`${text}${text.endsWith('\n') ? '' : '\n'}`);
           throw err;
         }
         if (opts.include) {
           f.io.stderr.write(`HTTP ${res.status}\n`);
-          for (const [k, v] of Object.entries(res.headers)) f.io.stderr.write(`${k}: ${v}\n`);
+          for (const [k, v] of Object.entries(res.headers)) f.io.stderr.write(`${visible(k)}: ${visible(v)}\n`);
           f.io.stderr.write('\n');
         }
         if (res.body !== undefined) printJson(res.body, opts.jq ? { jq: String(opts.jq) } : {}, await f.display());

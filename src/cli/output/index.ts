@@ -10,7 +10,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { embedNames, embedsOf } from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
-import { visible } from '../../core/redact.js';
+import { jsonText, terminalText, visible } from '../../core/redact.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps, Env, OutStream } from '../context.js';
 import { usageError } from '../errors.js';
@@ -268,6 +268,9 @@ interface Sink {
 }
 
 /** Writes a line (or nothing) per record, as records come. */
+/** Text for stdout: on a terminal, no control character or bidi override but tabs and line breaks (terminalText). */
+const forTerminal = (d: Display, text: string): string => (d.tty ? terminalText(text) : text);
+
 function lineSink(d: Display, line: (r: Rec) => string): Sink {
   return {
     add(records) {
@@ -283,7 +286,7 @@ function jsonSink(spec: OutputSpec, d: Display): Sink {
   return {
     ...lineSink(d, (r) => {
       const v = select(r, spec.fields);
-      const text = d.tty ? JSON.stringify(v, null, 2).replace(/^/gm, '  ') : JSON.stringify(v);
+      const text = d.tty ? jsonText(JSON.stringify(v, null, 2)).replace(/^/gm, '  ') : jsonText(JSON.stringify(v));
       return (n++ === 0 ? '[\n' : ',\n') + text;
     }),
     end() {
@@ -293,7 +296,8 @@ function jsonSink(spec: OutputSpec, d: Display): Sink {
 }
 
 function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep: ',' | '\t'): Sink {
-  const cell = sep === '\t' ? tsvCell : spec.csvExact ? csvCell : (s: string) => csvCell(guardCell(s));
+  const quoted = sep === '\t' ? tsvCell : spec.csvExact ? csvCell : (s: string) => csvCell(guardCell(s));
+  const cell = (s: string) => forTerminal(d, quoted(s));
   let columns: string[] | undefined;
   const header = (first: Rec | undefined): string => {
     columns = dataColumns(resource, spec, first);
@@ -358,7 +362,7 @@ function jqSink(jq: string, fields: string[] | undefined, d: Display): Sink {
       for (const r of records) all.push(select(r, fields));
     },
     async end() {
-      d.stdout.write(await runJq(all, jq, (s) => d.stderr.write(s)));
+      d.stdout.write(forTerminal(d, await runJq(all, jq, (s) => d.stderr.write(s))));
     },
   };
 }
@@ -370,7 +374,7 @@ function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
     case 'json':
       return jsonSink(spec, d);
     case 'ndjson':
-      return lineSink(d, (r) => `${JSON.stringify(select(r, spec.fields))}\n`);
+      return lineSink(d, (r) => `${jsonText(JSON.stringify(select(r, spec.fields)))}\n`);
     case 'csv':
     case 'tsv':
       return delimitedSink(resource, spec, d, spec.format === 'csv' ? ',' : '\t');
@@ -452,9 +456,9 @@ export async function printRecord(resource: ResourceDef, record: Rec, spec: Outp
 /** A raw JSON value (`pm api`): pretty on a terminal, compact when piped; --jq applied if given. */
 export async function printJson(value: unknown, spec: Pick<OutputSpec, 'jq'>, d: Display): Promise<void> {
   if (spec.jq !== undefined) {
-    d.stdout.write(await runJq(value, spec.jq, (s) => d.stderr.write(s)));
+    d.stdout.write(forTerminal(d, await runJq(value, spec.jq, (s) => d.stderr.write(s))));
     return;
   }
   if (value === undefined) return;
-  d.stdout.write(`${d.tty ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`);
+  d.stdout.write(`${jsonText(d.tty ? JSON.stringify(value, null, 2) : JSON.stringify(value))}\n`);
 }

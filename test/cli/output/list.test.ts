@@ -410,3 +410,35 @@ describe('footer', () => {
     }
   });
 });
+
+describe('text from the server cannot act on a terminal', () => {
+  // ESC ] (a title change), a CSI as the one character U+009B, and a bidi override (U+202E).
+  const hostile = { ...R1, title: 'a\x1b]0;owned\x07b\u009b31mc\u202eevil' };
+  const out = (s: Screen) => s.out.text;
+
+  test('json and ndjson write them as \\u escapes, on a terminal and piped: the same JSON', async () => {
+    for (const tty of [true, false])
+      for (const output of ['json', 'ndjson'] as const) {
+        const s = await list(reminders, { output }, screen({ tty }), [[hostile]]);
+        expect(out(s)).not.toMatch(/[\x1b\x07\u009b\u202e]/);
+        expect(out(s)).toContain('\\u001b]0;owned\\u0007b\\u009b31mc\\u202eevil');
+        const parsed = output === 'json' ? JSON.parse(out(s))[0] : JSON.parse(out(s));
+        expect(parsed.title).toBe(hostile.title);
+      }
+  });
+
+  test('csv and tsv on a terminal show them as spaces; piped, as sent', async () => {
+    for (const output of ['csv', 'tsv'] as const) {
+      const tty = await list(reminders, { output, fields: 'title' }, screen({ tty: true }), [[hostile]]);
+      expect(out(tty)).not.toMatch(/[\x1b\x07\u009b\u202e]/);
+      expect(out(tty)).toContain('a ]0;owned b 31mc evil');
+      const piped = await list(reminders, { output, fields: 'title' }, screen({ tty: false }), [[hostile]]);
+      expect(out(piped)).toContain('\u202eevil');
+    }
+  });
+
+  test('a table shows neither controls nor bidi overrides', async () => {
+    const s = await list(reminders, { fields: 'title' }, screen({ tty: true }), [[hostile]]);
+    expect(out(s)).not.toMatch(/[\x1b\x07\u009b\u202e]/);
+  });
+});
