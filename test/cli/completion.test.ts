@@ -215,6 +215,18 @@ describe('pm __complete: uuids from the API, cached briefly', () => {
     p2 = await mk(['properties', 'create', '--address', '2 Mill Lane', '--postcode', 'LS2 7EW']);
     contact = await mk(['contacts', 'create', '--name', 'Jo Bloggs', '--email', 'jo@example.com']);
     await mk(['custom-fields', 'create', '--label', 'Colour', '--type', 'text', '--entity-type', 'property']);
+    await mk([
+      'custom-fields',
+      'create',
+      '--name',
+      'hue',
+      '--label',
+      'Hue\x1b[31m red',
+      '--type',
+      'text',
+      '--entity-type',
+      'property',
+    ]);
     await mk(['statuses', 'create', '--label', 'For Let', '--type', 'property']);
     await mk(['statuses', 'create', '--label', 'Active', '--type', 'contact']);
     await mk(['types', 'create', '--label', 'Tenant']);
@@ -259,8 +271,11 @@ describe('pm __complete: uuids from the API, cached briefly', () => {
 
   it('completes custom field names for --custom-field NAME=', async () => {
     const c = await complete(['properties', 'list', '--custom-field', ''], opts());
-    expect(c.values).toEqual(['colour=']);
+    expect(c.values).toEqual(['colour=', 'hue=']);
     expect(c.described['colour=']).toBe('Colour');
+    // A label that would recolour the terminal is described without its escape sequence.
+    expect(c.described['hue=']).toBe('Hue [31m red');
+    expect(c.stdout).not.toContain('\x1b');
     expect(c.directive).toBe(':nospace');
     expect((await complete(['contacts', 'create', '--custom-field', ''], opts())).values).toEqual([]);
   });

@@ -44,9 +44,13 @@ export const NONE: Completions = { candidates: [] };
 // ------------------------------------------------------------------ registration
 
 export function formatCompletions(c: Completions): string {
-  const clean = (s: string) => s.replace(/[\t\r\n]+/g, ' ').trim();
+  // A description may come from the server (a custom field's label): nothing in it acts on a
+  // terminal. A candidate with a control character in it (a line break would add a directive) is
+  // never offered.
+  const clean = (s: string) => visible(s).replace(/ {2,}/g, ' ').trim();
   let out = '';
   for (const x of c.candidates) {
+    if (visible(x.value) !== x.value) continue;
     const d = x.description ? clean(x.description) : '';
     out += d ? `${x.value}\t${d.length > 70 ? `${d.slice(0, 69)}…` : d}\n` : `${x.value}\n`;
   }
