@@ -1,8 +1,44 @@
 /** What must not reach a terminal as it is: passwords in URLs, control characters, bidi overrides. */
 
-/** A URL as it may be printed: a password in it shown as ***, everything else as given. */
+/**
+ * The passwords a connection string holds, in every form a PostgreSQL client reads: a URL's
+ * userinfo (up to the last @, since a password may hold an unencoded / # ? or @), its `password`
+ * parameter, and libpq's `password=...` (quoted or not); each as written and percent-decoded.
+ */
+export function passwordsIn(text: string): string[] {
+  const found: string[] = [];
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text);
+  const at = text.lastIndexOf('@');
+  if (scheme && at > scheme[0].length) {
+    const userinfo = text.slice(scheme[0].length, at);
+    const colon = userinfo.indexOf(':');
+    if (colon >= 0) found.push(userinfo.slice(colon + 1));
+  }
+  for (const m of text.matchAll(/[?&]password=([^&#]*)/gi)) found.push(m[1] as string);
+  for (const m of text.matchAll(/(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)/gi)) {
+    const v = m[1] as string;
+    found.push(v, v.startsWith("'") ? v.slice(1, -1).replace(/\\(.)/g, '$1') : v);
+  }
+  const decoded = found.map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  return [...new Set([...found, ...decoded])].filter((p) => p !== '').sort((a, b) => b.length - a.length);
+}
+
+/** A connection string or URL as it may be printed: every password in it (passwordsIn) shown as ***. */
 export function printableUrl(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i, '$1:***@');
+  return hidePasswords(text, text);
+}
+
+/** Text (a message) with every password of the connection string `secret` holds shown as ***. */
+export function hidePasswords(text: string, secret: string): string {
+  let out = text;
+  for (const p of passwordsIn(secret)) out = out.split(p).join('***');
+  return out;
 }
 
 /**

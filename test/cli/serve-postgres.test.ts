@@ -120,6 +120,13 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
     expect(inQuery.code).not.toBe(0);
     expect(inQuery.stderr).toContain('cannot connect to the database');
     expect(inQuery.stderr).not.toContain('qu3ry-secret');
+    // A password with unencoded / # ? @ in it, and libpq's key=value form (refused as not a URL).
+    for (const database of ['postgres://pm:p@ss/w#r?d@127.0.0.1:1/pm', 'host=127.0.0.1 port=1 password=k3y-val'])
+      for (const secret of ['p@ss/w#r?d', 'ss/w#r', 'k3y-val']) {
+        const shown = await runPm(['serve', 'tokens', 'list', '--database', database]);
+        expect(shown.code, database).not.toBe(0);
+        expect(shown.stderr, database).not.toContain(secret);
+      }
 
     const u = new URL(db.url);
     u.password = 'pa55word';

@@ -1,7 +1,7 @@
 /** The run functions of `pm serve` and its token and account commands (serve.ts declares them). */
 import { availableParallelism } from 'node:os';
 import { tokenFileFor } from '../../core/paths.js';
-import { printableUrl } from '../../core/redact.js';
+import { hidePasswords } from '../../core/redact.js';
 import { bootstrap, openPostgres, openStore, type RunningServer, type Store, startServer } from '../../server/index.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type * as Serve from './serve.js';
@@ -56,19 +56,9 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
 /** A failure to reach or set up the database, its password hidden. */
 const failed = (e: unknown, database: string) => new CliError(EXIT.api, redacted((e as Error).message, database));
 
-/** A message with the database's password, if it holds it anywhere, shown as ***. */
+/** A message with the database's password, if it holds it anywhere, in any form, shown as ***. */
 function redacted(text: string, database: string | undefined): string {
-  if (database === undefined) return text;
-  let out = text.split(database).join(printableUrl(database));
-  try {
-    const u = new URL(database);
-    // In the userinfo, or as a parameter (?password=...), which node-postgres reads too.
-    for (const password of [decodeURIComponent(u.password), u.password, u.searchParams.get('password') ?? ''])
-      if (password) out = out.split(password).join('***');
-  } catch {
-    // Not a URL node can read: nothing more to hide than printableUrl did.
-  }
-  return out;
+  return database === undefined ? text : hidePasswords(text, database);
 }
 
 const NEW_DATABASE = (database: string) =>

@@ -141,7 +141,8 @@ async function parseRateLimitFlag(text: string | undefined): Promise<RateLimit |
 const DATA_OPTION = '--data <file>';
 const DATA_HELP = 'SQLite data file (default: the embedded default data file)';
 const DATABASE_OPTION = '--database <url>';
-const DATABASE_HELP = 'PostgreSQL database URL, instead of a data file (default: $PM_DATABASE_URL)';
+const DATABASE_HELP =
+  'PostgreSQL database URL, instead of a data file (default: $PM_DATABASE_URL: prefer it, as a URL on the command line shows in ps)';
 
 export const SERVE_COMMANDS = {
   serve:
@@ -156,7 +157,7 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
     .option('--data <file>', 'SQLite data file (default: $XDG_DATA_HOME/pm/pm.db, else ~/.local/share/pm/pm.db)')
     .option(
       DATABASE_OPTION,
-      'a PostgreSQL database instead (postgres://user:password@host:port/db; TLS by ?sslmode=require): several instances may share it (default: $PM_DATABASE_URL)',
+      'a PostgreSQL database instead (postgres://user:password@host:port/db; TLS by ?sslmode=require): several instances may share it (default: $PM_DATABASE_URL, which keeps the password out of ps: prefer it)',
     )
     .option('--pool-size <n>', 'connections to the PostgreSQL database held at most (default 10)')
     .option(
