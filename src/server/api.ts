@@ -11,9 +11,9 @@ import { HEALTH_PATH, OPENAPI_PATH } from '../core/endpoints.js';
 import { parseEmbed, parseListQuery } from '../core/query.js';
 import { type Named, type ValidBody, validateBody } from '../core/validate.js';
 import type { RequestBody } from './body.js';
-import { OverBudget, withBudget } from './budget.js';
+import { budgetOf, OverBudget } from './budget.js';
 import type { RateLimiter } from './ratelimit.js';
-import type { Principal, Store } from './store.js';
+import type { Principal, RecordPage, Store } from './store.js';
 
 export interface ApiOptions {
   readonly store: Store;
@@ -62,7 +62,8 @@ interface Exchange {
   readonly headers: Record<string, string>;
 }
 
-type Answer = { readonly status: number; readonly body?: unknown };
+/** An answer's status, and its body: as a value, or as its JSON text already (`text`). */
+type Answer = { readonly status: number; readonly body?: unknown; readonly text?: string };
 type Handler = (x: Exchange, uuid: string) => Answer | Promise<Answer>;
 
 /** One path of a resource: its handlers by method, and the Allow header for any other method. */
@@ -137,25 +138,30 @@ export function createApi(opts: ApiOptions): Api {
       base.set('GET', async (x) => {
         const p = await authorize(x, relationScopes(x.url, r));
         const q = parseListQuery(r, x.url.searchParams, now());
-        const budget = opts.listBudgetMs;
-        const { records, total } = budget
-          ? await withBudget(budget, x.req.signal, (b) => store.list(p.accountId, r, q, b)).catch((e) => {
-              throw e instanceof OverBudget ? overBudget(x, p, budget, e) : e;
-            })
-          : await store.list(p.accountId, r, q);
+        const ms = opts.listBudgetMs;
+        let page: RecordPage;
+        try {
+          page = await store.list(p.accountId, r, q, ms ? budgetOf(ms, x.req.signal) : undefined);
+        } catch (e) {
+          throw ms && e instanceof OverBudget ? overBudget(x, p, ms, e) : e;
+        }
+        const { total, json } = page;
         const totalPages = Math.max(1, Math.ceil(total / q.perPage));
         const links: Record<string, string> = {};
         if (q.page < totalPages) links.next = pageLink(x, q.page + 1);
         if (q.page > 1) links.previous = pageLink(x, Math.min(q.page - 1, totalPages));
         const pagination = {
           total,
-          count: records.length,
+          count: json ? json.count : page.records.length,
           per_page: q.perPage,
           current_page: q.page,
           total_pages: totalPages,
           links,
         };
-        return { status: 200, body: { data: records, meta: { pagination } } };
+        // Records a reader thread sent as JSON go out as they came (the same text JSON.stringify
+        // of the whole answer makes).
+        if (json) return { status: 200, text: `{"data":${json.text},"meta":${JSON.stringify({ pagination })}}` };
+        return { status: 200, body: { data: page.records, meta: { pagination } } };
       });
     if (r.verbs.create && !r.parents) base.set('POST', creator(r));
     if (r.verbs.get)
@@ -266,8 +272,8 @@ export function createApi(opts: ApiOptions): Api {
             : '';
         throw notAllowed(req, found.route.allow, hint);
       }
-      const { status, body } = await handler(x, found.uuid);
-      return respond(req, status, x.headers, body);
+      const { status, body, text } = await handler(x, found.uuid);
+      return text === undefined ? respond(req, status, x.headers, body) : respondText(req, status, x.headers, text);
     } catch (err) {
       if (err instanceof ApiError) return respond(req, err.status, { ...x.headers, ...err.headers }, err.toBody());
       opts.logError?.(err);

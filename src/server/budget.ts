@@ -2,9 +2,9 @@
  * A request's budget (docs/security.md, "What one request may cost"): the time a list may take,
  * counted from when it is asked for, and ended early when its client goes away. Stores stop a
  * list when its budget is spent (SQLite: pm_budget() in its SQL, asked on the rows a text filter
- * tests; PostgreSQL: statement_timeout, and a cancel); `FairQueue` shares what lists run on
- * (reader threads, connections) between accounts, so that one account's long lists always leave
- * one for the others.
+ * tests; PostgreSQL: statement_timeout, and a cancel). What lists run on is shared between accounts
+ * so that one account's long lists always leave some for the others: reader threads by their
+ * pool (sqlite/readers.ts), database connections by a FairQueue.
  */
 
 /** How long a list may take on `pm serve` unless told otherwise (`pm serve --query-budget`). */
@@ -16,9 +16,16 @@ export interface Budget {
   readonly ms: number;
   /** When it is spent: performance.now() of the thread that made it. */
   readonly deadline: number;
-  /** Aborted when the budget is spent, or the client has gone away. */
+  /** Aborted when the client has gone away. */
   readonly signal?: AbortSignal | undefined;
 }
+
+/** A budget of `ms` from now, which also ends when `clientGone` aborts. */
+export const budgetOf = (ms: number, clientGone?: AbortSignal): Budget => ({
+  ms,
+  deadline: performance.now() + ms,
+  signal: clientGone,
+});
 
 /**
  * A list stopped before its answer: its budget was spent (or its client went away). `started`
@@ -37,23 +44,25 @@ export class OverBudget extends Error {
 /** The time left of a budget (ms), never below 0. */
 export const remainingMs = (b: Budget): number => Math.max(0, b.deadline - performance.now());
 
-/** Runs `fn` with a budget of `ms`, which also ends when `clientGone` aborts; its timer is cleared after. */
-export async function withBudget<T>(
-  ms: number,
-  clientGone: AbortSignal | undefined,
-  fn: (budget: Budget) => Promise<T> | T,
-): Promise<T> {
+/**
+ * A signal that aborts when the budget is spent or its client goes away, for a store that waits
+ * (a reader thread, the database); `done()` clears its timer. A list answered at once on the event
+ * loop needs none: pm_budget() reads the deadline itself.
+ */
+export function spending(b: Budget | undefined): { readonly signal?: AbortSignal; done(): void } {
+  if (!b) return { done() {} };
   const spent = new AbortController();
-  const timer = setTimeout(() => spent.abort(new OverBudget(true)), ms);
-  const gone = () => spent.abort(clientGone?.reason);
-  clientGone?.addEventListener('abort', gone, { once: true });
-  if (clientGone?.aborted) gone();
-  try {
-    return await fn({ ms, deadline: performance.now() + ms, signal: spent.signal });
-  } finally {
-    clearTimeout(timer);
-    clientGone?.removeEventListener('abort', gone);
-  }
+  const timer = setTimeout(() => spent.abort(new OverBudget(true)), remainingMs(b));
+  const gone = () => spent.abort(b.signal?.reason);
+  b.signal?.addEventListener('abort', gone, { once: true });
+  if (b.signal?.aborted) gone();
+  return {
+    signal: spent.signal,
+    done() {
+      clearTimeout(timer);
+      b.signal?.removeEventListener('abort', gone);
+    },
+  };
 }
 
 interface Waiter {
@@ -74,15 +83,9 @@ export class FairQueue {
   private busy = 0;
 
   constructor(
-    private slots: number,
+    private readonly slots: number,
     private readonly perAccount = Math.max(1, slots - 1),
   ) {}
-
-  /** Changes the number of slots (a reader thread that could not be started again). */
-  resize(slots: number): void {
-    this.slots = slots;
-    this.next();
-  }
 
   /** Waits for a slot; the function returned frees it (once). */
   acquire(account: number, signal?: AbortSignal): Promise<() => void> {

@@ -12,8 +12,12 @@ export type { Budget } from './budget.js';
 /** A record as the API shows it: its fields by wire name (and embeds, when asked for). */
 export type ApiRecord = Record<string, unknown>;
 
-/** A page of a list, and how many records the list has in all. */
-export type RecordPage = { records: ApiRecord[]; total: number };
+/**
+ * A page of a list, and how many records the list has in all. `json`, when set, is the page's
+ * records as JSON text already (what JSON.stringify(records) gives), made where the list ran (a
+ * reader thread), which an answer carries as it is, and `count` how many they are.
+ */
+export type RecordPage = { records: ApiRecord[]; total: number; json?: { text: string; count: number } };
 
 /** The record a new one is created under (a note's property). */
 export interface ParentRef {

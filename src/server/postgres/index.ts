@@ -4,7 +4,7 @@
  * request, the rate limit counts in the database (ratelimit.ts). A lost database makes every
  * operation a 503 with Retry-After (db.ts), and the pool connects again when it is back.
  */
-import { FairQueue, OverBudget } from '../budget.js';
+import { FairQueue, OverBudget, spending } from '../budget.js';
 import * as records from '../sql/records.js';
 import { runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
@@ -76,11 +76,16 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     db,
     // In its account's turn, on a connection of its own, cancelled when its budget is spent.
     list: guard(async (accountId, r, q, budget) => {
-      const release = await lists.acquire(accountId, budget?.signal);
+      const spent = spending(budget);
       try {
-        return await db.reading(budget?.signal, (pg) => listRecords(pg, d, accountId, r, q));
+        const release = await lists.acquire(accountId, spent.signal);
+        try {
+          return await db.reading(spent.signal, (pg) => listRecords(pg, d, accountId, r, q));
+        } finally {
+          release();
+        }
       } finally {
-        release();
+        spent.done();
       }
     }),
     get: guard((accountId, r, uuid, embed) => run(records.getRecord(d, accountId, r, uuid, embed))),

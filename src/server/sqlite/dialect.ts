@@ -3,6 +3,7 @@
  * time (BEGIN IMMEDIATE), so unique keys are looked up before a write and nothing is locked.
  */
 import type { Condition } from '../../core/query.js';
+import { RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { fold, foldColumnOf } from '../columns.js';
 import { TRIGRAM_ACCOUNT_SPAN } from '../schema.js';
@@ -15,7 +16,7 @@ import type { StatementCache } from './statements.js';
  * so nothing can stop it half-way: a longer value's phrase is its first trigrams alone, and the
  * whole value is tested on the candidates' rows, where pm_budget() is asked.
  */
-export const PHRASE_TRIGRAMS = 6;
+export const PHRASE_TRIGRAMS = 3;
 
 /**
  * The longest text (characters) whose trigram positions a phrase reads: a field that may be longer
@@ -60,13 +61,27 @@ export function trigramMatch(
 }
 
 /**
- * SQL that asks pm_budget() (index.ts: it throws OverBudget once the list's budget is spent) for
- * some rows: every 64th by `key` (a rowid), and every one whose `text` is long, where a substring
- * test may take a while; elsewhere a few instructions, not a call into JavaScript. 0 when asked.
+ * SQL that asks pm_budget() (index.ts: it throws OverBudget once the list's budget is spent) of
+ * some rows: every 64th by `key` (a rowid), and, given `text`, every one whose text is long, where
+ * a substring test may take a while. 0 when asked. It costs some 40 ns a row, as much as testing a
+ * short text itself.
  */
 export function budgetGate(key: string, text?: string): string {
   return `iif(${key} % 64 = 0${text ? ` OR octet_length(${text}) > 1024` : ''}, pm_budget(), 0)`;
 }
+
+/**
+ * The fold columns of fields no longer than PHRASE_TEXT in every description that has them: a
+ * substring test of one costs at most a few microseconds, so a list that tests them needs no
+ * pm_budget() beside each (a list driven by the trigram index asks it of the rows the index
+ * gives; one that is not tests fewer than TUNING.scanBelow rows, or a value under three
+ * characters). Any other column (a note's content, a custom field's value) is asked on every row.
+ */
+const SHORT_COLUMNS: ReadonlySet<string> = (() => {
+  const fields = RESOURCES.flatMap((r) => r.fields).filter((f) => foldColumnOf(f));
+  const long = new Set(fields.filter((f) => (f.max ?? PHRASE_TEXT) > PHRASE_TEXT).map((f) => foldColumnOf(f)));
+  return new Set(fields.map((f) => foldColumnOf(f) as string).filter((c) => !long.has(c)));
+})();
 
 /** The keys of one account's rows in a trigram index (schema.ts): the first, and the last. */
 export function trigramKeys(accountId: number): [number, number] {
@@ -81,11 +96,12 @@ export function trigramKeys(accountId: number): [number, number] {
  * or more are looked up in the trigram index.
  */
 export function sqliteDialect(trigram: ReadonlySet<string>, now: () => number): Dialect {
-  // The row's text is tested with pm_budget() asked beside it (budgetGate), so that a list that
-  // tests many rows, or long ones, stops when its budget is spent.
+  // A long text is tested with pm_budget() asked beside it (budgetGate), so that a list that tests
+  // many such rows stops when its budget is spent.
   const contains: Dialect['contains'] = (column, folded, params) => {
     params.push(folded);
-    return `instr(${column}, ?) > ${budgetGate(`${column.slice(0, column.indexOf('.'))}.rowid`, column)}`;
+    const [alias, name] = column.replace(/"/g, '').split('.') as [string, string];
+    return `instr(${column}, ?) > ${SHORT_COLUMNS.has(name) ? '0' : budgetGate(`${alias}.rowid`, column)}`;
   };
   return {
     contains,

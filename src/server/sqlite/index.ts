@@ -97,8 +97,8 @@ function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
   // SQLite asks it on every row it is written for rather than once.
   db.function('pm_budget', { deterministic: false }, () => {
     const b = sql.budget;
-    if (b && (performance.now() > b.deadline || (b.stop !== undefined && Atomics.load(b.stop, 0) !== 0)))
-      throw new OverBudget(true);
+    if (b?.deadline !== undefined && performance.now() > b.deadline) throw new OverBudget(true);
+    if (b?.stop && Atomics.load(b.stop.cells, b.stop.slot) === b.stop.id) throw new OverBudget(true);
     return 0;
   });
   return sql;

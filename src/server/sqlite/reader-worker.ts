@@ -5,22 +5,21 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ApiError } from '../../core/errors.js';
 import { OverBudget } from '../budget.js';
-import type { ListQuery } from '../../core/query.js';
 import { resourceByPath } from '../../resources/index.js';
-import type { RecordPage } from '../store.js';
 import { openSqliteStore } from './index.js';
+import { STOP_SLOTS, unpackQuery, type WireQuery } from './wire.js';
 
 export interface ListRequest {
   readonly id: number;
   readonly accountId: number;
   readonly path: string;
-  readonly query: ListQuery;
-  /** The time left of the list's budget (ms), if it has one. */
-  readonly budgetMs?: number | undefined;
+  readonly query: WireQuery;
+  /** When the list's budget ends (Date.now() ms), if it has one. */
+  readonly ends?: number | undefined;
 }
 
 export type ListReply =
-  | { readonly id: number; readonly ok: RecordPage }
+  | { readonly id: number; readonly ok: { readonly total: number; readonly json: string; readonly count: number } }
   | {
       readonly id: number;
       readonly error: {
@@ -32,16 +31,23 @@ export type ListReply =
       };
     };
 
-const data = workerData as { file: string; stop: SharedArrayBuffer };
+const data = workerData as { file: string; cells: SharedArrayBuffer };
 // Its lists read a snapshot of what was committed, as any reader in WAL mode does.
 const reader = openSqliteStore(data.file);
-/** Set by the pool to stop the list running (readers.ts). */
-const stop = new Int32Array(data.stop);
+/** Shared with the pool (readers.ts): lists asked to stop, and the one started last. */
+const cells = new Int32Array(data.cells);
 parentPort?.on('message', (m: ListRequest) => {
   let reply: ListReply;
   try {
-    const budget = m.budgetMs === undefined ? undefined : { deadline: performance.now() + m.budgetMs, stop };
-    reply = { id: m.id, ok: reader.list(m.accountId, resourceByPath(m.path), m.query, budget) };
+    const stop = { cells, slot: m.id % STOP_SLOTS, id: m.id };
+    // Answered already (its budget ended while it waited here): not run at all.
+    if (Atomics.load(cells, stop.slot) === m.id) throw new OverBudget(false);
+    Atomics.store(cells, STOP_SLOTS, m.id);
+    const deadline = m.ends === undefined ? undefined : performance.now() + (m.ends - Date.now());
+    const r = resourceByPath(m.path);
+    // The records as JSON here, off the server's event loop: it sends them as they are.
+    const { records, total } = reader.list(m.accountId, r, unpackQuery(r, m.query), { deadline, stop });
+    reply = { id: m.id, ok: { total, json: JSON.stringify(records), count: records.length } };
   } catch (e) {
     reply = {
       id: m.id,

@@ -8,10 +8,11 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../core/errors.js';
 import type { Condition, ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { type Budget, FairQueue, OverBudget, remainingMs } from '../budget.js';
+import { type Budget, OverBudget, remainingMs } from '../budget.js';
 import type { RecordPage, Store } from '../store.js';
 import type { SqliteStore } from './index.js';
 import type { ListReply, ListRequest } from './reader-worker.js';
+import { packQuery, STOP_SLOTS } from './wire.js';
 
 /**
  * The worker's module: beside this one when built by tsc (dist/server/sqlite), in dist/server/sqlite
@@ -30,35 +31,54 @@ function workerFile(): string {
   throw new Error('the reader thread module (dist/server/sqlite/reader-worker.js) is missing: run npm run build');
 }
 
+/**
+ * Lists a thread is given at once: the one it runs and the next ones of the same account, so that
+ * it never waits for the event loop between two (a list of another account never waits behind one).
+ */
+const DEPTH = 8;
+
+/** A list posted to a thread, until the thread answers it (even after its client was answered). */
+interface Posted {
+  readonly id: number;
+  readonly accountId: number;
+  readonly done: (reply: ListReply | Error) => void;
+}
+
 interface Thread {
   readonly worker: Worker;
-  /** Set to 1 to stop the list it runs (pm_budget() reads it there); 0 when a list is posted. */
-  readonly stop: Int32Array;
-  /** The list it runs: one at a time, posted when the thread is free. */
-  running?: { readonly id: number; readonly done: (reply: ListReply | Error) => void } | undefined;
+  readonly cells: Int32Array;
+  /** Its lists, in the order posted: the first one runs. */
+  lists: Posted[];
+  /** The id of its next list (each thread counts its own, so that STOP_SLOTS is enough). */
+  next: number;
   /** Whether it has answered at least once (a thread that fails before that is not started again). */
   answered: boolean;
 }
 
+interface Waiting {
+  readonly accountId: number;
+  readonly post: (thread: Thread) => void;
+}
+
 /**
- * Reader threads, each running one list at a time. A list waits for a free one in a FairQueue
- * (budget.ts), so that one account's long lists never take every thread; when its budget ends
- * (or its client goes away) it is answered at once, and the thread is told to stop it (pm_budget()
- * in its SQL throws at the next row it asks), then takes the next list.
+ * Reader threads that run lists one after another. A list goes to a thread that holds none, or
+ * only lists of its own account and room for one more (DEPTH); no account holds more than all the
+ * threads but one, so that another account's list always finds one (with two or more); else it
+ * waits, and the waiting lists go in the order they came, each as soon as its account may. When
+ * a list's budget ends (or its client goes away) it is answered at once, and its thread told to
+ * stop it (pm_budget() in its SQL throws at the next row it asks); the thread then takes the next.
  */
 export class ReaderPool {
   private threads: Thread[] = [];
-  private next = 1;
+  private waiting: Waiting[] = [];
   private closing = false;
   private readonly path = workerFile();
-  private readonly queue: FairQueue;
 
   constructor(
     private readonly file: string,
     count: number,
   ) {
     for (let i = 0; i < count; i++) this.threads.push(this.start());
-    this.queue = new FairQueue(count);
   }
 
   get size(): number {
@@ -66,71 +86,116 @@ export class ReaderPool {
   }
 
   private start(): Thread {
-    const stop = new Int32Array(new SharedArrayBuffer(4));
+    const cells = new Int32Array(new SharedArrayBuffer(4 * (STOP_SLOTS + 1)));
     const thread: Thread = {
-      worker: new Worker(this.path, { workerData: { file: this.file, stop: stop.buffer } }),
-      stop,
+      worker: new Worker(this.path, { workerData: { file: this.file, cells: cells.buffer } }),
+      cells,
+      lists: [],
+      next: 1,
       answered: false,
     };
     thread.worker.on('message', (reply: ListReply) => {
       thread.answered = true;
-      if (thread.running?.id === reply.id) thread.running.done(reply);
+      thread.lists.find((l) => l.id === reply.id)?.done(reply);
     });
-    // A thread that dies fails only its own list; it is started again if it had ever answered
+    // A thread that dies fails only its own lists; it is started again if it had ever answered
     // (one that cannot start would only die again), so later lists never wait on a dead thread.
     const died = (e: unknown) => {
       if (this.closing || !this.threads.includes(thread)) return;
       this.threads = this.threads.filter((t) => t !== thread);
       if (thread.answered) this.threads.push(this.start());
-      else this.queue.resize(this.threads.length);
-      thread.running?.done(e instanceof Error ? e : new Error(String(e)));
+      for (const l of thread.lists) l.done(e instanceof Error ? e : new Error(String(e)));
+      this.pump();
     };
     thread.worker.on('error', died);
     thread.worker.on('exit', (code) => died(new Error(`a reader thread stopped (exit code ${code})`)));
     return thread;
   }
 
-  /** A list, on a free thread, in its account's turn; stopped when `budget` is spent. */
-  async list(accountId: number, r: ResourceDef, query: ListQuery, budget?: Budget): Promise<RecordPage> {
-    const release = await this.queue.acquire(accountId, budget?.signal);
-    const thread = this.threads.find((t) => !t.running);
-    if (!thread) {
-      release();
-      throw new Error('no reader thread is running');
+  /** A thread that may take a list of `accountId` now, if any: the one with fewest lists. */
+  private threadFor(accountId: number): Thread | undefined {
+    const held = this.threads.filter((t) => t.lists.some((l) => l.accountId === accountId)).length;
+    let best: Thread | undefined;
+    for (const t of this.threads) {
+      const own = t.lists.length > 0 && t.lists.every((l) => l.accountId === accountId);
+      const free = t.lists.length === 0 && held < Math.max(1, this.threads.length - 1);
+      if ((free || (own && t.lists.length < DEPTH)) && (!best || t.lists.length < best.lists.length)) best = t;
     }
-    const id = this.next++;
+    return best;
+  }
+
+  /** Posts the waiting lists that may go now, in the order they came. */
+  private pump(): void {
+    for (const w of [...this.waiting]) {
+      const thread = this.threadFor(w.accountId);
+      if (!thread) continue;
+      this.waiting.splice(this.waiting.indexOf(w), 1);
+      w.post(thread);
+    }
+  }
+
+  /**
+   * A list, on a thread in its account's turn; stopped when `budget` is spent: OverBudget, begun
+   * (it ran on its thread) or not (it waited all along).
+   */
+  list(accountId: number, r: ResourceDef, query: ListQuery, budget?: Budget): Promise<RecordPage> {
+    if (!this.threads.length) return Promise.reject(new Error('no reader thread is running'));
     return new Promise((resolve, reject) => {
       let answered = false;
+      let timer: NodeJS.Timeout | undefined;
+      let posted: { thread: Thread; id: number } | undefined;
       const answer = (fn: () => void) => {
         if (answered) return;
         answered = true;
+        clearTimeout(timer);
         budget?.signal?.removeEventListener('abort', stop);
         fn();
       };
-      // Answered now; the thread is free once it has stopped (its reply is then dropped).
+      // Answered now; a list posted stays on its thread until the thread has stopped it.
       const stop = () => {
-        Atomics.store(thread.stop, 0, 1);
-        answer(() => reject(new OverBudget(true)));
+        if (!posted) {
+          this.waiting.splice(this.waiting.indexOf(waiting), 1);
+          return answer(() => reject(new OverBudget(false)));
+        }
+        const { thread, id } = posted;
+        Atomics.store(thread.cells, id % STOP_SLOTS, id);
+        const begun = Atomics.load(thread.cells, STOP_SLOTS) >= id;
+        answer(() => reject(new OverBudget(begun)));
       };
-      thread.running = {
-        id,
-        done: (reply) => {
-          thread.running = undefined;
-          release();
-          answer(() => {
-            if (reply instanceof Error) reject(reply);
-            else if ('ok' in reply) resolve(reply.ok);
-            else if (reply.error.budget) reject(new OverBudget(true));
-            else if (reply.error.status !== undefined)
-              reject(new ApiError(reply.error.status, reply.error.message, reply.error.errors));
-            else reject(new Error(reply.error.message));
+      const waiting: Waiting = {
+        accountId,
+        post: (thread) => {
+          const id = thread.next++;
+          posted = { thread, id };
+          thread.lists.push({
+            id,
+            accountId,
+            done: (reply) => {
+              thread.lists = thread.lists.filter((l) => l.id !== id);
+              answer(() => {
+                if (reply instanceof Error) reject(reply);
+                else if ('ok' in reply) resolve(jsonPage(reply.ok));
+                else if (reply.error.budget) reject(new OverBudget(true));
+                else if (reply.error.status !== undefined)
+                  reject(new ApiError(reply.error.status, reply.error.message, reply.error.errors));
+                else reject(new Error(reply.error.message));
+              });
+              this.pump();
+            },
           });
+          // When its budget ends, by the clock both threads read (each has its own performance.now()).
+          const ends = budget ? Date.now() + remainingMs(budget) : undefined;
+          const message: ListRequest = { id, accountId, path: r.path, query: packQuery(query), ends };
+          thread.worker.postMessage(message);
         },
       };
-      Atomics.store(thread.stop, 0, 0);
-      budget?.signal?.addEventListener('abort', stop, { once: true });
-      const budgetMs = budget ? remainingMs(budget) : undefined;
-      thread.worker.postMessage({ id, accountId, path: r.path, query, budgetMs } satisfies ListRequest);
+      if (budget) {
+        timer = setTimeout(stop, remainingMs(budget));
+        budget.signal?.addEventListener('abort', stop, { once: true });
+      }
+      this.waiting.push(waiting);
+      this.pump();
+      if (budget?.signal?.aborted) stop();
     });
   }
 
@@ -138,6 +203,19 @@ export class ReaderPool {
     this.closing = true;
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
+}
+
+/** A page whose records came as JSON text: parsed only if something asks for them as records. */
+function jsonPage(ok: { total: number; json: string; count: number }): RecordPage {
+  let records: RecordPage['records'] | undefined;
+  return {
+    total: ok.total,
+    json: { text: ok.json, count: ok.count },
+    get records() {
+      records ??= JSON.parse(ok.json) as RecordPage['records'];
+      return records;
+    },
+  };
 }
 
 /**

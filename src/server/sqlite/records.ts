@@ -119,11 +119,14 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
       `${select} FROM ${r.table} t WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id ${limit}`,
       [...params, hint.createdAt, hint.id],
     );
+  // A walk of the order index for a list the trigram index drives may test many rows (a few per
+  // match): pm_budget() is asked on every 64th.
+  const walked = driver?.m ? ` AND ${budgetGate('t.id')} = 0` : '';
   rows ??=
     offset >= total
       ? []
       : all(
-          `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where} ${order}) ORDER BY t.created_at, t.id`,
+          `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where}${walked} ${order}) ORDER BY t.created_at, t.id`,
           [...params, offset],
         );
   const last = rows[rows.length - 1];

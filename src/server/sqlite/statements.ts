@@ -40,12 +40,12 @@ export interface Sql {
   budget: SqliteBudget | undefined;
 }
 
-/** A list's budget on a connection: when it is spent, and a flag another thread sets to stop it now. */
+/** A list's budget on a connection: when it is spent, and where another thread says to stop it now. */
 export interface SqliteBudget {
-  /** performance.now() of this thread. */
-  readonly deadline: number;
-  /** Not 0 once the list must stop (its client went away, or the pool answered it: readers.ts). */
-  readonly stop?: Int32Array | undefined;
+  /** performance.now() of this thread; none: no time limit. */
+  readonly deadline?: number | undefined;
+  /** The list must stop once `cells[slot]` holds its `id` (the pool answered it: readers.ts). */
+  readonly stop?: { readonly cells: Int32Array; readonly slot: number; readonly id: number } | undefined;
 }
 
 /** Where a page ended: its number, and the order key of its last row. */
