@@ -15,6 +15,7 @@ import {
   type Range,
 } from './datetime.js';
 import { isObject } from './json.js';
+import { MAX_SEARCH_VALUE } from './limits.js';
 
 /** A uuid a person typed, checked (RFC 4122's form) before it is sent: a typo is a usage error, not an empty answer. */
 export function uuidOf(text: string): string {
@@ -183,7 +184,7 @@ const fuzzy = (fold: (v: string) => string, spaces: string): FilterKindDef => ({
   encode: (_f, v) => nonEmpty(v),
   decode: (f, values) => ({ kind: 'fuzzy', field: f, value: nonEmpty(values[0] ?? '') }),
   fold,
-  schema: () => ({ type: 'string', pattern: '\\S' }),
+  schema: () => ({ type: 'string', pattern: '\\S', maxLength: MAX_SEARCH_VALUE }),
 });
 
 /** A query integer: digits, an optional minus, nothing else (parseWhole). */

@@ -22,7 +22,7 @@ import {
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
 import { FILTER_KINDS, fieldKind, type Schema } from './kinds.js';
-import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE } from './limits.js';
+import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE, MAX_SEARCH_VALUE } from './limits.js';
 import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES, MAX_SET_ITEMS } from './validate.js';
 
 /** The version of the API the document describes: it changes when the API does. */
@@ -156,7 +156,7 @@ function listParams(r: ResourceDef): Obj[] {
       query(key('name'), 'records with a value for this custom field', text),
       query(key('uuid'), 'records with a value for the custom field of this uuid', uuid),
       query(`${key('uuid')}[]`, 'any of these custom fields', { type: 'array', items: uuid }),
-      query(key('value'), 'a custom value contains this, ignoring case', text),
+      query(key('value'), 'a custom value contains this, ignoring case', { ...text, maxLength: MAX_SEARCH_VALUE }),
     );
   }
   const perPage = { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE };
@@ -244,7 +244,8 @@ const ERRORS: Record<string, { name: string; description: string; example: Obj; 
   },
   422: {
     name: 'ValidationFailed',
-    description: 'an invalid body, or page/per_page out of range: every bad field named (at most 100)',
+    description:
+      'an invalid body, or page/per_page out of range: every bad field named (at most 100); a list stopped at its time budget: its filters named',
     example: {
       message: 'The address field is required. (and 1 more error)',
       errors: {
@@ -266,7 +267,8 @@ const ERRORS: Record<string, { name: string; description: string; example: Obj; 
   },
   503: {
     name: 'Unavailable',
-    description: 'the server cannot reach or read its store: try again later',
+    description:
+      'the server cannot reach or read its store, or a list waited its whole time budget for its turn: try again later',
     example: { message: 'The server cannot read its data file: it is damaged.' },
     headers: headers('Retry-After'),
   },
