@@ -324,4 +324,14 @@ describe('auth, config and serve', () => {
     );
     await expect(serve(['--header-timeout', '2s'])).rejects.toThrow('--header-timeout must be');
   });
+
+  it("serve: a list's time budget, and the connections one address may hold", async () => {
+    const [, o] = await serve(['--query-budget', '3', '--max-connections-per-address', '8', '--data', 'x.db']);
+    expect(o).toMatchObject({ queryBudgetMs: 3000, maxConnectionsPerAddress: 8 });
+    await expect(serve(['--query-budget', '0'])).rejects.toThrow('--query-budget must be');
+    await expect(serve(['--query-budget', '3601'])).rejects.toThrow('--query-budget must be');
+    await expect(serve(['--max-connections-per-address', '0'])).rejects.toThrow(
+      '--max-connections-per-address must be a whole number from 1',
+    );
+  });
 });
