@@ -358,3 +358,28 @@ describe('output', () => {
     expect(scrub(table.stdout)).toBe('<uuid>\t1 High St\t\tLS1 1AA\t\t0\t0\t0\t\n');
   });
 });
+
+describe('a write shows what it set', () => {
+  it('create and update print the status, type and competencies they gave, as get does', async () => {
+    const created = await pm([
+      'properties',
+      'create',
+      '--address',
+      '1 High St',
+      '--postcode',
+      'LS1',
+      '--status',
+      'For Let',
+    ]);
+    expect(ok(created)).toEqual({ code: 0, stderr: '' });
+    expect(created.stdout).toContain('status\tFor Let\n');
+    const c = await contact('Ann', '--competency', 'Plumbing');
+    const updated = await pm(['contacts', 'update', c, '--add-competency', 'electrics', '--type', 'Tenant']);
+    expect(ok(updated)).toEqual({ code: 0, stderr: '' });
+    expect(updated.stdout).toContain('type\tTenant\n');
+    expect(updated.stdout).toContain('competencies\tPlumbing, Electrics\n');
+    // A write that sets none of them reads nothing more.
+    const plain = await pm(['contacts', 'update', c, '--company', 'Acme']);
+    expect(plain.stdout).not.toContain('competencies');
+  });
+});

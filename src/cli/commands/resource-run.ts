@@ -1,6 +1,6 @@
 /** The run functions of `pm <resource> list|get|create|update|delete` (resource.ts declares them). */
 import type { ResourceDef } from '../../resources/types.js';
-import { CUSTOM_VALUES_KEY, childrenOf, inputFields, resourceByPath } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, childrenOf, embedsOf, inputFields, resourceByPath } from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
 import { isCodeValue } from '../../core/kinds.js';
 import { printableUrl, visible } from '../../core/redact.js';
@@ -190,6 +190,25 @@ function dryRun(s: Session, f: Factory, method: string, path: string, body: unkn
   f.io.stdout.write(text);
 }
 
+/**
+ * The record a write answered, with the links and sets the write set (a status, competencies)
+ * embedded, so that what was set is seen: a write's answer has no embeds, so they are read once
+ * more, and only when the body gave one. Where they cannot be read, the answer as it came.
+ */
+async function withWritten(
+  s: Session,
+  r: ResourceDef,
+  rec: Record<string, unknown>,
+  body: Record<string, unknown>,
+  spec: OutputSpec,
+): Promise<Record<string, unknown>> {
+  const names = embedsOf(r)
+    .filter((e) => e.kind !== 'custom_values' && body[e.name] !== undefined)
+    .map((e) => e.name);
+  if (!names.length || spec.quiet || typeof rec.uuid !== 'string') return rec;
+  return s.client.get(r, rec.uuid, names.join(',')).catch(() => rec);
+}
+
 export async function createRun(o: Cmd.CreateOptions): Promise<void> {
   const { f, resource: r, parent } = o;
   const spec = await outputSpec(r, o.output);
@@ -206,7 +225,7 @@ export async function createRun(o: Cmd.CreateOptions): Promise<void> {
     // A parent that is not there is the parent's 404: its list is what to look at.
     throw describeApiError(e, parent ? resourceByPath(parent.resource) : r);
   });
-  await printRecord(r, rec, spec, await f.display());
+  await printRecord(r, await withWritten(s, r, rec, body, spec), spec, await f.display());
   if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
 }
 
@@ -232,7 +251,7 @@ export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
     precheck(r, body, 'update');
     if (o.dryRun) return dryRun(s, f, 'PUT', s.client.recordPath(r, uuid), body, o.output);
     const rec = await s.client.update(r, uuid, body);
-    await printRecord(r, rec, spec, await f.display());
+    await printRecord(r, await withWritten(s, r, rec, body, spec), spec, await f.display());
     if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Updated ${r.singular} ${uuid}.\n`);
   } catch (e) {
     throw describeApiError(e, r);
