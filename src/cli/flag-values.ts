@@ -11,13 +11,14 @@ import {
   inputFields,
   namedBy,
   resourceByPath,
+  writableLinks,
 } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef, SetDef } from '../resources/types.js';
 import { HumanDateError, type HumanDateOptions, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
 import { type ClientContext, FIELD_KINDS, FILTER_KINDS, KindError } from '../core/kinds.js';
 import { encodeListQuery } from '../core/query.js';
 import { usageError } from './errors.js';
-import { clearFlag, flagWord, isUuid, kebab, linksFor, type Named, optKey, setChangeFlags } from './flags.js';
+import { clearFlag, flagWord, isUuid, kebab, type Named, optKey, setChangeFlags } from './flags.js';
 
 /**
  * What the kinds read values a person typed with: the clock and zone (the user's, Deps.timeZone;
@@ -167,7 +168,7 @@ export function bodyFromFlags(
     // A switch (--has-garage, --no-has-garage) gives true or false itself.
     body[f.name] = typeof v === 'boolean' ? v : typed(kebab(f.name), () => kind.fromText(f, String(v), ctx));
   }
-  for (const link of linksFor(r, mode)) {
+  for (const link of writableLinks(r, mode)) {
     const v = opts[optKey(link.name)] as string | undefined;
     if (v !== undefined) body[link.name] = nameOf(link, v);
     else if (opts[optKey(clearFlag(link))] === true) body[link.name] = null;

@@ -4,7 +4,15 @@
  * Wire names are snake_case; flags are their kebab-case.
  */
 import { type Command, Option } from 'commander';
-import { fieldOf, filterFields, filterRelationsOf, inputFields, namedBy, resourceByPath } from '../resources/index.js';
+import {
+  fieldOf,
+  filterFields,
+  filterRelationsOf,
+  inputFields,
+  namedBy,
+  resourceByPath,
+  writableLinks,
+} from '../resources/index.js';
 import type { FilterKind, LinkDef, ResourceDef, SetDef } from '../resources/types.js';
 import { FIELD_KINDS, FILTER_KINDS, uuidOf } from '../core/kinds.js';
 import { usageError } from './errors.js';
@@ -54,10 +62,6 @@ const byPlaceholder = (n: Named): string => `<${n.by.join('|')}>`;
 /** "contact type, by uuid or label": what a flag names, for its help. */
 const byWords = (n: Named): string => `${resourceByPath(n.target).singular}, by ${n.by.join(' or ')}`;
 
-/** The links a write of `mode` may set: every link on create; on update, those given on update too. */
-export const linksFor = (r: ResourceDef, mode: 'create' | 'update'): LinkDef[] =>
-  (r.links ?? []).filter((l) => mode === 'create' || l.onUpdate);
-
 /** The flags that change a set on update, by wire name: add_competency, remove_competency. */
 export const setChangeFlags = (set: SetDef) => ({ add: `add_${set.one}`, remove: `remove_${set.one}` });
 
@@ -75,7 +79,7 @@ function ownSwitch(name: string, description: string): Option {
 }
 
 function addNamedInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'update'): void {
-  for (const link of linksFor(r, mode)) {
+  for (const link of writableLinks(r, mode)) {
     cmd.option(`--${kebab(link.name)} ${byPlaceholder(link)}`, `the ${byWords(link)}`);
     const clear = `clear the ${resourceByPath(link.target).singular}: send it as null`;
     if (mode === 'update') cmd.addOption(ownSwitch(clearFlag(link), clear));
@@ -100,7 +104,7 @@ function addNamedInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'upda
 
 /** How the link and set flags of an update combine: --status with --no-status, --competency with --add-competency, refused. */
 export function checkNamedFlags(r: ResourceDef, flags: Readonly<Record<string, unknown>>): void {
-  for (const link of linksFor(r, 'update'))
+  for (const link of writableLinks(r, 'update'))
     if (flags[optKey(link.name)] !== undefined && flags[optKey(clearFlag(link))] === true)
       throw usageError(`--${kebab(link.name)} and --${kebab(clearFlag(link))} cannot be used together.`);
   for (const set of r.sets ?? []) {

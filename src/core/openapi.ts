@@ -18,6 +18,7 @@ import {
   namedBy,
   RESOURCES,
   resourceByPath,
+  writableLinks,
 } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
@@ -94,12 +95,11 @@ function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
       items: ref('schemas', 'CustomValueInput'),
     };
   const named = (by: readonly string[]) => ({ oneOf: by.map((b) => object({ [b]: { type: 'string' } })) });
-  for (const l of r.links ?? [])
-    if (mode === 'create' || l.onUpdate)
-      properties[l.name] = nullable({
-        description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}${l.onUpdate ? ' (null clears it)' : ''}`,
-        ...named(l.by),
-      });
+  for (const l of writableLinks(r, mode))
+    properties[l.name] = nullable({
+      description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}${l.onUpdate ? ' (null clears it)' : ''}`,
+      ...named(l.by),
+    });
   for (const x of r.sets ?? [])
     properties[x.name] = {
       type: 'array',

@@ -2,7 +2,7 @@
  * Validation of write bodies, derived from the resource descriptions. Used by the server (as the
  * authority) and by the CLI (to fail before sending). Messages follow Laravel's wording.
  */
-import { CUSTOM_VALUES_KEY, inputFields, resourceByPath } from '../resources/index.js';
+import { CUSTOM_VALUES_KEY, inputFields, resourceByPath, writableLinks } from '../resources/index.js';
 import type { LinkDef, ResourceDef, SetDef } from '../resources/types.js';
 import { isDateOnly } from './datetime.js';
 import { isObject } from './json.js';
@@ -94,8 +94,7 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
   const input = body as Record<string, unknown>;
   const fields = inputFields(resource);
   const values: Record<string, string | number | boolean | null> = {};
-  // A link is given on create, and on update too where it says so.
-  const links = new Map((resource.links ?? []).filter((l) => mode === 'create' || l.onUpdate).map((l) => [l.name, l]));
+  const links = new Map(writableLinks(resource, mode).map((l) => [l.name, l]));
   const sets = new Map((resource.sets ?? []).map((x) => [x.name, x]));
   const named: Record<string, Named | null> = {};
   const setValues: Record<string, Named[]> = {};

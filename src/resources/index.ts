@@ -312,6 +312,11 @@ export function embeddedFieldsOf(rel: LinkDef | RelationDef | SetDef): string[] 
   return [...new Set(['uuid', ...('by' in rel ? rel.by : []), ...made])];
 }
 
+/** The links a write of `mode` may set: every link on create; on update, those given on update too (`onUpdate`). */
+export function writableLinks(r: ResourceDef, mode: 'create' | 'update'): LinkDef[] {
+  return (r.links ?? []).filter((l) => mode === 'create' || l.onUpdate);
+}
+
 /** The read scope of a resource. */
 const readScope = (r: ResourceDef) => `${r.scope}.read`;
 
