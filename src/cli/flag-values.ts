@@ -16,6 +16,7 @@ import {
 import type { FieldDef, FilterKind, ResourceDef, SetDef } from '../resources/types.js';
 import { HumanDateError, type HumanDateOptions, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
 import { type ClientContext, FIELD_KINDS, FILTER_KINDS, KindError } from '../core/kinds.js';
+import { sameText } from '../core/match.js';
 import { encodeListQuery } from '../core/query.js';
 import { usageError } from './errors.js';
 import { clearFlag, flagWord, isUuid, kebab, type Named, optKey, setChangeFlags } from './flags.js';
@@ -212,12 +213,10 @@ export function setChanges(r: ResourceDef, opts: Record<string, unknown>): SetCh
   });
 }
 
-const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
-
 /** Whether `rec` (an embedded {uuid, label}) is the record `name` names: a uuid exactly, text ignoring ASCII case. */
 const isNamed = (name: Record<string, string>, rec: Record<string, unknown>): boolean =>
   Object.entries(name).every(([k, v]) =>
-    k === 'uuid' ? rec[k] === v : typeof rec[k] === 'string' && asciiLower(rec[k]) === asciiLower(v),
+    k === 'uuid' ? rec[k] === v : typeof rec[k] === 'string' && sameText(rec[k], v),
   );
 
 /**

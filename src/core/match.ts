@@ -11,7 +11,8 @@ import { type Condition, FILTER_KINDS, foldText, isCodeValue } from './kinds.js'
 /** The conditions a record alone cannot answer: relational and custom-field filters. */
 export const uncheckable = (c: Condition): boolean => c.kind === 'relation' || c.kind === 'custom';
 
-/** ASCII case aside, as a `same` condition compares (SQL NOCASE). */
+/** Two texts equal, ASCII case aside: as a `same` condition compares, and a body's label names a record (SQL NOCASE). */
+export const sameText = (a: string, b: string): boolean => asciiLower(a) === asciiLower(b);
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
 
 function meetsOne(c: Condition, rec: Readonly<Record<string, unknown>>): boolean {
@@ -34,7 +35,7 @@ function meetsOne(c: Condition, rec: Readonly<Record<string, unknown>>): boolean
     }
     case 'same': {
       const v = rec[c.field.name];
-      return typeof v === 'string' && c.values.some((x) => asciiLower(x) === asciiLower(v));
+      return typeof v === 'string' && c.values.some((x) => sameText(x, v));
     }
     case 'range': {
       const v = rec[c.field.name];
