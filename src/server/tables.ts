@@ -224,7 +224,7 @@ function createTable(t: TableSpec, d: Dialect): string[] {
 }
 
 /** The statements of one step, in one store's dialect. */
-export function stepSql(step: Step, d: Dialect): string[] {
+function stepSql(step: Step, d: Dialect): string[] {
   if ('sql' in step) return [step.sql];
   if ('create' in step) return createTable(step.create, d);
   return [
