@@ -12,8 +12,7 @@ const WHEN: Readonly<Record<number, string>> = {
   [EXIT.api]: 'a refusal such as a 422 (its field errors one a line), a 429 (rate limited), or a 500',
   [EXIT.usage]: 'an unknown flag or command, a bad value, a delete refused at its prompt or without --yes',
   [EXIT.notFound]: 'no record with that uuid (404)',
-  [EXIT.auth]:
-    'no token, a token the server refuses (401), one without the scope needed (403), or PM_TOKEN held back from a server only a project config names',
+  [EXIT.auth]: "no token, a token refused (401) or lacking a scope (403), or PM_TOKEN kept from a project's server",
   [EXIT.network]: 'a wrong base URL, the server down or restarting, the network, the timeout',
   [EXIT.interrupted]: 'Ctrl-C (SIGINT)',
 };
