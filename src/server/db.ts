@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './schema.js';
+import { searchText } from './search-keys.js';
 
 // Required rather than imported: an ES import of this CommonJS module has Node scan its source for
 // export names on every run.
@@ -34,6 +35,7 @@ export function openDatabase(file: string): DB {
     walMode(db);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    withFunctions(db);
     migrate(db);
   } catch (e) {
     const err = damageOf(db, file, e);
@@ -93,6 +95,16 @@ function walMode(db: DB): void {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
     }
   }
+}
+
+/**
+ * The SQL functions the schema calls, on a connection that writes: pm_search_keys(), which the
+ * search indexes' triggers (from migration 5 on) call on every write of a record. A connection
+ * without them cannot write a record (SQLite says "no such function").
+ */
+export function withFunctions(db: DB): DB {
+  db.function('pm_search_keys', { deterministic: true }, searchText);
+  return db;
 }
 
 export function migrate(db: DB): void {

@@ -67,5 +67,25 @@ const catalogues: readonly Step[] = [
   },
 ];
 
+/**
+ * Migration 5: every SQLite search index keyed by account (search-keys.ts), so that what one
+ * account holds never changes what another's search costs. Nothing on PostgreSQL yet.
+ */
+const searchKeys: readonly Step[] = [
+  ...Object.entries({
+    contacts: ['name', 'email', 'contact_number', 'company', 'address', 'address2', 'city', 'county', 'postcode'],
+    properties: ['address', 'address2', 'city', 'county', 'postcode', 'type'],
+    custom_fields: ['name', 'label'],
+    notes: ['content'],
+    reminders: ['title'],
+    statuses: ['label'],
+    types: ['label'],
+    competencies: ['label'],
+  }).map(([table, folded]) => ({ searchKeys: { table, folded } })),
+];
+
 /** Every migration from 4 on, in order (index 0 is migration 4). */
-export const HISTORY: readonly (readonly Step[])[] = [catalogues];
+export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys];
+
+/** Whether the record tables the migration at `index` of HISTORY creates get keyed search indexes on SQLite (from migration 5 on). */
+export const keyedAt = (index: number): boolean => index + 4 >= 5;

@@ -46,7 +46,12 @@ export type Step =
       readonly add: readonly ColumnSpec[];
       readonly indexes?: readonly (readonly string[])[];
     }
-  | { readonly sql: string };
+  | { readonly sql: string }
+  /**
+   * A record table's search index made keyed (search-keys.ts): on SQLite, its trigram index
+   * replaced. PostgreSQL keeps its trigram indexes (pg_trgm) for now: the step makes nothing there.
+   */
+  | { readonly searchKeys: { readonly table: string; readonly folded: readonly string[] } };
 
 /**
  * Where an account's records sit in a trigram index: a row's key there is its account's id times
@@ -113,18 +118,24 @@ END`,
 }
 
 /**
- * A record table's trigram index over its fold columns (`folded`: the columns folded, without
- * _fold), contentless and keyed by account and id (migration 3): filled from the rows already
- * there, and kept by triggers.
+ * A record table's search index over its fold columns (`folded`: the columns folded, without
+ * _fold), contentless and keyed by account and id: filled from the rows already there, and kept
+ * by triggers. Up to migration 4, an index of the text's trigrams, which every account shares (a
+ * search read the matches of every account, and cost what they held); from migration 5 on,
+ * `keyed`: an index of the text's search keys (search-keys.ts), each led by the account, which
+ * pm_search_keys() computes.
  */
-export function searchIndex(t: string, folded: readonly string[]): string[] {
+export function searchIndex(t: string, folded: readonly string[], keyed = false): string[] {
   const cols = folded.map((c) => `"${c}_fold"`);
   const key = (row: string) => `${row}.account_id * ${TRIGRAM_ACCOUNT_SPAN} + ${row}.id`;
+  const values = (row: string) =>
+    cols.map((c) => (keyed ? `pm_search_keys(${row}.account_id, ${row}.${c})` : `${row}.${c}`)).join(', ');
   const insert = (row: string) =>
-    `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (${key(row)}, ${cols.map((c) => `${row}.${c}`).join(', ')});`;
+    `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (${key(row)}, ${values(row)});`;
+  const tokenize = keyed ? 'ascii' : 'trigram case_sensitive 1';
   return [
-    `CREATE VIRTUAL TABLE ${t}_fts USING fts5(${cols.join(', ')}, content='', contentless_delete=1, tokenize='trigram case_sensitive 1')`,
-    `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) SELECT ${key(t)}, ${cols.map((c) => `${t}.${c}`).join(', ')} FROM ${t}`,
+    `CREATE VIRTUAL TABLE ${t}_fts USING fts5(${cols.join(', ')}, content='', contentless_delete=1, tokenize='${tokenize}')`,
+    `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) SELECT ${key(t)}, ${values(t)} FROM ${t}`,
     `CREATE TRIGGER ${t}_fts_insert AFTER INSERT ON ${t} BEGIN
   SELECT RAISE(ABORT, 'record ids must stay below 2^32') WHERE NEW.id >= ${TRIGRAM_ACCOUNT_SPAN};
   ${insert('NEW')}
@@ -201,7 +212,7 @@ END
 $$`;
 }
 
-function createTable(t: TableSpec, d: Dialect): string[] {
+function createTable(t: TableSpec, d: Dialect, keyed: boolean): string[] {
   const lines = [
     ...(t.records ? recordColumns(d) : []),
     ...t.columns.map((c) => columnSql(c, d)),
@@ -219,21 +230,37 @@ function createTable(t: TableSpec, d: Dialect): string[] {
   const folded = t.folded ?? [];
   if (d === 'sqlite') out.push(...countTriggers(t.name), ...blockTriggers(t.name));
   else out.push(...pgCountTriggers(t.name));
-  if (folded.length) out.push(...(d === 'sqlite' ? searchIndex(t.name, folded) : [pgSearchIndex(t.name, folded)]));
+  if (!folded.length) return out;
+  if (d === 'sqlite') out.push(...searchIndex(t.name, folded, keyed));
+  else out.push(pgSearchIndex(t.name, folded));
   return out;
 }
 
+/** A record table's search index made keyed, in one store's dialect. */
+function searchKeysSql(table: string, folded: readonly string[], d: Dialect): string[] {
+  if (d === 'postgres') return [];
+  return [
+    ...['insert', 'delete', 'update'].map((w) => `DROP TRIGGER ${table}_fts_${w}`),
+    `DROP TABLE ${table}_fts`,
+    ...searchIndex(table, folded, true),
+  ];
+}
+
 /** The statements of one step, in one store's dialect. */
-function stepSql(step: Step, d: Dialect): string[] {
+function stepSql(step: Step, d: Dialect, keyed: boolean): string[] {
   if ('sql' in step) return [step.sql];
-  if ('create' in step) return createTable(step.create, d);
+  if ('create' in step) return createTable(step.create, d, keyed);
+  if ('searchKeys' in step) return searchKeysSql(step.searchKeys.table, step.searchKeys.folded, d);
   return [
     ...step.add.map((c) => `ALTER TABLE ${step.alter} ADD COLUMN ${columnSql(c, d)}`),
     ...(step.indexes ?? []).map((cols) => indexSql(step.alter, cols)),
   ];
 }
 
-/** A migration's statements, from its steps, in one store's dialect. */
-export function migrationSql(steps: readonly Step[], d: Dialect): string[] {
-  return steps.flatMap((s) => stepSql(s, d));
+/**
+ * A migration's statements, from its steps, in one store's dialect. `keyed`: a record table it
+ * creates gets a keyed search index on SQLite (every migration from 5 on: history.ts).
+ */
+export function migrationSql(steps: readonly Step[], d: Dialect, keyed = false): string[] {
+  return steps.flatMap((s) => stepSql(s, d, keyed));
 }

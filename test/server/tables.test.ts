@@ -1,7 +1,7 @@
 /**
  * The machinery every record table gets from its spec (src/server/tables.ts), checked table by
  * table on both stores: its kept count (an unfiltered list's total), its search index (a fuzzy
- * filter of three characters or more), a deep page (SQLite's order blocks), and that a
+ * filter of three characters or more; on SQLite, led by the account), a deep page (SQLite's order blocks), and that a
  * full-scope token reads and writes it. A table added without its triggers fails here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { fieldOf, filterFields, RESOURCES } from '../../src/resources/index.js';
 import type { FieldDef, ResourceDef } from '../../src/resources/types.js';
 import { describedColumns } from '../../src/server/columns.js';
 import { ORDER_BLOCK } from '../../src/server/schema.js';
+import { searchKeysOf } from '../../src/server/search-keys.js';
 import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -101,6 +102,16 @@ describe('every record table has its machinery', () => {
           (a.accountId + 1) * 2 ** 32 - 1,
         ]);
         expect(Number(fts?.n)).toBe(total);
+        // The index is led by the account: it holds the account's search keys, and no trigram
+        // every account shares, so another account's records never add to what a search reads.
+        const matching = async (phrase: string) =>
+          Number(
+            (await server.sql(`SELECT COUNT(*) AS n FROM ${r.table}_fts WHERE ${r.table}_fts MATCH ?`, [phrase]))[0]?.n,
+          );
+        const keys = (accountId: number) => `"${searchKeysOf(accountId, 'common').join(' ')}"`;
+        expect(await matching(keys(a.accountId))).toBe(total - 1);
+        expect(await matching(keys(a.accountId + 1))).toBe(0);
+        expect(await matching('"common"')).toBe(0);
       }
 
       // A deep page: the records a walk in list order gives.

@@ -20,13 +20,17 @@ export type Steps<T> = Generator<Query, T, unknown>;
 export interface Dialect {
   /** A fold column containing a folded value, the value pushed onto `params`. */
   contains(column: string, folded: string, params: unknown[]): string;
-  /** A fuzzy condition within a relational subquery, answered by an index; undefined where none can. */
+  /**
+   * A fuzzy condition answered by the account's search index, at `depth` (0: the list's own
+   * records; more: within a relational subquery); undefined where none can.
+   */
   indexed?(
     r: ResourceDef,
     alias: string,
     c: Extract<Condition, { kind: 'fuzzy' }>,
     accountId: number,
     params: unknown[],
+    depth: number,
   ): string | undefined;
   /** `column` among a list of ids bound as one value (made by `ids`). */
   inIds(column: string): string;

@@ -33,7 +33,7 @@ export function whereSql(
         break;
       case 'fuzzy':
         out.push(
-          (depth > 0 ? d.indexed?.(r, alias, c, accountId, params) : undefined) ??
+          d.indexed?.(r, alias, c, accountId, params, depth) ??
             d.contains(`${alias}."${foldColumnOf(c.field)}"`, fold(c.value, c.field.filter), params),
         );
         break;

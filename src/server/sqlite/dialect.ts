@@ -7,6 +7,7 @@ import { RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { fold, foldColumnOf } from '../columns.js';
 import { TRIGRAM_ACCOUNT_SPAN } from '../schema.js';
+import { searchKeysOf } from '../search-keys.js';
 import type { Dialect, Query } from '../sql/steps.js';
 import type { StatementCache } from './statements.js';
 
@@ -29,35 +30,35 @@ const PHRASE_TEXT = 255;
 const CANDIDATE_TRIGRAMS = 4;
 
 /**
- * A fuzzy condition the trigram index can answer: the fold column, and MATCH values: `match` finds
- * the matches (`exact`: exactly them; else candidates, on whose rows the value must be tested),
- * `ends` its first and last trigrams (every match, and maybe more). Undefined below three
- * characters, or without an index.
+ * A fuzzy condition the account's search index can answer: the fold column, and MATCH values over
+ * the account's search keys (../search-keys.ts): `match` finds the matches (`exact`: exactly
+ * them; else candidates, on whose rows the value must be tested), `ends` its first and last
+ * trigrams' keys (every match, and maybe more). Undefined below three characters, or without an
+ * index. A phrase of keys matches consecutive trigrams: the value as a substring.
  */
 export function trigramMatch(
   trigram: ReadonlySet<string>,
   r: ResourceDef,
   c: Condition,
+  accountId: number,
 ): { column: string; match: string; ends: string; exact: boolean } | undefined {
   if (c.kind !== 'fuzzy') return undefined;
   const column = foldColumnOf(c.field) as string;
-  const needle = fold(c.value, c.field.filter);
-  const chars = [...needle];
-  if (chars.length < 3 || !trigram.has(`${r.table}.${column}`)) return undefined;
-  const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
-  const n = chars.length - 2;
-  const at = (i: number) => chars.slice(i, i + 3).join('');
-  const all = (parts: string[]) => [...new Set(parts)].map(quote).join(' AND ');
-  const ends = all([at(0), at(n - 1)]);
+  const keys = searchKeysOf(accountId, fold(c.value, c.field.filter));
+  const n = keys.length;
+  if (!n || !trigram.has(`${r.table}.${column}`)) return undefined;
+  // A key is letters and digits alone: a phrase is the keys in double quotes.
+  const phrase = (from: number, to: number) => `"${keys.slice(from, to + 1).join(' ')}"`;
+  const all = (at: number[]) => [...new Set(at.map((i) => keys[i]))].map((k) => `"${k}"`).join(' AND ');
+  const ends = all([0, n - 1]);
   if ((c.field.max ?? PHRASE_TEXT) > PHRASE_TEXT) {
     // Up to CANDIDATE_TRIGRAMS, spread from the first to the last.
     const k = Math.min(n, CANDIDATE_TRIGRAMS);
-    const spread = Array.from({ length: k }, (_, i) => at(k === 1 ? 0 : Math.round((i * (n - 1)) / (k - 1))));
+    const spread = Array.from({ length: k }, (_, i) => (k === 1 ? 0 : Math.round((i * (n - 1)) / (k - 1))));
     return { column, match: all(spread), ends, exact: n === 1 };
   }
-  if (n <= PHRASE_TRIGRAMS) return { column, match: quote(needle), ends, exact: true };
-  const prefix = chars.slice(0, PHRASE_TRIGRAMS + 2).join('');
-  return { column, match: `${quote(prefix)} AND ${quote(at(n - 1))}`, ends, exact: false };
+  if (n <= PHRASE_TRIGRAMS) return { column, match: phrase(0, n - 1), ends, exact: true };
+  return { column, match: `${phrase(0, PHRASE_TRIGRAMS - 1)} AND ${all([n - 1])}`, ends, exact: false };
 }
 
 /**
@@ -105,9 +106,10 @@ export function sqliteDialect(trigram: ReadonlySet<string>, now: () => number): 
   };
   return {
     contains,
-    indexed(r, alias, c, accountId, params) {
-      if (c.kind !== 'fuzzy') return undefined;
-      const indexed = trigramMatch(trigram, r, c);
+    // The list's own records: listRecords drives the list from the index itself (records.ts).
+    indexed(r, alias, c, accountId, params, depth) {
+      if (c.kind !== 'fuzzy' || depth === 0) return undefined;
+      const indexed = trigramMatch(trigram, r, c, accountId);
       if (!indexed) return undefined;
       const [first, last] = trigramKeys(accountId);
       params.push(first, indexed.match, first, last);

@@ -65,7 +65,7 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
     kept() < sql.tuning.scanBelow;
   const driver = scan
     ? undefined
-    : q.conditions.map((c) => ({ c, m: trigramMatch(sql.trigram, r, c) })).find((x) => x.m);
+    : q.conditions.map((c) => ({ c, m: trigramMatch(sql.trigram, r, c, accountId) })).find((x) => x.m);
   if (driver?.m) {
     const [first, last] = trigramKeys(accountId);
     // pm_budget() is asked of the rows the index gives (budgetGate), as of the rows tested.

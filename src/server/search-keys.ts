@@ -1,0 +1,51 @@
+/**
+ * Search keys: what the search indexes hold (from migration 5 on), on both stores. A key is one
+ * account's trigram: the account's id, `x`, and the trigram's UTF-8 bytes in hex (`7x7a6562` is
+ * account 7's "zeb"). An index over keys is led by the account: a value's keys are found only in
+ * its own account's rows, so what another account holds, and how much of it matches, never
+ * changes what a search costs. A text's keys, in order, are its trigrams' (a substring of three
+ * characters or more is a run of consecutive keys: SQLite's FTS5 matches it as a phrase; on
+ * PostgreSQL, the keys a value holds are looked up, and its rows tested for the substring).
+ */
+
+const hexOf = new Map<string, string>();
+const CACHED_CHARACTERS = 4096;
+
+/** A character's UTF-8 bytes in hex (lower case). */
+function hex(ch: string): string {
+  let h = hexOf.get(ch);
+  if (h === undefined) {
+    h = Buffer.from(ch, 'utf8').toString('hex');
+    if (hexOf.size < CACHED_CHARACTERS) hexOf.set(ch, h);
+  }
+  return h;
+}
+
+/** The key of one account's trigram (three characters). */
+export function searchKey(accountId: number | bigint, trigram: string): string {
+  let out = `${accountId}x`;
+  for (const ch of trigram) out += hex(ch);
+  return out;
+}
+
+/** The keys of every trigram of `text` (folded already), in order; none below three characters. */
+export function searchKeysOf(accountId: number | bigint, text: string): string[] {
+  const chars = [...text];
+  const prefix = `${accountId}x`;
+  const h = chars.map(hex);
+  const out: string[] = [];
+  for (let i = 0; i + 3 <= chars.length; i++) out.push(prefix + h[i] + h[i + 1] + h[i + 2]);
+  return out;
+}
+
+/**
+ * The text a search index stores for a row's fold column: its keys, separated by spaces (which
+ * SQLite's ascii tokenizer splits on). Null for no text, or text too short to hold a trigram.
+ * Registered as the SQL function pm_search_keys(account_id, text) on every SQLite connection
+ * (db.ts), which the index's triggers call.
+ */
+export function searchText(accountId: unknown, text: unknown): string | null {
+  if (typeof text !== 'string' || (typeof accountId !== 'number' && typeof accountId !== 'bigint')) return null;
+  const keys = searchKeysOf(accountId, text);
+  return keys.length ? keys.join(' ') : null;
+}
