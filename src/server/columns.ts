@@ -38,6 +38,11 @@ export function foldColumnOf(f: FieldDef): string | undefined {
   return f.filter && FILTER_KINDS[f.filter].fold ? `${f.name}_fold` : undefined;
 }
 
+/** PostgreSQL's column of a fold column's search keys (search-keys.ts), from migration 5 on. */
+export function keysColumnOf(foldColumn: string): string {
+  return `${foldColumn.slice(0, -'_fold'.length)}_keys`;
+}
+
 /**
  * Case folding for fuzzy filters: what a fold column keeps, what a custom value's value_fold
  * keeps, and what a filter value is compared as; each filter kind says how it folds (kinds.ts:

@@ -4,7 +4,7 @@
  * is pinned by the tests; a change to the schema is a new entry at the end, never an edit.
  * Migrations 1 to 3 are older, written as SQL per store (schema.ts, postgres/schema.ts).
  */
-import type { Step } from './tables.js';
+import { PG_MIGRATION_KEYS, type Step } from './tables.js';
 
 /** Where records stand, contact types, competencies: labels that records are filed by. */
 const label = { name: 'label', type: 'text', notNull: true, maxLength: 255 } as const;
@@ -68,10 +68,13 @@ const catalogues: readonly Step[] = [
 ];
 
 /**
- * Migration 5: every SQLite search index keyed by account (search-keys.ts), so that what one
- * account holds never changes what another's search costs. Nothing on PostgreSQL yet.
+ * Migration 5: every search index keyed by account (search-keys.ts), so that what one account
+ * holds never changes what another's search costs. On PostgreSQL, a custom value's text is no
+ * longer indexed (its trigram index was shared): it is read among the account's values of the
+ * fields filtered, as on SQLite.
  */
 const searchKeys: readonly Step[] = [
+  { postgres: PG_MIGRATION_KEYS },
   ...Object.entries({
     contacts: ['name', 'email', 'contact_number', 'company', 'address', 'address2', 'city', 'county', 'postcode'],
     properties: ['address', 'address2', 'city', 'county', 'postcode', 'type'],
@@ -82,10 +85,12 @@ const searchKeys: readonly Step[] = [
     types: ['label'],
     competencies: ['label'],
   }).map(([table, folded]) => ({ searchKeys: { table, folded } })),
+  { postgres: 'DROP FUNCTION pm_migration_keys' },
+  { postgres: 'DROP INDEX IF EXISTS custom_values_value_trgm' },
 ];
 
 /** Every migration from 4 on, in order (index 0 is migration 4). */
 export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys];
 
-/** Whether the record tables the migration at `index` of HISTORY creates get keyed search indexes on SQLite (from migration 5 on). */
+/** Whether the record tables the migration at `index` of HISTORY creates get keyed search indexes (from migration 5 on). */
 export const keyedAt = (index: number): boolean => index + 4 >= 5;

@@ -5,7 +5,8 @@
  * its own account's rows, so what another account holds, and how much of it matches, never
  * changes what a search costs. A text's keys, in order, are its trigrams' (a substring of three
  * characters or more is a run of consecutive keys: SQLite's FTS5 matches it as a phrase; on
- * PostgreSQL, the keys a value holds are looked up, and its rows tested for the substring).
+ * PostgreSQL, where pm writes a fold column's distinct keys beside it (`<field>_keys`, a GIN
+ * index over them), the rows holding every key of a value are tested for the substring).
  */
 
 const hexOf = new Map<string, string>();
@@ -36,6 +37,11 @@ export function searchKeysOf(accountId: number | bigint, text: string): string[]
   const out: string[] = [];
   for (let i = 0; i + 3 <= chars.length; i++) out.push(prefix + h[i] + h[i + 1] + h[i + 2]);
   return out;
+}
+
+/** A text's distinct keys (PostgreSQL's `<field>_keys`); null for no text. */
+export function distinctSearchKeys(accountId: number, text: unknown): string[] | null {
+  return typeof text === 'string' ? [...new Set(searchKeysOf(accountId, text))] : null;
 }
 
 /**

@@ -47,9 +47,12 @@ export type Step =
       readonly indexes?: readonly (readonly string[])[];
     }
   | { readonly sql: string }
+  /** One statement PostgreSQL runs as written (SQLite has nothing to do). */
+  | { readonly postgres: string }
   /**
    * A record table's search index made keyed (search-keys.ts): on SQLite, its trigram index
-   * replaced. PostgreSQL keeps its trigram indexes (pg_trgm) for now: the step makes nothing there.
+   * replaced; on PostgreSQL, each fold column's trigram index (where pg_trgm made one) replaced
+   * by a column of its keys, filled, and a GIN index over it.
    */
   | { readonly searchKeys: { readonly table: string; readonly folded: readonly string[] } };
 
@@ -150,6 +153,28 @@ END`,
   ];
 }
 
+/** A record table's GIN indexes over its fold columns' search keys, on PostgreSQL (migration 5 on). */
+function pgKeysIndexes(t: string, folded: readonly string[]): string[] {
+  return folded.map((c) => `CREATE INDEX ${t}_${c}_keys ON ${t} USING gin ("${c}_keys")`);
+}
+
+/**
+ * PostgreSQL's search keys of the rows already there when migration 5 runs, as pm writes them
+ * (search-keys.ts): the distinct keys of a text, its characters read once, in order. Made for the
+ * migration and dropped after it (pm computes every later row's keys itself: this costs some 13
+ * times what pg_trgm's own C code does).
+ */
+export const PG_MIGRATION_KEYS = `CREATE FUNCTION pm_migration_keys(account BIGINT, t TEXT) RETURNS TEXT[]
+LANGUAGE sql IMMUTABLE STRICT AS $$
+  SELECT array_agg(DISTINCT account::text || 'x' || encode(convert_to(k, 'UTF8'), 'hex'))
+  FROM (
+    SELECT c || lead(c, 1) OVER w || lead(c, 2) OVER w AS k
+    FROM unnest(string_to_array(t, NULL)) WITH ORDINALITY AS u(c, n)
+    WINDOW w AS (ORDER BY n)
+  ) s
+  WHERE k IS NOT NULL
+$$`;
+
 /**
  * A record table's count in record_counts (migration 3): kept by statement-level triggers, and
  * filled from the rows already there. Migration 3's text for its tables, and every later record table's.
@@ -217,6 +242,7 @@ function createTable(t: TableSpec, d: Dialect, keyed: boolean): string[] {
     ...(t.records ? recordColumns(d) : []),
     ...t.columns.map((c) => columnSql(c, d)),
     ...(t.folded ?? []).map((c) => `"${c}_fold" TEXT`),
+    ...(keyed && d === 'postgres' ? (t.folded ?? []).map((c) => `"${c}_keys" TEXT[]`) : []),
   ];
   if (t.primaryKey) lines.push(`PRIMARY KEY (${nameOf(t.primaryKey)})`);
   const out = [`CREATE TABLE ${t.name} (\n  ${lines.join(',\n  ')}\n)`];
@@ -232,13 +258,19 @@ function createTable(t: TableSpec, d: Dialect, keyed: boolean): string[] {
   else out.push(...pgCountTriggers(t.name));
   if (!folded.length) return out;
   if (d === 'sqlite') out.push(...searchIndex(t.name, folded, keyed));
-  else out.push(pgSearchIndex(t.name, folded));
+  else out.push(...(keyed ? pgKeysIndexes(t.name, folded) : [pgSearchIndex(t.name, folded)]));
   return out;
 }
 
 /** A record table's search index made keyed, in one store's dialect. */
 function searchKeysSql(table: string, folded: readonly string[], d: Dialect): string[] {
-  if (d === 'postgres') return [];
+  if (d === 'postgres')
+    return [
+      ...folded.map((c) => `DROP INDEX IF EXISTS ${table}_${c}_trgm`),
+      `ALTER TABLE ${table} ${folded.map((c) => `ADD COLUMN "${c}_keys" TEXT[]`).join(', ')}`,
+      `UPDATE ${table} SET ${folded.map((c) => `"${c}_keys" = pm_migration_keys(account_id, "${c}_fold")`).join(', ')}`,
+      ...pgKeysIndexes(table, folded),
+    ];
   return [
     ...['insert', 'delete', 'update'].map((w) => `DROP TRIGGER ${table}_fts_${w}`),
     `DROP TABLE ${table}_fts`,
@@ -249,6 +281,7 @@ function searchKeysSql(table: string, folded: readonly string[], d: Dialect): st
 /** The statements of one step, in one store's dialect. */
 function stepSql(step: Step, d: Dialect, keyed: boolean): string[] {
   if ('sql' in step) return [step.sql];
+  if ('postgres' in step) return d === 'postgres' ? [step.postgres] : [];
   if ('create' in step) return createTable(step.create, d, keyed);
   if ('searchKeys' in step) return searchKeysSql(step.searchKeys.table, step.searchKeys.folded, d);
   return [
@@ -259,7 +292,7 @@ function stepSql(step: Step, d: Dialect, keyed: boolean): string[] {
 
 /**
  * A migration's statements, from its steps, in one store's dialect. `keyed`: a record table it
- * creates gets a keyed search index on SQLite (every migration from 5 on: history.ts).
+ * creates gets keyed search indexes (every migration from 5 on: history.ts).
  */
 export function migrationSql(steps: readonly Step[], d: Dialect, keyed = false): string[] {
   return steps.flatMap((s) => stepSql(s, d, keyed));

@@ -9,7 +9,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, RESOURCES } from '../../src/resources/index.js';
-import { describedColumns } from '../../src/server/columns.js';
+import { describedColumns, keysColumnOf } from '../../src/server/columns.js';
+import { searchKeysOf } from '../../src/server/search-keys.js';
 import { openPostgres, type PostgresStore, type RunningServer, startServer } from '../../src/server/index.js';
 import { PG_MIGRATIONS } from '../../src/server/postgres/schema.js';
 import { type Cluster, createTestDatabase, pgMissing, startCluster, type TestDatabase } from '../helpers/postgres.js';
@@ -57,6 +58,8 @@ suite('PostgreSQL: the schema', () => {
         const actual = rows.map((c) => `${c.column_name}${c.is_nullable === 'NO' ? ' not null' : ''}`).sort();
         const expected = describedColumns(r)
           .map((c) => `${c.name}${c.notNull || c.name === 'id' ? ' not null' : ''}`)
+          // PostgreSQL keeps each fold column's search keys beside it (migration 5).
+          .concat(describedColumns(r).flatMap((c) => (c.name.endsWith('_fold') ? [keysColumnOf(c.name)] : [])))
           .sort();
         expect(actual, r.table).toEqual(expected);
       }
@@ -66,21 +69,30 @@ suite('PostgreSQL: the schema', () => {
     }
   });
 
-  it('fuzzy filters are answered by trigram indexes over the fold columns (migration 2)', async () => {
+  it("fuzzy filters are answered by GIN indexes of each fold column's search keys, led by the account (migration 5)", async () => {
     const db = await database();
     const store = await openPostgres(db.url);
     try {
-      const indexes = (await store.db.query("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%_trgm'")).map(
+      const indexes = (await store.db.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")).map(
         (r) => r.indexname,
       );
       for (const r of RESOURCES)
-        for (const c of describedColumns(r).filter((x) => x.name.endsWith('_fold')))
-          expect(indexes).toContain(`${r.table}_${c.name.replace(/_fold$/, '')}_trgm`);
+        for (const c of describedColumns(r).filter((x) => x.name.endsWith('_fold'))) {
+          const field = c.name.replace(/_fold$/, '');
+          expect(indexes).toContain(`${r.table}_${field}_keys`);
+          // No trigram index every account shares is left.
+          expect(indexes).not.toContain(`${r.table}_${field}_trgm`);
+        }
+      expect(indexes).not.toContain('custom_values_value_trgm');
       const plan = await store.db.write(async (tx) => {
         await tx.query('SET LOCAL enable_seqscan = off', [], false);
-        return tx.query('EXPLAIN SELECT id FROM properties WHERE "city_fold" LIKE ?', ['%leeds%'], false);
+        return tx.query(
+          'EXPLAIN SELECT id FROM properties WHERE city_keys @> ?::text[] AND "city_fold" LIKE ?',
+          [searchKeysOf(1, 'leeds'), '%leeds%'],
+          false,
+        );
       });
-      expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('properties_city_trgm');
+      expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('properties_city_keys');
     } finally {
       await store.close();
     }
@@ -92,11 +104,18 @@ suite('PostgreSQL: the schema', () => {
     const api = makeApi(before.url, await tokenOf(before.store));
     for (let i = 0; i < 3; i++) await api('POST', '/properties', { address: `${i} Mill Lane`, postcode: 'LS1 1AA' });
     await api('POST', '/reminders', { title: 'one' });
-    // Back to the schema of migration 2, as a database made before migration 3 was (migration 4's tables dropped too).
+    // Back to the schema of migration 2, as a database made before migration 3 was (migration 4's
+    // tables and migration 5's search keys dropped too).
+    const keysColumnsDropped = RESOURCES.flatMap((r) =>
+      describedColumns(r)
+        .filter((c) => c.name.endsWith('_fold'))
+        .map((c) => `ALTER TABLE IF EXISTS ${r.table} DROP COLUMN IF EXISTS ${keysColumnOf(c.name)};`),
+    ).join(' ');
     await before.store.db.query(
       `DROP TABLE contact_competencies, statuses, types, competencies CASCADE;
        ALTER TABLE properties DROP COLUMN IF EXISTS status_id; ALTER TABLE contacts DROP COLUMN IF EXISTS status_id, DROP COLUMN IF EXISTS type_id;
-       DROP TABLE record_counts; DROP FUNCTION pm_count_inserted CASCADE; DROP FUNCTION pm_count_deleted CASCADE; UPDATE pm_schema SET version = 2`,
+       DROP TABLE record_counts; DROP FUNCTION pm_count_inserted CASCADE; DROP FUNCTION pm_count_deleted CASCADE; UPDATE pm_schema SET version = 2;
+       ${keysColumnsDropped}`,
       [],
       false,
     );
@@ -106,6 +125,8 @@ suite('PostgreSQL: the schema', () => {
       const again = makeApi(after.url, await tokenOf(after.store));
       const total = async (path: string) => (await again('GET', `/${path}?per_page=1`)).body.meta.pagination.total;
       expect([await total('properties'), await total('reminders'), await total('notes')]).toEqual([3, 1, 0]);
+      // Migration 5 wrote the search keys of the records already there: a fuzzy filter finds them.
+      expect((await again('GET', '/properties?address=mill+la')).body.meta.pagination.total).toBe(3);
       await again('POST', '/properties', { address: '9 Mill Lane', postcode: 'LS1 1AA' });
       expect(await total('properties')).toBe(4);
       expect((await after.store.db.query('SELECT version FROM pm_schema'))[0]?.version).toBe(PG_MIGRATIONS.length);

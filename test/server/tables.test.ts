@@ -1,13 +1,13 @@
 /**
  * The machinery every record table gets from its spec (src/server/tables.ts), checked table by
  * table on both stores: its kept count (an unfiltered list's total), its search index (a fuzzy
- * filter of three characters or more; on SQLite, led by the account), a deep page (SQLite's order blocks), and that a
+ * filter of three characters or more, led by the account), a deep page (SQLite's order blocks), and that a
  * full-scope token reads and writes it. A table added without its triggers fails here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldOf, filterFields, RESOURCES } from '../../src/resources/index.js';
 import type { FieldDef, ResourceDef } from '../../src/resources/types.js';
-import { describedColumns } from '../../src/server/columns.js';
+import { describedColumns, foldColumnOf, keysColumnOf } from '../../src/server/columns.js';
 import { ORDER_BLOCK } from '../../src/server/schema.js';
 import { searchKeysOf } from '../../src/server/search-keys.js';
 import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
@@ -53,6 +53,8 @@ async function copies(r: ResourceDef, id: number): Promise<void> {
   const own = describedColumns(r)
     .map((c) => c.name)
     .filter((n) => !['id', 'account_id', 'uuid', 'created_at', 'updated_at'].includes(n));
+  // On PostgreSQL, each fold column's search keys are kept beside it: copied too (same account).
+  if (ON_POSTGRES) own.push(...own.filter((n) => n.endsWith('_fold')).map(keysColumnOf));
   // A text column of a unique key (a custom field's name) gets a number, as each copy must differ.
   const keyed = new Set((r.unique ?? []).flat().filter((n) => fieldOf(r, n)?.kind === 'text'));
   const value = (n: string) => (keyed.has(n) ? `x."${n}" || '-' || s.n` : `x."${n}"`);
@@ -112,6 +114,19 @@ describe('every record table has its machinery', () => {
         expect(await matching(keys(a.accountId))).toBe(total - 1);
         expect(await matching(keys(a.accountId + 1))).toBe(0);
         expect(await matching('"common"')).toBe(0);
+      } else {
+        // The keys column beside the fold column (migration 5) holds the account's search keys alone.
+        const column = keysColumnOf(foldColumnOf(fuzzy) as string);
+        const holding = async (accountId: number) =>
+          Number(
+            (
+              await server.sql(`SELECT COUNT(*) AS n FROM ${r.table} WHERE "${column}" @> ?::text[]`, [
+                searchKeysOf(accountId, 'common'),
+              ])
+            )[0]?.n,
+          );
+        expect(await holding(a.accountId)).toBe(total - 1);
+        expect(await holding(a.accountId + 1)).toBe(0);
       }
 
       // A deep page: the records a walk in list order gives.

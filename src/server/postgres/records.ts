@@ -4,6 +4,8 @@
  */
 import type { ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
+import { fold, foldColumnOf, keysColumnOf } from '../columns.js';
+import { distinctSearchKeys } from '../search-keys.js';
 import { likeEscaped } from '../sql/custom-values.js';
 import { embed } from '../sql/records.js';
 import { selectList, toRecord } from '../sql/rows.js';
@@ -16,12 +18,27 @@ import type { Pg } from './db.js';
 const NAMES_LOCK = 734_013;
 
 export function pgDialect(now: () => number): Dialect {
+  // LIKE's escape character is the backslash already: no ESCAPE clause.
+  const contains: Dialect['contains'] = (column, folded, params) => {
+    params.push(`%${likeEscaped(folded)}%`);
+    return `${column} LIKE ?`;
+  };
   return {
-    // LIKE's escape character is the backslash already: no ESCAPE clause, which keeps the pattern
-    // a plain bound value that a trigram index can answer.
-    contains(column, folded, params) {
-      params.push(`%${likeEscaped(folded)}%`);
-      return `${column} LIKE ?`;
+    contains,
+    // Each fold column written gets its search keys beside it (migration 5).
+    withSearchKeys(accountId, cols) {
+      for (const name of Object.keys(cols))
+        if (name.endsWith('_fold')) cols[keysColumnOf(name)] = distinctSearchKeys(accountId, cols[name]);
+    },
+    // The rows whose keys hold every key of the value (the account's own, in the GIN index of the
+    // column's keys), tested for the value itself.
+    indexed(_r, alias, c, accountId, params) {
+      const folded = fold(c.value, c.field.filter);
+      const keys = distinctSearchKeys(accountId, folded) ?? [];
+      if (!keys.length) return undefined;
+      const column = foldColumnOf(c.field) as string;
+      params.push(keys);
+      return `${alias}."${keysColumnOf(column)}" @> ?::text[] AND ${contains(`${alias}."${column}"`, folded, params)}`;
     },
     inIds: (column) => `${column} = ANY(?::bigint[])`,
     ids: (ids) => ids,

@@ -77,6 +77,7 @@ export function* createRecord(
   const t = d.now();
   const uuid = randomUUID();
   withFolds(r, cols);
+  d.withSearchKeys?.(accountId, cols);
   const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];
   const write = insert(
     `INSERT INTO ${r.table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
@@ -111,6 +112,7 @@ export function* updateRecord(
   if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols, row);
   yield* keepLinkedCodes(r, cols, row);
   withFolds(r, cols);
+  d.withSearchKeys?.(accountId, cols);
   const sets = [...Object.keys(cols).map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ');
   const write = run(`UPDATE ${r.table} SET ${sets} WHERE id = ?`, [...Object.values(cols), d.now(), row._id]);
   yield* unique(d, accountId, r, cols, row, write);

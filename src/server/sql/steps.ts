@@ -21,6 +21,11 @@ export interface Dialect {
   /** A fold column containing a folded value, the value pushed onto `params`. */
   contains(column: string, folded: string, params: unknown[]): string;
   /**
+   * Adds to a write's columns what the store keeps beside its fold columns (`cols` holds those
+   * being written): PostgreSQL's search keys. SQLite's index computes its own (a trigger).
+   */
+  withSearchKeys?(accountId: number, cols: Row): void;
+  /**
    * A fuzzy condition answered by the account's search index, at `depth` (0: the list's own
    * records; more: within a relational subquery); undefined where none can.
    */
