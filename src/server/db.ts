@@ -103,7 +103,7 @@ function walMode(db: DB): void {
  * without them cannot write a record (SQLite says "no such function").
  */
 export function withFunctions(db: DB): DB {
-  db.function('pm_search_keys', { deterministic: true }, searchText);
+  db.function('pm_search_keys', { deterministic: true, varargs: true }, searchText);
   return db;
 }
 

@@ -84,7 +84,7 @@ const searchKeys: readonly Step[] = [
     statuses: ['label'],
     types: ['label'],
     competencies: ['label'],
-  }).map(([table, folded]) => ({ searchKeys: { table, folded } })),
+  }).map(([table, folded]) => ({ searchKeys: { table, folded, ...(table === 'notes' ? { long: ['content'] } : {}) } })),
   { postgres: 'DROP FUNCTION pm_migration_keys' },
   { postgres: 'DROP INDEX IF EXISTS custom_values_value_trgm' },
 ];

@@ -29,29 +29,42 @@ export function searchKey(accountId: number | bigint, trigram: string): string {
   return out;
 }
 
-/** The keys of every trigram of `text` (folded already), in order; none below three characters. */
-export function searchKeysOf(accountId: number | bigint, text: string): string[] {
+/**
+ * The keys of every trigram of `text` (folded already), in order; none below three characters.
+ * `distinct`: each key once, in the order first met.
+ */
+export function searchKeysOf(accountId: number | bigint, text: string, distinct = false): string[] {
   const chars = [...text];
   const prefix = `${accountId}x`;
   const h = chars.map(hex);
   const out: string[] = [];
-  for (let i = 0; i + 3 <= chars.length; i++) out.push(prefix + h[i] + h[i + 1] + h[i + 2]);
+  const seen = distinct ? new Set<string>() : undefined;
+  for (let i = 0; i + 3 <= chars.length; i++) {
+    if (seen) {
+      const trigram = `${chars[i]}${chars[i + 1]}${chars[i + 2]}`;
+      if (seen.has(trigram)) continue;
+      seen.add(trigram);
+    }
+    out.push(prefix + h[i] + h[i + 1] + h[i + 2]);
+  }
   return out;
 }
 
 /** A text's distinct keys (PostgreSQL's `<field>_keys`); null for no text. */
 export function distinctSearchKeys(accountId: number, text: unknown): string[] | null {
-  return typeof text === 'string' ? [...new Set(searchKeysOf(accountId, text))] : null;
+  return typeof text === 'string' ? searchKeysOf(accountId, text, true) : null;
 }
 
 /**
  * The text a search index stores for a row's fold column: its keys, separated by spaces (which
- * SQLite's ascii tokenizer splits on). Null for no text, or text too short to hold a trigram.
- * Registered as the SQL function pm_search_keys(account_id, text) on every SQLite connection
- * (db.ts), which the index's triggers call.
+ * SQLite's ascii tokenizer splits on); `distinct` (a long text's column, which is searched by
+ * keys and never by a phrase: sqlite/dialect.ts), each key once, which costs a tenth of all of
+ * them for prose. Null for no text, or text too short to hold a trigram. Registered as the SQL
+ * function pm_search_keys(account_id, text[, distinct]) on every SQLite connection (db.ts), which
+ * the index's triggers call.
  */
-export function searchText(accountId: unknown, text: unknown): string | null {
+export function searchText(accountId: unknown, text: unknown, distinct?: unknown): string | null {
   if (typeof text !== 'string' || (typeof accountId !== 'number' && typeof accountId !== 'bigint')) return null;
-  const keys = searchKeysOf(accountId, text);
+  const keys = searchKeysOf(accountId, text, !!distinct);
   return keys.length ? keys.join(' ') : null;
 }

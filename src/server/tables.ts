@@ -33,6 +33,12 @@ export interface TableSpec {
   readonly records: boolean;
   readonly columns: readonly ColumnSpec[];
   readonly folded?: readonly string[];
+  /**
+   * Of `folded`, those whose text may be longer than 255 characters (a note's content): searched
+   * by their keys alone, never by a phrase (sqlite/dialect.ts), so SQLite's index keeps each key
+   * of a row once.
+   */
+  readonly long?: readonly string[];
   /** Indexes, each of column names: a record table's are led by account_id. */
   readonly indexes?: readonly (readonly string[])[];
   readonly primaryKey?: readonly string[];
@@ -54,7 +60,13 @@ export type Step =
    * replaced; on PostgreSQL, each fold column's trigram index (where pg_trgm made one) replaced
    * by a column of its keys, filled, and a GIN index over it.
    */
-  | { readonly searchKeys: { readonly table: string; readonly folded: readonly string[] } };
+  | {
+      readonly searchKeys: {
+        readonly table: string;
+        readonly folded: readonly string[];
+        readonly long?: readonly string[];
+      };
+    };
 
 /**
  * Where an account's records sit in a trigram index: a row's key there is its account's id times
@@ -128,11 +140,17 @@ END`,
  * `keyed`: an index of the text's search keys (search-keys.ts), each led by the account, which
  * pm_search_keys() computes.
  */
-export function searchIndex(t: string, folded: readonly string[], keyed = false): string[] {
+export function searchIndex(
+  t: string,
+  folded: readonly string[],
+  keyed = false,
+  long: readonly string[] = [],
+): string[] {
   const cols = folded.map((c) => `"${c}_fold"`);
   const key = (row: string) => `${row}.account_id * ${TRIGRAM_ACCOUNT_SPAN} + ${row}.id`;
-  const values = (row: string) =>
-    cols.map((c) => (keyed ? `pm_search_keys(${row}.account_id, ${row}.${c})` : `${row}.${c}`)).join(', ');
+  const keysOf = (row: string, c: string) =>
+    `pm_search_keys(${row}.account_id, ${row}."${c}_fold"${long.includes(c) ? ', 1' : ''})`;
+  const values = (row: string) => folded.map((c) => (keyed ? keysOf(row, c) : `${row}."${c}_fold"`)).join(', ');
   const insert = (row: string) =>
     `INSERT INTO ${t}_fts (rowid, ${cols.join(', ')}) VALUES (${key(row)}, ${values(row)});`;
   const tokenize = keyed ? 'ascii' : 'trigram case_sensitive 1';
@@ -257,13 +275,13 @@ function createTable(t: TableSpec, d: Dialect, keyed: boolean): string[] {
   if (d === 'sqlite') out.push(...countTriggers(t.name), ...blockTriggers(t.name));
   else out.push(...pgCountTriggers(t.name));
   if (!folded.length) return out;
-  if (d === 'sqlite') out.push(...searchIndex(t.name, folded, keyed));
+  if (d === 'sqlite') out.push(...searchIndex(t.name, folded, keyed, t.long));
   else out.push(...(keyed ? pgKeysIndexes(t.name, folded) : [pgSearchIndex(t.name, folded)]));
   return out;
 }
 
 /** A record table's search index made keyed, in one store's dialect. */
-function searchKeysSql(table: string, folded: readonly string[], d: Dialect): string[] {
+function searchKeysSql(table: string, folded: readonly string[], d: Dialect, long?: readonly string[]): string[] {
   if (d === 'postgres')
     return [
       ...folded.map((c) => `DROP INDEX IF EXISTS ${table}_${c}_trgm`),
@@ -274,7 +292,7 @@ function searchKeysSql(table: string, folded: readonly string[], d: Dialect): st
   return [
     ...['insert', 'delete', 'update'].map((w) => `DROP TRIGGER ${table}_fts_${w}`),
     `DROP TABLE ${table}_fts`,
-    ...searchIndex(table, folded, true),
+    ...searchIndex(table, folded, true, long),
   ];
 }
 
@@ -283,7 +301,10 @@ function stepSql(step: Step, d: Dialect, keyed: boolean): string[] {
   if ('sql' in step) return [step.sql];
   if ('postgres' in step) return d === 'postgres' ? [step.postgres] : [];
   if ('create' in step) return createTable(step.create, d, keyed);
-  if ('searchKeys' in step) return searchKeysSql(step.searchKeys.table, step.searchKeys.folded, d);
+  if ('searchKeys' in step) {
+    const { table, folded, long } = step.searchKeys;
+    return searchKeysSql(table, folded, d, long);
+  }
   return [
     ...step.add.map((c) => `ALTER TABLE ${step.alter} ADD COLUMN ${columnSql(c, d)}`),
     ...(step.indexes ?? []).map((cols) => indexSql(step.alter, cols)),
