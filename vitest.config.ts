@@ -39,6 +39,7 @@ const blackBox = [
  */
 const onPostgres = [
   'test/server/bad-input.test.ts',
+  'test/server/calendar-feeds.test.ts',
   'test/server/catalogues.test.ts',
   'test/server/crud.test.ts',
   'test/server/datetime-filters.test.ts',

@@ -245,6 +245,11 @@ describe('released migrations are history', () => {
       4,
       '64caee64254a31f3f6b0542fef9d87dee8ad068a3f3f172d50a8f62f9837224c',
     ],
+    [
+      '5 (calendar feeds, reminders\' deletes stamped)',
+      5,
+      '16daca62907aa655dad27884bf1acf95ed5683faabebcdf5153ab247fb3d3b7f',
+    ],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -252,6 +257,7 @@ describe('released migrations are history', () => {
     'c6945afc29918b13371fe1cf521b8d9a2586e9ed870250c65a0468380f061a41',
     'f2499648ea00c3a2a6815661518cb27f585985b2f15e0c874d025492ccf5ba42',
     '3858af0a0504c213ca7437a8c54e37085a513f24dbc49ec521319e2c13a2ea74',
+    'd2a588ba2f0fed391f62cef4804cd9a68106650276a797776c739d43f8d28507',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {
