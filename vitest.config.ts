@@ -21,6 +21,7 @@ const unit = [
 const blackBox = [
   'test/cli/blackbox.test.ts',
   'test/cli/bulk-interrupt.test.ts',
+  'test/cli/calendar-blackbox.test.ts',
   'test/cli/completion.test.ts',
   'test/cli/dates.test.ts',
   'test/cli/serve.test.ts',

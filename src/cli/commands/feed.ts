@@ -57,6 +57,16 @@ Examples:
       .description('Make a calendar feed and print its URL (shown this once)')
       .requiredOption('--name <name>', 'what the feed is for, e.g. "My phone"')
       .option('--json', 'print the feed as JSON (its url included)')
+      .addHelpText(
+        'after',
+        `
+The URL goes to stdout, alone on its line; what to do with it, to stderr. On the embedded
+default, nothing is made: a calendar app needs a server it can reach.
+
+Examples:
+  pm ${r.path} feed create --name "My phone"
+  pm ${r.path} feed create --name "Family calendar" --json`,
+      )
       .action((flags: { name: string; json?: boolean }) =>
         runs.create({ f, resource: r, name: flags.name, json: flags.json === true }),
       ),
@@ -66,6 +76,13 @@ Examples:
     commandOf('list')
       .description('List the calendar feeds of the account (without their URLs)')
       .option('--json', 'print JSON')
+      .addHelpText(
+        'after',
+        `
+Examples:
+  pm ${r.path} feed list
+  pm ${r.path} feed list --json`,
+      )
       .action((flags: { json?: boolean }) => runs.list({ f, json: flags.json === true })),
   );
   adopt(
@@ -73,6 +90,12 @@ Examples:
     commandOf('revoke <uuid>')
       .description('Revoke a calendar feed: its URL stops working at once')
       .option('--json', 'print JSON')
+      .addHelpText(
+        'after',
+        `
+Examples:
+  pm ${r.path} feed revoke 3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15`,
+      )
       .action((uuid: string, flags: { json?: boolean }) =>
         runs.revoke({ f, resource: r, uuid, json: flags.json === true }),
       ),
