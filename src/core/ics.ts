@@ -1,7 +1,8 @@
 /**
  * Records with an agenda (reminders) as an iCalendar calendar (RFC 5545): `-o ics` and the
- * calendar feeds that `pm serve` answers. The text is ical-generator's (CRLF line ends, lines
- * folded at 75 octets, TEXT escaped), loaded on first use: nothing else pays for it.
+ * calendar feeds that `pm serve` answers. The text is ical.js's (Mozilla's iCalendar library:
+ * CRLF line ends, TEXT escaped, lines folded by their UTF-8 octets), loaded on first use:
+ * nothing else pays for it.
  */
 import type { ResourceDef } from '../resources/types.js';
 import { fieldOf } from '../resources/index.js';
@@ -26,11 +27,14 @@ export interface Calendar {
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
- * RFC 5545 TEXT holds no control characters but tab and line breaks (which are escaped); any
- * other is dropped rather than written into a calendar an app may refuse whole.
+ * RFC 5545 TEXT holds no control characters but tab and line breaks (which are escaped, each
+ * CRLF or CR as one LF); any other is dropped rather than written into a calendar an app may
+ * refuse whole.
  */
 const text = (v: unknown): string =>
-  String(v).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '');
+  String(v)
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '');
 
 /**
  * The calendar of `records` of `r` (which has an agenda): one event per record that has a due
@@ -40,12 +44,25 @@ const text = (v: unknown): string =>
 export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: CalendarOptions): Promise<Calendar> {
   const agenda = r.agenda;
   if (!agenda) throw new Error(`${r.plural} have no agenda to make a calendar of`);
-  const { default: ical } = await import('ical-generator');
+  const ICAL = (await import('ical.js')).default;
+  // ical.js folds a line after this many octets, and a continuation line starts with a space:
+  // 74 keeps every line within RFC 5545's 75.
+  ICAL.foldLength = 74;
   const allDayFlag = fieldOf(r, agenda.due)?.allDayFlag;
-  const cal = ical({ prodId: { company: 'pm', product: 'pm', language: 'EN' } });
-  if (opts.name !== undefined) cal.name(text(opts.name));
-  if (opts.refreshSeconds !== undefined) cal.ttl(opts.refreshSeconds);
-  const stamp = new Date(opts.now);
+  // The calendar as jCal (RFC 7265), which ical.js writes as iCalendar: each property is
+  // [name, parameters, value type, value].
+  const props: Prop[] = [
+    ['version', {}, 'text', '2.0'],
+    ['prodid', {}, 'text', '-//pm//pm//EN'],
+    ['calscale', {}, 'text', 'GREGORIAN'],
+  ];
+  if (opts.name !== undefined)
+    props.push(['name', {}, 'text', text(opts.name)], ['x-wr-calname', {}, 'text', text(opts.name)]);
+  if (opts.refreshSeconds !== undefined) {
+    const every = ICAL.Duration.fromSeconds(opts.refreshSeconds).toString();
+    props.push(['refresh-interval', {}, 'duration', every], ['x-published-ttl', {}, 'unknown', every]);
+  }
+  const events: unknown[] = [];
   let undated = 0;
   for (const rec of records) {
     const due = rec[agenda.due];
@@ -57,20 +74,27 @@ export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: C
     const allDay = DATE_ONLY.test(due as string) || (allDayFlag !== undefined && rec[allDayFlag] === true);
     const details = agenda.details === undefined ? undefined : rec[agenda.details];
     const updated = typeof rec.updated_at === 'string' ? new Date(rec.updated_at) : undefined;
-    const revised = updated && !Number.isNaN(updated.getTime()) ? updated : undefined;
-    cal.createEvent({
-      id: String(rec.uuid),
-      summary: text(rec[agenda.title] ?? ''),
-      ...(details === undefined || details === null || details === '' ? {} : { description: text(details) }),
-      // A calendar without a METHOD: DTSTAMP is when the event was last revised (RFC 5545 3.8.7.2),
-      // so the same records make the same text.
-      stamp: revised ?? stamp,
-      ...(revised ? { lastModified: revised } : {}),
+    const revised = updated && !Number.isNaN(updated.getTime()) ? utc(updated) : undefined;
+    const event: Prop[] = [
+      ['uid', {}, 'text', String(rec.uuid)],
+      // A calendar without a METHOD: DTSTAMP is when the event was last revised (RFC 5545
+      // 3.8.7.2), so the same records make the same text.
+      ['dtstamp', {}, 'date-time', revised ?? utc(new Date(opts.now))],
       // All day on the date it is due by, in UTC, as `pm reminders due` counts it.
-      start: allDay ? new Date(`${(due as string).slice(0, 10)}T00:00:00Z`) : at,
-      allDay,
-    });
+      allDay ? ['dtstart', {}, 'date', (due as string).slice(0, 10)] : ['dtstart', {}, 'date-time', utc(at)],
+      ['summary', {}, 'text', text(rec[agenda.title] ?? '')],
+    ];
+    if (details !== undefined && details !== null && details !== '')
+      event.push(['description', {}, 'text', text(details)]);
+    if (revised) event.push(['last-modified', {}, 'date-time', revised]);
+    events.push(['vevent', event, []]);
   }
   // Every content line ends with CRLF, the last one too (RFC 5545 3.1).
-  return { text: `${cal.toString()}\r\n`, undated };
+  const written = ICAL.stringify(['vcalendar', props, events]);
+  return { text: written.endsWith('\r\n') ? written : `${written}\r\n`, undated };
 }
+
+type Prop = [name: string, parameters: Record<string, string>, type: string, value: string];
+
+/** A jCal date-time in UTC: 2027-01-15T10:30:00Z (to the second, as iCalendar has it). */
+const utc = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;

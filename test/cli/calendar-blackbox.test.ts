@@ -1,10 +1,10 @@
 /**
  * The built bin/pm (the bundle) writes a calendar with -o ics and makes a feed: the iCalendar
- * library is in the bundle and loaded when asked for; what it writes is read back by ical.js.
+ * library is in the bundle and loaded when asked for; what it writes is read back by node-ical.
  */
-import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pmBin, tempHome } from '../helpers/cli.js';
+import { eventsOf } from '../helpers/ical.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -23,11 +23,7 @@ describe('bin/pm', () => {
   it('pm reminders list --all -o ics writes a calendar another parser reads', async () => {
     const r = await pmBin(['reminders', 'list', '--all', '-o', 'ics'], env);
     expect(r.code, r.stderr).toBe(0);
-    const cal = new ICAL.Component(ICAL.parse(r.stdout));
-    const events = cal.getAllSubcomponents('vevent').map((v) => [
-      v.getFirstPropertyValue('summary'),
-      (v.getFirstPropertyValue('dtstart') as ICAL.Time).toString(),
-    ]);
+    const events = [...eventsOf(r.stdout).values()].map((e) => [e.summary, e.start]);
     expect(events).toEqual([
       ['Gas, safety; check', '2027-01-15'],
       ['Viewing', '2027-01-16T14:00:00Z'],

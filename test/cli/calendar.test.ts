@@ -1,11 +1,11 @@
 /**
  * Reminders on a calendar: `pm reminders list -o ics` read back by an independent iCalendar
- * parser (ical.js, not the library that wrote it), and `pm reminders feed create|list|revoke`
+ * parser (node-ical, not ical.js, which wrote it), and `pm reminders feed create|list|revoke`
  * against the real server, whose feed URL is then read as a calendar app reads it.
  */
-import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunOptions, runPm } from '../helpers/cli.js';
+import { eventsOf } from '../helpers/ical.js';
 import { type Account, Clock, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -34,21 +34,6 @@ beforeAll(async () => {
   }
 });
 afterAll(() => server.close());
-
-/** The events of a calendar, as ical.js reads them, by uid. */
-function eventsOf(text: string) {
-  const cal = new ICAL.Component(ICAL.parse(text));
-  const events = cal.getAllSubcomponents('vevent').map((v) => ({
-    uid: v.getFirstPropertyValue('uid') as string,
-    summary: v.getFirstPropertyValue('summary') as string,
-    description: (v.getFirstPropertyValue('description') as string | null) ?? undefined,
-    start: (v.getFirstPropertyValue('dtstart') as ICAL.Time).toString(),
-    allDay: (v.getFirstPropertyValue('dtstart') as ICAL.Time).isDate,
-    stamp: (v.getFirstPropertyValue('dtstamp') as ICAL.Time).toString(),
-    lastModified: (v.getFirstPropertyValue('last-modified') as ICAL.Time | null)?.toString(),
-  }));
-  return new Map(events.map((e) => [e.uid, e]));
-}
 
 describe('pm reminders list -o ics', () => {
   it('writes RFC 5545 text: CRLF lines of at most 75 octets, an event per dated reminder', async () => {

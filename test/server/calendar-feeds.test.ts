@@ -1,12 +1,12 @@
 /**
  * Calendar feeds over real HTTP, on either store (the postgres project runs this file again): a
  * feed made with a token, read at its secret URL with no token, parsed by an independent
- * iCalendar parser (ical.js); 304 on its validators until a reminder is created, updated or
+ * iCalendar parser (node-ical); 304 on its validators until a reminder is created, updated or
  * deleted; only its own account's reminders; revoked at once; a forged secret a 404 that names
  * nothing; counted by the rate limit.
  */
-import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOf as parsed } from '../helpers/ical.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -22,21 +22,8 @@ async function poll(url: string, headers: Record<string, string> = {}) {
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-/** The events of a calendar, as ical.js reads them. */
-function eventsOf(text: string) {
-  const cal = new ICAL.Component(ICAL.parse(text));
-  return cal.getAllSubcomponents('vevent').map((v) => {
-    const e = new ICAL.Event(v);
-    return {
-      uid: e.uid,
-      summary: e.summary,
-      description: e.description,
-      start: e.startDate.toString(),
-      allDay: e.startDate.isDate,
-      lastModified: v.getFirstPropertyValue('last-modified')?.toString(),
-    };
-  });
-}
+/** The events of a calendar, as an independent parser reads them, in order. */
+const eventsOf = (text: string) => [...parsed(text).values()];
 
 async function newFeed(acct: Account, name = 'Phone') {
   const res = await acct.api('POST', '/calendar-feeds', { name });
