@@ -21,10 +21,16 @@ beforeAll(async () => {
   server = await startTestServer({ clock: new Clock('2026-11-01T09:00:00Z') });
   acct = await server.newAccount();
   for (const [key, body] of [
-    ['allday', { title: 'Renew gas certificate', due_at: '2027-01-15', description: 'Flat 3, call: 0113; ask for Ann' }],
+    [
+      'allday',
+      { title: 'Renew gas certificate', due_at: '2027-01-15', description: 'Flat 3, call: 0113; ask for Ann' },
+    ],
     ['timed', { title: 'Boiler service, flat 2; morning', due_at: '2027-01-20T09:30:00Z' }],
     ['anytime', { title: 'Anytime on a datetime', due_at: '2027-02-03T17:00:00Z', anytime: true }],
-    ['long', { title: LONG, description: `line one\nline two\r\nline three, with a tab\there ${LONG}`, due_at: '2027-03-01' }],
+    [
+      'long',
+      { title: LONG, description: `line one\nline two\r\nline three, with a tab\there ${LONG}`, due_at: '2027-03-01' },
+    ],
     ['undated', { title: 'Someday' }],
     ['undated2', { title: 'Someday too' }],
   ] as const) {

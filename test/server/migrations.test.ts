@@ -246,7 +246,7 @@ describe('released migrations are history', () => {
       '64caee64254a31f3f6b0542fef9d87dee8ad068a3f3f172d50a8f62f9837224c',
     ],
     [
-      '5 (calendar feeds, reminders\' deletes stamped)',
+      "5 (calendar feeds, reminders' deletes stamped)",
       5,
       '16daca62907aa655dad27884bf1acf95ed5683faabebcdf5153ab247fb3d3b7f',
     ],
