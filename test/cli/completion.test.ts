@@ -336,6 +336,7 @@ describe('pm __complete: pm api, from the OpenAPI document', () => {
       '/custom-fields/',
       '/competencies',
       '/competencies/',
+      '/calendar-feeds',
     ]);
     expect(gets.described['/contacts']).toBe('List contacts, oldest first');
     expect(gets.directive).toBe(':nospace');
