@@ -64,6 +64,13 @@ describe('a calendar feed', () => {
       description: 'Call them.\nBring forms',
       lastModified: '2026-03-01T08:00:00Z',
     });
+    // HEAD: the headers of GET, without the calendar.
+    const head = await fetch(feed.url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(res.headers.get('etag'));
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(res.text)));
+    expect(await head.text()).toBe('');
+    expect((await fetch(feed.url, { method: 'POST' })).status).toBe(405);
     // The list without URLs, and no other account's feeds.
     const list = await acct.api('GET', '/calendar-feeds');
     expect(list.body.data).toEqual([{ uuid: feed.uuid, name: 'Phone', created_at: feed.created_at }]);
