@@ -5,7 +5,7 @@
  * and a 304; the calendar is made only when something changed.
  */
 import { CALENDAR_RESOURCE, fieldOf } from '../resources/index.js';
-import { ApiError, ValidationError } from '../core/errors.js';
+import { ApiError, ErrorBag } from '../core/errors.js';
 import { isObject } from '../core/json.js';
 import type { Condition } from '../core/query.js';
 import type { ApiRequest, ApiResponse } from './api.js';
@@ -61,17 +61,16 @@ export async function manageFeeds(method: string, uuid: string | undefined, deps
   return { status: 204 };
 }
 
-/** A new feed's body: `{"name"}`, 1 to 255 characters, and nothing else. */
+/** A new feed's body: `{"name"}`, 1 to 255 characters, and nothing else (at most 100 errors listed). */
 function feedName(body: unknown): string {
   if (!isObject(body)) throw new ApiError(400, 'The request body must be a JSON object: {"name": "..."}.');
-  const errors: Record<string, string[]> = {};
-  for (const k of Object.keys(body))
-    if (k !== 'name') errors[k] = [`The ${k} field is not a field of a calendar feed.`];
+  const bag = new ErrorBag();
+  for (const k of Object.keys(body)) if (k !== 'name') bag.add(k, `The ${k} field is not a field of a calendar feed.`);
   const name = body.name;
-  if (name === undefined || name === null || name === '') errors.name = ['The name field is required.'];
-  else if (typeof name !== 'string') errors.name = ['The name field must be a string.'];
-  else if ([...name].length > 255) errors.name = ['The name field must not be greater than 255 characters.'];
-  if (Object.keys(errors).length) throw new ValidationError(errors);
+  if (name === undefined || name === null || name === '') bag.add('name', 'The name field is required.');
+  else if (typeof name !== 'string') bag.add('name', 'The name field must be a string.');
+  else if ([...name].length > 255) bag.add('name', 'The name field must not be greater than 255 characters.');
+  bag.throwIfAny();
   return name as string;
 }
 

@@ -184,6 +184,13 @@ describe('a calendar feed', () => {
       [{ name: 'x'.repeat(256) }, 'name'],
       [{ name: 'ok', url: 'http://x' }, 'url'],
     ] as const;
+    // A key of the body is a name, never the object's prototype.
+    const proto = await acct.api('POST', '/calendar-feeds', undefined, {
+      raw: '{"name":"ok","__proto__":{"x":1}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(proto.status).toBe(422);
+    expect(Object.keys(proto.body.errors)).toEqual(['__proto__']);
     for (const [body, field] of bad) {
       const res = await acct.api('POST', '/calendar-feeds', body);
       expect(res.status, JSON.stringify(body)).toBe(422);
