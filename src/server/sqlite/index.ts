@@ -137,7 +137,8 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     quickCheck: () => {
       try {
         const rows = db.pragma('quick_check(20)') as { quick_check: string }[];
-        const problems = rows.map((x) => x.quick_check).filter((x) => x !== 'ok');
+        // SQLite may say one problem over several lines: each is put on one.
+        const problems = rows.map((x) => x.quick_check.replace(/\s*\n\s*/g, ' ')).filter((x) => x !== 'ok');
         return problems.length ? problems.join('; ') : undefined;
       } catch (e) {
         if (storeError(e) instanceof ApiError) return (e as Error).message;
