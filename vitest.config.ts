@@ -21,6 +21,7 @@ const unit = [
 const blackBox = [
   'test/cli/blackbox.test.ts',
   'test/cli/bulk-interrupt.test.ts',
+  'test/cli/calendar-blackbox.test.ts',
   'test/cli/completion.test.ts',
   'test/cli/dates.test.ts',
   'test/cli/serve.test.ts',
@@ -39,6 +40,7 @@ const blackBox = [
  */
 const onPostgres = [
   'test/server/bad-input.test.ts',
+  'test/server/calendar-feeds.test.ts',
   'test/server/catalogues.test.ts',
   'test/server/crud.test.ts',
   'test/server/datetime-filters.test.ts',

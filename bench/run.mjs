@@ -41,7 +41,7 @@ const baseline = (name) => join(BENCH, 'baselines', name);
 const USAGE = `usage: npm run bench -- [--quick] [--only N[,M...]] [--check]
 
   --quick      fewer rounds and smaller sizes (a smoke check, not figures to quote)
-  --only LIST  run only these figures (1-8, or scale for 7, pg-scale for 8), e.g. --only 1,4
+  --only LIST  run only these figures (1-9, or scale for 7, pg-scale for 8, feed for 9), e.g. --only 1,4
   --check      exit 1 when a figure misses its target
   --help       this text
 
@@ -49,12 +49,13 @@ Figures: 1 start-up (--version, --help), 2 list against pm serve, 3 list on the 
 4 bulk create, 5 list --all (time and peak RSS), 6 server requests/second (autocannon),
 7 scale (not in the default run: --only scale): requests at 1k, 100k and 1M properties,
 8 the same on PostgreSQL (--only pg-scale; needs initdb, pg_ctl and postgres on PATH),
-9 search isolation (not in the default run: --only isolation): a search's cost while another
+9 calendar feed polls/second: 304s and a full feed of 1,000 reminders vs GET /reminders?per_page=100,
+10 search isolation (not in the default run: --only isolation): a search's cost while another
   account holds 200,000 matches, against one nobody matches.`;
 
 function parseArgs(argv) {
-  const o = { quick: false, check: false, only: [1, 2, 3, 4, 5, 6] };
-  const NAMES = { scale: 7, 'pg-scale': 8, isolation: 9 };
+  const o = { quick: false, check: false, only: [1, 2, 3, 4, 5, 6, 9] };
+  const NAMES = { scale: 7, 'pg-scale': 8, feed: 9, isolation: 10 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
@@ -68,9 +69,9 @@ function parseArgs(argv) {
         .split(',')
         .map((s) => String(NAMES[s.trim()] ?? s.trim()))
         .filter(Boolean);
-      if (!nums.length || nums.some((n) => !/^[1-9]$/.test(n)))
-        usage(`--only takes figure numbers 1-9 (or scale, pg-scale, isolation), not "${v ?? ''}"`);
-      o.only = [...new Set(nums.map(Number))].sort();
+      if (!nums.length || nums.some((n) => !/^([1-9]|10)$/.test(n)))
+        usage(`--only takes figure numbers 1-10 (or scale, pg-scale, feed, isolation), not "${v ?? ''}"`);
+      o.only = [...new Set(nums.map(Number))].sort((a, b) => a - b);
     } else usage(`unknown argument "${a}"`);
   }
   return o;
@@ -1238,13 +1239,13 @@ async function figure8() {
 }
 
 /**
- * Figure 9: what another account's records cost a search. Account A (the data file's own, 200
+ * Figure 10: what another account's records cost a search. Account A (the data file's own, 200
  * properties) searches for an address none of its properties has: one value (`zebra crossing`)
  * that another account holds in SIZES.isolationMatches properties, and one of the same length
  * that no account holds (`quokka crossing`), interleaved, over keep-alive HTTP, against pm serve
  * on SQLite. With search indexes led by the account, both cost the same: the ratio is ~1x.
  */
-async function figure9() {
+async function figure10() {
   const dir = tmpDir('isolation');
   const home = tmpDir('home');
   const data = join(dir, 'pm.db');
@@ -1295,7 +1296,7 @@ async function figure9() {
     const baseline = median(none);
     return [
       {
-        id: '9',
+        id: '10',
         figure: `a miss while another account holds ${SIZES.isolationMatches.toLocaleString('en')} matches (p50), against a miss nobody matches`,
         unit: 'ms',
         pm,
@@ -1311,6 +1312,89 @@ async function figure9() {
   }
 }
 
+/**
+ * Figure 9: a calendar feed as calendar apps poll it. With nothing new, a poll sends its ETag
+ * and gets a 304 (one indexed statement: no reminder is read); when something changed, it gets
+ * the whole calendar of the account's 1,000 reminders. Both against the same server's
+ * GET /reminders?per_page=100 with a token, the API's everyday read.
+ */
+async function figure9() {
+  const { default: autocannon } = await import('autocannon');
+  const dir = tmpDir('feed');
+  const home = tmpDir('home');
+  const data = join(dir, 'pm.db');
+  const reminders = 1000;
+  await seed(data, { reminders });
+  const server = await startPmServe(data, home);
+  try {
+    const auth = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
+    const made = await fetch(`${server.url}/calendar-feeds`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench' }),
+    });
+    if (made.status !== 201) throw new Error(`POST /calendar-feeds: ${made.status} ${await made.text()}`);
+    const feedUrl = (await made.json()).data.url;
+    const first = await fetch(feedUrl);
+    const text = await first.text();
+    const events = text.split('BEGIN:VEVENT').length - 1;
+    if (first.status !== 200 || events !== reminders)
+      throw new Error(`the feed answered ${first.status} with ${events} events; expected 200 with ${reminders}`);
+    const etag = first.headers.get('etag');
+    const targets = {
+      list: { url: `${server.url}/reminders?per_page=100`, method: 'GET', headers: auth },
+      poll: { url: feedUrl, method: 'GET', headers: { 'if-none-match': etag } },
+      full: { url: feedUrl, method: 'GET' },
+    };
+    const expected = { list: 200, poll: 304, full: 200 };
+    const cannon = (name, duration) => async () => {
+      let wrong = 0;
+      const result = await autocannon({
+        ...targets[name],
+        connections: SIZES.cannonConnections,
+        duration,
+        setupClient: (client) =>
+          client.on('response', (status) => {
+            if (status !== expected[name]) wrong++;
+          }),
+      });
+      if (wrong || result.errors || result.timeouts)
+        throw new Error(
+          `autocannon ${name}: ${wrong} answers other than ${expected[name]}, ${result.errors} errors, ${result.timeouts} timeouts`,
+        );
+      return result.requests.average;
+    };
+    const names = ['list', 'poll', 'full'];
+    for (const name of names) await cannon(name, SIZES.cannonWarmupSeconds)();
+    const [l, p, f] = await interleave(
+      SIZES.cannonRounds,
+      names.map((name) => cannon(name, SIZES.cannonSeconds)),
+      { warmup: 0, label: 'autocannon' },
+    );
+    const note = `${SIZES.cannonConnections} connections, ${SIZES.cannonSeconds} s a run, median of ${SIZES.cannonRounds}; ${reminders.toLocaleString('en')} reminders`;
+    return [
+      row('9a', 'feed poll with nothing new (If-None-Match: 304) vs GET /reminders?per_page=100', {
+        pm: median(p),
+        base: median(l),
+        unit: 'req/s',
+        ratio: median(p) / median(l),
+        samples: { pm: p, baseline: l },
+        note,
+      }),
+      row('9b', 'full feed (200, 1,000 events) vs GET /reminders?per_page=100', {
+        pm: median(f),
+        base: median(l),
+        unit: 'req/s',
+        ratio: median(f) / median(l),
+        samples: { pm: f, baseline: l },
+        note: `${note}; ${(Buffer.byteLength(text) / 1024).toFixed(0)} KiB of iCalendar`,
+      }),
+    ];
+  } finally {
+    await server.stop();
+  }
+}
+
 const FIGURES = {
   1: ['start-up: pm --version, pm --help', figure1],
   2: ['pm properties list --json against pm serve', figure2],
@@ -1320,7 +1404,8 @@ const FIGURES = {
   6: ['server requests/second', figure6],
   7: ['pm serve at scale: p50 growth from 1k to 100k to 1M properties', figure7],
   8: ['pm serve at scale on PostgreSQL: the same growth', figure8],
-  9: ["search isolation: another account's matches do not change a search's cost", figure9],
+  9: ['calendar feed polls/second', figure9],
+  10: ["search isolation: another account's matches do not change a search's cost", figure10],
 };
 
 // ----------------------------------------------------------------------------------- output

@@ -23,7 +23,7 @@ import {
   type RetryPolicy,
   retryPolicy,
 } from './retry.js';
-import { printableUrl } from '../core/redact.js';
+import { hideFeedSecrets, printableUrl } from '../core/redact.js';
 import { insecureHost, isLoopbackHost, proxyConfigured, redactUrl } from './transport.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -231,7 +231,7 @@ export class HttpClient {
       if (debug) {
         debug(`< ${status} (${raw.ms} ms)`);
         for (const [k, v] of Object.entries(headers)) debug(`< ${k}: ${v}`);
-        if (raw.text) debug(`< ${clip(raw.text)}`);
+        if (raw.text) debug(`< ${clip(hideFeedSecrets(raw.text))}`);
         if (raw.cut) debug(`* the answer stopped early: ${classify(raw.cut).reason}`);
       }
 

@@ -5,6 +5,7 @@
  * headers. `pm serve` serves it at /openapi.json; docs/openapi.json is a copy a test keeps equal.
  */
 import {
+  CALENDAR_RESOURCE,
   CUSTOM_FIELDS,
   CUSTOM_VALUES_KEY,
   childrenOf,
@@ -21,7 +22,7 @@ import {
   writableLinks,
 } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
-import { HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
+import { CALENDAR_FEEDS_PATH, FEED_PATH, HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
 import { FILTER_KINDS, fieldKind, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE, MAX_SEARCH_VALUE } from './limits.js';
 import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES, MAX_SET_ITEMS } from './validate.js';
@@ -351,6 +352,114 @@ function operations(r: ResourceDef): Record<string, Obj> {
   return paths;
 }
 
+/**
+ * Calendar feeds: an account's, made, listed and revoked with a token that has the calendar
+ * resource's scopes; each read at its secret URL with no token at all.
+ */
+function feedOperations(): Record<string, Obj> {
+  const r = CALENDAR_RESOURCE;
+  const scoped = (id: string, summary: string, scopes: string[], errors: number[], rest: Obj): Obj => {
+    const errorRefs = [...AUTHORIZED, ...errors].map((s) => [s, ref('responses', ERRORS[s]!.name)]);
+    const responses = { ...(rest.responses as Obj), ...Object.fromEntries(errorRefs) };
+    return {
+      operationId: id,
+      summary,
+      tags: ['calendar-feeds'],
+      security: [{ bearerAuth: scopes }],
+      ...rest,
+      responses,
+    };
+  };
+  const [read, write] = [`${r.scope}.read`, `${r.scope}.write`];
+  const feedRef = ref('schemas', 'CalendarFeed');
+  const errorRefs = [404, 429, 500, 503].map((s) => [s, ref('responses', ERRORS[s]!.name)]);
+  const validators = {
+    ETag: {
+      description: "the feed's validator: it changes when any of its records is created, updated or deleted",
+      schema: { type: 'string' },
+    },
+    'Last-Modified': { description: 'when a record of the feed last changed', schema: { type: 'string' } },
+  };
+  return {
+    [CALENDAR_FEEDS_PATH]: {
+      get: scoped('listCalendarFeeds', 'List the calendar feeds of the account, without their URLs', [read], [], {
+        responses: { 200: ok('the feeds, oldest first', object({ data: { type: 'array', items: feedRef } })) },
+      }),
+      post: scoped(
+        'createCalendarFeed',
+        `Create a calendar feed: a secret URL that publishes the account's ${r.plural} (shown this once)`,
+        [read, write],
+        BODY_ERRORS,
+        {
+          requestBody: {
+            required: true,
+            ...json(
+              object({ name: { type: 'string', minLength: 1, maxLength: 255, description: 'what the feed is for' } }),
+            ),
+          },
+          responses: {
+            201: ok(
+              'the new feed, with its URL',
+              object({
+                data: object({
+                  ...(feedSchema().properties as Obj),
+                  url: {
+                    type: 'string',
+                    format: 'uri',
+                    description: `the feed's secret URL (${FEED_PATH}/{secret}.ics): a calendar app subscribes to it; it is shown only this once`,
+                  },
+                }),
+              }),
+            ),
+          },
+        },
+      ),
+    },
+    [`${CALENDAR_FEEDS_PATH}/{uuid}`]: {
+      parameters: [{ ...UUID_PARAM, description: 'the uuid of the feed' }],
+      delete: scoped('revokeCalendarFeed', 'Revoke a calendar feed: its URL answers 404 at once', [write], [404], {
+        responses: { 204: { description: 'revoked', headers: RATE_HEADERS } },
+      }),
+    },
+    [`${FEED_PATH}/{secret}.ics`]: {
+      get: {
+        operationId: 'readCalendarFeed',
+        summary: `The ${r.plural} of a feed that have a due date, as an iCalendar calendar (RFC 5545); no token: the secret is the credential`,
+        tags: ['calendar-feeds'],
+        security: [],
+        parameters: [
+          {
+            name: 'secret',
+            in: 'path',
+            required: true,
+            description: "the feed's secret, as its URL has it",
+            schema: { type: 'string' },
+          },
+          { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+          { name: 'If-Modified-Since', in: 'header', required: false, schema: { type: 'string' } },
+        ],
+        responses: {
+          200: {
+            description: `the calendar: one event per ${r.singular} that has a due date`,
+            headers: { ...RATE_HEADERS, ...validators },
+            content: { 'text/calendar': { schema: { type: 'string' } } },
+          },
+          304: { description: 'nothing changed since the validator sent', headers: { ...RATE_HEADERS, ...validators } },
+          ...Object.fromEntries(errorRefs),
+        },
+      },
+    },
+  };
+}
+
+/** A calendar feed as it is listed: never its URL. */
+const feedSchema = (): Schema =>
+  object({
+    uuid: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+  });
+
 /** HEAD wherever GET is: the same answer without its body. */
 function withHead(path: Obj): Obj {
   const get = path.get as Obj | undefined;
@@ -368,6 +477,7 @@ function withHead(path: Obj): Obj {
 export function openApiDocument(): Obj {
   const paths: Obj = {};
   for (const r of RESOURCES) for (const [p, ops] of Object.entries(operations(r))) paths[p] = withHead(ops);
+  for (const [p, ops] of Object.entries(feedOperations())) paths[p] = withHead(ops);
   const health = (status: string, extra: Obj = {}) => object({ status: { const: status }, ...extra });
   /** An endpoint of the server itself: GET (and HEAD), no token. */
   const meta = (operationId: string, summary: string, responses: Obj) =>
@@ -422,6 +532,7 @@ export function openApiDocument(): Obj {
       },
       `with ?embed=${CUSTOM_VALUES_KEY}: the values the record has, in the order the fields were created`,
     ),
+    CalendarFeed: feedSchema(),
     CustomValueInput: {
       type: 'object',
       description: `a value of a ${CUSTOM_FIELDS.singular}, named by name or uuid; null clears it`,
@@ -468,6 +579,10 @@ export function openApiDocument(): Obj {
     security: [{ bearerAuth: [] }],
     tags: [
       ...RESOURCES.map((r) => ({ name: r.path, description: `${r.plural}: scopes ${r.scope}.read, ${r.scope}.write` })),
+      {
+        name: 'calendar-feeds',
+        description: `secret URLs that calendar apps subscribe to: made with ${CALENDAR_RESOURCE.scope}.read and ${CALENDAR_RESOURCE.scope}.write, read with no token`,
+      },
       { name: 'meta', description: 'about the server itself; no token needed' },
     ],
     paths,

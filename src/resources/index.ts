@@ -223,7 +223,7 @@ export const reminders: ResourceDef = {
     },
     flag('anytime', 'true when due all day rather than at a time', { column: 4 }),
   ],
-  agenda: { due: 'due_at', title: 'title' },
+  agenda: { due: 'due_at', title: 'title', details: 'description' },
 };
 
 /** A catalogue of labels that records are filed by (statuses, contact types, competencies). */
@@ -264,6 +264,9 @@ export const RESOURCES: readonly ResourceDef[] = [
   types,
   competencies,
 ];
+
+/** The records a calendar feed publishes (`pm serve`'s /feeds, and `-o ics`): reminders, by their agenda. */
+export const CALENDAR_RESOURCE: ResourceDef = reminders;
 
 const byPath = new Map(RESOURCES.map((r) => [r.path, r]));
 

@@ -109,8 +109,10 @@ export interface ResourceDef {
 export interface AgendaDef {
   /** The date_or_datetime field it is due by (its allDayFlag says all day). */
   readonly due: string;
-  /** The text field a line of the agenda shows. */
+  /** The text field a line of the agenda shows (a calendar event's summary). */
   readonly title: string;
+  /** The longer text field a calendar event describes it by. */
+  readonly details?: string;
 }
 
 /** Where a resource's custom field values live. */

@@ -7,11 +7,12 @@
 import { childrenOf, embedNames, embedsOf, filterRelationsOf, RESOURCES, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
-import { HEALTH_PATH, OPENAPI_PATH } from '../core/endpoints.js';
+import { CALENDAR_FEEDS_PATH, FEED_PATH, HEALTH_PATH, OPENAPI_PATH } from '../core/endpoints.js';
 import { parseEmbed, parseListQuery } from '../core/query.js';
 import { type Named, type ValidBody, validateBody } from '../core/validate.js';
 import type { RequestBody } from './body.js';
 import { budgetOf, OverBudget } from './budget.js';
+import { manageFeeds, readFeed } from './calendar.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { Principal, RecordPage, Store } from './store.js';
 
@@ -255,12 +256,33 @@ export function createApi(opts: ApiOptions): Api {
     }
   }
 
+  /** /calendar-feeds and /calendar-feeds/{uuid}: undefined for any other path. */
+  async function feeds(x: Exchange): Promise<ApiResponse | undefined> {
+    const [, root, uuid, ...rest] = x.url.pathname.split('/');
+    if (`/${root}` !== CALENDAR_FEEDS_PATH || rest.length || uuid === '') return undefined;
+    const { req } = x;
+    if (req.method === 'POST') await req.body.settle();
+    const answer = await manageFeeds(req.method, uuid === undefined ? undefined : decodeSegment(uuid), {
+      store,
+      authorize: (scopes) => authorize(x, scopes),
+      readJson: () => readJson(x),
+      feedUrl: (secret) => `${x.url.origin}${FEED_PATH}/${secret}.ics`,
+    });
+    if (answer.allow) throw notAllowed(req, answer.allow);
+    return respond(req, answer.status, x.headers, answer.body);
+  }
+
   return async (req) => {
     const url = new URL(req.url);
     const x: Exchange = { req, url, headers: {} };
     try {
       if (url.pathname === HEALTH_PATH) return await health(req);
       if (url.pathname === OPENAPI_PATH) return await document(req);
+      // A feed's secret is the one segment after FEED_PATH/: no answer repeats the path.
+      if (url.pathname.startsWith(`${FEED_PATH}/`))
+        return await readFeed(req, url.pathname.slice(FEED_PATH.length + 1), store, rateLimiter, opts.listBudgetMs);
+      const feedAnswer = await feeds(x);
+      if (feedAnswer) return feedAnswer;
       const found = match(url.pathname);
       if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
       const handler = found.route.handlers.get(req.method === 'HEAD' ? 'GET' : req.method);

@@ -89,8 +89,34 @@ const searchKeys: readonly Step[] = [
   { postgres: 'DROP INDEX IF EXISTS custom_values_value_trgm' },
 ];
 
+/**
+ * Migration 6: calendar feeds (a secret URL that publishes an account's reminders; only the
+ * secret's hash is kept), and the time a reminder was last deleted, so that a feed's validator
+ * changes on a delete as it does on a create or an update.
+ */
+const calendarFeeds: readonly Step[] = [
+  {
+    create: {
+      name: 'calendar_feeds',
+      records: false,
+      columns: [
+        { name: 'uuid', type: 'text', notNull: true },
+        { name: 'account_id', type: 'id', notNull: true, references: { table: 'accounts', onDelete: 'CASCADE' } },
+        { name: 'user_id', type: 'id', notNull: true, references: { table: 'users', onDelete: 'CASCADE' } },
+        { name: 'name', type: 'text', notNull: true, maxLength: 255 },
+        { name: 'hash', type: 'text', notNull: true },
+        { name: 'created_at', type: 'time', notNull: true },
+      ],
+      primaryKey: ['uuid'],
+      indexes: [['hash'], ['account_id', 'created_at']],
+    },
+  },
+  { alter: 'record_counts', add: [{ name: 'deleted_at', type: 'time' }] },
+  { stampDeletes: 'reminders' },
+];
+
 /** Every migration from 4 on, in order (index 0 is migration 4). */
-export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys];
+export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys, calendarFeeds];
 
 /** Whether the record tables the migration at `index` of HISTORY creates get keyed search indexes (from migration 5 on). */
 export const keyedAt = (index: number): boolean => index + 4 >= 5;

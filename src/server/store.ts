@@ -27,6 +27,27 @@ export interface ParentRef {
 
 export type AccountUser = Pick<Principal, 'accountId' | 'userId'>;
 
+/** A calendar feed as it is listed: never its secret. */
+export interface FeedInfo {
+  readonly uuid: string;
+  readonly name: string;
+  readonly created_at: string;
+}
+
+/**
+ * The feed a secret opens: whose records it publishes, who is counted for it (the rate limit),
+ * and what its answer's validator is made of: the account's count of the records, the latest
+ * updated_at among them and the time one was last deleted (ms; 0 for none).
+ */
+export interface OpenedFeed extends AccountUser {
+  readonly name: string;
+  /** When the feed was made (ms): a feed of no records is as old as that. */
+  readonly createdAt: number;
+  readonly count: number;
+  readonly updatedAt: number;
+  readonly deletedAt: number;
+}
+
 /** Who a token speaks for, and what it may do. */
 export interface Principal {
   readonly userId: number;
@@ -75,6 +96,15 @@ export interface StoreOf<M extends Answering> {
   listTokens(): Answer<TokenInfo[], M>;
   /** Whether an active token was revoked. */
   revokeToken(id: number): Answer<boolean, M>;
+
+  // Calendar feeds (sql/feeds.ts): an account's, each opened by its secret alone.
+  /** A new feed of the user's account: its secret is returned once, and only its hash kept. */
+  createFeed(owner: AccountUser, name: string): Answer<FeedInfo & { secret: string }, M>;
+  listFeeds(accountId: number): Answer<FeedInfo[], M>;
+  /** Whether the account had the feed (it is gone now). */
+  revokeFeed(accountId: number, uuid: string): Answer<boolean, M>;
+  /** The feed a secret opens, and its validator's parts for the records of `r`. */
+  openFeed(secret: string, r: ResourceDef): Answer<OpenedFeed | undefined, M>;
 
   /** Whether the store answers now (GET /health): throws when it does not. */
   ping(): Answer<void, M>;

@@ -7,10 +7,13 @@
  * same schema for ever: a change is a new step, never an edit.
  */
 
-/** A column: text, an integer, a 0/1 boolean, or the id of a row of another table. */
+/**
+ * A column: text, an integer, a 0/1 boolean, the id of a row of another table, or a time (ms since
+ * the epoch: a 64-bit integer on PostgreSQL).
+ */
 export interface ColumnSpec {
   readonly name: string;
-  readonly type: 'text' | 'int' | 'bool' | 'id';
+  readonly type: 'text' | 'int' | 'bool' | 'id' | 'time';
   readonly notNull?: boolean;
   readonly default?: number;
   /** Text: at most this many characters. */
@@ -44,7 +47,12 @@ export interface TableSpec {
   readonly primaryKey?: readonly string[];
 }
 
-/** A migration step: a new table, columns added to a table (with their indexes), or one statement both stores run as written. */
+/**
+ * A migration step: a new table, columns added to a table (with their indexes), one statement
+ * both stores run as written, or a record table whose deletes are stamped (`stampDeletes`: the
+ * time an account's record of it was last deleted, kept in record_counts.deleted_at by a trigger,
+ * so that what is derived from the table can tell a delete from no change).
+ */
 export type Step =
   | { readonly create: TableSpec }
   | {
@@ -66,7 +74,9 @@ export type Step =
         readonly folded: readonly string[];
         readonly long?: readonly string[];
       };
-    };
+    }
+  /** Triggers that stamp record_counts.deleted_at when a record of the table is deleted. */
+  | { readonly stampDeletes: string };
 
 /**
  * Where an account's records sit in a trigram index: a row's key there is its account's id times
@@ -215,7 +225,8 @@ const columnRef = (name: string) => (name === 'account_id' || name.endsWith('_id
 
 function columnSql(c: ColumnSpec, d: Dialect): string {
   const q = quoted(c);
-  const type = c.type === 'text' ? 'TEXT' : c.type === 'id' && d === 'postgres' ? 'BIGINT' : 'INTEGER';
+  const wide = c.type === 'id' || c.type === 'time';
+  const type = c.type === 'text' ? 'TEXT' : wide && d === 'postgres' ? 'BIGINT' : 'INTEGER';
   const parts = [q, type];
   if (c.notNull) parts.push('NOT NULL');
   if (c.default !== undefined) parts.push(`DEFAULT ${c.default}`);
@@ -296,6 +307,31 @@ function searchKeysSql(table: string, folded: readonly string[], d: Dialect, lon
   ];
 }
 
+/**
+ * The triggers that stamp record_counts.deleted_at when a record of `t` is deleted (by the
+ * database's clock, in ms): one per row on SQLite, one per statement on PostgreSQL.
+ */
+function deleteStamps(t: string, d: Dialect): string[] {
+  if (d === 'sqlite')
+    return [
+      `CREATE TRIGGER ${t}_stamp_delete AFTER DELETE ON ${t} BEGIN
+  UPDATE record_counts SET deleted_at = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+    WHERE account_id = OLD.account_id AND tbl = '${t}';
+END`,
+    ];
+  return [
+    `CREATE OR REPLACE FUNCTION pm_stamp_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE record_counts c SET deleted_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+    FROM (SELECT DISTINCT account_id FROM deleted) d
+    WHERE c.account_id = d.account_id AND c.tbl = TG_TABLE_NAME;
+  RETURN NULL;
+END
+$$`,
+    `CREATE TRIGGER ${t}_stamp_delete AFTER DELETE ON ${t} REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION pm_stamp_deleted()`,
+  ];
+}
+
 /** The statements of one step, in one store's dialect. */
 function stepSql(step: Step, d: Dialect, keyed: boolean): string[] {
   if ('sql' in step) return [step.sql];
@@ -305,6 +341,7 @@ function stepSql(step: Step, d: Dialect, keyed: boolean): string[] {
     const { table, folded, long } = step.searchKeys;
     return searchKeysSql(table, folded, d, long);
   }
+  if ('stampDeletes' in step) return deleteStamps(step.stampDeletes, d);
   return [
     ...step.add.map((c) => `ALTER TABLE ${step.alter} ADD COLUMN ${columnSql(c, d)}`),
     ...(step.indexes ?? []).map((cols) => indexSql(step.alter, cols)),

@@ -108,6 +108,9 @@ describe('pm __complete: commands, flags and values', () => {
       'tsv',
     ]);
     expect((await complete(['properties', 'list', '--output', 'n'])).values).toEqual(['ndjson']);
+    // A calendar is a format of the records that have a due date alone.
+    expect((await complete(['reminders', 'list', '-o', 'i'])).values).toEqual(['ics']);
+    expect((await complete(['properties', 'list', '-o', 'i'])).values).toEqual([]);
     expect((await complete(['completion', ''])).values).toEqual(['bash', 'zsh', 'fish']);
     const codes = await complete(['custom-fields', 'create', '--entity-type', '']);
     expect(codes.values).toEqual(['contact', 'property', '1', '2']);
@@ -336,6 +339,7 @@ describe('pm __complete: pm api, from the OpenAPI document', () => {
       '/custom-fields/',
       '/competencies',
       '/competencies/',
+      '/calendar-feeds',
     ]);
     expect(gets.described['/contacts']).toBe('List contacts, oldest first');
     expect(gets.directive).toBe(':nospace');

@@ -72,6 +72,13 @@ export function checkAnswer(method: string, url: string, answer: Answer): void {
         fail('a HEAD answer without Content-Length');
       return;
     }
+    // A body that is not JSON (a calendar feed's text/calendar): its Content-Type is what the document says.
+    if (!content['application/json']) {
+      const type = answer.headers.get('content-type') ?? '';
+      if (!Object.keys(content).some((t) => type.startsWith(t)))
+        fail(`Content-Type "${type}", not ${Object.keys(content)}`);
+      return;
+    }
     pointer = name
       ? `/components/responses/${name}/content/application~1json/schema`
       : `/paths/${pointerOf(found?.template as string)}/${method.toLowerCase()}/responses/${answer.status}/content/application~1json/schema`;

@@ -246,6 +246,11 @@ describe('released migrations are history', () => {
       '64caee64254a31f3f6b0542fef9d87dee8ad068a3f3f172d50a8f62f9837224c',
     ],
     ['5 (search indexes keyed by account)', 5, '2fc13e19b8f0590cdcc0203f8025000d751e0fdfc5d544985256c6a150451fad'],
+    [
+      "6 (calendar feeds, reminders' deletes stamped)",
+      6,
+      'd58afca166cbc6c1e69f7ff06ef9b8a68c3fe605b65409045b65164b12cf330d',
+    ],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -254,6 +259,7 @@ describe('released migrations are history', () => {
     'f2499648ea00c3a2a6815661518cb27f585985b2f15e0c874d025492ccf5ba42',
     '3858af0a0504c213ca7437a8c54e37085a513f24dbc49ec521319e2c13a2ea74',
     'ad8844e8a468aad07ea096753b94609f27b3e6aa5d96d320bd9eddf89fcffea8',
+    'd2a588ba2f0fed391f62cef4804cd9a68106650276a797776c739d43f8d28507',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {

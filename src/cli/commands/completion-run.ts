@@ -15,7 +15,7 @@ import { openApiDocument } from '../../core/openapi.js';
 import { cacheDir } from '../../core/paths.js';
 import { knownProfiles, loadConfig, resolveTarget } from '../config.js';
 import { commandAt, isHidden, TOPICS } from '../help/index.js';
-import { fieldNames, OUTPUT_FORMATS } from '../output/index.js';
+import { fieldNames, formatsOf } from '../output/index.js';
 import { type Session, withSession } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
 import { describeRecord } from './shared.js';
@@ -297,7 +297,7 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
   }
   const r = ctx.resource;
   if (!r) return NONE;
-  if (long === '--output') return valuesOf(OUTPUT_FORMATS);
+  if (long === '--output') return valuesOf(formatsOf(r));
   if (long === '--json' || long === '--fields') return commaList(fieldNames(r), cur);
   if (long === '--embed') return commaList(embedNames(r), cur);
   if (long === '--unset')

@@ -18,6 +18,7 @@ import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
 import { newCmdDue } from './due.js';
+import { newCmdFeed } from './feed.js';
 
 type Flags = Readonly<Record<string, unknown>>;
 
@@ -405,5 +406,6 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     if (r.verbs.delete) add(newCmdDelete(f, r));
     if (r.verbs.create && r.verbs.list) add(newCmdApply(f, r));
     if (r.agenda) add(newCmdDue(f, r));
+    if (r.agenda) add(newCmdFeed(f, r));
   }
 }

@@ -48,6 +48,9 @@ Formats (every command that prints records)
                         --csv-exact writes the values exactly. JSON and NDJSON are always exact.
   -o tsv                tab-separated, with a header line (tabs and line breaks escaped)
   -o table              the default: a table on a terminal, tab-separated when piped
+  -o ics                records with a due date (reminders): an iCalendar file (RFC 5545)
+                        for a calendar app, an event each; the others are left out. To
+                        subscribe instead: pm reminders feed create --name NAME
   --fields uuid,city    only these fields, in this order, in any format
   -q, --quiet           only the uuids, one a line: uuid=$(pm properties create … -q)
   --jq EXPR             filter the JSON with a jq expression; strings print raw, as jq -r

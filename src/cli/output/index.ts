@@ -24,7 +24,14 @@ type Rec = Record<string, unknown>;
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+/** An iCalendar calendar (src/core/ics.ts): a format of the resources whose records have a due date (an agenda). */
+export const CALENDAR_FORMAT = 'ics';
+
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | typeof CALENDAR_FORMAT;
+
+/** The formats -o takes for `resource`. */
+export const formatsOf = (resource: ResourceDef): readonly OutputFormat[] =>
+  resource.agenda ? [...OUTPUT_FORMATS, CALENDAR_FORMAT] : OUTPUT_FORMATS;
 
 export interface OutputSpec {
   format: OutputFormat;
@@ -162,17 +169,16 @@ function parseFields(resource: ResourceDef, text: string, flag: string): string[
   return names;
 }
 
-const isFormat = (s: string): s is OutputFormat => (OUTPUT_FORMATS as readonly string[]).includes(s);
-
 /**
  * The output a command's flags ask for. Usage errors (exit 2): an unknown format or field,
  * --json with -o other than json, --json FIELDS with --fields, --jq with -q or -o csv/tsv/ndjson.
  */
 export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): OutputSpec {
   const output = flags.output === undefined ? undefined : String(flags.output).trim().toLowerCase();
-  if (output !== undefined && !isFormat(output))
-    throw usageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not "${String(flags.output)}".`);
-  let format: OutputFormat = output ?? 'table';
+  const formats = formatsOf(resource);
+  if (output !== undefined && !(formats as readonly string[]).includes(output))
+    throw usageError(`--output must be one of ${formats.join(', ')}, not "${String(flags.output)}".`);
+  let format = (output ?? 'table') as OutputFormat;
   const json = flags.json;
   if (json !== undefined && json !== false) {
     if (output !== undefined && output !== 'json')
@@ -197,6 +203,10 @@ export function outputSpecFrom(resource: ResourceDef, flags: OutputFlags): Outpu
       throw usageError(`--jq filters JSON: it cannot be used with --output ${format}.`);
     format = 'json';
   }
+  if (format === CALENDAR_FORMAT && (fields !== undefined || quiet || jq !== undefined))
+    throw usageError(
+      `-o ${CALENDAR_FORMAT} writes whole calendar events: it cannot be used with --fields, --quiet or --jq.`,
+    );
   const csvExact = flags.csvExact === true || undefined;
   if (csvExact && format !== 'csv') throw usageError('--csv-exact goes with -o csv.');
   return { format, fields, quiet, jq, csvExact };
@@ -367,6 +377,31 @@ function jqSink(jq: string, fields: string[] | undefined, d: Display): Sink {
   };
 }
 
+/**
+ * An iCalendar calendar of the records (src/core/ics.ts, loaded now): written whole at the end.
+ * Records without a due date have no place in it: how many were left out is said on stderr when
+ * it is a terminal.
+ */
+function calendarSink(resource: ResourceDef, d: Display): Sink {
+  const all: Rec[] = [];
+  return {
+    add(records) {
+      all.push(...records);
+    },
+    async end() {
+      const { calendarOf } = await import('../../core/ics.js');
+      const cal = await calendarOf(resource, all, { now: d.now() });
+      d.stdout.write(forTerminal(d, cal.text));
+      if (cal.undated && (d.tty || d.stderr.isTTY === true)) {
+        const one = cal.undated === 1;
+        d.stderr.write(
+          `${cal.undated} ${one ? resource.singular : resource.plural} without a due date ${one ? 'was' : 'were'} left out of the calendar.\n`,
+        );
+      }
+    },
+  };
+}
+
 function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   if (spec.quiet) return lineSink(d, (r) => (r.uuid === undefined || r.uuid === null ? '' : `${String(r.uuid)}\n`));
   if (spec.jq !== undefined) return jqSink(spec.jq, spec.fields, d);
@@ -378,6 +413,8 @@ function sinkFor(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
     case 'csv':
     case 'tsv':
       return delimitedSink(resource, spec, d, spec.format === 'csv' ? ',' : '\t');
+    case CALENDAR_FORMAT:
+      return calendarSink(resource, d);
     default:
       return tableSink(resource, spec, d);
   }
@@ -445,9 +482,13 @@ function keyValueLines(resource: ResourceDef, keys: string[], record: Rec): stri
  * table: `key<TAB>value` lines with ISO times. Await it when --jq may be set.
  */
 export async function printRecord(resource: ResourceDef, record: Rec, spec: OutputSpec, d: Display): Promise<void> {
-  // A uuid, one NDJSON line, or a CSV/TSV header and row: as a list of one.
-  if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table'))
-    return sinkFor(resource, spec, d).add([record]);
+  // A uuid, one NDJSON line, a CSV/TSV header and row, or a calendar of one event: as a list of one.
+  if (spec.quiet || (spec.jq === undefined && spec.format !== 'json' && spec.format !== 'table')) {
+    const sink = sinkFor(resource, spec, d);
+    sink.add([record]);
+    if (spec.format === CALENDAR_FORMAT) await sink.end();
+    return;
+  }
   if (spec.jq !== undefined || spec.format === 'json') return printJson(select(record, spec.fields), spec, d);
   const keys = recordKeys(resource, record, spec);
   d.stdout.write(d.tty ? verticalTerminal(resource, keys, record, d) : keyValueLines(resource, keys, record));

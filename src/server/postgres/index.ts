@@ -5,6 +5,7 @@
  * operation a 503 with Retry-After (db.ts), and the pool connects again when it is back.
  */
 import { FairQueue, OverBudget, spending } from '../budget.js';
+import * as feeds from '../sql/feeds.js';
 import * as records from '../sql/records.js';
 import { runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
@@ -105,6 +106,10 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     authenticate: guard((token) => run(tokens.authenticate(d, token))),
     listTokens: guard(() => run(tokens.listTokens())),
     revokeToken: guard((id) => run(tokens.revokeToken(d, id)), 'statement'),
+    createFeed: guard((owner, name) => run(feeds.createFeed(d, owner, name)), 'statement'),
+    listFeeds: guard((accountId) => run(feeds.listFeeds(accountId))),
+    revokeFeed: guard((accountId, uuid) => run(feeds.revokeFeed(accountId, uuid)), 'statement'),
+    openFeed: guard((secret, r) => run(feeds.openFeed(secret, r))),
     ensureAccount: guard(
       () =>
         db.write(async (tx) => {

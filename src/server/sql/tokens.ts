@@ -5,7 +5,8 @@ import { ALL_SCOPES } from '../../resources/index.js';
 import type { AccountUser, Principal, TokenInfo } from '../store.js';
 import { type Dialect, get, insert, type Row, rows, run, type Steps } from './steps.js';
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+/** What is kept of a secret (a token, a calendar feed's): its SHA-256, looked up as it is. */
+export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 /**
  * What a full-scope token stores for its scopes: a rule, not a list, so that it also has the
@@ -48,7 +49,7 @@ export function* createToken(
     [
       userId,
       name,
-      hashToken(token),
+      hashSecret(token),
       token.slice(-4),
       ALL_SCOPES.every((s) => scopes.includes(s)) ? EVERY_SCOPE : scopes.join(' '),
       d.now(),
@@ -62,7 +63,7 @@ export function* authenticate(d: Dialect, token: string): Steps<Principal | unde
     `SELECT t.id, t.user_id, t.scopes, t.last_used_at, u.account_id
        FROM tokens t JOIN users u ON u.id = t.user_id
        WHERE t.hash = ? AND t.revoked_at IS NULL`,
-    [hashToken(token)],
+    [hashSecret(token)],
   )) as Row | undefined;
   if (!row) return undefined;
   const t = d.now();

@@ -5,6 +5,7 @@ import { type DB, damageOf, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { ListQuery } from '../../core/query.js';
 import type { RecordPage, StoreOf } from '../store.js';
+import * as feeds from '../sql/feeds.js';
 import * as records from '../sql/records.js';
 import { type Query, runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
@@ -136,7 +137,8 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     quickCheck: () => {
       try {
         const rows = db.pragma('quick_check(20)') as { quick_check: string }[];
-        const problems = rows.map((x) => x.quick_check).filter((x) => x !== 'ok');
+        // SQLite may say one problem over several lines: each is put on one.
+        const problems = rows.map((x) => x.quick_check.replace(/\s*\n\s*/g, ' ')).filter((x) => x !== 'ok');
         return problems.length ? problems.join('; ') : undefined;
       } catch (e) {
         if (storeError(e) instanceof ApiError) return (e as Error).message;
@@ -150,6 +152,10 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     authenticate: (token) => sql.run(tokens.authenticate(d, token)),
     listTokens: () => sql.run(tokens.listTokens()),
     revokeToken: (id) => sql.run(tokens.revokeToken(d, id)),
+    createFeed: guard((owner, name) => sql.run(feeds.createFeed(d, owner, name))),
+    listFeeds: guard((accountId) => sql.run(feeds.listFeeds(accountId))),
+    revokeFeed: guard((accountId, uuid) => sql.run(feeds.revokeFeed(accountId, uuid))),
+    openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
     write: sql.write,
     ping: guard(() => {
       db.prepare('SELECT 1').get();

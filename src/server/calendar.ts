@@ -1,0 +1,172 @@
+/**
+ * Calendar feeds over the API: an account's feeds made, listed and revoked with a token
+ * (/calendar-feeds), and each feed read by its secret alone (/feeds/<secret>.ics), as a calendar
+ * app subscribed to it does every few minutes. A poll with nothing new is one indexed statement
+ * and a 304; the calendar is made only when something changed.
+ */
+import { CALENDAR_RESOURCE, fieldOf } from '../resources/index.js';
+import { ApiError, ErrorBag } from '../core/errors.js';
+import { isObject } from '../core/json.js';
+import type { Condition } from '../core/query.js';
+import type { ApiRequest, ApiResponse } from './api.js';
+import { budgetOf, OverBudget } from './budget.js';
+import type { RateLimiter } from './ratelimit.js';
+import type { ApiRecord, OpenedFeed, Principal, Store } from './store.js';
+
+/** What the API core gives the feed routes: its store and limiter, and its checks of a token and a body. */
+export interface FeedDeps {
+  readonly store: Store;
+  /** The token's principal, rate-limited, with `scopes` (401, 429, 403 otherwise). */
+  authorize(scopes: readonly string[]): Promise<Principal>;
+  /** The request body as JSON (415, 400 otherwise). */
+  readJson(): Promise<unknown>;
+  /** The URL a feed of this secret is read at (the request's origin, or the public URL). */
+  feedUrl(secret: string): string;
+}
+
+/** An answer for the core to send: status and JSON body, or a 405 with its Allow header. */
+export type FeedAnswer = { readonly status: number; readonly body?: unknown; readonly allow?: string };
+
+/** How often a subscribed app is asked to fetch the feed again (REFRESH-INTERVAL). */
+export const FEED_REFRESH_SECONDS = 15 * 60;
+/** How many records a feed reads at a time. */
+const FEED_PAGE = 1000;
+/** The secret in a feed's path (anything else is the same 404 as a wrong secret). */
+const SECRET_SEGMENT = /^([A-Za-z0-9_-]{16,128})\.ics$/;
+
+const r = CALENDAR_RESOURCE;
+const read = `${r.scope}.read`;
+const write = `${r.scope}.write`;
+
+/** POST and GET /calendar-feeds, DELETE /calendar-feeds/{uuid}. */
+export async function manageFeeds(method: string, uuid: string | undefined, deps: FeedDeps): Promise<FeedAnswer> {
+  const { store } = deps;
+  if (uuid === undefined) {
+    if (method === 'GET' || method === 'HEAD') {
+      const p = await deps.authorize([read]);
+      return { status: 200, body: { data: await store.listFeeds(p.accountId) } };
+    }
+    if (method === 'POST') {
+      // A feed publishes the reminders to whoever holds its URL: making one takes both scopes.
+      const p = await deps.authorize([read, write]);
+      const name = feedName(await deps.readJson());
+      const { secret, ...feed } = await store.createFeed(p, name);
+      return { status: 201, body: { data: { ...feed, url: deps.feedUrl(secret) } } };
+    }
+    return { status: 405, allow: 'GET, HEAD, POST' };
+  }
+  if (method !== 'DELETE') return { status: 405, allow: 'DELETE' };
+  const p = await deps.authorize([write]);
+  if (!(await store.revokeFeed(p.accountId, uuid))) throw new ApiError(404, `No calendar feed with uuid "${uuid}".`);
+  return { status: 204 };
+}
+
+/** A new feed's body: `{"name"}`, 1 to 255 characters, and nothing else (at most 100 errors listed). */
+function feedName(body: unknown): string {
+  if (!isObject(body)) throw new ApiError(400, 'The request body must be a JSON object: {"name": "..."}.');
+  const bag = new ErrorBag();
+  for (const k of Object.keys(body)) if (k !== 'name') bag.add(k, `The ${k} field is not a field of a calendar feed.`);
+  const name = body.name;
+  if (name === undefined || name === null || name === '') bag.add('name', 'The name field is required.');
+  else if (typeof name !== 'string') bag.add('name', 'The name field must be a string.');
+  else if ([...name].length > 255) bag.add('name', 'The name field must not be greater than 255 characters.');
+  bag.throwIfAny();
+  return name as string;
+}
+
+/** An answer with its text (none to HEAD, which gets the headers of GET). */
+function answer(req: ApiRequest, status: number, headers: Record<string, string>, text: string): ApiResponse {
+  headers['Content-Length'] = String(Buffer.byteLength(text));
+  return req.method === 'HEAD' ? { status, headers } : { status, headers, body: text };
+}
+
+/**
+ * GET /feeds/{secret}.ics. The secret is looked up by its hash, and only then is anything else
+ * done: a wrong secret is answered after the same lookup whatever it is, and no answer names it.
+ * A request is counted against the feed owner's rate limit.
+ */
+export async function readFeed(
+  req: ApiRequest,
+  segment: string,
+  store: Store,
+  rateLimiter: RateLimiter | undefined,
+  listBudgetMs: number | undefined,
+): Promise<ApiResponse> {
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    throw new ApiError(405, 'Only GET and HEAD read a calendar feed.', undefined, { Allow: 'GET, HEAD' });
+  const secret = SECRET_SEGMENT.exec(segment)?.[1];
+  const feed = secret === undefined ? undefined : await store.openFeed(secret, r);
+  if (!feed)
+    throw new ApiError(404, 'No such calendar feed: it was revoked, or its URL is not whole.', undefined, {
+      'Cache-Control': 'no-store',
+    });
+  const headers: Record<string, string> = {};
+  if (rateLimiter) {
+    const d = await rateLimiter.hit(feed.userId);
+    Object.assign(headers, d.headers);
+    if (!d.allowed) throw new ApiError(429, 'Too Many Attempts.', undefined, d.headers);
+  }
+  const modified = Math.max(feed.updatedAt, feed.deletedAt, feed.createdAt);
+  Object.assign(headers, {
+    ETag: etagOf(feed),
+    'Last-Modified': new Date(modified).toUTCString(),
+    // An app may keep it, but asks again (with its validators) before it takes it as current.
+    'Cache-Control': 'private, no-cache',
+  });
+  if (notModified(req, headers.ETag as string, modified)) return { status: 304, headers };
+  const records = await feedRecords(store, feed, listBudgetMs, req.signal);
+  const { calendarOf } = await import('../core/ics.js');
+  const cal = await calendarOf(r, records, { name: feed.name, now: modified, refreshSeconds: FEED_REFRESH_SECONDS });
+  return answer(req, 200, { ...headers, 'Content-Type': 'text/calendar; charset=utf-8' }, cal.text);
+}
+
+/**
+ * A feed's validator: its account's count of records, their latest update and last delete (a
+ * create or an update moves the latest update; a delete, the count and the last delete). The
+ * calendar is made from these records alone, so the same validator means the same text.
+ */
+const etagOf = (f: OpenedFeed) => `"v1-${f.count}-${f.updatedAt}-${f.deletedAt}"`;
+
+/**
+ * RFC 9110's conditional GET: If-None-Match (any of its tags, weakly compared) when it is sent,
+ * else If-Modified-Since (to the second an HTTP date has).
+ */
+function notModified(req: ApiRequest, etag: string, modified: number): boolean {
+  const match = req.header('if-none-match');
+  if (match !== undefined) {
+    const tags = match.split(',').map((t) => t.trim().replace(/^W\//, ''));
+    return tags.includes('*') || tags.includes(etag);
+  }
+  const since = req.header('if-modified-since');
+  if (since === undefined) return false;
+  const at = Date.parse(since);
+  return !Number.isNaN(at) && Math.floor(modified / 1000) * 1000 <= at;
+}
+
+/** Every record of the feed's account that has a due date, in list order, FEED_PAGE at a time. */
+async function feedRecords(
+  store: Store,
+  feed: OpenedFeed,
+  budgetMs: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<ApiRecord[]> {
+  const due = fieldOf(r, r.agenda?.due ?? '');
+  if (!due) throw new Error(`${r.plural} have no due field`);
+  const dated: Condition = { kind: 'range', field: due, range: { start: -8.64e15, end: 8.64e15 } };
+  const budget = budgetMs ? budgetOf(budgetMs, signal) : undefined;
+  const out: ApiRecord[] = [];
+  try {
+    for (let page = 1; ; page++) {
+      const q = { conditions: [dated], page, perPage: FEED_PAGE, embed: [] };
+      const got = await store.list(feed.accountId, r, q, budget);
+      // A reader thread sends its records as JSON text.
+      const records = got.json ? (JSON.parse(got.json.text) as ApiRecord[]) : got.records;
+      out.push(...records);
+      if (!records.length || out.length >= got.total) return out;
+    }
+  } catch (e) {
+    if (!(e instanceof OverBudget)) throw e;
+    const message = 'The server is busy: this calendar could not be made in time. Try again shortly.';
+    throw new ApiError(503, message, undefined, { 'Retry-After': '5' });
+  }
+}
