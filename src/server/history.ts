@@ -68,10 +68,11 @@ const catalogues: readonly Step[] = [
 ];
 
 /**
- * Migration 5: every search index keyed by account (search-keys.ts), so that what one account
- * holds never changes what another's search costs. On PostgreSQL, a custom value's text is no
- * longer indexed (its trigram index was shared): it is read among the account's values of the
- * fields filtered, as on SQLite.
+ * Migration 5: what one account holds never changes what another's list costs. Every search
+ * index keyed by account (search-keys.ts); on PostgreSQL, a custom value's text is no longer
+ * indexed (its trigram index was shared): it is read among the account's values of the fields
+ * filtered, as on SQLite. On SQLite, each account's writes counted per table
+ * (record_counts.writes), which a keyset page's hint checks instead of the whole file's version.
  */
 const searchKeys: readonly Step[] = [
   { postgres: PG_MIGRATION_KEYS },
@@ -86,6 +87,10 @@ const searchKeys: readonly Step[] = [
     competencies: ['label'],
   }).map(([table, folded]) => ({ searchKeys: { table, folded, ...(table === 'notes' ? { long: ['content'] } : {}) } })),
   { postgres: 'DROP FUNCTION pm_migration_keys' },
+  { sqlite: 'ALTER TABLE record_counts ADD COLUMN writes INTEGER NOT NULL DEFAULT 0' },
+  ...['contacts', 'properties', 'custom_fields', 'notes', 'reminders', 'statuses', 'types', 'competencies'].map(
+    (t) => ({ countWrites: t }),
+  ),
   { postgres: 'DROP INDEX IF EXISTS custom_values_value_trgm' },
 ];
 
@@ -118,5 +123,8 @@ const calendarFeeds: readonly Step[] = [
 /** Every migration from 4 on, in order (index 0 is migration 4). */
 export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys, calendarFeeds];
 
-/** Whether the record tables the migration at `index` of HISTORY creates get keyed search indexes (from migration 5 on). */
-export const keyedAt = (index: number): boolean => index + 4 >= 5;
+/**
+ * Whether the record tables the migration at `index` of HISTORY creates are account-led (from
+ * migration 5 on): keyed search indexes, and on SQLite their account's write counter.
+ */
+export const accountLedAt = (index: number): boolean => index + 4 >= 5;

@@ -5,7 +5,7 @@
  * test/server/migrations.test.ts checks that the schema they make matches the descriptions.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { HISTORY, keyedAt } from './history.js';
+import { HISTORY, accountLedAt } from './history.js';
 import { blockTriggers, countTriggers, migrationSql, searchIndex } from './tables.js';
 
 export { ORDER_BLOCK, TRIGRAM_ACCOUNT_SPAN } from './tables.js';
@@ -225,5 +225,5 @@ export const MIGRATIONS: readonly Migration[] = [
   initial,
   foldColumns,
   scaleIndexes(),
-  ...HISTORY.map((steps, i) => migrationSql(steps, 'sqlite', keyedAt(i))),
+  ...HISTORY.map((steps, i) => migrationSql(steps, 'sqlite', accountLedAt(i))),
 ];

@@ -63,6 +63,10 @@ export type Step =
   | { readonly sql: string }
   /** One statement PostgreSQL runs as written (SQLite has nothing to do). */
   | { readonly postgres: string }
+  /** One statement SQLite runs as written (PostgreSQL has nothing to do). */
+  | { readonly sqlite: string }
+  /** SQLite: the triggers that count every write of a record table in its account's record_counts.writes. */
+  | { readonly countWrites: string }
   /**
    * A record table's search index made keyed (search-keys.ts): on SQLite, its trigram index
    * replaced; on PostgreSQL, each fold column's trigram index (where pg_trgm made one) replaced
@@ -105,6 +109,28 @@ export function countTriggers(t: string): string[] {
 END`,
     `CREATE TRIGGER ${t}_count_delete AFTER DELETE ON ${t} BEGIN
   UPDATE record_counts SET n = n - 1 WHERE account_id = OLD.account_id AND tbl = '${t}';
+END`,
+  ];
+}
+
+/**
+ * A record table's writes (every insert, update and delete) counted in its account's
+ * record_counts.writes (migration 5 on, SQLite): what a keyset page's hint checks, so that it
+ * holds until the account itself writes, whatever other accounts do (sqlite/records.ts).
+ */
+export function writeTriggers(t: string): string[] {
+  const bump = (row: string) =>
+    `UPDATE record_counts SET writes = writes + 1 WHERE account_id = ${row}.account_id AND tbl = '${t}';`;
+  return [
+    `CREATE TRIGGER ${t}_writes_insert AFTER INSERT ON ${t} BEGIN
+  INSERT INTO record_counts (account_id, tbl, n, writes) VALUES (NEW.account_id, '${t}', 0, 1)
+    ON CONFLICT (account_id, tbl) DO UPDATE SET writes = writes + 1;
+END`,
+    `CREATE TRIGGER ${t}_writes_update AFTER UPDATE ON ${t} BEGIN
+  ${bump('NEW')}
+END`,
+    `CREATE TRIGGER ${t}_writes_delete AFTER DELETE ON ${t} BEGIN
+  ${bump('OLD')}
 END`,
   ];
 }
@@ -266,12 +292,12 @@ END
 $$`;
 }
 
-function createTable(t: TableSpec, d: Dialect, keyed: boolean): string[] {
+function createTable(t: TableSpec, d: Dialect, accountLed: boolean): string[] {
   const lines = [
     ...(t.records ? recordColumns(d) : []),
     ...t.columns.map((c) => columnSql(c, d)),
     ...(t.folded ?? []).map((c) => `"${c}_fold" TEXT`),
-    ...(keyed && d === 'postgres' ? (t.folded ?? []).map((c) => `"${c}_keys" TEXT[]`) : []),
+    ...(accountLed && d === 'postgres' ? (t.folded ?? []).map((c) => `"${c}_keys" TEXT[]`) : []),
   ];
   if (t.primaryKey) lines.push(`PRIMARY KEY (${nameOf(t.primaryKey)})`);
   const out = [`CREATE TABLE ${t.name} (\n  ${lines.join(',\n  ')}\n)`];
@@ -283,11 +309,12 @@ function createTable(t: TableSpec, d: Dialect, keyed: boolean): string[] {
   for (const cols of t.indexes ?? []) out.push(indexSql(t.name, cols));
   if (!t.records) return out;
   const folded = t.folded ?? [];
-  if (d === 'sqlite') out.push(...countTriggers(t.name), ...blockTriggers(t.name));
+  if (d === 'sqlite')
+    out.push(...countTriggers(t.name), ...blockTriggers(t.name), ...(accountLed ? writeTriggers(t.name) : []));
   else out.push(...pgCountTriggers(t.name));
   if (!folded.length) return out;
-  if (d === 'sqlite') out.push(...searchIndex(t.name, folded, keyed, t.long));
-  else out.push(...(keyed ? pgKeysIndexes(t.name, folded) : [pgSearchIndex(t.name, folded)]));
+  if (d === 'sqlite') out.push(...searchIndex(t.name, folded, accountLed, t.long));
+  else out.push(...(accountLed ? pgKeysIndexes(t.name, folded) : [pgSearchIndex(t.name, folded)]));
   return out;
 }
 
@@ -333,10 +360,12 @@ $$`,
 }
 
 /** The statements of one step, in one store's dialect. */
-function stepSql(step: Step, d: Dialect, keyed: boolean): string[] {
+function stepSql(step: Step, d: Dialect, accountLed: boolean): string[] {
   if ('sql' in step) return [step.sql];
   if ('postgres' in step) return d === 'postgres' ? [step.postgres] : [];
-  if ('create' in step) return createTable(step.create, d, keyed);
+  if ('sqlite' in step) return d === 'sqlite' ? [step.sqlite] : [];
+  if ('countWrites' in step) return d === 'sqlite' ? writeTriggers(step.countWrites) : [];
+  if ('create' in step) return createTable(step.create, d, accountLed);
   if ('searchKeys' in step) {
     const { table, folded, long } = step.searchKeys;
     return searchKeysSql(table, folded, d, long);
@@ -349,9 +378,10 @@ function stepSql(step: Step, d: Dialect, keyed: boolean): string[] {
 }
 
 /**
- * A migration's statements, from its steps, in one store's dialect. `keyed`: a record table it
- * creates gets keyed search indexes (every migration from 5 on: history.ts).
+ * A migration's statements, from its steps, in one store's dialect. `accountLed` (every migration
+ * from 5 on: history.ts): a record table it creates gets keyed search indexes and, on SQLite,
+ * its account's write counter.
  */
-export function migrationSql(steps: readonly Step[], d: Dialect, keyed = false): string[] {
-  return steps.flatMap((s) => stepSql(s, d, keyed));
+export function migrationSql(steps: readonly Step[], d: Dialect, accountLed = false): string[] {
+  return steps.flatMap((s) => stepSql(s, d, accountLed));
 }

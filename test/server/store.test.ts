@@ -69,3 +69,55 @@ describe('the statement cache', () => {
     });
   });
 });
+
+describe("page N+1's hint (the keyset from where page N ended)", () => {
+  const rp = properties;
+  const query = (page: number, bedrooms: number): ListQuery => ({
+    page,
+    perPage: 5,
+    conditions: [{ kind: 'int', field: fieldOf(rp, 'bedrooms') as FieldDef, values: [bedrooms] }],
+    embed: [],
+  });
+  /** The SQL texts a call runs. */
+  function statementsOf(store: SqliteStore, fn: () => void): string[] {
+    const seen: string[] = [];
+    const get = store.statements.get.bind(store.statements);
+    store.statements.get = (sql: string) => {
+      seen.push(sql);
+      return get(sql);
+    };
+    try {
+      fn();
+    } finally {
+      store.statements.get = get;
+    }
+    return seen;
+  }
+  const keyset = (sqls: string[]) => sqls.some((s) => s.includes('(t.created_at, t.id) > (?, ?)'));
+
+  it("holds whatever another account writes, and not past the account's own write", () => {
+    const store = openStore(':memory:');
+    try {
+      const a = store.createAccount('a').accountId;
+      const b = store.createAccount('b').accountId;
+      const make = (account: number, bedrooms: number) =>
+        store.create(account, rp, validateBody(rp, propertyBody({ bedrooms }), 'create'));
+      const mine = Array.from({ length: 12 }, () => make(a, 2).uuid as string);
+      const uuids = (page: number) => store.list(a, rp, query(page, 2)).records.map((r) => r.uuid);
+      expect(uuids(1)).toEqual(mine.slice(0, 5));
+      // Another account writes between page 1 and page 2: page 2 still starts where page 1 ended.
+      make(b, 2);
+      let second: unknown[] = [];
+      expect(keyset(statementsOf(store, () => (second = uuids(2))))).toBe(true);
+      expect(second).toEqual(mine.slice(5, 10));
+      // The account itself changes a record of page 2 so that it no longer matches: page 3 is read
+      // afresh, and is what an OFFSET gives now.
+      store.update(a, rp, mine[6] as string, validateBody(rp, propertyBody({ bedrooms: 4 }), 'update'));
+      let third: unknown[] = [];
+      expect(keyset(statementsOf(store, () => (third = uuids(3))))).toBe(false);
+      expect(third).toEqual(mine.filter((u) => u !== mine[6]).slice(10, 15));
+    } finally {
+      store.close();
+    }
+  });
+});

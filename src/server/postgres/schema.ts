@@ -7,7 +7,7 @@
  * stores and loads its values the same way on both stores.
  */
 
-import { HISTORY, keyedAt } from '../history.js';
+import { HISTORY, accountLedAt } from '../history.js';
 import { migrationSql, pgCountTriggers } from '../tables.js';
 
 export type PgMigration = readonly string[];
@@ -237,5 +237,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   initial,
   trigrams,
   counts,
-  ...HISTORY.map((steps, i) => migrationSql(steps, 'postgres', keyedAt(i))),
+  ...HISTORY.map((steps, i) => migrationSql(steps, 'postgres', accountLedAt(i))),
 ];

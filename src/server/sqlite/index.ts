@@ -67,9 +67,6 @@ function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
 /** What the record modules need of a connection: its statements, and what the schema has. */
 function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
   const statements = new StatementCache(db);
-  // PRAGMA data_version moves when another connection commits; this connection's own writes are counted here.
-  let own = 0;
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const exec = (q: Query) => execute(statements, q);
   const trigram = trigramColumns(db);
   const sql: Sql = {
@@ -78,17 +75,13 @@ function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
     // Its statements answer at once, and so does the operation.
     run: <T>(steps: Steps<T>) => runSteps(exec, steps) as T,
     write: (fn) => {
-      own++;
       try {
         return db.transaction(fn).immediate();
       } catch (e) {
         throw storeError(e);
-      } finally {
-        own++;
       }
     },
     pageEnds: new Bounded<PageEnd>(1000),
-    version: () => `${dataVersion.get()}:${own}`,
     trigram,
     tuning: { ...TUNING, ...tuning },
     budget: undefined,

@@ -52,6 +52,9 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
   const all = (text: string, p: unknown[]) => sql.statements.get(text).all(...p) as Row[];
   // An unfiltered list's total.
   const kept = () => keptCount(sql, accountId, r.table);
+  // The account's writes so far (every table's: a relational filter reads others), read before the
+  // list: a hint whose count is this one was read with nothing of the account's written since.
+  const writes = one('SELECT COALESCE(SUM(writes), 0) AS n FROM record_counts WHERE account_id = ?', [accountId]);
   let total: number;
   let rows: Row[] | undefined;
   // A fuzzy filter the trigram index answers gives the count from the index (the account's keys
@@ -108,12 +111,13 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
         );
     }
   } else total = one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params);
-  // Page N+1 right after page N of the same list, with nothing written in between: from where page
-  // N ended (the same rows an OFFSET gives, without walking the ones before). Otherwise the page's
-  // ids first, walking the order index alone (no row is read for the ones skipped).
+  // Page N+1 right after page N of the same list, with nothing of the account's written in between
+  // (what other accounts write does not matter, and cannot be told from how long a page takes):
+  // from where page N ended (the same rows an OFFSET gives, without walking the ones before).
+  // Otherwise the page's ids first, walking the order index alone (no row is read for the ones skipped).
   const shape = `${r.table}\u0000${where}\u0000${JSON.stringify(params)}\u0000${q.perPage}`;
   const hint = sql.pageEnds.get(shape);
-  const fresh = hint && hint.page === q.page - 1 && hint.version === sql.version();
+  const fresh = hint && hint.page === q.page - 1 && hint.writes === writes;
   if (!rows && offset < total && fresh)
     rows = all(
       `${select} FROM ${r.table} t WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id ${limit}`,
@@ -130,8 +134,7 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
           [...params, offset],
         );
   const last = rows[rows.length - 1];
-  if (last && !driver?.m)
-    sql.pageEnds.set(shape, { page: q.page, createdAt: last.created_at, id: last._id, version: sql.version() });
+  if (last && !driver?.m) sql.pageEnds.set(shape, { page: q.page, createdAt: last.created_at, id: last._id, writes });
   const records = rows.map((row) => toRecord(r, row));
   sql.run(embed(sql.dialect, accountId, r, q.embed, rows, records));
   return { records, total };

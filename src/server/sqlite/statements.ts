@@ -31,8 +31,6 @@ export interface Sql {
   readonly tuning: Required<SqliteTuning>;
   /** Where the last page served of a list ended, by the list's shape (bounded; records.ts). */
   readonly pageEnds: Bounded<PageEnd>;
-  /** Changes when anything is written to the data file, by this connection or another. */
-  version(): string;
   /**
    * The budget of the list running on this connection (one at a time: SQLite answers at once),
    * which pm_budget() in its SQL checks (dialect.ts); none outside a list.
@@ -53,7 +51,8 @@ export interface PageEnd {
   readonly page: number;
   readonly createdAt: unknown;
   readonly id: unknown;
-  readonly version: string;
+  /** The account's writes counted when the page was read (records.ts). */
+  readonly writes: number;
 }
 
 /** A Map of at most `max` entries: the one set longest ago is dropped (a Map keeps insertion order). */
