@@ -78,8 +78,8 @@ describe("page N+1's hint (the keyset from where page N ended)", () => {
     conditions: [{ kind: 'int', field: fieldOf(rp, 'bedrooms') as FieldDef, values: [bedrooms] }],
     embed: [],
   });
-  /** The SQL texts a call runs. */
-  function statementsOf(store: SqliteStore, fn: () => void): string[] {
+  /** What a call gives, and the SQL texts it runs. */
+  function traced<T>(store: SqliteStore, fn: () => T): { result: T; sqls: string[] } {
     const seen: string[] = [];
     const get = store.statements.get.bind(store.statements);
     store.statements.get = (sql: string) => {
@@ -87,11 +87,10 @@ describe("page N+1's hint (the keyset from where page N ended)", () => {
       return get(sql);
     };
     try {
-      fn();
+      return { result: fn(), sqls: seen };
     } finally {
       store.statements.get = get;
     }
-    return seen;
   }
   const keyset = (sqls: string[]) => sqls.some((s) => s.includes('(t.created_at, t.id) > (?, ?)'));
 
@@ -107,15 +106,15 @@ describe("page N+1's hint (the keyset from where page N ended)", () => {
       expect(uuids(1)).toEqual(mine.slice(0, 5));
       // Another account writes between page 1 and page 2: page 2 still starts where page 1 ended.
       make(b, 2);
-      let second: unknown[] = [];
-      expect(keyset(statementsOf(store, () => (second = uuids(2))))).toBe(true);
-      expect(second).toEqual(mine.slice(5, 10));
+      const second = traced(store, () => uuids(2));
+      expect(keyset(second.sqls)).toBe(true);
+      expect(second.result).toEqual(mine.slice(5, 10));
       // The account itself changes a record of page 2 so that it no longer matches: page 3 is read
       // afresh, and is what an OFFSET gives now.
       store.update(a, rp, mine[6] as string, validateBody(rp, propertyBody({ bedrooms: 4 }), 'update'));
-      let third: unknown[] = [];
-      expect(keyset(statementsOf(store, () => (third = uuids(3))))).toBe(false);
-      expect(third).toEqual(mine.filter((u) => u !== mine[6]).slice(10, 15));
+      const third = traced(store, () => uuids(3));
+      expect(keyset(third.sqls)).toBe(false);
+      expect(third.result).toEqual(mine.filter((u) => u !== mine[6]).slice(10, 15));
     } finally {
       store.close();
     }
