@@ -63,7 +63,9 @@ function byFieldOf(n: Named, text: string): string {
 export function nameOf(n: Named, text: string, flag = flagWord(n)): Record<string, string> {
   const v = text.trim();
   if (!v) throw usageError(`--${kebab(flag)} needs a ${n.by.join(' or ')}, not an empty value.`);
-  return { [byFieldOf(n, v)]: v };
+  const by = byFieldOf(n, v);
+  // A uuid in any case is the same uuid: sent as servers write them, in lower case.
+  return { [by]: by === 'uuid' ? v.toLowerCase() : v };
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   writableLinks,
 } from '../resources/index.js';
 import type { FilterKind, LinkDef, ResourceDef, SetDef } from '../resources/types.js';
-import { FIELD_KINDS, FILTER_KINDS, uuidOf } from '../core/kinds.js';
+import { FIELD_KINDS, FILTER_KINDS, isWholeUuid, KindError, uuidOf, uuidPrefixOf } from '../core/kinds.js';
 import { usageError } from './errors.js';
 
 export const kebab = (name: string): string => name.replace(/_/g, '-');
@@ -34,10 +34,19 @@ export const splitList = (text: string): string[] =>
 
 /** Whether a value has a uuid's form (a flag's value is then a uuid, not a label; a candidate is what it claims). */
 export function isUuid(text: unknown): text is string {
+  return typeof text === 'string' && text.trim() === text && isWholeUuid(text);
+}
+
+/**
+ * A uuid argument or flag (`what`: <uuid>, --property), in lower case: whole, or its first 8
+ * characters or more, which the run resolves (uuids.ts). Anything else is refused before a
+ * request is made.
+ */
+export function checkUuid(value: string, what: string): string {
   try {
-    return typeof text === 'string' && uuidOf(text) === text;
-  } catch {
-    return false;
+    return isWholeUuid(value) ? uuidOf(value) : uuidPrefixOf(value);
+  } catch (e) {
+    throw e instanceof KindError ? usageError(`${what} ${e.message}`) : e;
   }
 }
 

@@ -22,7 +22,7 @@ const serverSet = (name: string, kind: FieldKind, description: string, extra: Pa
 
 /** Fields every record has. */
 const common: readonly FieldDef[] = [
-  serverSet('uuid', 'text', 'unique identifier', { filter: 'exact', column: 1 }),
+  serverSet('uuid', 'text', 'unique identifier', { filter: 'uuid', column: 1 }),
   serverSet('created_at', 'datetime', 'creation time', { filter: 'datetime', example: '-P7D' }),
   serverSet('updated_at', 'datetime', 'last update time', { filter: 'datetime', example: '2026-11-01/P1M' }),
 ];

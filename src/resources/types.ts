@@ -15,7 +15,7 @@ export type FieldKind =
 
 /** How a list endpoint filters on a field. */
 export type FilterKind =
-  | 'exact' // equality; arrayable as name[]
+  | 'uuid' // a record's uuid, any case; arrayable as name[]; and name_prefix, its first 8 characters or more
   | 'fuzzy' // case-insensitive substring
   | 'postcode' // fuzzy, spaces ignored on both sides
   | 'int' // integer equality; arrayable

@@ -5,7 +5,7 @@
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { isDateOnly, parseInstant } from '../../core/datetime.js';
-import { isCodeValue, KindError, uuidOf } from '../../core/kinds.js';
+import { isCodeValue, isWholeUuid, KindError, uuidOf, uuidPrefixOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
@@ -16,6 +16,7 @@ import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
+import { resolveUuid } from '../uuids.js';
 import { formatOf, type InputRecord, parseRecords } from './input.js';
 import { type Outcome, runBulk } from './run.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
@@ -72,9 +73,11 @@ export function checkAll(r: ResourceDef, verb: Verb, records: InputRecord[]): vo
     if ('verbatim' in rec) continue;
     const { body, problems } = prepare(r, verb, rec);
     rec.problems.push(...problems);
+    // A delete may name a record by its uuid's beginning (3f2a9c1e), resolved when it is sent.
     if (verb !== 'create' && typeof body.uuid === 'string' && body.uuid !== '')
       try {
-        uuidOf(body.uuid);
+        if (verb === 'delete' && !isWholeUuid(body.uuid)) uuidPrefixOf(body.uuid);
+        else uuidOf(body.uuid);
       } catch (e) {
         if (!(e instanceof KindError)) throw e;
         rec.problems.push(`uuid: ${e.message}`);
@@ -182,8 +185,9 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
     const send = async (rec: InputRecord): Promise<Outcome> => {
       const { body, parent } = prepare(r, verb, rec);
       if (verb === 'delete') {
-        await s.client.delete(r, String(body.uuid));
-        return { status: 'deleted', uuid: String(body.uuid) };
+        const uuid = await resolveUuid(s, r, String(body.uuid).trim().toLowerCase(), 'uuid');
+        await s.client.delete(r, uuid);
+        return { status: 'deleted', uuid };
       }
       if (verb === 'update') {
         const { uuid, ...rest } = body;

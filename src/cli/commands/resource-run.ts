@@ -2,7 +2,7 @@
 import type { ResourceDef } from '../../resources/types.js';
 import { CUSTOM_VALUES_KEY, childrenOf, embedsOf, inputFields, resourceByPath } from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
-import { isCodeValue } from '../../core/kinds.js';
+import { isCodeValue, isWholeUuid } from '../../core/kinds.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
@@ -24,6 +24,7 @@ import {
 } from '../output/index.js';
 import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
+import { resolveUuid, resolveUuidFlags, uuidFlagsChecked } from '../uuids.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
 import { confirmDelete, countOf, describeApiError, describeRecord, when } from './shared.js';
@@ -57,17 +58,20 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const spec = await outputSpec(r, o.output);
   const size =
     o.perPage ?? (o.all ? MAX_PER_PAGE : o.limit !== undefined ? Math.min(o.limit, MAX_PER_PAGE) : undefined);
-  const query = (auto: boolean) => {
-    const q = filterQuery(r, o.flags, f.now(), f.timeZone);
+  const query = (auto: boolean, flags = o.flags) => {
+    const q = filterQuery(r, flags, f.now(), f.timeZone);
     for (const [k, v] of encodeListQuery(r, { embed: embedList(r, o.embed, spec, auto), page: o.page, perPage: size }))
       q.set(k, v);
     return q;
   };
   const auto = autoEmbeds(r, spec).length > 0;
-  // The filters are read (and a mistake refused) before anything is opened.
-  const q = query(auto);
+  // The filters are read (and a mistake refused) before anything is opened; a uuid's beginning
+  // (--property 3f2a9c1e) is then resolved, and the query made again with the whole uuid.
+  let q = query(auto, uuidFlagsChecked(r, o.flags));
 
   const s = await f.session();
+  const flags = await resolveUuidFlags(s, r, o.flags);
+  if (flags !== o.flags) q = query(auto, flags);
   const printer = createListPrinter(r, spec, await f.display({ paged: true }));
   let first: PageInfo | undefined;
   let fetched = 0;
@@ -80,7 +84,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
       // A server that does not embed a note's parent (the hosted one), a token that may not read
       // statuses: the list without them.
       if (!(auto && fetched === 0 && embedRefused(e))) throw e;
-      yield* s.client.pages(r, query(false), limit);
+      yield* s.client.pages(r, query(false, flags), limit);
     }
   };
   try {
@@ -133,9 +137,10 @@ export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const s = await f.session();
+  const uuid = await resolveUuid(s, r, o.uuid, '<uuid>');
   const get = async (auto: boolean) => {
     const embed = embedList(r, o.embed, spec, auto, true);
-    return s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
+    return s.client.get(r, uuid, embed.length ? embed.join(',') : undefined);
   };
   const rec = await get(true)
     .catch((e) => {
@@ -210,7 +215,7 @@ async function withWritten(
 }
 
 export async function createRun(o: Cmd.CreateOptions): Promise<void> {
-  const { f, resource: r, parent } = o;
+  const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'create', when(f)) };
   const text = r.textInput;
@@ -220,6 +225,11 @@ export async function createRun(o: Cmd.CreateOptions): Promise<void> {
   }
   precheck(r, body, 'create');
   const s = await f.session();
+  const flag = `--${r.parents?.find((p) => p.target === o.parent?.resource)?.name}`;
+  const parent = o.parent && {
+    ...o.parent,
+    uuid: await resolveUuid(s, resourceByPath(o.parent.resource), o.parent.uuid, flag),
+  };
   if (o.dryRun) return dryRun(s, f, 'POST', s.client.createPath(r, parent), body, o.output);
   const rec = await s.client.create(r, body, parent).catch((e) => {
     // A parent that is not there is the parent's 404: its list is what to look at.
@@ -230,7 +240,7 @@ export async function createRun(o: Cmd.CreateOptions): Promise<void> {
 }
 
 export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
-  const { f, resource: r, uuid } = o;
+  const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'update', when(f)) };
   const changes = setChanges(r, o.flags);
@@ -246,6 +256,7 @@ export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
     );
   }
   const s = await f.session();
+  const uuid = await resolveUuid(s, r, o.uuid, '<uuid>');
   try {
     await fillForUpdate(s.client, r, uuid, body, changes);
     precheck(r, body, 'update');
@@ -299,7 +310,13 @@ async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly str
 
 export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   const { f, resource: r } = o;
-  const unique = [...new Set(o.uuids)];
+  // Beginnings of uuids resolved first: an ambiguous one is refused before anything is deleted.
+  const resolved: string[] = [];
+  if (o.uuids.some((u) => !isWholeUuid(u))) {
+    const s = await f.session();
+    for (const u of o.uuids) resolved.push(await resolveUuid(s, r, u, '<uuid>'));
+  }
+  const unique = [...new Set(resolved.length ? resolved : o.uuids)];
   if (!o.yes && !o.dryRun)
     await confirmDelete(f, async () => {
       const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);

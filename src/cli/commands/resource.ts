@@ -6,13 +6,12 @@
 import type { Command } from 'commander';
 import { embedNames, filterFields, resourceByPath, RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { KindError, uuidOf } from '../../core/kinds.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { addBulkFlags, addSendFlags, type Verb } from '../bulk/flags.js';
 import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { addFilterFlags, addInputFlags, checkNamedFlags, kebab, optKey, splitList } from '../flags.js';
+import { addFilterFlags, addInputFlags, checkNamedFlags, checkUuid, kebab, optKey, splitList } from '../flags.js';
 import { examples } from '../help/examples.js';
 import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
@@ -145,15 +144,6 @@ function bulkFlagsAlone(flags: Flags): void {
     throw usageError(
       `--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --from-file: it means nothing for a single record.`,
     );
-}
-
-/** A uuid argument or flag; anything else is refused before a request is made. */
-export function checkUuid(value: string, what: string): string {
-  try {
-    return uuidOf(value);
-  } catch (e) {
-    throw e instanceof KindError ? usageError(`${what} ${e.message}`) : e;
-  }
 }
 
 const str = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));

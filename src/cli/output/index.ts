@@ -10,6 +10,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { embedNames, embedsOf } from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
+import { MIN_UUID_PREFIX } from '../../core/kinds.js';
 import { jsonText, terminalText, visible } from '../../core/redact.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps, Env, OutStream } from '../context.js';
@@ -108,14 +109,20 @@ export function autoEmbeds(resource: ResourceDef, spec: OutputSpec, one = false)
   return [...(resource.parents ?? []), ...shownLinks(resource)].map((x) => x.name);
 }
 
-/** The parent column's words: which parent, by its relation and uuid, or '' when none was embedded. */
-function parentCell(resource: ResourceDef, r: Rec): string {
+/** The parent column's words: which parent, by its relation and uuid (as `uuid` shows it), or '' when none was embedded. */
+function parentCell(resource: ResourceDef, r: Rec, uuid: (u: string) => string): string {
   for (const p of resource.parents ?? []) {
-    const uuid = (r[p.name] as { data?: { uuid?: unknown } | null } | undefined)?.data?.uuid;
-    if (typeof uuid === 'string') return `${p.name} ${uuid}`;
+    const id = (r[p.name] as { data?: { uuid?: unknown } | null } | undefined)?.data?.uuid;
+    if (typeof id === 'string') return `${p.name} ${uuid(id)}`;
   }
   return '';
 }
+
+/**
+ * A uuid in a terminal's table: its first 8 characters, as git shows a commit, which every
+ * command takes (a uuid's beginning); whole when piped.
+ */
+const shortUuid = (u: string): string => u.slice(0, MIN_UUID_PREFIX);
 
 /** The links and sets of `resource` whose records a person knows by a label, by name: that field (knownBy). */
 const namedEmbeds = (resource: ResourceDef): Map<string, string> =>
@@ -321,8 +328,12 @@ function tableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   const shown = new Map(shownLinks(resource).map((l) => [l.name, l.shown]));
   const names = spec.fields ?? defaultColumns(resource);
   const times = d.tty ? new TimeFormatter(d.timeZone) : undefined;
-  const cell = (r: Rec, n: string) =>
-    n === PARENT_COLUMN ? parentCell(resource, r) : (namedText(named, n, r[n]) ?? lineValue(defs.get(n), r[n], times));
+  const uuid = d.tty ? shortUuid : (u: string) => u;
+  const cell = (r: Rec, n: string) => {
+    if (n === PARENT_COLUMN) return parentCell(resource, r, uuid);
+    if (d.tty && n === 'uuid' && typeof r[n] === 'string') return visible(shortUuid(r[n]));
+    return namedText(named, n, r[n]) ?? lineValue(defs.get(n), r[n], times);
+  };
   const row = (r: Rec) => names.map((n) => cell(r, n));
   if (!d.tty) return lineSink(d, (r) => `${row(r).join('\t')}\n`);
   const c = colors(d);
