@@ -494,7 +494,50 @@ function commandLines(block: { lang: string; body: string }): string[] {
     : joined.map((l) => l.replace(/^\s*(- |run: )/, ''));
 }
 
+/**
+ * The shell a CI job of the README runs: each item of a `script:` or `before_script:` list
+ * (GitLab), and each `run:` line or block (GitHub Actions).
+ */
+function jobShell(yaml: string): string[] {
+  const out: string[] = [];
+  const lines = yaml.split('\n');
+  let inList = false;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i] as string;
+    const run = /^(\s*)(?:- )?run: (.*)$/.exec(l);
+    if (run) {
+      inList = false;
+      if (run[2] !== '|') {
+        out.push(run[2] as string);
+        continue;
+      }
+      const block: string[] = [];
+      const indent = (run[1] as string).length;
+      const deeper = (x: string | undefined) =>
+        x !== undefined && x.trim() !== '' && x.length - x.trimStart().length > indent;
+      while (deeper(lines[i + 1])) block.push((lines[++i] as string).trim());
+      out.push(block.join('\n'));
+      continue;
+    }
+    if (/^\s*(before_)?script:\s*$/.test(l)) inList = true;
+    else if (inList && /^\s+- /.test(l)) out.push(l.replace(/^\s+- /, ''));
+    else inList = false;
+  }
+  return out;
+}
+
 describe('the README', () => {
+  it('its CI jobs are shell that parses: every script item and run block (bash -n)', () => {
+    const scripts = readmeBlocks()
+      .filter((b) => b.lang === 'yaml')
+      .flatMap((b) => jobShell(b.body));
+    expect(scripts.length).toBeGreaterThan(5);
+    for (const script of scripts) {
+      const r = spawnSync('bash', ['-n', '-c', script], { encoding: 'utf8' });
+      expect(r.status, `${script}\n${r.stderr}`).toBe(0);
+    }
+  });
+
   it('starts with the two quick-start commands, exactly', () => {
     const first = readmeBlocks()[0];
     expect(first).toEqual({
