@@ -197,6 +197,14 @@ export function bodyFromFlags(
   return body;
 }
 
+/** A create's body with what pm sends when it is left out (clientDefault: a custom field's type), in place. */
+export function withClientDefaults(r: ResourceDef, body: Record<string, unknown>, when: HumanDateOptions) {
+  for (const f of inputFields(r))
+    if (f.clientDefault !== undefined && body[f.name] === undefined)
+      body[f.name] = FIELD_KINDS[f.kind].fromText(f, f.clientDefault, clientContext(when));
+  return body;
+}
+
 /** The changes --add-competency and --remove-competency make to a set: records named, as a body names them. */
 export interface SetChange {
   readonly set: SetDef;

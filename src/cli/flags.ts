@@ -167,10 +167,11 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
 export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'update'): void {
   for (const f of inputFields(r)) {
     const flag = kebab(f.name);
-    const req = mode === 'create' && f.requiredOnCreate ? ' (required)' : '';
+    const req = mode === 'create' && f.requiredOnCreate && f.clientDefault === undefined ? ' (required)' : '';
+    const given = f.default ?? f.clientDefault;
     const def =
-      mode === 'create' && f.default !== undefined
-        ? ` (default: ${f.default === false ? 'no' : f.default === true ? 'yes' : f.default})`
+      mode === 'create' && given !== undefined
+        ? ` (default: ${given === false ? 'no' : given === true ? 'yes' : given})`
         : '';
     const kind = FIELD_KINDS[f.kind];
     if (!kind.placeholder) {

@@ -11,7 +11,7 @@ import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
 import type { BulkOptions, ParentOption } from '../commands/resource.js';
 import { confirmDelete, everyRecord, when, withUnabortedSession } from '../commands/shared.js';
-import { bodyFromFlags, setChanges } from '../flag-values.js';
+import { bodyFromFlags, setChanges, withClientDefaults } from '../flag-values.js';
 import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -153,6 +153,8 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
     o.fromFile === undefined
       ? { records: uuidRecords(await readStdin(deps)), format: 'ndjson' as const, where: 'standard input' }
       : await readRecords(r, o.fromFile, opts.format, deps);
+  if (verb === 'create')
+    for (const rec of records) if (!('verbatim' in rec)) withClientDefaults(r, rec.body, when(deps));
   checkAll(r, verb, records);
   const invalid = records.filter((rec) => rec.problems.length);
   const count = (n: number) => `${n} record${n === 1 ? '' : 's'}`;

@@ -1,6 +1,14 @@
 /** The run functions of `pm <resource> list|get|create|update|delete` (resource.ts declares them). */
 import type { ResourceDef } from '../../resources/types.js';
-import { CUSTOM_VALUES_KEY, childrenOf, embedsOf, inputFields, resourceByPath } from '../../resources/index.js';
+import {
+  CUSTOM_FIELD_KEYS,
+  CUSTOM_FIELDS,
+  CUSTOM_VALUES_KEY,
+  childrenOf,
+  embedsOf,
+  inputFields,
+  resourceByPath,
+} from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
 import { isCodeValue, isWholeUuid } from '../../core/kinds.js';
 import { printableUrl, visible } from '../../core/redact.js';
@@ -8,12 +16,13 @@ import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
 import { CliError, EXIT, oneKind, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { bodyFromFlags, filterQuery, setChanges } from '../flag-values.js';
+import { bodyFromFlags, filterQuery, setChanges, withClientDefaults } from '../flag-values.js';
 import { kebab, setChangeFlags, splitList } from '../flags.js';
 import { readFileOrStdin, readInline, readStdin } from '../input.js';
 import {
   autoEmbeds,
   createListPrinter,
+  customColumnsWanted,
   embedsFor,
   type OutputFlags,
   type OutputSpec,
@@ -27,7 +36,7 @@ import type { Session } from '../session.js';
 import { resolveUuid, resolveUuidFlags, uuidFlagsChecked } from '../uuids.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
-import { confirmDelete, countOf, describeApiError, describeRecord, when } from './shared.js';
+import { confirmDelete, countOf, describeApiError, describeRecord, everyRecord, when } from './shared.js';
 
 /** The output flags, checked (a bad --jq is a usage error before any request). */
 async function outputSpec(r: ResourceDef, flags: OutputFlags): Promise<OutputSpec> {
@@ -53,6 +62,24 @@ function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec, 
 const embedRefused = (e: unknown): boolean =>
   e instanceof HttpStatusError && (e.status === 403 || (e.status === 400 && /\bembed\b/i.test(e.message)));
 
+/**
+ * CSV and TSV with custom values embedded: the names of every custom field of `r`, a column each
+ * (custom_fields.NAME), read before the first record is written. Where they cannot be read, the
+ * columns of the first record's values.
+ */
+async function customColumns(s: Session, r: ResourceDef, spec: OutputSpec, embed: readonly string[]) {
+  if (!r.customValues || !customColumnsWanted(spec) || !embed.includes(CUSTOM_VALUES_KEY)) return;
+  const entity = { [CUSTOM_FIELD_KEYS.entity]: [String(r.customValues.entity)] };
+  const names: string[] = [];
+  try {
+    for await (const cf of everyRecord(s, CUSTOM_FIELDS, encodeListQuery(CUSTOM_FIELDS, { fields: entity })))
+      names.push(String(cf[CUSTOM_FIELD_KEYS.name]));
+  } catch {
+    return;
+  }
+  spec.customFields = names;
+}
+
 export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
@@ -72,6 +99,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const s = await f.session();
   const flags = await resolveUuidFlags(s, r, o.flags);
   if (flags !== o.flags) q = query(auto, flags);
+  await customColumns(s, r, spec, embedList(r, o.embed, spec, false));
   const printer = createListPrinter(r, spec, await f.display({ paged: true }));
   let first: PageInfo | undefined;
   let fetched = 0;
@@ -138,6 +166,7 @@ export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const spec = await outputSpec(r, o.output);
   const s = await f.session();
   const uuid = await resolveUuid(s, r, o.uuid, '<uuid>');
+  await customColumns(s, r, spec, embedList(r, o.embed, spec, false, true));
   const get = async (auto: boolean) => {
     const embed = embedList(r, o.embed, spec, auto, true);
     return s.client.get(r, uuid, embed.length ? embed.join(',') : undefined);
@@ -218,6 +247,7 @@ export async function createRun(o: Cmd.CreateOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'create', when(f)) };
+  withClientDefaults(r, body, when(f));
   const text = r.textInput;
   if (text && body[text] === undefined) {
     if (o.textFile !== undefined) body[text] = await readFileOrStdin(o.textFile, f, `--${kebab(text)}-file`);

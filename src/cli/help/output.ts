@@ -60,7 +60,8 @@ The columns of a table, and the other fields --json and --fields accept
 ${columns()}
 
   custom_fields (and a property's contact) are fetched only when named in --json or --fields,
-  or with --embed.
+  or with --embed. In CSV and TSV, custom values have a column each, custom_fields.NAME, for
+  every custom field of the records' kind (empty where a record has no value).
 
 Pages
   --page N --per-page N    one page (per page: 1-100; the server's default is 10)

@@ -8,7 +8,7 @@
  * not grow with --all (a terminal table, which needs its column widths, and --jq buffer).
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import { embedNames, embedsOf } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, embedNames, embedsOf } from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
 import { MIN_UUID_PREFIX } from '../../core/kinds.js';
 import { jsonText, terminalText, visible } from '../../core/redact.js';
@@ -17,7 +17,17 @@ import type { Deps, Env, OutStream } from '../context.js';
 import { usageError } from '../errors.js';
 import { knownBy, splitList } from '../flags.js';
 import { editDistance } from '../suggest.js';
-import { TimeFormatter, cellValue, csvCell, guardCell, humanValue, isTimeField, relative, tsvCell } from './format.js';
+import {
+  TimeFormatter,
+  cellValue,
+  csvCell,
+  customValues,
+  guardCell,
+  humanValue,
+  isTimeField,
+  relative,
+  tsvCell,
+} from './format.js';
 import { checkJq, runJq } from './jq.js';
 import { type Column, renderTable, width } from './table.js';
 
@@ -37,7 +47,17 @@ export interface OutputSpec {
   jq?: string;
   /** CSV cells exactly as they are, unguarded against spreadsheet formulas (--csv-exact). */
   csvExact?: boolean;
+  /**
+   * CSV/TSV: the names of the custom fields that get a column each (`custom_fields.NAME`) when
+   * custom values are embedded: every one the resource has (customFieldColumns); without them,
+   * those of the first record.
+   */
+  customFields?: readonly string[];
 }
+
+/** Whether the output gives custom values a column each (CSV and TSV), so needs their names. */
+export const customColumnsWanted = (spec: OutputSpec): boolean =>
+  !spec.quiet && spec.jq === undefined && (spec.format === 'csv' || spec.format === 'tsv');
 
 /**
  * The output flags as commander gives them (values are checked here, so any type is accepted):
@@ -244,12 +264,25 @@ function fieldMap(resource: ResourceDef): Map<string, FieldDef> {
   return new Map(resource.fields.map((f) => [f.name, f]));
 }
 
-/** CSV/TSV columns: the selected fields, else every field (and custom_fields when embedded). */
+/** The CSV/TSV column of a custom field's value: custom_fields.NAME. */
+const customColumn = (name: string) => `${CUSTOM_VALUES_KEY}.${name}`;
+
+/**
+ * CSV/TSV columns: the selected fields, else every field (and the embeds the first record has);
+ * custom values a column each (custom_fields.NAME), so that a spreadsheet can use them.
+ */
 function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Rec | undefined): string[] {
-  if (spec.fields) return spec.fields;
-  const names = resource.fields.map((f) => f.name);
-  if (first) for (const e of embedNames(resource)) if (e in first) names.push(e);
-  return names;
+  const names = spec.fields ? [...spec.fields] : resource.fields.map((f) => f.name);
+  if (!spec.fields && first) for (const e of embedNames(resource)) if (e in first) names.push(e);
+  const custom = spec.customFields ?? (customValues(first?.[CUSTOM_VALUES_KEY]) ?? []).map((c) => String(c.name ?? ''));
+  return names.flatMap((n) => (n === CUSTOM_VALUES_KEY && resource.customValues ? custom.map(customColumn) : [n]));
+}
+
+/** A CSV/TSV cell's value: a field's, or a custom field's (custom_fields.NAME: its value, or nothing). */
+function dataValue(r: Rec, column: string): unknown {
+  if (!column.startsWith(`${CUSTOM_VALUES_KEY}.`)) return r[column];
+  const name = column.slice(CUSTOM_VALUES_KEY.length + 1);
+  return customValues(r[CUSTOM_VALUES_KEY])?.find((c) => c.name === name)?.value ?? null;
 }
 
 const colors = (d: Display): ChalkInstance => new Chalk({ level: d.color ? 1 : 0 });
@@ -313,7 +346,7 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
   return {
     ...lineSink(d, (r) => {
       const head = columns ? '' : header(r);
-      return `${head}${(columns as string[]).map((c) => cell(cellValue(r[c]))).join(sep)}\n`;
+      return `${head}${(columns as string[]).map((c) => cell(cellValue(dataValue(r, c)))).join(sep)}\n`;
     }),
     end() {
       if (!columns) d.stdout.write(header(undefined));

@@ -306,14 +306,12 @@ describe('csv and tsv', () => {
     );
   });
 
-  test('csv: custom_fields as compact JSON, a column only when embedded', async () => {
-    const cf = { data: [{ uuid: 'u', name: 'colour', label: 'Colour', value: 'red' }] };
+  test('csv: a column per custom field (custom_fields.NAME), only when embedded', async () => {
+    const cf = { data: [{ uuid: 'u', name: 'colour', label: 'Colour', value: 'red, dark' }] };
     const s = await list(properties, { output: 'csv' }, screen({ tty: false }), [[{ ...P1, custom_fields: cf }]]);
     const [header, row] = s.out.text.split('\n');
-    expect(header?.endsWith(',num_notes,custom_fields')).toBe(true);
-    expect(
-      row?.endsWith(',0,2,"{""data"":[{""uuid"":""u"",""name"":""colour"",""label"":""Colour"",""value"":""red""}]}"'),
-    ).toBe(true);
+    expect(header?.endsWith(',num_notes,custom_fields.colour')).toBe(true);
+    expect(row?.endsWith(',0,2,"red, dark"')).toBe(true);
     const plain = await list(properties, { output: 'csv' }, screen({ tty: false }), [[P1]]);
     expect(plain.out.text.split('\n')[0]?.endsWith(',num_notes')).toBe(true);
   });
