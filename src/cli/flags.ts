@@ -30,6 +30,13 @@ export const splitList = (text: string): string[] =>
     .map((s) => s.trim())
     .filter(Boolean);
 
+/** The fields records of `r` are told apart by in a file (apply's --key, --skip-existing): its required text. */
+export const matchKeys = (r: ResourceDef): string =>
+  r.fields
+    .filter((f) => f.requiredOnCreate && f.kind === 'text')
+    .map((f) => f.name)
+    .join(',');
+
 // ------------------------------------------------------------------ links and sets
 
 /** Whether a value has a uuid's form (a flag's value is then a uuid, not a label; a candidate is what it claims). */
@@ -128,6 +135,15 @@ export function checkNamedFlags(r: ResourceDef, flags: Readonly<Record<string, u
 
 // ------------------------------------------------------------------ list filters
 
+/** Filters of `target` as --property-where takes them, from its fields' examples: a text one and a number. */
+function whereExamples(target: ResourceDef): string {
+  const one = (kinds: readonly string[]) =>
+    filterFields(target).find((f) => kinds.includes(f.filter as string) && f.example && !/\s/.test(f.example));
+  return [one(['fuzzy', 'postcode']), one(['int', 'code'])]
+    .flatMap((f) => (f ? [`${f.name}=${f.example}`] : []))
+    .join(', ');
+}
+
 export function addFilterFlags(cmd: Command, r: ResourceDef): void {
   for (const f of filterFields(r)) {
     const flag = kebab(f.name);
@@ -143,7 +159,7 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
     cmd.option(`--${rel.name} <uuid>`, `only those of this ${target.singular} (repeatable: any of them)`, collect);
     cmd.option(
       `--${rel.name}-where <field=value>`,
-      `only those whose ${target.singular} matches a ${target.path} filter: city=leeds, bedrooms=3 (repeatable: all apply)`,
+      `only those whose ${target.singular} matches a ${target.path} filter: ${whereExamples(target)} (repeatable: all apply)`,
       collect,
     );
   }

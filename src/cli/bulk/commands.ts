@@ -149,6 +149,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
   if (verb === 'delete' && !opts.yes)
     await confirmDelete(deps, () => `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`);
   const concurrency = concurrencyOf(opts.concurrency);
+  const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const { records, format, where } =
     o.fromFile === undefined
       ? { records: uuidRecords(await readStdin(deps)), format: 'ndjson' as const, where: 'standard input' }
@@ -177,7 +178,6 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
     deps.io.stderr.write(`${where}: no records.\n`);
     return;
   }
-  const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const output = opts.output === 'json' || opts.output === 'ndjson' ? opts.output : undefined;
 
   await withUnabortedSession(deps, async (s) => {

@@ -11,7 +11,16 @@ import { addBulkFlags, addSendFlags, type Verb } from '../bulk/flags.js';
 import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { addFilterFlags, addInputFlags, checkNamedFlags, checkUuid, kebab, optKey, splitList } from '../flags.js';
+import {
+  addFilterFlags,
+  addInputFlags,
+  checkNamedFlags,
+  checkUuid,
+  kebab,
+  matchKeys,
+  optKey,
+  splitList,
+} from '../flags.js';
 import { examples } from '../help/examples.js';
 import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
@@ -240,7 +249,7 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
   for (const parent of r.parents ?? [])
     cmd.option(`--${parent.name} <uuid>`, `the ${resourceByPath(parent.target).singular} it belongs to`);
   if (r.textInput) cmd.option(`--${r.textInput}-file <file>`, `read the ${r.textInput} from a file (- for stdin)`);
-  addBulkFlags(cmd, 'create');
+  addBulkFlags(cmd, 'create', matchKeys(r));
   addOutputFlags(cmd);
   cmd.addHelpText('after', examples(r, 'create'));
   return cmd.action((flags: Flags) => {
@@ -323,7 +332,7 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUN
   const cmd = commandOf('apply')
     .description(`Make the ${r.plural} match a file: create the missing, update the changed, leave the rest`)
     .requiredOption('--from-file <file>', 'the records as they should be: NDJSON, a JSON array or CSV (- for stdin)')
-    .requiredOption('--key <fields>', 'the fields a record is matched on, e.g. title,due_at')
+    .requiredOption('--key <fields>', `the fields a record is matched on, e.g. ${matchKeys(r)}`)
     .option('--prune', `also delete the ${r.plural} the filters below select that are not in the file`)
     .option('-y, --yes', 'delete what --prune selects without asking (needed in scripts and CI, where pm cannot ask)')
     .option('--dry-run', 'print the plan (create, update, delete, unchanged) and send nothing');
