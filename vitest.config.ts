@@ -28,6 +28,7 @@ const blackBox = [
   'test/cli/terminal.test.ts',
   'test/cli/uuids.test.ts',
   'test/cli/custom-fields.test.ts',
+  'test/cli/list-interrupt.test.ts',
   'test/server/concurrency.test.ts',
   'test/server/crash.test.ts',
   'test/server/embedded.test.ts',

@@ -115,9 +115,11 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
       yield* s.client.pages(r, query(false, flags), limit);
     }
   };
+  let arrived = 0;
   try {
     for await (const pg of pagesOf()) {
       fetched++;
+      arrived += pg.records.length;
       first ??= {
         total: pg.pagination.total,
         page: pg.pagination.current_page,
@@ -130,7 +132,13 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
       if (!o.all && o.limit === undefined) break;
     }
   } catch (e) {
-    throw describeApiError(e, r);
+    const err = describeApiError(e, r);
+    if (err.exitCode !== EXIT.interrupted || !first) throw err;
+    // Ctrl-C: what has arrived is written out whole (sorted, a JSON array closed, the footer
+    // saying how far it got), and the exit code says the list was cut short.
+    if (o.sort) printer.add(sortRecords(r, held, o.sort));
+    await printer.end({ ...first, fetchedPages: fetched });
+    throw new CliError(EXIT.interrupted, `interrupted: ${arrived} of ${first.total} ${r.plural} listed.`);
   }
   if (o.sort) printer.add(sortRecords(r, held, o.sort));
   await printer.end(first ? { ...first, fetchedPages: fetched } : undefined);

@@ -5,7 +5,7 @@
  * Data goes to stdout, talk (footer, "No properties found.") to stderr. On a terminal: a table
  * with colour, local times and a footer. Piped: no colour, no box drawing, no truncation, ISO
  * times as the API sent them. Lists stream: records are written as pages arrive, so memory does
- * not grow with --all (a terminal table, which needs its column widths, and --jq buffer).
+ * not grow with --all (a terminal table takes its column widths from the first page; --jq buffers).
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import { CUSTOM_VALUES_KEY, embedNames, embedsOf } from '../../resources/index.js';
@@ -29,7 +29,7 @@ import {
   tsvCell,
 } from './format.js';
 import { checkJq, runJq } from './jq.js';
-import { type Column, renderTable, width } from './table.js';
+import { type Column, startTable, type TableWriter, width } from './table.js';
 
 type Rec = Record<string, unknown>;
 
@@ -354,7 +354,10 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
   };
 }
 
-/** Piped, a line per record as records come; on a terminal, rows kept until the column widths are known. */
+/**
+ * Piped, a line per record as records come; on a terminal, a table written page by page, its
+ * columns as wide as the first page needs (within the terminal).
+ */
 function tableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   const defs = fieldMap(resource);
   const named = namedEmbeds(resource);
@@ -370,30 +373,33 @@ function tableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   const row = (r: Rec) => names.map((n) => cell(r, n));
   if (!d.tty) return lineSink(d, (r) => `${row(r).join('\t')}\n`);
   const c = colors(d);
-  const rows: string[][] = [];
+  const columns: Column[] = names.map((n) => {
+    const f = defs.get(n);
+    return {
+      header: c.bold(n),
+      headerWidth: width(n),
+      right: f?.kind === 'int',
+      // A uuid shortened would look like a whole one: never.
+      shrinkable: n !== 'uuid' && n !== PARENT_COLUMN && (f === undefined || f.kind === 'text'),
+      // Columns asked for with --fields are all kept.
+      priority: spec.fields ? 1 : (f?.column ?? shown.get(n) ?? (n === PARENT_COLUMN ? 2 : 1)),
+      // A code is one of a few names: a later page's is never cut short.
+      ...(f?.kind === 'code' ? { widest: Math.max(...Object.values(f.codes ?? {}).map(width)) } : {}),
+    };
+  });
+  const total = d.stdout.columns || 100;
+  // Written as pages come, in the layout of the first (docs: "Long lists on a terminal").
+  let table: TableWriter | undefined;
   return {
     add(records) {
-      for (const r of records) rows.push(row(r));
+      const rows = records.map(row);
+      if (table) table.add(rows);
+      else if (rows.length) table = startTable(columns, rows, total, (text) => d.stdout.write(text));
     },
     end() {
-      if (!rows.length) return;
-      const columns: Column[] = names.map((n) => {
-        const f = defs.get(n);
-        return {
-          header: c.bold(n),
-          headerWidth: width(n),
-          right: f?.kind === 'int',
-          // A uuid shortened would look like a whole one: never.
-          shrinkable: n !== 'uuid' && n !== PARENT_COLUMN && (f === undefined || f.kind === 'text'),
-          // Columns asked for with --fields are all kept.
-          priority: spec.fields ? 1 : (f?.column ?? shown.get(n) ?? (n === PARENT_COLUMN ? 2 : 1)),
-        };
-      });
-      const total = d.stdout.columns || 100;
-      const hidden = renderTable(columns, rows, total, (text) => d.stdout.write(text));
-      if (hidden.length)
+      if (table?.hidden.length)
         d.stderr.write(
-          c.dim(`${hidden.map((i) => names[i]).join(', ')} hidden to fit ${total} columns (--fields chooses)\n`),
+          c.dim(`${table.hidden.map((i) => names[i]).join(', ')} hidden to fit ${total} columns (--fields chooses)\n`),
         );
     },
   };

@@ -124,10 +124,16 @@ describe('table on a terminal', () => {
     expect(lines.filter((l) => l.startsWith('address'))).toHaveLength(1);
   });
 
-  test('buffers until end (it needs the column widths)', () => {
-    const s = screen({ tty: true });
-    createListPrinter(properties, outputSpecFrom(properties, {}), s).add([P1]);
+  test('a page is written as it arrives, later pages in the columns of the first: longer text cut with …', () => {
+    const s = screen({ tty: true, columns: 80 });
+    const printer = createListPrinter(properties, outputSpecFrom(properties, { fields: 'address,city,type' }), s);
+    printer.add([]);
     expect(s.out.text).toBe('');
+    printer.add([P1]);
+    expect(s.out.text).toBe('address        city   type\n1 High Street  Leeds  house\n');
+    printer.add([property(4, { address: '4 Much Longer Street', city: 'York', type: 'apartment' })]);
+    expect(s.out.text.split('\n')[2]).toBe('4 Much Longe…  York   apar…');
+    expect(s.err.text).toBe('');
   });
 
   test('an empty list: nothing on stdout, a friendly line on stderr', async () => {
