@@ -14,6 +14,8 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempHome } from '../helpers/cli.js';
+import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -171,6 +173,71 @@ describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
       await waitFor('the exit code', (l) => prompt(l) && l.includes('exit 0'));
     },
   );
+
+  describe('a long list from a slow server', () => {
+    let server: TestServer;
+    let slow: FaultyServer;
+    let prefix: string;
+    beforeAll(async () => {
+      server = await startTestServer();
+      slow = await startFaultyServer({ upstream: server.url });
+      const acct = await server.newAccount();
+      for (let i = 0; i < 12; i++) await acct.api('POST', '/reminders', { title: `slow ${i}` });
+      prefix = `PM_BASE_URL=${slow.url} PM_TOKEN=${acct.token}`;
+    });
+    afterAll(async () => {
+      await slow.close();
+      await server.close();
+    });
+
+    /** Lists --all, 5 a page, the second page never coming; Ctrl-C once it has been asked for. */
+    async function interrupt(flags: string): Promise<void> {
+      slow.reset();
+      slow.script('GET', { kind: 'forward' }, { kind: 'stall' });
+      type(`clear; ${prefix} pm reminders list --all --per-page 5 --fields title,anytime ${flags}`);
+      press('Enter');
+      // The first page is on the screen while the list goes on.
+      await waitFor('the first page', (l) => l.some((x) => /^slow 4 +no$/.test(x)) && slow.count('GET') >= 2);
+      press('C-c');
+    }
+
+    it('shows each page as it arrives; Ctrl-C keeps what arrived, says how far it got, exits 130', async () => {
+      await interrupt('--no-pager');
+      const end = await waitFor('the prompt', prompt);
+      type('echo "exit $?"');
+      press('Enter');
+      const after = await waitFor('the exit code', (l) => prompt(l) && l.some((x) => x.startsWith('exit ')));
+      const at = after.findIndex((x) => x.startsWith('title'));
+      expect(after.slice(at)).toEqual([
+        'title   anytime',
+        ...[0, 1, 2, 3, 4].map((i) => `slow ${i}  no`),
+        // The terminal's echo of Ctrl-C, on a line of its own.
+        '^C',
+        'showing 1-5 of 12, page 1 of 3',
+        'error: interrupted: 5 of 12 reminders listed.',
+        '$ echo "exit $?"',
+        'exit 130',
+        '$',
+      ]);
+      expect(end.length).toBeGreaterThan(0);
+    });
+
+    it.skipIf(spawnSync('less', ['--version']).status !== 0)(
+      'through less: Ctrl-C leaves what arrived in the pager; q leaves it, then the message, exit 130',
+      async () => {
+        await interrupt('');
+        // The footer comes into the pager after the records; pm waits for the person to leave.
+        await waitFor('the footer in the pager', (l) => l.some((x) => x.startsWith('showing 1-5 of 12')));
+        press('q');
+        await waitFor('the prompt', (l) => prompt(l) && l.some((x) => x.startsWith('error: interrupted')));
+        type('echo "exit $?"');
+        press('Enter');
+        const after = await waitFor('the exit code', (l) => prompt(l) && l.some((x) => x.startsWith('exit ')));
+        expect(after).toContain('exit 130');
+        expect(after).toContain('slow 4  no');
+      },
+    );
+  });
 
   it('Ctrl-C at the delete question ends its line, deletes nothing and exits 130', async () => {
     type('clear; pm properties create --address "9 Ctrl St" --postcode "C1 1CC" -q');

@@ -137,7 +137,7 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
     // Ctrl-C: what has arrived is written out whole (sorted, a JSON array closed, the footer
     // saying how far it got), and the exit code says the list was cut short.
     if (o.sort) printer.add(sortRecords(r, held, o.sort));
-    await printer.end({ ...first, fetchedPages: fetched });
+    await printer.end({ ...first, fetchedPages: fetched, interrupted: true });
     throw new CliError(EXIT.interrupted, `interrupted: ${arrived} of ${first.total} ${r.plural} listed.`);
   }
   if (o.sort) printer.add(sortRecords(r, held, o.sort));

@@ -81,6 +81,8 @@ export interface PageInfo {
   totalPages: number;
   /** How many pages a list fetched (several with --all); 1 when not given. */
   fetchedPages?: number;
+  /** Ctrl-C cut the list short: the footer starts a line of its own (after the terminal's ^C). */
+  interrupted?: boolean;
 }
 
 export interface ListPrinter {
@@ -297,7 +299,8 @@ function footer(resource: ResourceDef, count: number, info?: PageInfo): string {
   if (!info) return '';
   const start = (info.page - 1) * info.perPage + 1;
   const range = `showing ${start}-${start + count - 1} of ${info.total}`;
-  return (info.fetchedPages ?? 1) > 1 ? `${range}\n` : `${range}, page ${info.page} of ${info.totalPages}\n`;
+  const line = (info.fetchedPages ?? 1) > 1 ? `${range}\n` : `${range}, page ${info.page} of ${info.totalPages}\n`;
+  return info.interrupted ? `\n${line}` : line;
 }
 
 // ------------------------------------------------------------------ lists
