@@ -4,21 +4,21 @@
  * (custom_fields.NAME), every field of the entity whether a record has a value or not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pmBin, tempHome } from '../helpers/cli.js';
+import { pmAgainst } from '../helpers/cli.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let acct: Account;
-let env: Record<string, string>;
+let against: ReturnType<typeof pmAgainst>;
 
 beforeAll(async () => {
   server = await startTestServer();
   acct = await server.newAccount();
-  env = { HOME: tempHome(), PATH: process.env.PATH ?? '', PM_BASE_URL: server.url, PM_TOKEN: acct.token };
+  against = pmAgainst(server.url, acct.token);
 });
 afterAll(() => server.close());
 
-const pm = (args: string[], stdin?: string) => pmBin(args, env, stdin === undefined ? {} : { stdin });
+const pm = (args: string[], stdin?: string) => against.pm(args, stdin);
 
 describe('pm custom-fields create', () => {
   it('needs no --type: it is 1 (Text), from flags and from a file; --help says so', async () => {

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, tempHome } from '../helpers/cli.js';
+import { BIN, pmAgainst } from '../helpers/cli.js';
 import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -29,7 +29,7 @@ afterAll(async () => {
 async function interrupted(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   slow.reset();
   slow.script('GET', { kind: 'forward' }, { kind: 'stall' });
-  const env = { PATH: process.env.PATH ?? '', HOME: tempHome(), PM_BASE_URL: slow.url, PM_TOKEN: acct.token };
+  const { env } = pmAgainst(slow.url, acct.token);
   const child = spawn(process.execPath, [BIN, ...args], { env });
   let stdout = '';
   let stderr = '';

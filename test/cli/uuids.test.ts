@@ -4,22 +4,22 @@
  * real server, and against servers without the filter. On a terminal, tables show uuids short.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pmBin, runPm, tempHome } from '../helpers/cli.js';
+import { pmAgainst, pmBin, runPm } from '../helpers/cli.js';
 import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let acct: Account;
-let env: Record<string, string>;
+let against: ReturnType<typeof pmAgainst>;
 
 beforeAll(async () => {
   server = await startTestServer();
   acct = await server.newAccount();
-  env = { HOME: tempHome(), PATH: process.env.PATH ?? '', PM_BASE_URL: server.url, PM_TOKEN: acct.token };
+  against = pmAgainst(server.url, acct.token);
 });
 afterAll(() => server.close());
 
-const pm = (args: string[], stdin?: string) => pmBin(args, env, stdin === undefined ? {} : { stdin });
+const pm = (args: string[], stdin?: string) => against.pm(args, stdin);
 
 async function property(address: string): Promise<string> {
   const r = await acct.api('POST', '/properties', { address, postcode: 'LS1 1AA', city: 'Leeds' });
@@ -127,7 +127,7 @@ describe('a server without uuid_prefix', () => {
     old = await startFaultyServer({});
   });
   afterAll(() => old.close());
-  const oldEnv = () => ({ ...env, PM_BASE_URL: old.url });
+  const oldEnv = () => ({ ...against.env, PM_BASE_URL: old.url });
 
   it('refusing the parameter: pm says a whole uuid is needed', async () => {
     old.script('GET', {
