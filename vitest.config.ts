@@ -17,6 +17,7 @@ const unit = [
   'test/cli/config-command.test.ts',
   'test/cli/program.test.ts',
   'test/cli/options.test.ts',
+  'test/repository.test.ts',
 ];
 const blackBox = [
   'test/cli/blackbox.test.ts',
@@ -26,6 +27,9 @@ const blackBox = [
   'test/cli/dates.test.ts',
   'test/cli/serve.test.ts',
   'test/cli/terminal.test.ts',
+  'test/cli/uuids.test.ts',
+  'test/cli/custom-fields.test.ts',
+  'test/cli/list-interrupt.test.ts',
   'test/server/concurrency.test.ts',
   'test/server/crash.test.ts',
   'test/server/embedded.test.ts',
@@ -62,6 +66,8 @@ const onPostgres = [
   'test/cli/transfer.test.ts',
   'test/cli/commands.test.ts',
   'test/cli/catalogues.test.ts',
+  'test/cli/uuids.test.ts',
+  'test/cli/custom-fields.test.ts',
   'test/faults/budget.test.ts',
   'test/faults/error-bodies.test.ts',
   'test/faults/security.test.ts',

@@ -63,7 +63,9 @@ function byFieldOf(n: Named, text: string): string {
 export function nameOf(n: Named, text: string, flag = flagWord(n)): Record<string, string> {
   const v = text.trim();
   if (!v) throw usageError(`--${kebab(flag)} needs a ${n.by.join(' or ')}, not an empty value.`);
-  return { [byFieldOf(n, v)]: v };
+  const by = byFieldOf(n, v);
+  // A uuid in any case is the same uuid: sent as servers write them, in lower case.
+  return { [by]: by === 'uuid' ? v.toLowerCase() : v };
 }
 
 /**
@@ -192,6 +194,14 @@ export function bodyFromFlags(
     if (!f.nullable) throw usageError(`--unset: ${f.name} cannot be empty.`);
     body[f.name] = null;
   }
+  return body;
+}
+
+/** A create's body with what pm sends when it is left out (clientDefault: a custom field's type), in place. */
+export function withClientDefaults(r: ResourceDef, body: Record<string, unknown>, when: HumanDateOptions) {
+  for (const f of inputFields(r))
+    if (f.clientDefault !== undefined && body[f.name] === undefined)
+      body[f.name] = FIELD_KINDS[f.kind].fromText(f, f.clientDefault, clientContext(when));
   return body;
 }
 

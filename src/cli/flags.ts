@@ -14,7 +14,7 @@ import {
   writableLinks,
 } from '../resources/index.js';
 import type { FilterKind, LinkDef, ResourceDef, SetDef } from '../resources/types.js';
-import { FIELD_KINDS, FILTER_KINDS, uuidOf } from '../core/kinds.js';
+import { FIELD_KINDS, FILTER_KINDS, isWholeUuid, KindError, uuidOf, uuidPrefixOf } from '../core/kinds.js';
 import { usageError } from './errors.js';
 
 export const kebab = (name: string): string => name.replace(/_/g, '-');
@@ -30,14 +30,30 @@ export const splitList = (text: string): string[] =>
     .map((s) => s.trim())
     .filter(Boolean);
 
+/** The fields records of `r` are told apart by in a file (apply's --key, --skip-existing): its required text. */
+export const matchKeys = (r: ResourceDef): string =>
+  r.fields
+    .filter((f) => f.requiredOnCreate && f.kind === 'text')
+    .map((f) => f.name)
+    .join(',');
+
 // ------------------------------------------------------------------ links and sets
 
 /** Whether a value has a uuid's form (a flag's value is then a uuid, not a label; a candidate is what it claims). */
 export function isUuid(text: unknown): text is string {
+  return typeof text === 'string' && text.trim() === text && isWholeUuid(text);
+}
+
+/**
+ * A uuid argument or flag (`what`: <uuid>, --property), in lower case: whole, or its first 8
+ * characters or more, which the run resolves (uuids.ts). Anything else is refused before a
+ * request is made.
+ */
+export function checkUuid(value: string, what: string): string {
   try {
-    return typeof text === 'string' && uuidOf(text) === text;
-  } catch {
-    return false;
+    return isWholeUuid(value) ? uuidOf(value) : uuidPrefixOf(value);
+  } catch (e) {
+    throw e instanceof KindError ? usageError(`${what} ${e.message}`) : e;
   }
 }
 
@@ -119,6 +135,15 @@ export function checkNamedFlags(r: ResourceDef, flags: Readonly<Record<string, u
 
 // ------------------------------------------------------------------ list filters
 
+/** Filters of `target` as --property-where takes them, from its fields' examples: a text one and a number. */
+function whereExamples(target: ResourceDef): string {
+  const one = (kinds: readonly string[]) =>
+    filterFields(target).find((f) => kinds.includes(f.filter as string) && f.example && !/\s/.test(f.example));
+  return [one(['fuzzy', 'postcode']), one(['int', 'code'])]
+    .flatMap((f) => (f ? [`${f.name}=${f.example}`] : []))
+    .join(', ');
+}
+
 export function addFilterFlags(cmd: Command, r: ResourceDef): void {
   for (const f of filterFields(r)) {
     const flag = kebab(f.name);
@@ -134,7 +159,7 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
     cmd.option(`--${rel.name} <uuid>`, `only those of this ${target.singular} (repeatable: any of them)`, collect);
     cmd.option(
       `--${rel.name}-where <field=value>`,
-      `only those whose ${target.singular} matches a ${target.path} filter: city=leeds, bedrooms=3 (repeatable: all apply)`,
+      `only those whose ${target.singular} matches a ${target.path} filter: ${whereExamples(target)} (repeatable: all apply)`,
       collect,
     );
   }
@@ -158,10 +183,11 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
 export function addInputFlags(cmd: Command, r: ResourceDef, mode: 'create' | 'update'): void {
   for (const f of inputFields(r)) {
     const flag = kebab(f.name);
-    const req = mode === 'create' && f.requiredOnCreate ? ' (required)' : '';
+    const req = mode === 'create' && f.requiredOnCreate && f.clientDefault === undefined ? ' (required)' : '';
+    const given = f.default ?? f.clientDefault;
     const def =
-      mode === 'create' && f.default !== undefined
-        ? ` (default: ${f.default === false ? 'no' : f.default === true ? 'yes' : f.default})`
+      mode === 'create' && given !== undefined
+        ? ` (default: ${given === false ? 'no' : given === true ? 'yes' : given})`
         : '';
     const kind = FIELD_KINDS[f.kind];
     if (!kind.placeholder) {

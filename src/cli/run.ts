@@ -47,6 +47,9 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const e = err instanceof CliError ? err : toCliError(err);
+    // The pager first (what was written is read, then left with q), so that the message is not
+    // written over its screen but after it.
+    await f.close().catch(() => undefined);
     if (wantsJson(argv)) {
       const error: Record<string, unknown> = { message: e.message, exit_code: e.exitCode };
       if (e.status !== undefined) error.status = e.status;

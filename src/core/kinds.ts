@@ -17,13 +17,46 @@ import {
 import { isObject } from './json.js';
 import { MAX_SEARCH_VALUE } from './limits.js';
 
-/** A uuid a person typed, checked (RFC 4122's form) before it is sent: a typo is a usage error, not an empty answer. */
+const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Where a uuid has hyphens: what a prefix of one must have at those places. */
+const UUID_TEMPLATE = '00000000-0000-0000-0000-000000000000';
+/** The fewest characters of a uuid that name a record by its beginning (as git's short hashes: 8). */
+export const MIN_UUID_PREFIX = 8;
+
+/** Whether text is a whole uuid, in any case (RFC 4122's form). */
+export const isWholeUuid = (text: string): boolean => UUID_FORM.test(text.trim().toLowerCase());
+
+/**
+ * A uuid a person typed, checked (RFC 4122's form) before it is sent, in lower case (the case a
+ * server writes them in; any case is the same uuid): a typo is a usage error, not an empty answer.
+ */
 export function uuidOf(text: string): string {
-  const v = text.trim();
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v))
+  const v = text.trim().toLowerCase();
+  if (!UUID_FORM.test(v))
     throw new KindError(`must be a uuid such as 3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15, not "${text}".`);
   return v;
 }
+
+/**
+ * The first characters of a uuid, in lower case: at least MIN_UUID_PREFIX of them, hyphens where
+ * a uuid has them (3f2a9c1e, 3f2a9c1e-5b7d); a whole uuid is a prefix of itself.
+ */
+export function uuidPrefixOf(text: string): string {
+  const v = text.trim().toLowerCase();
+  const fits =
+    v.length <= UUID_TEMPLATE.length &&
+    [...v].every((ch, i) => (UUID_TEMPLATE[i] === '-' ? ch === '-' : /[0-9a-f]/.test(ch)));
+  if (!fits || v === '')
+    throw new KindError(`must be a uuid or its first ${MIN_UUID_PREFIX} characters or more (3f2a9c1e), not "${text}".`);
+  if (v.length < MIN_UUID_PREFIX)
+    throw new KindError(
+      `is too short: give at least the first ${MIN_UUID_PREFIX} characters of the uuid, not "${text}".`,
+    );
+  return v;
+}
+
+/** A uuid standing for every uuid that begins with `prefix` (its other digits 0), to check what a query would be. */
+export const uuidFrom = (prefix: string): string => prefix + UUID_TEMPLATE.slice(prefix.length);
 
 /** A `code` field's value as the API shows it: {"code": 2, "name": "Property"}. */
 export const isCodeValue = (v: unknown): v is { code: unknown; name?: unknown } => isObject(v) && 'code' in v;
@@ -140,6 +173,8 @@ export type Condition =
   | { readonly kind: 'bool'; readonly field: FieldDef; readonly value: boolean }
   | { readonly kind: 'fuzzy'; readonly field: FieldDef; readonly value: string }
   | { readonly kind: 'range'; readonly field: FieldDef; readonly range: Range }
+  /** Text beginning with the value (a uuid's first characters, in the case it is stored in). */
+  | { readonly kind: 'prefix'; readonly field: FieldDef; readonly value: string }
   /** Text equal to one of the values, ASCII case aside: a record named as a body names it (a status by label). */
   | { readonly kind: 'same'; readonly field: FieldDef; readonly values: readonly string[] }
   | {
@@ -170,7 +205,20 @@ export interface FilterKindDef {
   readonly complete?: (f: FieldDef, now: number) => Candidate[];
   /** The schema of one query value (the OpenAPI document's parameter). */
   readonly schema: (f: FieldDef) => Schema;
+  /**
+   * A second parameter of the field, `<name>_prefix` (prefixParameter): the records whose value
+   * begins with the one given. A uuid's: its first 8 characters or more, any case.
+   */
+  readonly prefix?: {
+    readonly help: (f: FieldDef) => string;
+    /** The value given -> the prefix the store matches; throws KindError. */
+    readonly read: (value: string) => string;
+    readonly schema: Schema;
+  };
 }
+
+/** The query parameter of a field's prefix filter, where its kind has one: uuid_prefix. */
+export const prefixParameter = (f: FieldDef): string => `${f.name}_prefix`;
 
 function nonEmpty(value: string): string {
   if (value.trim() === '') throw new KindError('must not be empty.');
@@ -201,15 +249,23 @@ const integers = (f: FieldDef, values: readonly string[]): Condition => ({
 });
 
 export const FILTER_KINDS: Readonly<Record<FilterKind, FilterKindDef>> = {
-  exact: {
+  // A record's uuid, in any case; checked before it is sent: a typo is a usage error, not an empty list.
+  uuid: {
     arrayable: true,
-    placeholder: (f) => (f.name === 'uuid' ? 'uuid' : 'value'),
-    help: (f) =>
-      f.name === 'uuid' ? 'only this record (repeatable: any of them)' : `${f.description} is VALUE (repeatable)`,
-    // A record's uuid is checked before it is sent: a typo is a usage error, not an empty list.
-    encode: (f, v) => (f.name === 'uuid' ? uuidOf(v) : v.trim()),
-    decode: (f, values) => ({ kind: 'in', field: f, values }),
-    schema: (f) => (f.name === 'uuid' ? { type: 'string', format: 'uuid' } : { type: 'string' }),
+    placeholder: () => 'uuid',
+    help: () => 'only this record (repeatable: any of them)',
+    encode: (_f, v) => uuidOf(v),
+    decode: (f, values) => ({ kind: 'in', field: f, values: values.map((v) => v.trim().toLowerCase()) }),
+    schema: () => ({ type: 'string', format: 'uuid' }),
+    prefix: {
+      help: () =>
+        `only the records whose uuid begins with this: its first ${MIN_UUID_PREFIX} characters or more, any case (how pm finds the record a short uuid names)`,
+      read: uuidPrefixOf,
+      schema: {
+        type: 'string',
+        pattern: `^[0-9a-fA-F]{${MIN_UUID_PREFIX}}[0-9a-fA-F-]{0,${UUID_TEMPLATE.length - MIN_UUID_PREFIX}}$`,
+      },
+    },
   },
   fuzzy: fuzzy(foldText, ''),
   postcode: fuzzy((v) => foldText(v).replace(/\s+/g, ''), ' and spaces'),

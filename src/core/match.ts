@@ -37,6 +37,10 @@ function meetsOne(c: Condition, rec: Readonly<Record<string, unknown>>): boolean
       const v = rec[c.field.name];
       return typeof v === 'string' && c.values.some((x) => sameText(x, v));
     }
+    case 'prefix': {
+      const v = rec[c.field.name];
+      return typeof v === 'string' && v.toLowerCase().startsWith(c.value);
+    }
     case 'range': {
       const v = rec[c.field.name];
       const ms = typeof v === 'string' ? parseInstant(v)?.toMillis() : undefined;

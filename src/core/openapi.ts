@@ -23,7 +23,7 @@ import {
 } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 import { CALENDAR_FEEDS_PATH, FEED_PATH, HEALTH_PATH, OPENAPI_PATH } from './endpoints.js';
-import { FILTER_KINDS, fieldKind, type Schema } from './kinds.js';
+import { FILTER_KINDS, fieldKind, prefixParameter, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE, MAX_SEARCH_VALUE } from './limits.js';
 import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES, MAX_SET_ITEMS } from './validate.js';
 
@@ -138,6 +138,10 @@ function filterParams(f: FieldDef, prefix = ''): Obj[] {
 
 function listParams(r: ResourceDef): Obj[] {
   const params = filterFields(r).flatMap((f) => filterParams(f));
+  for (const f of filterFields(r)) {
+    const prefix = FILTER_KINDS[f.filter as FilterKind].prefix;
+    if (prefix) params.push(query(prefixParameter(f), prefix.help(f), prefix.schema, '3f2a9c1e'));
+  }
   for (const rel of filterRelationsOf(r)) {
     const target = resourceByPath(rel.target);
     if (!namedBy(rel)) for (const f of filterFields(target)) params.push(...filterParams(f, rel.name));

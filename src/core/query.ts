@@ -14,7 +14,7 @@ import {
 } from '../resources/index.js';
 import type { FieldDef, FilterRelation, ResourceDef } from '../resources/types.js';
 import { ErrorBag, QueryError } from './errors.js';
-import { type Condition, type CustomFilter, filterKind, KindError } from './kinds.js';
+import { type Condition, type CustomFilter, filterKind, KindError, prefixParameter } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_QUERY_PARAMS, MAX_QUERY_VALUE, MAX_SEARCH_VALUE } from './limits.js';
 
 export type { Condition };
@@ -58,9 +58,14 @@ function parseKey(raw: string): Key | undefined {
 
 const CUSTOM_KEYS = ['name', 'uuid', 'value'] as const;
 
+/** The fields of `resource` whose filter kind has a prefix parameter (uuid: uuid_prefix). */
+export const prefixFields = (resource: ResourceDef): FieldDef[] =>
+  filterFields(resource).filter((f) => filterKind(f)?.prefix);
+
 /** Every top-level query parameter a resource's list accepts, for messages and completion. */
 export function listParameters(resource: ResourceDef): string[] {
   const out = filterFields(resource).map((f) => f.name);
+  out.push(...prefixFields(resource).map(prefixParameter));
   for (const r of filterRelationsOf(resource)) out.push(namedBy(r) ? `${r.name}[${r.by.join('|')}]` : `${r.name}[...]`);
   if (resource.customValues) out.push(`${CUSTOM_VALUES_KEY}[name|uuid|value]`);
   out.push('page', 'per_page');
@@ -89,6 +94,19 @@ function fieldCondition(field: FieldDef, key: Key, values: string[], now: number
     return c;
   } catch (e) {
     if (e instanceof KindError) throw new QueryError(key.raw, `${key.raw} ${e.message}`);
+    throw e;
+  }
+}
+
+/** A prefix parameter's condition (uuid_prefix=3f2a9c1e): one value, read by its kind. */
+function prefixCondition(field: FieldDef, raw: string, values: string[]): Condition {
+  const prefix = filterKind(field)?.prefix;
+  if (!prefix) throw new Error(`${field.name} has no prefix filter`);
+  if (values.length > 1) throw new QueryError(raw, `${raw} is given more than once.`);
+  try {
+    return { kind: 'prefix', field, value: prefix.read(values[0] ?? '') };
+  } catch (e) {
+    if (e instanceof KindError) throw new QueryError(raw, `${raw} ${e.message}`);
     throw e;
   }
 }
@@ -166,6 +184,11 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
       conditions.push(fieldCondition(field, key, values, now));
       continue;
     }
+    const prefixed = key.path.length === 0 && prefixFields(resource).find((f) => prefixParameter(f) === raw);
+    if (prefixed) {
+      conditions.push(prefixCondition(prefixed, raw, values));
+      continue;
+    }
     const rel = filterRelationsOf(resource).find((r) => r.name === key.base);
     if (rel && key.path.length === 1) {
       const entry = relationKeys.get(rel.name) ?? { rel, keys: [] };
@@ -183,7 +206,7 @@ export function parseListQuery(resource: ResourceDef, params: URLSearchParams, n
             raw,
             `${raw} is given more than once; use ${CUSTOM_VALUES_KEY}[uuid][] for several values.`,
           );
-        custom.uuids = [...(custom.uuids ?? []), ...values];
+        custom.uuids = [...(custom.uuids ?? []), ...values.map((v) => v.trim().toLowerCase())];
       } else {
         if (key.array || values.length > 1) throw new QueryError(raw, `${raw} takes one value.`);
         if ((values[0] ?? '').trim() === '') throw new QueryError(raw, `${raw} must not be empty.`);
@@ -238,13 +261,17 @@ function namedCondition(
   if (!key.array && values.length > 1)
     throw new QueryError(key.raw, `${key.raw} is given more than once; use ${key.raw}[] for several values.`);
   if (values.some((v) => v.trim() === '')) throw new QueryError(key.raw, `${key.raw} must not be empty.`);
-  return f.filter === 'exact' ? { kind: 'in', field: f, values } : { kind: 'same', field: f, values };
+  return f.filter === 'uuid'
+    ? { kind: 'in', field: f, values: values.map((v) => v.trim().toLowerCase()) }
+    : { kind: 'same', field: f, values };
 }
 
 /** A list query as a model: what encodeListQuery writes and parseListQuery reads back. */
 export interface ListFilter {
   /** Filter values by field name, as the query carries them (several where the kind takes several). */
   readonly fields?: Readonly<Record<string, readonly string[]>>;
+  /** Prefix filters by field name (uuid: its first characters), where the field's kind has one. */
+  readonly prefixes?: Readonly<Record<string, string>>;
   /** Relational filters: relation name -> the target's field filters. */
   readonly relations?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
   readonly custom?: CustomFilter;
@@ -269,6 +296,11 @@ export function encodeListQuery(resource: ResourceDef, filter: ListFilter): URLS
     else if (values.length > 1) throw new Error(`${name} takes one value`);
   };
   for (const [name, values] of Object.entries(filter.fields ?? {})) put(resource, name, name, values);
+  for (const [name, value] of Object.entries(filter.prefixes ?? {})) {
+    const f = prefixFields(resource).find((x) => x.name === name);
+    if (!f) throw new Error(`${resource.path} has no prefix filter on ${name}`);
+    q.append(prefixParameter(f), value);
+  }
   for (const [name, inner] of Object.entries(filter.relations ?? {})) {
     const rel = filterRelationsOf(resource).find((p) => p.name === name);
     if (!rel) throw new Error(`${resource.path} has no relation ${name}`);

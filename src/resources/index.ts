@@ -22,7 +22,7 @@ const serverSet = (name: string, kind: FieldKind, description: string, extra: Pa
 
 /** Fields every record has. */
 const common: readonly FieldDef[] = [
-  serverSet('uuid', 'text', 'unique identifier', { filter: 'exact', column: 1 }),
+  serverSet('uuid', 'text', 'unique identifier', { filter: 'uuid', column: 1 }),
   serverSet('created_at', 'datetime', 'creation time', { filter: 'datetime', example: '-P7D' }),
   serverSet('updated_at', 'datetime', 'last update time', { filter: 'datetime', example: '2026-11-01/P1M' }),
 ];
@@ -181,7 +181,7 @@ export const customFields: ResourceDef = {
     ...common,
     text('name', 'machine-identifiable name (generated from the label when omitted)', { generated: true, column: 1 }),
     text('label', 'human-readable name', { ...required, column: 2 }),
-    code('type', 'kind of custom field (1 Text)', CUSTOM_FIELD_TYPES, { column: 4 }),
+    code('type', 'kind of custom field (1 Text)', CUSTOM_FIELD_TYPES, { column: 4, clientDefault: '1' }),
     code('entity_type', 'the entity the field is used with (1 Contact, 2 Property)', ENTITY_TYPES, {
       column: 3,
       example: '2',

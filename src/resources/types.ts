@@ -15,7 +15,7 @@ export type FieldKind =
 
 /** How a list endpoint filters on a field. */
 export type FilterKind =
-  | 'exact' // equality; arrayable as name[]
+  | 'uuid' // a record's uuid, any case; arrayable as name[]; and name_prefix, its first 8 characters or more
   | 'fuzzy' // case-insensitive substring
   | 'postcode' // fuzzy, spaces ignored on both sides
   | 'int' // integer equality; arrayable
@@ -46,6 +46,11 @@ export interface FieldDef {
   readonly requiredOnUpdate?: boolean;
   /** Value stored when create omits the field (or sends null where the column is not null). */
   readonly default?: string | number | boolean;
+  /**
+   * Required by the API, yet with one value to expect: pm sends this (as a person types it) when a
+   * create leaves the field out (a custom field's type: 1, Text, the only type there is).
+   */
+  readonly clientDefault?: string;
   /** Text: maximum length in characters. Int: maximum value. */
   readonly max?: number;
   /** Int: minimum value. */

@@ -234,9 +234,11 @@ export function createApi(opts: ApiOptions): Api {
     const found = routes.get(decodeSegment(name));
     if (uuid === undefined) return found?.base && { route: found.base, uuid: '' };
     if (uuid === '') return undefined;
-    if (sub === undefined) return found?.item && { route: found.item, uuid: decodeSegment(uuid) };
+    // A uuid in any case is the same uuid: they are stored in lower case.
+    const id = decodeSegment(uuid).toLowerCase();
+    if (sub === undefined) return found?.item && { route: found.item, uuid: id };
     const nested = found?.nested.get(decodeSegment(sub));
-    return nested ? { route: nested, uuid: decodeSegment(uuid) } : undefined;
+    return nested ? { route: nested, uuid: id } : undefined;
   }
 
   /**

@@ -4,7 +4,7 @@
  * the parsers and the commands they describe, and start-up that loads none of it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
@@ -22,6 +22,9 @@ import { parseRange } from '../../src/core/datetime.js';
 import { DATE_EXAMPLES, parseHumanInstant, parseHumanRange } from '../../src/core/humandate.js';
 import { type RunOptions, runPm, tempHome } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { inputFields, RESOURCES } from '../../src/resources/index.js';
+import type { ResourceDef } from '../../src/resources/types.js';
+import { isObject } from '../../src/core/json.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -434,7 +437,166 @@ describe('pm help dates', () => {
 
 // ------------------------------------------------------------------ examples that read, run for real
 
-describe('the list examples of every help page and of the README run', () => {
+/**
+ * The seeded records the examples name, by the uuids the examples give them (their first 8
+ * characters; a note and a property as the README's session has them whole).
+ */
+const SEEDED: Record<string, string[]> = {
+  properties: ['3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15', '8b0e4d2a-0000-4000-8000-000000000001'],
+  contacts: ['7b1d0c55-0000-4000-8000-000000000001'],
+  'custom-fields': ['8c1d2e3f-0000-4000-8000-000000000001'],
+  notes: ['5e7a9b10-8c2d-4f6e-a1b3-9d0c7e5f2a48'],
+  reminders: ['9d4e6f21-0000-4000-8000-000000000001'],
+  statuses: ['a1b2c3d4-0000-4000-8000-000000000001'],
+  types: ['b2c3d4e5-0000-4000-8000-000000000001'],
+  competencies: ['c3d4e5f6-0000-4000-8000-000000000001'],
+};
+
+/** Bodies that make the seeded records (in this order: what they name comes first). */
+const SEEDS: [string, Record<string, unknown>][] = [
+  ['statuses', { label: 'For Let', type: { code: 2 } }],
+  ['types', { label: 'Contractor' }],
+  ['competencies', { label: 'Plumbing' }],
+  ['contacts', { name: 'Jo Bloggs', email: 'jo@example.com', company: 'Acme' }],
+  ['properties', { address: '1 High St', postcode: 'LS1 1AA', city: 'Leeds', bedrooms: 3 }],
+  ['properties', { address: '2 Mill Lane', postcode: 'LS2 7EW', city: 'Leeds' }],
+  ['custom-fields', { label: 'Colour', name: 'colour', type: { code: 1 }, entity_type: { code: 2 } }],
+  ['notes', { content: 'Boiler serviced' }],
+  ['reminders', { title: 'Renew gas certificate', due_at: '2026-12-01' }],
+];
+
+describe('every example of every help page runs against a seeded server', () => {
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    const acct = await server.newAccount();
+    token = acct.token;
+    for (const [path, body] of SEEDS) {
+      const r = RESOURCES.find((x) => x.path === path) as ResourceDef;
+      const at = path === 'notes' ? `/properties/${SEEDED.properties?.[0]}/notes` : `/${path}`;
+      const made = await acct.api('POST', at, body);
+      expect(made.status, `${path}: ${JSON.stringify(made.body)}`).toBe(201);
+      const n = SEEDS.filter(([p]) => p === path).findIndex(([, b]) => b === body);
+      const uuid = SEEDED[path]?.[n] as string;
+      await server.sql(`UPDATE ${r.table} SET uuid = ? WHERE uuid = ? RETURNING id`, [uuid, made.body.data.uuid]);
+    }
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  /** A file an example reads, for the command it is given to: records of the resource, as it takes them. */
+  function fileFor(chain: readonly string[], name: string): string {
+    const [path, verb] = chain;
+    const r = RESOURCES.find((x) => x.path === path);
+    if (!r || name.endsWith('.txt')) return 'Inspection: all well\n';
+    const record: Record<string, unknown> =
+      verb === 'update'
+        ? { uuid: SEEDED[r.path]?.[0], [inputFields(r)[0]?.name as string]: 'Changed' }
+        : Object.fromEntries(
+            inputFields(r)
+              .filter((f) => f.requiredOnCreate)
+              .map((f) => [
+                f.name,
+                f.kind === 'code' ? { code: Number(Object.keys(f.codes ?? {})[0]) } : `Example ${f.name}`,
+              ]),
+          );
+    if (r.parents && verb !== 'update') record[r.parents[0]?.name as string] = SEEDED.properties?.[0];
+    if (name.endsWith('.csv')) {
+      const cells = Object.values(record).map((v) => (isObject(v) ? String(v.code) : String(v)));
+      return `${Object.keys(record).join(',')}\n${cells.join(',')}\n`;
+    }
+    return name.endsWith('.ndjson') ? `${JSON.stringify(record)}\n` : JSON.stringify(record);
+  }
+
+  it('no example is a usage error (exit 2), and every list exits 0; writes with --dry-run where they have it', async () => {
+    const root = program();
+    const pages = [(await runPm(['--help'])).stdout];
+    for (const t of TOPICS) pages.push(await t.load());
+    for (const p of commandPaths(root)) pages.push((await runPm([...p, '--help'])).stdout);
+    const lines = [...new Set([...pages.flatMap(exampleLines), ...readmeBlocks().flatMap(commandLines)])];
+    let ran = 0;
+    for (const line of lines) {
+      // What TAB completes is shown, not run; `pm serve` itself runs until it is stopped.
+      if (line.includes('<TAB>')) continue;
+      const words = shellWords(line);
+      const echo = words[0] === 'echo' && words[2] === '|' ? words[1] : undefined;
+      // A line's commands share a folder (export, then import) and a home, whose config has the
+      // profiles the examples name.
+      const dir = mkdtempSync(join(tmpdir(), 'pm-example-'));
+      const home = tempHome();
+      mkdirSync(join(home, '.config', 'pm'), { recursive: true });
+      const profiles = Object.fromEntries(['work', 'staging', 'team'].map((n) => [n, { base_url: server.url }]));
+      writeFileSync(join(home, '.config', 'pm', 'config.json'), JSON.stringify({ profiles }), { mode: 0o600 });
+      const at = words.flatMap((w, i) => (w === 'pm' || w === './bin/pm' ? [i] : []));
+      for (const [k, invocation] of pmInvocations(line).entries()) {
+        const from = at[k] as number;
+        const chain = commandOf(root, invocation);
+        // "name: Install pm" is no command.
+        if (!invocation.length || (chain[0] === 'serve' && chain.length === 1)) continue;
+        const property = SEEDED.properties?.[0] as string;
+        const vars: Record<string, string> = { TOKEN: token, PM_TOKEN: token, uuid: property, 1: property };
+        const value = (w: string) =>
+          w
+            .replace(/\$(\w+)/g, (m, v: string) => vars[v] ?? m)
+            .replace(/^https?:\/\/[a-z.]*example[a-z.]*(?=\/|$)/, server.url)
+            .replace(/^\/srv\/pm\/team\.db$/, join(dir, 'team.db'));
+        const args = invocation.map(value);
+        // xargs gives each line read as the last argument: a uuid of the records listed.
+        if (words[from - 2] === 'xargs' || words[from - 1] === 'xargs') args.push(SEEDED.properties?.[0] as string);
+        for (const [i, a] of args.entries()) {
+          const file = a.startsWith('@')
+            ? a.slice(1)
+            : ['--from-file', '--content-file'].includes(args[i - 1] as string)
+              ? a
+              : undefined;
+          if (file && file !== '-') writeFileSync(join(dir, file), fileFor(chain, file));
+        }
+        // A bulk write from a file has no --dry-run of its own; apply's prints its plan.
+        const bulk = args.includes('--from-file') && chain[1] !== 'apply';
+        const dryRun = findOption(chainOf(root, chain), '--dry-run') && !bulk;
+        if (dryRun && !args.includes('--dry-run')) args.push('--dry-run');
+        const env = Object.fromEntries(
+          words
+            .slice(0, words.indexOf('pm'))
+            .flatMap((w) => (/^[A-Z_]+=/.test(w) ? [w.split(/=(.*)/s).slice(0, 2)] : [])),
+        );
+        const base = {
+          home,
+          cwd: dir,
+          env: { PM_BASE_URL: server.url, PM_TOKEN: token },
+          now: NOW,
+        };
+        // An import reads an export: the folder it names holds one, as the person's would.
+        const folder = chain[0] === 'import' ? args[args.indexOf('--dir') + 1] : undefined;
+        if (folder && !existsSync(join(dir, folder))) await runPm(['export', '--dir', folder], base);
+        const r = await runPm(args, {
+          home,
+          cwd: dir,
+          env: {
+            PM_BASE_URL: server.url,
+            PM_TOKEN: token,
+            ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, value(v as string)])),
+          },
+          now: NOW,
+          // As a person at a terminal runs them (one asked for a token types it), unless piped into.
+          tty: true,
+          prompter: { confirm: async () => true, secret: async () => token },
+          ...(echo !== undefined ? { stdin: `${value(echo)}\n` } : {}),
+        });
+        ran++;
+        const list = chain[1] === 'list' && RESOURCES.some((x) => x.path === chain[0]);
+        const shown = `${line}\n  pm ${args.join(' ')} -> ${r.code}: ${r.stderr}`;
+        if (list) expect(r.code, shown).toBe(0);
+        else expect(r.code, shown).not.toBe(EXIT.usage);
+      }
+    }
+    expect(ran).toBeGreaterThan(150);
+  });
+});
+
+describe('the values flag help gives as examples are accepted', () => {
   let server: TestServer;
   let opts: RunOptions;
   beforeAll(async () => {
@@ -445,28 +607,67 @@ describe('the list examples of every help page and of the README run', () => {
     await server.close();
   });
 
-  it('every `pm … list` example exits 0 against the server', async () => {
+  it('--property-where and --contact-where samples filter; --key and --skip-existing samples are fields', async () => {
     const root = program();
-    const pages = [(await runPm(['--help'])).stdout];
-    for (const t of TOPICS) pages.push(await t.load());
-    for (const p of commandPaths(root)) pages.push((await runPm([...p, '--help'])).stdout);
-    const lists = [...pages.flatMap(exampleLines), ...readmeBlocks().flatMap(commandLines)]
-      .flatMap(pmInvocations)
-      .filter(
-        (args) => (args[1] === 'list' || args[1] === 'ls') && !args.some((a) => a.includes('$') || /^<.*>$/.test(a)),
-      );
-    expect(lists.length).toBeGreaterThan(15);
-    for (const args of lists) {
-      // -o csv and the like write to a file in the example; here they go to the buffer.
-      // An example's uuid is shortened ("3f2a9c1e-…"): run it with a whole one, as a person would.
-      const r = await runPm(
-        args.map((a) => a.replace(/^([0-9a-f]{8})-…$/, '$1-5b7d-4c1a-9e0f-2b6d8a4c7e15')),
-        opts,
-      );
-      expect(`${args.join(' ')} -> ${r.code} ${r.stderr}`).toBe(`${args.join(' ')} -> 0 `);
+    let checked = 0;
+    for (const path of commandPaths(root)) {
+      const cmd = commandAt(root, path);
+      for (const o of cmd.options) {
+        const flag = o.long as string;
+        const samples =
+          flag.endsWith('-where') && path[1] === 'list'
+            ? [...(/filter: ([^(]*)/.exec(o.description)?.[1] ?? '').matchAll(/([a-z_]+=\S+?)(?=,|\s|$)/g)].map(
+                (m) => m[1],
+              )
+            : flag === '--key' || flag === '--skip-existing'
+              ? /e\.g\. ([a-z_,]+)/.exec(o.description)?.slice(1)
+              : [];
+        for (const sample of samples ?? []) {
+          const dir = mkdtempSync(join(tmpdir(), 'pm-sample-'));
+          writeFileSync(join(dir, 'f.ndjson'), '');
+          const args =
+            flag === '--key'
+              ? [...path, '--from-file', 'f.ndjson', flag, sample as string, '--dry-run']
+              : flag === '--skip-existing'
+                ? [...path, '--from-file', 'f.ndjson', flag, sample as string]
+                : [...path, flag, sample as string];
+          const r = await runPm(args, { ...opts, cwd: dir });
+          expect(r.code, `pm ${args.join(' ')}: ${r.stderr}`).toBe(0);
+          checked++;
+        }
+      }
     }
+    expect(checked).toBeGreaterThan(10);
   });
 });
+
+/** The command an invocation runs, as the words of its path (global flags and their values aside). */
+function commandOf(root: Command, args: readonly string[]): string[] {
+  const path: string[] = [];
+  let cmd = root;
+  const chain = [root];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a.startsWith('-')) {
+      const o = findOption(chain, a.includes('=') ? a.slice(0, a.indexOf('=')) : a);
+      if (o?.required && !a.includes('=')) i++;
+      continue;
+    }
+    const sub = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    if (!sub) break;
+    cmd = sub;
+    chain.push(sub);
+    path.push(sub.name());
+  }
+  return path;
+}
+
+/** The commands from the root to the one `path` names. */
+function chainOf(root: Command, path: readonly string[]): Command[] {
+  const chain = [root];
+  for (const w of path) chain.push(commandAt(chain[chain.length - 1] as Command, [w]));
+  return chain;
+}
 
 // ------------------------------------------------------------------ the README
 
@@ -494,7 +695,50 @@ function commandLines(block: { lang: string; body: string }): string[] {
     : joined.map((l) => l.replace(/^\s*(- |run: )/, ''));
 }
 
+/**
+ * The shell a CI job of the README runs: each item of a `script:` or `before_script:` list
+ * (GitLab), and each `run:` line or block (GitHub Actions).
+ */
+function jobShell(yaml: string): string[] {
+  const out: string[] = [];
+  const lines = yaml.split('\n');
+  let inList = false;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i] as string;
+    const run = /^(\s*)(?:- )?run: (.*)$/.exec(l);
+    if (run) {
+      inList = false;
+      if (run[2] !== '|') {
+        out.push(run[2] as string);
+        continue;
+      }
+      const block: string[] = [];
+      const indent = (run[1] as string).length;
+      const deeper = (x: string | undefined) =>
+        x !== undefined && x.trim() !== '' && x.length - x.trimStart().length > indent;
+      while (deeper(lines[i + 1])) block.push((lines[++i] as string).trim());
+      out.push(block.join('\n'));
+      continue;
+    }
+    if (/^\s*(before_)?script:\s*$/.test(l)) inList = true;
+    else if (inList && /^\s+- /.test(l)) out.push(l.replace(/^\s+- /, ''));
+    else inList = false;
+  }
+  return out;
+}
+
 describe('the README', () => {
+  it('its CI jobs are shell that parses: every script item and run block (bash -n)', () => {
+    const scripts = readmeBlocks()
+      .filter((b) => b.lang === 'yaml')
+      .flatMap((b) => jobShell(b.body));
+    expect(scripts.length).toBeGreaterThan(5);
+    for (const script of scripts) {
+      const r = spawnSync('bash', ['-n', '-c', script], { encoding: 'utf8' });
+      expect(r.status, `${script}\n${r.stderr}`).toBe(0);
+    }
+  });
+
   it('starts with the two quick-start commands, exactly', () => {
     const first = readmeBlocks()[0];
     expect(first).toEqual({

@@ -2,8 +2,8 @@
  * A person at a terminal, in a real one: tmux runs bash with pm's completion loaded, on the
  * embedded default with an empty HOME. The person creates a property, adds a note (completing
  * the property's uuid with TAB), lists notes with a filter, and deletes the property, answering
- * the confirmation prompt; the screen must read as the README's session says, uuids and times
- * aside.
+ * the confirmation prompt; the screen (80 columns by 24 rows, as a new terminal has) must read
+ * as the README's session says, uuids and times aside.
  *
  * Needs tmux (apt-get install -y tmux); without it the test is skipped, saying so.
  */
@@ -14,6 +14,8 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempHome } from '../helpers/cli.js';
+import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -31,13 +33,18 @@ function readmeSession(): string[] {
   return (m[1] as string).replace(/\n$/, '').split('\n');
 }
 
-/** Times as "<time>", and each uuid as the one in the same place of first appearance in `like`. */
+/**
+ * Times as "<time>", and each uuid as the one in the same place of first appearance in `like`;
+ * a uuid's first 8 characters (a terminal's table) as that one's.
+ */
 function normalise(lines: readonly string[], like: readonly string[]): string[] {
   const theirs = [...new Set(like.join('\n').match(UUID) ?? [])];
   const ours = [...new Set(lines.join('\n').match(UUID) ?? [])];
+  const short = (u: string) => ours.findIndex((x) => x.startsWith(u));
   return lines.map((l) =>
     l
       .replace(UUID, (u) => theirs[ours.indexOf(u)] ?? u)
+      .replace(/\b[0-9a-f]{8}\b(?!-)/g, (u) => theirs[short(u)]?.slice(0, 8) ?? u)
       .replace(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} \([^)]*\)/g, '<time>')
       .trimEnd(),
   );
@@ -95,7 +102,8 @@ describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
       'LC_ALL=C.UTF-8',
       "PS1='$ '",
     ].join(' ');
-    tmux('new-session', '-d', '-s', 'pm', '-x', '120', '-y', '60', `env -i ${env} bash --norc --noprofile`);
+    // The size a new terminal has.
+    tmux('new-session', '-d', '-s', 'pm', '-x', '80', '-y', '24', `env -i ${env} bash --norc --noprofile`);
     await waitFor('the shell', prompt);
     type('source <(pm completion bash) && clear');
     press('Enter');
@@ -155,7 +163,7 @@ describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
       press('Enter');
       // less's prompt on the last line, the first records above it.
       const inLess = await waitFor('the pager', (l) => l[l.length - 1] === ':' && l.some((x) => x.includes('paged 0')));
-      expect(inLess.length).toBe(60);
+      expect(inLess.length).toBe(24);
       press('G');
       await waitFor('the end of the list', (l) => l.some((x) => x.startsWith('showing 1-80 of 80')));
       press('q');
@@ -165,6 +173,71 @@ describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
       await waitFor('the exit code', (l) => prompt(l) && l.includes('exit 0'));
     },
   );
+
+  describe('a long list from a slow server', () => {
+    let server: TestServer;
+    let slow: FaultyServer;
+    let prefix: string;
+    beforeAll(async () => {
+      server = await startTestServer();
+      slow = await startFaultyServer({ upstream: server.url });
+      const acct = await server.newAccount();
+      for (let i = 0; i < 12; i++) await acct.api('POST', '/reminders', { title: `slow ${i}` });
+      prefix = `PM_BASE_URL=${slow.url} PM_TOKEN=${acct.token}`;
+    });
+    afterAll(async () => {
+      await slow.close();
+      await server.close();
+    });
+
+    /** Lists --all, 5 a page, the second page never coming; Ctrl-C once it has been asked for. */
+    async function interrupt(flags: string): Promise<void> {
+      slow.reset();
+      slow.script('GET', { kind: 'forward' }, { kind: 'stall' });
+      type(`clear; ${prefix} pm reminders list --all --per-page 5 --fields title,anytime ${flags}`);
+      press('Enter');
+      // The first page is on the screen while the list goes on.
+      await waitFor('the first page', (l) => l.some((x) => /^slow 4 +no$/.test(x)) && slow.count('GET') >= 2);
+      press('C-c');
+    }
+
+    it('shows each page as it arrives; Ctrl-C keeps what arrived, says how far it got, exits 130', async () => {
+      await interrupt('--no-pager');
+      const end = await waitFor('the prompt', prompt);
+      type('echo "exit $?"');
+      press('Enter');
+      const after = await waitFor('the exit code', (l) => prompt(l) && l.some((x) => x.startsWith('exit ')));
+      const at = after.findIndex((x) => x.startsWith('title'));
+      expect(after.slice(at)).toEqual([
+        'title   anytime',
+        ...[0, 1, 2, 3, 4].map((i) => `slow ${i}  no`),
+        // The terminal's echo of Ctrl-C, on a line of its own.
+        '^C',
+        'showing 1-5 of 12, page 1 of 3',
+        'error: interrupted: 5 of 12 reminders listed.',
+        '$ echo "exit $?"',
+        'exit 130',
+        '$',
+      ]);
+      expect(end.length).toBeGreaterThan(0);
+    });
+
+    it.skipIf(spawnSync('less', ['--version']).status !== 0)(
+      'through less: Ctrl-C leaves what arrived in the pager; q leaves it, then the message, exit 130',
+      async () => {
+        await interrupt('');
+        // The footer comes into the pager after the records; pm waits for the person to leave.
+        await waitFor('the footer in the pager', (l) => l.some((x) => x.startsWith('showing 1-5 of 12')));
+        press('q');
+        await waitFor('the prompt', (l) => prompt(l) && l.some((x) => x.startsWith('error: interrupted')));
+        type('echo "exit $?"');
+        press('Enter');
+        const after = await waitFor('the exit code', (l) => prompt(l) && l.some((x) => x.startsWith('exit ')));
+        expect(after).toContain('exit 130');
+        expect(after).toContain('slow 4  no');
+      },
+    );
+  });
 
   it('Ctrl-C at the delete question ends its line, deletes nothing and exits 130', async () => {
     type('clear; pm properties create --address "9 Ctrl St" --postcode "C1 1CC" -q');

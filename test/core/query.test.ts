@@ -136,7 +136,7 @@ function queryValue(f: FieldDef): fc.Arbitrary<string> {
       return fc.constantFrom('true', 'false', '1', '0', 'TRUE');
     case 'datetime':
       return fc.constantFrom('2026-03-01', '-P7D', 'P1M', '2026-01-01/2026-02-01', '2026-03-01T10:00:00Z/PT1H');
-    case 'exact':
+    case 'uuid':
       return fc.uuid();
     default:
       return fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() !== '' && !s.includes('\u0000'));
@@ -185,7 +185,7 @@ function expected(f: FieldDef, values: readonly string[]): unknown {
       return { int: f.name, values: values.map(Number) };
     case 'bool':
       return { bool: f.name, value: ['true', '1'].includes((values[0] as string).toLowerCase()) };
-    case 'exact':
+    case 'uuid':
       return { in: f.name, values };
     case 'datetime':
       return expect.objectContaining({ range: f.name });

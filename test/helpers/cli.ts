@@ -103,6 +103,13 @@ export function spawnCollect(
   });
 }
 
+/** The built pm run against a server with an account's token, from an empty home: its environment, and a runner. */
+export function pmAgainst(url: string, token: string) {
+  const env = { HOME: tempHome(), PATH: process.env.PATH ?? '', PM_BASE_URL: url, PM_TOKEN: token };
+  const pm = (args: readonly string[], stdin?: string) => pmBin(args, env, stdin === undefined ? {} : { stdin });
+  return { env, pm };
+}
+
 /** The built bin/pm with these arguments. */
 export function pmBin(
   args: readonly string[],

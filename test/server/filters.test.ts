@@ -51,14 +51,14 @@ async function threeProperties(acct: Account) {
 }
 
 describe('exact and arrayable filters', () => {
-  it('uuid= is exact; uuid[]= is any of; an unknown uuid matches nothing', async () => {
+  it('uuid= is exact, in any case; uuid[]= is any of; an unknown uuid matches nothing', async () => {
     const acct = await server.newAccount();
     const { a, b, c } = await threeProperties(acct);
     expect(await listKeys(acct.api, `/properties?uuid=${b}`)).toEqual([b]);
     expect(await listKeys(acct.api, `/properties?uuid[]=${a}&uuid[]=${c}`)).toEqual([a, c]);
     expect(await listKeys(acct.api, `/properties?uuid[]=${c}`)).toEqual([c]);
     expect(await listKeys(acct.api, `/properties?uuid=${b.slice(0, 8)}`)).toEqual([]);
-    expect(await listKeys(acct.api, `/properties?uuid=${b.toUpperCase()}`)).toEqual([]);
+    expect(await listKeys(acct.api, `/properties?uuid=${b.toUpperCase()}`)).toEqual([b]);
   });
 
   it('uuid given twice without [] is 400', async () => {

@@ -5,17 +5,18 @@
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { isDateOnly, parseInstant } from '../../core/datetime.js';
-import { isCodeValue, KindError, uuidOf } from '../../core/kinds.js';
+import { isCodeValue, isWholeUuid, KindError, uuidOf, uuidPrefixOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
 import type { BulkOptions, ParentOption } from '../commands/resource.js';
 import { confirmDelete, everyRecord, when, withUnabortedSession } from '../commands/shared.js';
-import { bodyFromFlags, setChanges } from '../flag-values.js';
+import { bodyFromFlags, setChanges, withClientDefaults } from '../flag-values.js';
 import { readFileOrStdin, readStdin } from '../input.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
+import { resolveUuid } from '../uuids.js';
 import { formatOf, type InputRecord, parseRecords } from './input.js';
 import { type Outcome, runBulk } from './run.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, type Verb } from './flags.js';
@@ -72,9 +73,11 @@ export function checkAll(r: ResourceDef, verb: Verb, records: InputRecord[]): vo
     if ('verbatim' in rec) continue;
     const { body, problems } = prepare(r, verb, rec);
     rec.problems.push(...problems);
+    // A delete may name a record by its uuid's beginning (3f2a9c1e), resolved when it is sent.
     if (verb !== 'create' && typeof body.uuid === 'string' && body.uuid !== '')
       try {
-        uuidOf(body.uuid);
+        if (verb === 'delete' && !isWholeUuid(body.uuid)) uuidPrefixOf(body.uuid);
+        else uuidOf(body.uuid);
       } catch (e) {
         if (!(e instanceof KindError)) throw e;
         rec.problems.push(`uuid: ${e.message}`);
@@ -146,10 +149,13 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
   if (verb === 'delete' && !opts.yes)
     await confirmDelete(deps, () => `Delete every ${r.singular} listed in ${o.fromFile ?? 'standard input'}?`);
   const concurrency = concurrencyOf(opts.concurrency);
+  const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const { records, format, where } =
     o.fromFile === undefined
       ? { records: uuidRecords(await readStdin(deps)), format: 'ndjson' as const, where: 'standard input' }
       : await readRecords(r, o.fromFile, opts.format, deps);
+  if (verb === 'create')
+    for (const rec of records) if (!('verbatim' in rec)) withClientDefaults(r, rec.body, when(deps));
   checkAll(r, verb, records);
   const invalid = records.filter((rec) => rec.problems.length);
   const count = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
@@ -172,7 +178,6 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
     deps.io.stderr.write(`${where}: no records.\n`);
     return;
   }
-  const keys = opts.skipExisting !== undefined ? keyFields(r, String(opts.skipExisting), '--skip-existing') : undefined;
   const output = opts.output === 'json' || opts.output === 'ndjson' ? opts.output : undefined;
 
   await withUnabortedSession(deps, async (s) => {
@@ -182,8 +187,9 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
     const send = async (rec: InputRecord): Promise<Outcome> => {
       const { body, parent } = prepare(r, verb, rec);
       if (verb === 'delete') {
-        await s.client.delete(r, String(body.uuid));
-        return { status: 'deleted', uuid: String(body.uuid) };
+        const uuid = await resolveUuid(s, r, String(body.uuid).trim().toLowerCase(), 'uuid');
+        await s.client.delete(r, uuid);
+        return { status: 'deleted', uuid };
       }
       if (verb === 'update') {
         const { uuid, ...rest } = body;

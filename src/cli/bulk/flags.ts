@@ -13,14 +13,14 @@ export const addSendFlags = (cmd: Command): Command =>
     .option('--concurrency <n>', `requests in flight at once (1-${MAX_CONCURRENCY}, default ${DEFAULT_CONCURRENCY})`)
     .option('--failed <file>', 'write every record that did not go through here, with the reason, for a second run');
 
-/** Adds the bulk flags to a write command. */
-export function addBulkFlags(cmd: Command, verb: Verb): void {
+/** Adds the bulk flags to a write command; `key`: the fields --skip-existing's help gives as an example. */
+export function addBulkFlags(cmd: Command, verb: Verb, key = ''): void {
   addSendFlags(cmd.option('--from-file <file>', `${verb} from NDJSON, a JSON array or CSV (- for stdin)`));
   if (verb !== 'delete')
     cmd.option('--validate-only', 'check every record of --from-file, list every problem, and send nothing');
   if (verb === 'create')
     cmd.option(
       '--skip-existing <fields>',
-      'skip records that match an existing one on these fields (e.g. title,due_at), so a re-run creates nothing twice',
+      `skip records that match an existing one on these fields${key ? ` (e.g. ${key})` : ''}, so a re-run creates nothing twice`,
     );
 }

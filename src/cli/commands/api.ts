@@ -96,7 +96,7 @@ export function registerApi(program: Command, f: Factory): void {
 Examples:
   pm api GET /properties -F per_page=5 -F city=leeds
   pm api GET '/notes?property[city]=leeds'
-  pm api POST /properties/3f2a9c1e-…/notes --data '{"content":"Boiler serviced"}'
+  pm api POST /properties/3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15/notes --data '{"content":"Boiler serviced"}'
   pm api GET /reminders --jq '.data[].title'
   pm api GET /properties --paginate -F per_page=100 --jq '.data | length'`,
     )

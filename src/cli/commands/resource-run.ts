@@ -1,19 +1,28 @@
 /** The run functions of `pm <resource> list|get|create|update|delete` (resource.ts declares them). */
 import type { ResourceDef } from '../../resources/types.js';
-import { CUSTOM_VALUES_KEY, childrenOf, embedsOf, inputFields, resourceByPath } from '../../resources/index.js';
+import {
+  CUSTOM_FIELD_KEYS,
+  CUSTOM_FIELDS,
+  CUSTOM_VALUES_KEY,
+  childrenOf,
+  embedsOf,
+  inputFields,
+  resourceByPath,
+} from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
-import { isCodeValue } from '../../core/kinds.js';
+import { isCodeValue, isWholeUuid } from '../../core/kinds.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
 import { CliError, EXIT, oneKind, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { bodyFromFlags, filterQuery, setChanges } from '../flag-values.js';
+import { bodyFromFlags, filterQuery, setChanges, withClientDefaults } from '../flag-values.js';
 import { kebab, setChangeFlags, splitList } from '../flags.js';
 import { readFileOrStdin, readInline, readStdin } from '../input.js';
 import {
   autoEmbeds,
   createListPrinter,
+  customColumnsWanted,
   embedsFor,
   type OutputFlags,
   type OutputSpec,
@@ -24,9 +33,10 @@ import {
 } from '../output/index.js';
 import { HttpStatusError } from '../../client/errors.js';
 import type { Session } from '../session.js';
+import { resolveUuid, resolveUuidFlags, uuidFlagsChecked } from '../uuids.js';
 import { fieldErrors, fillForUpdate } from '../writes.js';
 import type * as Cmd from './resource.js';
-import { confirmDelete, countOf, describeApiError, describeRecord, when } from './shared.js';
+import { confirmDelete, countOf, describeApiError, describeRecord, everyRecord, when } from './shared.js';
 
 /** The output flags, checked (a bad --jq is a usage error before any request). */
 async function outputSpec(r: ResourceDef, flags: OutputFlags): Promise<OutputSpec> {
@@ -52,22 +62,44 @@ function embedList(r: ResourceDef, embed: string | undefined, spec: OutputSpec, 
 const embedRefused = (e: unknown): boolean =>
   e instanceof HttpStatusError && (e.status === 403 || (e.status === 400 && /\bembed\b/i.test(e.message)));
 
+/**
+ * CSV and TSV with custom values embedded: the names of every custom field of `r`, a column each
+ * (custom_fields.NAME), read before the first record is written. Where they cannot be read, the
+ * columns of the first record's values.
+ */
+async function customColumns(s: Session, r: ResourceDef, spec: OutputSpec, embed: readonly string[]) {
+  if (!r.customValues || !customColumnsWanted(spec) || !embed.includes(CUSTOM_VALUES_KEY)) return;
+  const entity = { [CUSTOM_FIELD_KEYS.entity]: [String(r.customValues.entity)] };
+  const names: string[] = [];
+  try {
+    for await (const cf of everyRecord(s, CUSTOM_FIELDS, encodeListQuery(CUSTOM_FIELDS, { fields: entity })))
+      names.push(String(cf[CUSTOM_FIELD_KEYS.name]));
+  } catch {
+    return;
+  }
+  spec.customFields = names;
+}
+
 export async function listRun(o: Cmd.ListOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const size =
     o.perPage ?? (o.all ? MAX_PER_PAGE : o.limit !== undefined ? Math.min(o.limit, MAX_PER_PAGE) : undefined);
-  const query = (auto: boolean) => {
-    const q = filterQuery(r, o.flags, f.now(), f.timeZone);
+  const query = (auto: boolean, flags = o.flags) => {
+    const q = filterQuery(r, flags, f.now(), f.timeZone);
     for (const [k, v] of encodeListQuery(r, { embed: embedList(r, o.embed, spec, auto), page: o.page, perPage: size }))
       q.set(k, v);
     return q;
   };
   const auto = autoEmbeds(r, spec).length > 0;
-  // The filters are read (and a mistake refused) before anything is opened.
-  const q = query(auto);
+  // The filters are read (and a mistake refused) before anything is opened; a uuid's beginning
+  // (--property 3f2a9c1e) is then resolved, and the query made again with the whole uuid.
+  let q = query(auto, uuidFlagsChecked(r, o.flags));
 
   const s = await f.session();
+  const flags = await resolveUuidFlags(s, r, o.flags);
+  if (flags !== o.flags) q = query(auto, flags);
+  await customColumns(s, r, spec, embedList(r, o.embed, spec, false));
   const printer = createListPrinter(r, spec, await f.display({ paged: true }));
   let first: PageInfo | undefined;
   let fetched = 0;
@@ -80,12 +112,14 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
       // A server that does not embed a note's parent (the hosted one), a token that may not read
       // statuses: the list without them.
       if (!(auto && fetched === 0 && embedRefused(e))) throw e;
-      yield* s.client.pages(r, query(false), limit);
+      yield* s.client.pages(r, query(false, flags), limit);
     }
   };
+  let arrived = 0;
   try {
     for await (const pg of pagesOf()) {
       fetched++;
+      arrived += pg.records.length;
       first ??= {
         total: pg.pagination.total,
         page: pg.pagination.current_page,
@@ -98,7 +132,13 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
       if (!o.all && o.limit === undefined) break;
     }
   } catch (e) {
-    throw describeApiError(e, r);
+    const err = describeApiError(e, r);
+    if (err.exitCode !== EXIT.interrupted || !first) throw err;
+    // Ctrl-C: what has arrived is written out whole (sorted, a JSON array closed, the footer
+    // saying how far it got), and the exit code says the list was cut short.
+    if (o.sort) printer.add(sortRecords(r, held, o.sort));
+    await printer.end({ ...first, fetchedPages: fetched, interrupted: true });
+    throw new CliError(EXIT.interrupted, `interrupted: ${arrived} of ${first.total} ${r.plural} listed.`);
   }
   if (o.sort) printer.add(sortRecords(r, held, o.sort));
   await printer.end(first ? { ...first, fetchedPages: fetched } : undefined);
@@ -133,9 +173,11 @@ export async function getRun(o: Cmd.GetOptions): Promise<void> {
   const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const s = await f.session();
+  const uuid = await resolveUuid(s, r, o.uuid, '<uuid>');
+  await customColumns(s, r, spec, embedList(r, o.embed, spec, false, true));
   const get = async (auto: boolean) => {
     const embed = embedList(r, o.embed, spec, auto, true);
-    return s.client.get(r, o.uuid, embed.length ? embed.join(',') : undefined);
+    return s.client.get(r, uuid, embed.length ? embed.join(',') : undefined);
   };
   const rec = await get(true)
     .catch((e) => {
@@ -210,9 +252,10 @@ async function withWritten(
 }
 
 export async function createRun(o: Cmd.CreateOptions): Promise<void> {
-  const { f, resource: r, parent } = o;
+  const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'create', when(f)) };
+  withClientDefaults(r, body, when(f));
   const text = r.textInput;
   if (text && body[text] === undefined) {
     if (o.textFile !== undefined) body[text] = await readFileOrStdin(o.textFile, f, `--${kebab(text)}-file`);
@@ -220,6 +263,11 @@ export async function createRun(o: Cmd.CreateOptions): Promise<void> {
   }
   precheck(r, body, 'create');
   const s = await f.session();
+  const flag = `--${r.parents?.find((p) => p.target === o.parent?.resource)?.name}`;
+  const parent = o.parent && {
+    ...o.parent,
+    uuid: await resolveUuid(s, resourceByPath(o.parent.resource), o.parent.uuid, flag),
+  };
   if (o.dryRun) return dryRun(s, f, 'POST', s.client.createPath(r, parent), body, o.output);
   const rec = await s.client.create(r, body, parent).catch((e) => {
     // A parent that is not there is the parent's 404: its list is what to look at.
@@ -230,7 +278,7 @@ export async function createRun(o: Cmd.CreateOptions): Promise<void> {
 }
 
 export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
-  const { f, resource: r, uuid } = o;
+  const { f, resource: r } = o;
   const spec = await outputSpec(r, o.output);
   const body = { ...(await dataOption(o.data, f)), ...bodyFromFlags(r, o.flags, 'update', when(f)) };
   const changes = setChanges(r, o.flags);
@@ -246,6 +294,7 @@ export async function updateRun(o: Cmd.UpdateOptions): Promise<void> {
     );
   }
   const s = await f.session();
+  const uuid = await resolveUuid(s, r, o.uuid, '<uuid>');
   try {
     await fillForUpdate(s.client, r, uuid, body, changes);
     precheck(r, body, 'update');
@@ -299,7 +348,13 @@ async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly str
 
 export async function deleteRun(o: Cmd.DeleteOptions): Promise<void> {
   const { f, resource: r } = o;
-  const unique = [...new Set(o.uuids)];
+  // Beginnings of uuids resolved first: an ambiguous one is refused before anything is deleted.
+  const resolved: string[] = [];
+  if (o.uuids.some((u) => !isWholeUuid(u))) {
+    const s = await f.session();
+    for (const u of o.uuids) resolved.push(await resolveUuid(s, r, u, '<uuid>'));
+  }
+  const unique = [...new Set(resolved.length ? resolved : o.uuids)];
   if (!o.yes && !o.dryRun)
     await confirmDelete(f, async () => {
       const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);

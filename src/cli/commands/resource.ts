@@ -6,13 +6,21 @@
 import type { Command } from 'commander';
 import { embedNames, filterFields, resourceByPath, RESOURCES } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { KindError, uuidOf } from '../../core/kinds.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { addBulkFlags, addSendFlags, type Verb } from '../bulk/flags.js';
 import { adopt, commandOf } from '../command.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
-import { addFilterFlags, addInputFlags, checkNamedFlags, kebab, optKey, splitList } from '../flags.js';
+import {
+  addFilterFlags,
+  addInputFlags,
+  checkNamedFlags,
+  checkUuid,
+  kebab,
+  matchKeys,
+  optKey,
+  splitList,
+} from '../flags.js';
 import { examples } from '../help/examples.js';
 import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
@@ -148,15 +156,6 @@ function bulkFlagsAlone(flags: Flags): void {
     );
 }
 
-/** A uuid argument or flag; anything else is refused before a request is made. */
-export function checkUuid(value: string, what: string): string {
-  try {
-    return uuidOf(value);
-  } catch (e) {
-    throw e instanceof KindError ? usageError(`${what} ${e.message}`) : e;
-  }
-}
-
 const str = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
 
 /** --embed: names the resource can embed, checked before any request. */
@@ -251,7 +250,7 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: Pick<Runs, 'creat
   for (const parent of r.parents ?? [])
     cmd.option(`--${parent.name} <uuid>`, `the ${resourceByPath(parent.target).singular} it belongs to`);
   if (r.textInput) cmd.option(`--${r.textInput}-file <file>`, `read the ${r.textInput} from a file (- for stdin)`);
-  addBulkFlags(cmd, 'create');
+  addBulkFlags(cmd, 'create', matchKeys(r));
   addOutputFlags(cmd);
   cmd.addHelpText('after', examples(r, 'create'));
   return cmd.action((flags: Flags) => {
@@ -334,7 +333,7 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUN
   const cmd = commandOf('apply')
     .description(`Make the ${r.plural} match a file: create the missing, update the changed, leave the rest`)
     .requiredOption('--from-file <file>', 'the records as they should be: NDJSON, a JSON array or CSV (- for stdin)')
-    .requiredOption('--key <fields>', 'the fields a record is matched on, e.g. title,due_at')
+    .requiredOption('--key <fields>', `the fields a record is matched on, e.g. ${matchKeys(r)}`)
     .option('--prune', `also delete the ${r.plural} the filters below select that are not in the file`)
     .option('-y, --yes', 'delete what --prune selects without asking (needed in scripts and CI, where pm cannot ask)')
     .option('--dry-run', 'print the plan (create, update, delete, unchanged) and send nothing');

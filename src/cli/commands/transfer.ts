@@ -13,7 +13,7 @@ import {
   readdirSync,
   readFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { isObject } from '../../core/json.js';
 import { isCodeValue } from '../../core/kinds.js';
@@ -316,12 +316,14 @@ Examples:
   pm export --dir move && pm --base-url https://pm.example.com import --dir move`,
     )
     .action(async (opts: { dir: string; force?: boolean }) => {
-      if (existsSync(opts.dir) && readdirSync(opts.dir).length && !opts.force)
+      // A relative folder is the working directory's (the command's, not the process's).
+      const dir = resolve(f.cwd, opts.dir);
+      if (existsSync(dir) && readdirSync(dir).length && !opts.force)
         throw usageError(`--dir ${opts.dir} is not empty; give another folder, or --force to overwrite its files.`);
-      mkdirSync(opts.dir, { recursive: true });
+      mkdirSync(dir, { recursive: true });
       const { withSession } = await import('../session.js');
       await withSession(f.globals(), f, async (s) => {
-        const counts = await exportAccount(s, opts.dir, f).catch((e) => {
+        const counts = await exportAccount(s, dir, f).catch((e) => {
           throw describeApiError(e);
         });
         f.io.stderr.write(`Exported ${summary(counts)} to ${opts.dir}.\n`);
@@ -347,10 +349,11 @@ Examples:
   pm --base-url https://pm.example.com import --dir move`,
     )
     .action(async (opts: { dir: string }) => {
-      if (!DEPENDENCY_ORDER.some((r) => existsSync(join(opts.dir, fileOf(r)))))
+      const dir = resolve(f.cwd, opts.dir);
+      if (!DEPENDENCY_ORDER.some((r) => existsSync(join(dir, fileOf(r)))))
         throw usageError(`--dir ${opts.dir} holds no pm export (no ${DEPENDENCY_ORDER.map(fileOf).join(', ')}).`);
       await withUnabortedSession(f, async (s) => {
-        const { counts, already } = await importAccount(s, opts.dir, f).catch((e) => {
+        const { counts, already } = await importAccount(s, dir, f).catch((e) => {
           throw describeApiError(e);
         });
         const skipped = already ? `; ${already} already imported from this folder, not created again` : '';

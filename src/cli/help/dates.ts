@@ -142,6 +142,6 @@ Examples:
   pm notes list --property-where created_at=-P1Y        # notes of properties created this past year
   pm reminders create --title "Renew gas certificate" --due-at 2026-12-01
   pm reminders create --title "Call the plumber" --due-at "tomorrow 9am"
-  pm reminders update 9d4e6f21-… --due-at 2026-12-01T14:00:00Z
+  pm reminders update 9d4e6f21 --due-at 2026-12-01T14:00:00Z
 `;
 }

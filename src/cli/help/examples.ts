@@ -5,19 +5,20 @@
  * exists on the command. A resource without its own examples gets the generic ones.
  */
 import type { ResourceDef } from '../../resources/types.js';
+import { matchKeys } from '../flags.js';
 
 type ExampleVerb = keyof ResourceDef['verbs'] | 'group' | 'apply';
 
-/** A uuid shortened for the eye, as a person would paste it. */
+/** A record's uuid as a person types it: its first 8 characters (what a table on a terminal shows). */
 const ID: Record<string, string> = {
-  properties: '3f2a9c1e-…',
-  contacts: '7b1d0c55-…',
-  'custom-fields': '8c1d2e3f-…',
-  notes: '5e7a9b10-…',
-  reminders: '9d4e6f21-…',
-  statuses: 'a1b2c3d4-…',
-  types: 'b2c3d4e5-…',
-  competencies: 'c3d4e5f6-…',
+  properties: '3f2a9c1e',
+  contacts: '7b1d0c55',
+  'custom-fields': '8c1d2e3f',
+  notes: '5e7a9b10',
+  reminders: '9d4e6f21',
+  statuses: 'a1b2c3d4',
+  types: 'b2c3d4e5',
+  competencies: 'c3d4e5f6',
 };
 
 const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
@@ -29,8 +30,8 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm properties list --custom-field colour=red --all -o csv > red.csv',
     ],
     get: [
-      'pm properties get 3f2a9c1e-…',
-      'pm properties get 3f2a9c1e-… --json address,postcode,custom_fields',
+      'pm properties get 3f2a9c1e',
+      'pm properties get 3f2a9c1e --json address,postcode,custom_fields',
       'pm properties get "$uuid" --jq .num_notes',
     ],
     create: [
@@ -41,15 +42,15 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm properties create --from-file properties.csv',
     ],
     update: [
-      'pm properties update 3f2a9c1e-… --bedrooms 4 --has-garage',
-      'pm properties update 3f2a9c1e-… --status "Let agreed"',
-      'pm properties update 3f2a9c1e-… --no-status',
-      'pm properties update 3f2a9c1e-… --unset county --custom-field colour=',
+      'pm properties update 3f2a9c1e --bedrooms 4 --has-garage',
+      'pm properties update 3f2a9c1e --status "Let agreed"',
+      'pm properties update 3f2a9c1e --no-status',
+      'pm properties update 3f2a9c1e --unset county --custom-field colour=',
       'pm properties update --from-file changes.ndjson',
     ],
     delete: [
-      'pm properties delete 3f2a9c1e-…                          # asks first',
-      'pm properties delete --yes 3f2a9c1e-… 8b0e4d2a-…',
+      'pm properties delete 3f2a9c1e                          # asks first',
+      'pm properties delete --yes 3f2a9c1e 8b0e4d2a',
       'pm properties list --postcode ZZ9 -q | pm properties delete - --yes',
     ],
   },
@@ -60,46 +61,46 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm contacts list --type Contractor --competency Plumbing --competency Electrics',
       'pm contacts list --custom-field tenant_since= -q | wc -l',
     ],
-    get: ['pm contacts get 7b1d0c55-…', 'pm contacts get 7b1d0c55-… --json name,email,status,competencies'],
+    get: ['pm contacts get 7b1d0c55', 'pm contacts get 7b1d0c55 --json name,email,status,competencies'],
     create: [
       'pm contacts create --name "Jo Bloggs" --email jo@example.com --contact-number "0113 496 0000"',
       'uuid=$(pm contacts create --name "Sam Lee" --email sam@example.com --company "Acme Lettings" -q)',
       'pm contacts create --name "Al Fix" --email al@example.com --type Contractor --competency Plumbing --competency Electrics',
     ],
     update: [
-      'pm contacts update 7b1d0c55-… --company "Acme Lettings"',
-      'pm contacts update 7b1d0c55-… --unset contact_number',
-      'pm contacts update 7b1d0c55-… --add-competency Plumbing --remove-competency Photography',
-      'pm contacts update 7b1d0c55-… --status Active --no-type',
+      'pm contacts update 7b1d0c55 --company "Acme Lettings"',
+      'pm contacts update 7b1d0c55 --unset contact_number',
+      'pm contacts update 7b1d0c55 --add-competency Plumbing --remove-competency Photography',
+      'pm contacts update 7b1d0c55 --status Active --no-type',
     ],
   },
   'custom-fields': {
     list: ['pm custom-fields list --entity-type property', 'pm custom-fields list --json name,label,entity_type'],
-    get: ['pm custom-fields get 8c1d2e3f-…', 'pm custom-fields get 8c1d2e3f-… --json name,label'],
+    get: ['pm custom-fields get 8c1d2e3f', 'pm custom-fields get 8c1d2e3f --json name,label'],
     create: [
       'pm custom-fields create --label "Favourite colour" --type text --entity-type property',
       'pm custom-fields create --name tenant_since --label "Tenant since" --type 1 --entity-type contact -q',
     ],
     update: [
-      'pm custom-fields update 8c1d2e3f-… --label "Colour"',
-      'pm custom-fields update 8c1d2e3f-… --name colour --json name,label',
+      'pm custom-fields update 8c1d2e3f --label "Colour"',
+      'pm custom-fields update 8c1d2e3f --name colour --json name,label',
     ],
     delete: [
-      'pm custom-fields delete 8c1d2e3f-…                 # and its values everywhere',
+      'pm custom-fields delete 8c1d2e3f                 # and its values everywhere',
       'pm custom-fields list --label old -q | pm custom-fields delete - --yes',
     ],
   },
   notes: {
     list: [
-      'pm notes list --property 3f2a9c1e-…',
+      'pm notes list --property 3f2a9c1e',
       'pm notes list --property-where city=leeds --content boiler',
       'pm notes list --contact-where email=@acme.com --created-at -P7D --json content,created_at',
     ],
-    get: ['pm notes get 5e7a9b10-…', 'pm notes get 5e7a9b10-… --jq .content'],
+    get: ['pm notes get 5e7a9b10', 'pm notes get 5e7a9b10 --jq .content'],
     create: [
-      'pm notes create --property 3f2a9c1e-… --content "Boiler serviced"',
-      'echo "Keys with neighbour" | pm notes create --contact 7b1d0c55-… -q',
-      'pm notes create --property 3f2a9c1e-… --content-file inspection.txt',
+      'pm notes create --property 3f2a9c1e --content "Boiler serviced"',
+      'echo "Keys with neighbour" | pm notes create --contact 7b1d0c55 -q',
+      'pm notes create --property 3f2a9c1e --content-file inspection.txt',
     ],
   },
   reminders: {
@@ -108,12 +109,12 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm reminders list --title gas --json title,due_at',
       'pm reminders list --due-at -P30D --all -o csv > overdue.csv',
     ],
-    get: ['pm reminders get 9d4e6f21-…', 'pm reminders get 9d4e6f21-… --json title,due_at,anytime'],
+    get: ['pm reminders get 9d4e6f21', 'pm reminders get 9d4e6f21 --json title,due_at,anytime'],
     create: [
       'pm reminders create --title "Renew gas certificate" --due-at 2026-12-01',
       'pm reminders create --title "Inspection" --description "Flat 3" --due-at 2026-12-01T09:30:00Z -q',
     ],
-    update: ['pm reminders update 9d4e6f21-… --due-at 2026-12-08', 'pm reminders update 9d4e6f21-… --unset due_at'],
+    update: ['pm reminders update 9d4e6f21 --due-at 2026-12-08', 'pm reminders update 9d4e6f21 --unset due_at'],
     apply: [
       'pm reminders apply --from-file reminders.csv --key title --dry-run',
       'pm reminders apply --from-file ci.csv --key title --prune --title "[ci]" --dry-run  # lists what it would delete',
@@ -126,23 +127,23 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm statuses create --label "For Let" --type property',
       'pm statuses create --label Active --type contact -q',
     ],
-    update: ['pm statuses update a1b2c3d4-… --label "To Let"'],
+    update: ['pm statuses update a1b2c3d4 --label "To Let"'],
   },
   types: {
     list: ['pm types list', 'pm types list --label tenant --json uuid,label'],
     create: ['pm types create --label Tenant', 'pm types create --label Contractor -q'],
-    update: ['pm types update b2c3d4e5-… --label Landlord'],
+    update: ['pm types update b2c3d4e5 --label Landlord'],
   },
   competencies: {
     list: ['pm competencies list', 'pm competencies list --label plumb -q'],
     create: ['pm competencies create --label Plumbing', 'pm competencies create --label Photography -q'],
-    update: ['pm competencies update c3d4e5f6-… --label Electrics'],
+    update: ['pm competencies update c3d4e5f6 --label Electrics'],
   },
 };
 
 function generic(r: ResourceDef, verb: Exclude<ExampleVerb, 'group'>): string[] {
   const p = `pm ${r.path}`;
-  const id = ID[r.path] ?? '3f2a9c1e-…';
+  const id = ID[r.path] ?? '3f2a9c1e';
   switch (verb) {
     case 'list':
       return [`${p} list --created-at -P7D`, `${p} list --json uuid,created_at`, `${p} list --all -o ndjson | wc -l`];
@@ -154,10 +155,8 @@ function generic(r: ResourceDef, verb: Exclude<ExampleVerb, 'group'>): string[] 
       return [`${p} update ${id} --data '{}'`];
     case 'delete':
       return [`${p} delete ${id}                          # asks first`, `${p} delete --yes ${id}`];
-    case 'apply': {
-      const key = r.fields.filter((f) => f.requiredOnCreate && f.kind === 'text').map((f) => f.name);
-      return [`${p} apply --from-file ${r.path}.csv --key ${key.join(',')} --dry-run`];
-    }
+    case 'apply':
+      return [`${p} apply --from-file ${r.path}.csv --key ${matchKeys(r)} --dry-run`];
   }
 }
 

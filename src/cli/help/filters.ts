@@ -95,7 +95,8 @@ How each kind of field matches
   number     --bedrooms 3              equals (repeatable: any of the values)
   yes/no     --has-garage              is true; --no-has-garage: is false
   code       --entity-type property    a code or its name: --entity-type 2 is the same
-  uuid       --uuid 3f2a9c1e-…         one of these records (repeatable)
+  uuid       --uuid 3f2a9c1e           one of these records (repeatable); a uuid's first 8
+                                       characters or more name it, in any case
   datetime   --created-at -P7D         in a date, datetime, interval or duration: see pm help dates
 
   Text matches literally: % and _ are ordinary characters; a blank value is a usage error. A

@@ -63,12 +63,17 @@ The columns of a table, and the other fields --json and --fields accept
 ${columns()}
 
   custom_fields (and a property's contact) are fetched only when named in --json or --fields,
-  or with --embed.
+  or with --embed. In CSV and TSV, custom values have a column each, custom_fields.NAME, for
+  every custom field of the records' kind (empty where a record has no value).
 
 Pages
   --page N --per-page N    one page (per page: 1-100; the server's default is 10)
   --limit N                fetch pages until N records
   --all                    every page; records are written as they arrive
+  On a terminal, a table is written page by page: its columns are as wide as the first page
+  needs, and a longer value on a later page is cut short with … (-o tsv keeps it whole). Ctrl-C
+  stops the list: what has arrived stays (sorted with --sort, a whole array with --json), a line
+  says how far it got, and pm exits 130.
 
 Colour
   Off when piped, with NO_COLOR set (to anything), or with --no-color; FORCE_COLOR=1 forces it

@@ -11,7 +11,7 @@ import { visible } from '../../core/redact.js';
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Embedded custom field values arrive as {data: [{uuid, name, label, value}]}. */
-function customValues(v: unknown): { name?: unknown; label?: unknown; value?: unknown }[] | undefined {
+export function customValues(v: unknown): { name?: unknown; label?: unknown; value?: unknown }[] | undefined {
   if (typeof v !== 'object' || v === null) return undefined;
   const list = Array.isArray(v) ? v : (v as { data?: unknown }).data;
   return Array.isArray(list) && list.every((x) => typeof x === 'object' && x !== null) ? list : undefined;

@@ -5,20 +5,31 @@
  * Data goes to stdout, talk (footer, "No properties found.") to stderr. On a terminal: a table
  * with colour, local times and a footer. Piped: no colour, no box drawing, no truncation, ISO
  * times as the API sent them. Lists stream: records are written as pages arrive, so memory does
- * not grow with --all (a terminal table, which needs its column widths, and --jq buffer).
+ * not grow with --all (a terminal table takes its column widths from the first page; --jq buffers).
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import { embedNames, embedsOf } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, embedNames, embedsOf } from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
+import { MIN_UUID_PREFIX } from '../../core/kinds.js';
 import { jsonText, terminalText, visible } from '../../core/redact.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps, Env, OutStream } from '../context.js';
 import { usageError } from '../errors.js';
 import { knownBy, splitList } from '../flags.js';
 import { editDistance } from '../suggest.js';
-import { TimeFormatter, cellValue, csvCell, guardCell, humanValue, isTimeField, relative, tsvCell } from './format.js';
+import {
+  TimeFormatter,
+  cellValue,
+  csvCell,
+  customValues,
+  guardCell,
+  humanValue,
+  isTimeField,
+  relative,
+  tsvCell,
+} from './format.js';
 import { checkJq, runJq } from './jq.js';
-import { type Column, renderTable, width } from './table.js';
+import { type Column, startTable, type TableWriter, width } from './table.js';
 
 type Rec = Record<string, unknown>;
 
@@ -43,7 +54,17 @@ export interface OutputSpec {
   jq?: string;
   /** CSV cells exactly as they are, unguarded against spreadsheet formulas (--csv-exact). */
   csvExact?: boolean;
+  /**
+   * CSV/TSV: the names of the custom fields that get a column each (`custom_fields.NAME`) when
+   * custom values are embedded: every one the resource has (customFieldColumns); without them,
+   * those of the first record.
+   */
+  customFields?: readonly string[];
 }
+
+/** Whether the output gives custom values a column each (CSV and TSV), so needs their names. */
+export const customColumnsWanted = (spec: OutputSpec): boolean =>
+  !spec.quiet && spec.jq === undefined && (spec.format === 'csv' || spec.format === 'tsv');
 
 /**
  * The output flags as commander gives them (values are checked here, so any type is accepted):
@@ -67,6 +88,8 @@ export interface PageInfo {
   totalPages: number;
   /** How many pages a list fetched (several with --all); 1 when not given. */
   fetchedPages?: number;
+  /** Ctrl-C cut the list short: the footer starts a line of its own (after the terminal's ^C). */
+  interrupted?: boolean;
 }
 
 export interface ListPrinter {
@@ -115,14 +138,20 @@ export function autoEmbeds(resource: ResourceDef, spec: OutputSpec, one = false)
   return [...(resource.parents ?? []), ...shownLinks(resource)].map((x) => x.name);
 }
 
-/** The parent column's words: which parent, by its relation and uuid, or '' when none was embedded. */
-function parentCell(resource: ResourceDef, r: Rec): string {
+/** The parent column's words: which parent, by its relation and uuid (as `uuid` shows it), or '' when none was embedded. */
+function parentCell(resource: ResourceDef, r: Rec, uuid: (u: string) => string): string {
   for (const p of resource.parents ?? []) {
-    const uuid = (r[p.name] as { data?: { uuid?: unknown } | null } | undefined)?.data?.uuid;
-    if (typeof uuid === 'string') return `${p.name} ${uuid}`;
+    const id = (r[p.name] as { data?: { uuid?: unknown } | null } | undefined)?.data?.uuid;
+    if (typeof id === 'string') return `${p.name} ${uuid(id)}`;
   }
   return '';
 }
+
+/**
+ * A uuid in a terminal's table: its first 8 characters, as git shows a commit, which every
+ * command takes (a uuid's beginning); whole when piped.
+ */
+const shortUuid = (u: string): string => u.slice(0, MIN_UUID_PREFIX);
 
 /** The links and sets of `resource` whose records a person knows by a label, by name: that field (knownBy). */
 const namedEmbeds = (resource: ResourceDef): Map<string, string> =>
@@ -247,12 +276,25 @@ function fieldMap(resource: ResourceDef): Map<string, FieldDef> {
   return new Map(resource.fields.map((f) => [f.name, f]));
 }
 
-/** CSV/TSV columns: the selected fields, else every field (and custom_fields when embedded). */
+/** The CSV/TSV column of a custom field's value: custom_fields.NAME. */
+const customColumn = (name: string) => `${CUSTOM_VALUES_KEY}.${name}`;
+
+/**
+ * CSV/TSV columns: the selected fields, else every field (and the embeds the first record has);
+ * custom values a column each (custom_fields.NAME), so that a spreadsheet can use them.
+ */
 function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Rec | undefined): string[] {
-  if (spec.fields) return spec.fields;
-  const names = resource.fields.map((f) => f.name);
-  if (first) for (const e of embedNames(resource)) if (e in first) names.push(e);
-  return names;
+  const names = spec.fields ? [...spec.fields] : resource.fields.map((f) => f.name);
+  if (!spec.fields && first) for (const e of embedNames(resource)) if (e in first) names.push(e);
+  const custom = spec.customFields ?? (customValues(first?.[CUSTOM_VALUES_KEY]) ?? []).map((c) => String(c.name ?? ''));
+  return names.flatMap((n) => (n === CUSTOM_VALUES_KEY && resource.customValues ? custom.map(customColumn) : [n]));
+}
+
+/** A CSV/TSV cell's value: a field's, or a custom field's (custom_fields.NAME: its value, or nothing). */
+function dataValue(r: Rec, column: string): unknown {
+  if (!column.startsWith(`${CUSTOM_VALUES_KEY}.`)) return r[column];
+  const name = column.slice(CUSTOM_VALUES_KEY.length + 1);
+  return customValues(r[CUSTOM_VALUES_KEY])?.find((c) => c.name === name)?.value ?? null;
 }
 
 const colors = (d: Display): ChalkInstance => new Chalk({ level: d.color ? 1 : 0 });
@@ -267,7 +309,8 @@ function footer(resource: ResourceDef, count: number, info?: PageInfo): string {
   if (!info) return '';
   const start = (info.page - 1) * info.perPage + 1;
   const range = `showing ${start}-${start + count - 1} of ${info.total}`;
-  return (info.fetchedPages ?? 1) > 1 ? `${range}\n` : `${range}, page ${info.page} of ${info.totalPages}\n`;
+  const line = (info.fetchedPages ?? 1) > 1 ? `${range}\n` : `${range}, page ${info.page} of ${info.totalPages}\n`;
+  return info.interrupted ? `\n${line}` : line;
 }
 
 // ------------------------------------------------------------------ lists
@@ -316,7 +359,7 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
   return {
     ...lineSink(d, (r) => {
       const head = columns ? '' : header(r);
-      return `${head}${(columns as string[]).map((c) => cell(cellValue(r[c]))).join(sep)}\n`;
+      return `${head}${(columns as string[]).map((c) => cell(cellValue(dataValue(r, c)))).join(sep)}\n`;
     }),
     end() {
       if (!columns) d.stdout.write(header(undefined));
@@ -324,42 +367,52 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
   };
 }
 
-/** Piped, a line per record as records come; on a terminal, rows kept until the column widths are known. */
+/**
+ * Piped, a line per record as records come; on a terminal, a table written page by page, its
+ * columns as wide as the first page needs (within the terminal).
+ */
 function tableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   const defs = fieldMap(resource);
   const named = namedEmbeds(resource);
   const shown = new Map(shownLinks(resource).map((l) => [l.name, l.shown]));
   const names = spec.fields ?? defaultColumns(resource);
   const times = d.tty ? new TimeFormatter(d.timeZone) : undefined;
-  const cell = (r: Rec, n: string) =>
-    n === PARENT_COLUMN ? parentCell(resource, r) : (namedText(named, n, r[n]) ?? lineValue(defs.get(n), r[n], times));
+  const uuid = d.tty ? shortUuid : (u: string) => u;
+  const cell = (r: Rec, n: string) => {
+    if (n === PARENT_COLUMN) return parentCell(resource, r, uuid);
+    if (d.tty && n === 'uuid' && typeof r[n] === 'string') return visible(shortUuid(r[n]));
+    return namedText(named, n, r[n]) ?? lineValue(defs.get(n), r[n], times);
+  };
   const row = (r: Rec) => names.map((n) => cell(r, n));
   if (!d.tty) return lineSink(d, (r) => `${row(r).join('\t')}\n`);
   const c = colors(d);
-  const rows: string[][] = [];
+  const columns: Column[] = names.map((n) => {
+    const f = defs.get(n);
+    return {
+      header: c.bold(n),
+      headerWidth: width(n),
+      right: f?.kind === 'int',
+      // A uuid shortened would look like a whole one: never.
+      shrinkable: n !== 'uuid' && n !== PARENT_COLUMN && (f === undefined || f.kind === 'text'),
+      // Columns asked for with --fields are all kept.
+      priority: spec.fields ? 1 : (f?.column ?? shown.get(n) ?? (n === PARENT_COLUMN ? 2 : 1)),
+      // A code is one of a few names: a later page's is never cut short.
+      ...(f?.kind === 'code' ? { widest: Math.max(...Object.values(f.codes ?? {}).map(width)) } : {}),
+    };
+  });
+  const total = d.stdout.columns || 100;
+  // Written as pages come, in the layout of the first (docs: "Long lists on a terminal").
+  let table: TableWriter | undefined;
   return {
     add(records) {
-      for (const r of records) rows.push(row(r));
+      const rows = records.map(row);
+      if (table) table.add(rows);
+      else if (rows.length) table = startTable(columns, rows, total, (text) => d.stdout.write(text));
     },
     end() {
-      if (!rows.length) return;
-      const columns: Column[] = names.map((n) => {
-        const f = defs.get(n);
-        return {
-          header: c.bold(n),
-          headerWidth: width(n),
-          right: f?.kind === 'int',
-          // A uuid shortened would look like a whole one: never.
-          shrinkable: n !== 'uuid' && n !== PARENT_COLUMN && (f === undefined || f.kind === 'text'),
-          // Columns asked for with --fields are all kept.
-          priority: spec.fields ? 1 : (f?.column ?? shown.get(n) ?? (n === PARENT_COLUMN ? 2 : 1)),
-        };
-      });
-      const total = d.stdout.columns || 100;
-      const hidden = renderTable(columns, rows, total, (text) => d.stdout.write(text));
-      if (hidden.length)
+      if (table?.hidden.length)
         d.stderr.write(
-          c.dim(`${hidden.map((i) => names[i]).join(', ')} hidden to fit ${total} columns (--fields chooses)\n`),
+          c.dim(`${table.hidden.map((i) => names[i]).join(', ')} hidden to fit ${total} columns (--fields chooses)\n`),
         );
     },
   };

@@ -16,6 +16,8 @@ export interface Column {
   readonly shrinkable: boolean;
   /** 1: always shown; higher numbers are hidden first when the terminal is too narrow. */
   readonly priority: number;
+  /** The widest any value of the column can be, when that is known (a code's names). */
+  readonly widest?: number;
 }
 
 const GAP = 2;
@@ -94,21 +96,32 @@ export function columnsThatFit(natural: readonly number[], columns: readonly Col
   return shown;
 }
 
+/** A table being written: rows are added as they come, in the layout its first rows set. */
+export interface TableWriter {
+  /** Writes more rows, in the columns and widths of the first. */
+  add(rows: readonly string[][]): void;
+  /** The indexes of the columns hidden to fit the terminal. */
+  readonly hidden: readonly number[];
+}
+
 /**
- * Writes the table: the header, then a line per row, no trailing spaces, chunk by chunk. Returns
- * the indexes of the columns hidden to fit `total`.
+ * Starts a table: the header and the first rows, then `add` for more. The columns shown and their
+ * widths are those the first rows need (within `total`), so rows can be written as they come (a
+ * list's pages); a longer value in a later row is shortened with …, as one too wide for the
+ * terminal is.
  */
-export function renderTable(
+export function startTable(
   allColumns: readonly Column[],
-  allRows: readonly string[][],
+  firstRows: readonly string[][],
   total: number,
   write: (text: string) => void,
-): number[] {
+): TableWriter {
   const Table = require('cli-table3') as typeof CliTable3;
-  const allNatural = allColumns.map((c, i) => allRows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), c.headerWidth));
+  const allNatural = allColumns.map((c, i) =>
+    firstRows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), Math.max(c.headerWidth, c.widest ?? 0)),
+  );
   const shown = columnsThatFit(allNatural, allColumns, total);
   const columns = shown.map((i) => allColumns[i] as Column);
-  const rows = allRows.map((r) => shown.map((i) => r[i] ?? ''));
   const natural = shown.map((i) => allNatural[i] ?? 0);
   const colWidths = fitWidths(natural, columns, total);
   const align = (c: Column) => (c.right ? 'right' : 'left') as 'right' | 'left';
@@ -128,7 +141,12 @@ export function renderTable(
       .map((l) => `${l.trimEnd()}\n`)
       .join('');
   };
-  write(chunk(true, rows.slice(0, CHUNK)));
-  for (let i = CHUNK; i < rows.length; i += CHUNK) write(chunk(false, rows.slice(i, i + CHUNK)));
-  return allColumns.map((_, i) => i).filter((i) => !shown.includes(i));
+  const add = (allRows: readonly string[][]) => {
+    const rows = allRows.map((r) => shown.map((i) => r[i] ?? ''));
+    for (let i = 0; i < rows.length; i += CHUNK) write(chunk(false, rows.slice(i, i + CHUNK)));
+  };
+  const first = firstRows.map((r) => shown.map((i) => r[i] ?? ''));
+  write(chunk(true, first.slice(0, CHUNK)));
+  add(firstRows.slice(CHUNK));
+  return { add, hidden: allColumns.map((_, i) => i).filter((i) => !shown.includes(i)) };
 }

@@ -32,7 +32,8 @@ export function* setCustomValues(
   const resolved: [number, string | null][] = [];
   for (const [i, cv] of body.customValues.entries()) {
     const key = cv.name !== undefined ? CUSTOM_FIELD_KEYS.name : 'uuid';
-    const wanted = cv.name ?? cv.uuid;
+    // A uuid in any case is the same uuid (stored in lower case).
+    const wanted = cv.name ?? cv.uuid?.toLowerCase();
     const sql = `SELECT id FROM ${FIELDS} WHERE account_id = ? AND ${CUSTOM_FIELD_KEYS.entity} = ? AND ${key} = ?`;
     const row = hasNul(wanted) ? undefined : ((yield get(sql, [accountId, entity, wanted])) as Row | undefined);
     if (!row)

@@ -106,7 +106,9 @@ function* resolve(
   const col = key === 'uuid' ? 'uuid = ?' : d.equalsNoCase(`"${key}"`);
   const extra = only ? `, "${only.field}" AS _only` : '';
   const sql = `SELECT id${extra} FROM ${target.table} WHERE account_id = ? AND ${col} ORDER BY id LIMIT 101`;
-  const found = hasNul(value) ? [] : ((yield rows(sql, [accountId, value])) as Row[]);
+  // A uuid in any case is the same uuid (stored in lower case).
+  const bound = key === 'uuid' ? value.toLowerCase() : value;
+  const found = hasNul(value) ? [] : ((yield rows(sql, [accountId, bound])) as Row[]);
   const fitting = only ? found.filter((r) => r._only === only.code) : found;
   if (fitting.length === 1) return (fitting[0] as Row).id as number;
   if (fitting.length > 1) bag.add(at, `More than one ${target.singular} has ${key} "${value}"; name it by uuid.`);

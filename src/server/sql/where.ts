@@ -41,6 +41,11 @@ export function whereSql(
         out.push(`(${c.values.map(() => d.equalsNoCase(`${alias}."${c.field.name}"`)).join(' OR ')})`);
         params.push(...c.values);
         break;
+      case 'prefix':
+        // LIKE without wildcards in the value: a prefix is checked (hex digits and hyphens) by its kind.
+        out.push(`${alias}."${c.field.name}" LIKE ?`);
+        params.push(`${c.value}%`);
+        break;
       case 'range':
         out.push(`${alias}."${c.field.name}" >= ? AND ${alias}."${c.field.name}" < ?`);
         params.push(c.range.start, c.range.end);
