@@ -4,6 +4,7 @@
  * shown. Runs in the `postgres` project; skips with one line where there is no PostgreSQL.
  */
 import { spawn } from 'node:child_process';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/resources/index.js';
 import { EXIT } from '../../src/cli/errors.js';
@@ -152,5 +153,69 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
     await closed;
     expect(stderr).toContain(`(database: postgres://${u.username}:***@${u.host}${u.pathname})`);
     expect(stderr).not.toContain('pa55word');
+  });
+
+  it('its log and metrics: a line per request, a server error logged once, no password nor token anywhere', async () => {
+    const made = await runPm(['serve', 'tokens', 'create', '--name', 'log', '--database', db.url]);
+    const token = made.stdout.trim();
+    const u = new URL(db.url);
+    u.password = 'l0g-pa55word';
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--port', '0', '--metrics-port', '0', '--log-format', 'json', '--database', u.toString()],
+      { env: { PATH: process.env.PATH ?? '', HOME: tempHome() } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`pm serve did not start: ${stderr}`)), 15_000);
+      child.on('close', (code) => reject(new Error(`pm serve ended (${code}): ${stderr}`)));
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('metrics on')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const url = /listening on (\S+)/.exec(stderr)?.[1];
+    const metricsUrl = /metrics on (\S+)/.exec(stderr)?.[1] as string;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    expect((await fetch(`${url}/reminders`, { headers })).status).toBe(200);
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    await admin.query('ALTER TABLE reminders RENAME TO reminders_gone');
+    try {
+      const failed = await fetch(`${url}/reminders`, { method: 'POST', headers, body: '{"title":"x"}' });
+      expect(failed.status).toBe(500);
+      const id = failed.headers.get('x-request-id');
+      expect(((await failed.json()) as { request_id: string }).request_id).toBe(id);
+      const scrape = await (await fetch(metricsUrl)).text();
+      expect(scrape).toMatch(/^pm_postgres_pool_connections\{state="in_use"\} \d+$/m);
+      expect(scrape).toMatch(/^pm_postgres_pool_connections\{state="idle"\} [1-9]\d*$/m);
+      expect(scrape).toMatch(/^pm_postgres_pool_waiting 0$/m);
+      expect(scrape).toMatch(/^pm_http_requests_total\{method="POST",route="\/reminders",status="500"\} 1$/m);
+      const closed = new Promise((r) => child.on('close', r));
+      child.kill('SIGTERM');
+      expect(await closed).toBe(0);
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.filter((l) => l.level === 'error')).toEqual([
+        expect.objectContaining({ request_id: id, msg: expect.stringContaining('reminders') }),
+      ]);
+      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.status, l.account_id])).toEqual([
+        ['GET', 200, 1],
+        ['POST', 500, 1],
+      ]);
+      for (const secret of ['l0g-pa55word', token]) expect(stdout + stderr).not.toContain(secret);
+    } finally {
+      await admin.query('ALTER TABLE reminders_gone RENAME TO reminders');
+      await admin.end();
+    }
   });
 });
