@@ -615,6 +615,17 @@ process.on('exit', () => require('node:fs').writeFileSync(process.env.PM_LOAD_LO
     expect(late).toEqual([]);
   });
 
+  it("only pm serve's server loads its logger and metrics libraries (pino, prom-client)", () => {
+    for (const args of [['reminders', 'list'], ['serve', '--help'], ['serve', 'tokens', 'list']]) {
+      const r = required(args);
+      expect(r.status, args.join(' ')).toBe(0);
+      expect(
+        r.requests.filter((m) => /^(pino|prom-client)$|node_modules\/(pino|prom-client)\//.test(m)),
+        args.join(' '),
+      ).toEqual([]);
+    }
+  });
+
   it('a run that does not use PostgreSQL never loads its driver (pg)', () => {
     for (const args of [
       ['reminders', 'list'],
