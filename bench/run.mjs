@@ -14,9 +14,12 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import {
   chownSync,
+  closeSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -237,10 +240,11 @@ function mustSucceed(what, r) {
 
 /**
  * Starts a server process and waits for its "listening on URL" line on stderr. Returns its URL
- * and a stop() that ends it (SIGTERM, then SIGKILL after 5 s).
+ * and a stop() that ends it (SIGTERM, then SIGKILL after 5 s). Its stdout goes to /dev/null, or
+ * to `stdout` (a file descriptor).
  */
-async function startListening(what, cmd, args, env) {
-  const child = spawnTracked(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+async function startListening(what, cmd, args, env, stdout = 'ignore') {
+  const child = spawnTracked(cmd, args, { cwd: ROOT, env, stdio: ['ignore', stdout, 'pipe'] });
   let log = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what} did not start in 20 s:\n${log}`)), 20_000);
@@ -268,9 +272,16 @@ async function startListening(what, cmd, args, env) {
   return { url, stop, log: () => log, pid: child.pid };
 }
 
-/** `pm serve --port 0 --data FILE`, with the token written beside the data file. */
-async function startPmServe(dataFile, home) {
-  const s = await startListening('pm serve', NODE, [PM, 'serve', '--port', '0', '--data', dataFile], cleanEnv(home));
+/**
+ * `pm serve --port 0 --data FILE` and `args`, with the token written beside the data file; its log
+ * (stdout) to /dev/null, or to the file `log`.
+ */
+async function startPmServe(dataFile, home, { args = [], log } = {}) {
+  const fd = log === undefined ? undefined : openSync(log, 'a');
+  const argv = [PM, 'serve', '--port', '0', '--data', dataFile, ...args];
+  const s = await startListening('pm serve', NODE, argv, cleanEnv(home), fd).finally(() => {
+    if (fd !== undefined) closeSync(fd);
+  });
   const token = readFileSync(`${dataFile}.token`, 'utf8').trim();
   return { ...s, token };
 }
@@ -674,10 +685,24 @@ async function figure6() {
   const home = tmpDir('home');
   const data = join(dir, 'pm.db');
   await seed(data, { properties: SIZES.serverProperties });
-  const server = await startPmServe(data, home);
+  // Each server on a copy of its own; each log to a file, as a service manager's would be kept.
+  const copy = (name) => {
+    copyFileSync(data, join(dir, name));
+    copyFileSync(`${data}.token`, join(dir, `${name}.token`));
+    return join(dir, name);
+  };
+  const quietData = copy('quiet.db');
+  const jsonData = copy('json.db');
+  // The default: a text line per request.
+  const server = await startPmServe(data, home, { log: join(dir, 'text.log') });
   let bare;
   let peer;
+  let quiet;
+  let logged;
   try {
+    // The log off (server errors only), and JSON lines.
+    quiet = await startPmServe(quietData, home, { args: ['--log-level', 'error'], log: join(dir, 'quiet.log') });
+    logged = await startPmServe(jsonData, home, { args: ['--log-format', 'json'], log: join(dir, 'json.log') });
     bare = await startListening(
       'node:http + better-sqlite3 server',
       NODE,
@@ -689,15 +714,19 @@ async function figure6() {
     const page = await getJson(`${server.url}${listPath}`, server.token);
     if (page.meta.pagination.total <= 10)
       throw new Error(`the filtered list matched ${page.meta.pagination.total} properties; expected more than a page`);
+    const post = (s) => ({
+      url: `${s.url}/reminders`,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Check the smoke alarms', due_at: '2027-03-01T10:00:00Z' }),
+    });
     const targets = {
       bare: { url: `${bare.url}${listPath}`, method: 'GET' },
       list: { url: `${server.url}${listPath}`, method: 'GET', headers: auth },
-      post: {
-        url: `${server.url}/reminders`,
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: 'Check the smoke alarms', due_at: '2027-03-01T10:00:00Z' }),
-      },
+      post: post(server),
+      listQuiet: { url: `${quiet.url}${listPath}`, method: 'GET', headers: auth },
+      postQuiet: post(quiet),
+      listJson: { url: `${logged.url}${listPath}`, method: 'GET', headers: auth },
     };
     const cannon = (name, duration) => async () => {
       const t = targets[name];
@@ -720,14 +749,27 @@ async function figure6() {
     writeFileSync(db, JSON.stringify({ properties: every.map((r, i) => ({ id: i + 1, ...r })) }));
     peer = await startListening('json-server', NODE, [baseline('json-server.mjs'), db], cleanEnv(home));
     targets.peer = { url: `${peer.url}/properties?city_like=leeds&bedrooms=3&_page=1&_limit=10`, method: 'GET' };
-    const names = ['bare', 'list', 'post', 'peer'];
+    const names = ['bare', 'list', 'post', 'peer', 'listQuiet', 'postQuiet', 'listJson'];
     for (const name of names) await cannon(name, SIZES.cannonWarmupSeconds)();
-    const [b, l, p, j] = await interleave(
+    const [b, l, p, j, lq, pq, lj] = await interleave(
       SIZES.cannonRounds,
       names.map((name) => cannon(name, SIZES.cannonSeconds)),
       { warmup: 0, label: 'autocannon' },
     );
     const note = `${SIZES.cannonConnections} connections, ${SIZES.cannonSeconds} s a run, median of ${SIZES.cannonRounds}`;
+    /** A log's cost: requests/second with it beside those without, and the difference in per cent. */
+    const logCost = (id, figure, on, off) => {
+      const ratio = median(on) / median(off);
+      return row(id, figure, {
+        pm: median(on),
+        base: median(off),
+        unit: 'req/s',
+        ratio,
+        target: { op: '>=', value: 0.95 },
+        samples: { pm: on, baseline: off },
+        note: `${note}; the log costs ${((1 - ratio) * 100).toFixed(1)}% (written to a file)`,
+      });
+    };
     return [
       row('6a', `server GET ${listPath} vs the same page on node:http + better-sqlite3`, {
         pm: median(l),
@@ -755,9 +797,12 @@ async function figure6() {
         samples: { pm: p, baseline: b },
         note,
       }),
+      logCost('6d', `server GET ${listPath}, access log on (text, the default) vs off (--log-level error)`, l, lq),
+      logCost('6e', `server GET ${listPath}, access log as JSON lines vs off`, lj, lq),
+      logCost('6f', 'server POST /reminders, access log on (text) vs off', p, pq),
     ];
   } finally {
-    await Promise.all([server.stop(), bare?.stop(), peer?.stop()]);
+    await Promise.all([server.stop(), bare?.stop(), peer?.stop(), quiet?.stop(), logged?.stop()]);
   }
 }
 
