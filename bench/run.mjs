@@ -99,6 +99,8 @@ const SIZES = {
   cannonWarmupSeconds: Q ? 0.5 : 1,
   cannonRounds: Q ? 1 : 3,
   cannonConnections: 10,
+  logSeconds: Q ? 1 : 2,
+  logRounds: Q ? 1 : 8,
   scaleSizes: Q ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000],
   scaleRequests: Q ? 15 : 40,
   quick: Q,
@@ -270,6 +272,14 @@ async function startListening(what, cmd, args, env, stdout = 'ignore') {
     clearTimeout(timer);
   };
   return { url, stop, log: () => log, pid: child.pid };
+}
+
+/** A process's CPU time so far (user and system, seconds), from /proc. */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, the 14th and 15th fields, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /**
@@ -728,15 +738,18 @@ async function figure6() {
       postQuiet: post(quiet),
       listJson: { url: `${logged.url}${listPath}`, method: 'GET', headers: auth },
     };
-    const cannon = (name, duration) => async () => {
+    const cannon = (name, duration, cpu) => async () => {
       const t = targets[name];
+      const before = cpu && cpuSeconds(cpu);
       const result = await autocannon({ ...t, connections: SIZES.cannonConnections, duration });
       const bad = result.non2xx + result.errors + result.timeouts;
       if (bad)
         throw new Error(
           `autocannon ${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
         );
-      return result.requests.average;
+      if (!cpu) return result.requests.average;
+      // The server's CPU time a request (µs): what other work on the machine changes least.
+      return { rps: result.requests.average, cpuUs: ((cpuSeconds(cpu) - before) / result.requests.total) * 1e6 };
     };
     // The peer: json-server over the same properties as a JSON file (city_like is its substring match).
     const db = join(dir, 'db.json');
@@ -749,25 +762,51 @@ async function figure6() {
     writeFileSync(db, JSON.stringify({ properties: every.map((r, i) => ({ id: i + 1, ...r })) }));
     peer = await startListening('json-server', NODE, [baseline('json-server.mjs'), db], cleanEnv(home));
     targets.peer = { url: `${peer.url}/properties?city_like=leeds&bedrooms=3&_page=1&_limit=10`, method: 'GET' };
-    const names = ['bare', 'list', 'post', 'peer', 'listQuiet', 'postQuiet', 'listJson'];
-    for (const name of names) await cannon(name, SIZES.cannonWarmupSeconds)();
-    const [b, l, p, j, lq, pq, lj] = await interleave(
+    const names = ['bare', 'list', 'post', 'peer'];
+    const logSides = ['list', 'listQuiet', 'listJson', 'post', 'postQuiet'];
+    for (const name of [...names, ...logSides.slice(1)]) await cannon(name, SIZES.cannonWarmupSeconds)();
+    const [b, l, p, j] = await interleave(
       SIZES.cannonRounds,
       names.map((name) => cannon(name, SIZES.cannonSeconds)),
       { warmup: 0, label: 'autocannon' },
     );
+    // The log's cost is a few per cent, less than the drift of a loaded machine over a minute:
+    // short runs, the servers with and without a log one after the other, many rounds.
+    const pids = {
+      list: server.pid,
+      listQuiet: quiet.pid,
+      listJson: logged.pid,
+      post: server.pid,
+      postQuiet: quiet.pid,
+    };
+    const [ll, lq, lj, pl, pq] = await interleave(
+      SIZES.logRounds,
+      logSides.map((name) => cannon(name, SIZES.logSeconds, pids[name])),
+      { warmup: 0, label: 'autocannon, log on and off' },
+    );
     const note = `${SIZES.cannonConnections} connections, ${SIZES.cannonSeconds} s a run, median of ${SIZES.cannonRounds}`;
-    /** A log's cost: requests/second with it beside those without, and the difference in per cent. */
+    /**
+     * A log's cost: requests/second with it beside those without, and the difference in per
+     * cent, from the median of the ratios of runs side by side.
+     */
     const logCost = (id, figure, on, off) => {
-      const ratio = median(on) / median(off);
+      const rps = (xs) => xs.map((x) => x.rps);
+      const ratio = median(on.map((x, i) => x.rps / off[i].rps));
+      const cpuOn = median(on.map((x) => x.cpuUs));
+      const cpuOff = median(off.map((x) => x.cpuUs));
       return row(id, figure, {
-        pm: median(on),
-        base: median(off),
+        pm: median(rps(on)),
+        base: median(rps(off)),
         unit: 'req/s',
         ratio,
         target: { op: '>=', value: 0.95 },
-        samples: { pm: on, baseline: off },
-        note: `${note}; the log costs ${((1 - ratio) * 100).toFixed(1)}% (written to a file)`,
+        samples: {
+          pm: rps(on),
+          baseline: rps(off),
+          cpuUsOn: on.map((x) => x.cpuUs),
+          cpuUsOff: off.map((x) => x.cpuUs),
+        },
+        note: `${SIZES.cannonConnections} connections, ${SIZES.logSeconds} s a run, ${SIZES.logRounds} rounds, the median of each round's ratio: the log (written to a file) costs ${((1 - ratio) * 100).toFixed(1)}% of requests/second; the server's CPU a request ${cpuOn.toFixed(0)} µs with it, ${cpuOff.toFixed(0)} µs without (${(((cpuOn - cpuOff) / cpuOff) * 100).toFixed(1)}%)`,
       });
     };
     return [
@@ -797,9 +836,9 @@ async function figure6() {
         samples: { pm: p, baseline: b },
         note,
       }),
-      logCost('6d', `server GET ${listPath}, access log on (text, the default) vs off (--log-level error)`, l, lq),
+      logCost('6d', `server GET ${listPath}, access log on (text, the default) vs off (--log-level error)`, ll, lq),
       logCost('6e', `server GET ${listPath}, access log as JSON lines vs off`, lj, lq),
-      logCost('6f', 'server POST /reminders, access log on (text) vs off', p, pq),
+      logCost('6f', 'server POST /reminders, access log on (text) vs off', pl, pq),
     ];
   } finally {
     await Promise.all([server.stop(), bare?.stop(), peer?.stop(), quiet?.stop(), logged?.stop()]);
