@@ -113,6 +113,8 @@ function textRecord(r: RequestRecord): string {
 
 /** A target as a text line may hold it: spaces and control characters (C0 and C1) percent-encoded. */
 function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are what is replaced
-  return text.replace(/[\x00-\x20\x7f-\x9f]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return text.replace(
+    /[\x00-\x20\x7f-\x9f]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
 }

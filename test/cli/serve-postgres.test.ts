@@ -13,6 +13,34 @@ import { type Cluster, createTestDatabase, pgMissing, startCluster, type TestDat
 
 if (pgMissing) console.warn(pgMissing);
 
+/**
+ * `pm serve --port 0 ... --database URL` (the URL last in `args`) as a process, once its stderr
+ * says `ready`.
+ */
+async function servePg(args: string[], ready: string) {
+  const database = args.at(-1) as string;
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args.slice(0, -1), '--database', database], {
+    env: { PATH: process.env.PATH ?? '', HOME: tempHome() },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`pm serve did not start: ${stderr}`)), 15_000);
+    child.on('close', (code) => reject(new Error(`pm serve ended (${code}): ${stderr}`)));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (stderr.includes(ready)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr };
+}
+
 describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
   let cluster: Cluster | undefined;
   let db: TestDatabase;
@@ -131,28 +159,14 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
 
     const u = new URL(db.url);
     u.password = 'pa55word';
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--database', u.toString()], {
-      env: { PATH: process.env.PATH ?? '', HOME: tempHome() },
-    });
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`pm serve did not start: ${stderr}`)), 15_000);
-      child.on('close', (code) => reject(new Error(`pm serve ended (${code}): ${stderr}`)));
-      child.stderr.on('data', (d) => {
-        stderr += d;
-        if (stderr.includes('listening on')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
-    const url = /listening on (\S+)/.exec(stderr)?.[1];
+    const s = await servePg([u.toString()], 'listening on');
+    const url = /listening on (\S+)/.exec(s.stderr())?.[1];
     expect((await fetch(`${url}/health`)).status).toBe(200);
-    const closed = new Promise((r) => child.on('close', r));
-    child.kill('SIGTERM');
+    const closed = new Promise((r) => s.child.on('close', r));
+    s.child.kill('SIGTERM');
     await closed;
-    expect(stderr).toContain(`(database: postgres://${u.username}:***@${u.host}${u.pathname})`);
-    expect(stderr).not.toContain('pa55word');
+    expect(s.stderr()).toContain(`(database: postgres://${u.username}:***@${u.host}${u.pathname})`);
+    expect(s.stderr()).not.toContain('pa55word');
   });
 
   it('its log and metrics: a line per request, a server error logged once, no password nor token anywhere', async () => {
@@ -160,29 +174,13 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
     const token = made.stdout.trim();
     const u = new URL(db.url);
     u.password = 'l0g-pa55word';
-    const child = spawn(
-      process.execPath,
-      [BIN, 'serve', '--port', '0', '--metrics-port', '0', '--log-format', 'json', '--database', u.toString()],
-      { env: { PATH: process.env.PATH ?? '', HOME: tempHome() } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`pm serve did not start: ${stderr}`)), 15_000);
-      child.on('close', (code) => reject(new Error(`pm serve ended (${code}): ${stderr}`)));
-      child.stderr.on('data', (d) => {
-        stderr += d;
-        if (stderr.includes('metrics on')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
-    const url = /listening on (\S+)/.exec(stderr)?.[1];
-    const metricsUrl = /metrics on (\S+)/.exec(stderr)?.[1] as string;
+    const {
+      child,
+      stdout: out,
+      stderr: err,
+    } = await servePg(['--metrics-port', '0', '--log-format', 'json', u.toString()], 'metrics on');
+    const url = /listening on (\S+)/.exec(err())?.[1];
+    const metricsUrl = /metrics on (\S+)/.exec(err())?.[1] as string;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     expect((await fetch(`${url}/reminders`, { headers })).status).toBe(200);
     const admin = new pg.Client({ connectionString: db.url });
@@ -201,6 +199,8 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
       const closed = new Promise((r) => child.on('close', r));
       child.kill('SIGTERM');
       expect(await closed).toBe(0);
+      const stdout = out();
+      const stderr = err();
       const lines = stdout
         .trim()
         .split('\n')
