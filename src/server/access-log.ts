@@ -48,6 +48,11 @@ export async function openLog(o: LogOptions): Promise<ServerLog> {
     if (e?.name === 'OverBudget') return { warning: true, text: redact(e.message) };
     return { warning: false, text: redact(e?.stack ?? String(err)) };
   };
+  /** A 5xx the store answered: what the client was told, and what the store said. */
+  const fault = (f: Error) => {
+    const why = f.cause as Error | undefined;
+    return redact(`${f.message} (${why?.message ?? String(why)})`);
+  };
 
   if (o.format === 'json') {
     const logger = pino(
@@ -66,6 +71,7 @@ export async function openLog(o: LogOptions): Promise<ServerLog> {
         : undefined,
       answered: (r) => {
         if (infoOn) logger.info(jsonRecord(r), 'request');
+        if (r.fault) logger.error({ request_id: r.requestId, status: r.status }, fault(r.fault));
       },
       error: (err, request_id) => {
         const { warning, text } = cause(err);
@@ -83,6 +89,7 @@ export async function openLog(o: LogOptions): Promise<ServerLog> {
       rank >= 2 ? (id, method, target) => line(`started ${method} ${printable(target)} request_id=${id}`) : undefined,
     answered: (r) => {
       if (rank >= 1) line(textRecord(r));
+      if (r.fault) line(`error request_id=${printable(r.requestId)} ${fault(r.fault)}`);
     },
     error: (err, id) => {
       const { warning, text } = cause(err);

@@ -58,6 +58,11 @@ export interface ApiResponse {
   /** Not sent: the route the request matched (`/properties/{uuid}`), and the account it was made for. */
   readonly route?: string | undefined;
   readonly accountId?: number | undefined;
+  /**
+   * Not sent: a 5xx the store answered (a lost database, a damaged file), with the cause it gave
+   * (`cause`), for the server's log; an unexpected error goes to `logError` instead.
+   */
+  readonly fault?: ApiError | undefined;
 }
 
 export type Api = (req: ApiRequest) => Promise<ApiResponse>;
@@ -297,8 +302,10 @@ export function createApi(opts: ApiOptions): Api {
       const { status, body, text } = await handler(x, found.uuid);
       return text === undefined ? respond(req, status, x.headers, body) : respondText(req, status, x.headers, text);
     } catch (err) {
-      if (err instanceof ApiError)
-        return respond(req, err.status, { ...x.headers, ...err.headers }, withId(req, err.toBody()));
+      if (err instanceof ApiError) {
+        const res = respond(req, err.status, { ...x.headers, ...err.headers }, withId(req, err.toBody()));
+        return err.status >= 500 && err.cause !== undefined ? { ...res, fault: err } : res;
+      }
       opts.logError?.(err, req);
       return respond(req, 500, x.headers, withId(req, { message: 'Server Error' }));
     }

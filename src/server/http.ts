@@ -92,7 +92,7 @@ async function handle(
     const target = maskSecrets(targetOf(req.url ?? ''));
     observer.started?.(requestId, method, target);
     res.once('close', () => {
-      const [route, accountId, bytesOut] = told ?? [undefined, undefined, 0];
+      const [route, accountId, bytesOut, fault] = told ?? [undefined, undefined, 0];
       observer.answered({
         requestId,
         method,
@@ -105,6 +105,7 @@ async function handle(
         bytesOut: res.writableFinished ? bytesOut : 0,
         accountId,
         remote: req.socket.remoteAddress,
+        fault,
       });
     });
   }
@@ -149,7 +150,8 @@ async function handle(
   answer.headers[REQUEST_ID_HEADER] = requestId;
   // While the server stops, a client is sent elsewhere for its next request.
   if (door.draining) answer.headers.Connection = 'close';
-  told = [answer.route, answer.accountId, answer.body === undefined ? 0 : Number(answer.headers['Content-Length'])];
+  const bytes = answer.body === undefined ? 0 : Number(answer.headers['Content-Length']);
+  told = [answer.route, answer.accountId, bytes, answer.fault];
   // An answer sent before the request body was read (401, 403, 413, 415, 405, ...) is read by a
   // client still sending, not met with a broken pipe: the rest of a body of reasonable size is read
   // and thrown away, and the connection kept; past that, or a larger body declared, the connection
@@ -162,8 +164,8 @@ async function handle(
   if (unread && !close) drain(req, conn);
 }
 
-/** What the answer told the observer: its route, its account, and the bytes of its body. */
-type Told = readonly [string | undefined, number | undefined, number];
+/** What the answer told the observer: its route, its account, the bytes of its body, a store's 5xx. */
+type Told = readonly [string | undefined, number | undefined, number, Error?];
 
 /** The status a request is logged with when its client went away before its answer was sent. */
 export const CLIENT_GONE = 499;

@@ -23,6 +23,8 @@ export interface RequestRecord {
   /** The account whose token the request carried, once it was authenticated. */
   readonly accountId: number | undefined;
   readonly remote: string | undefined;
+  /** A 5xx the store answered, with its cause (api.ts, `ApiResponse.fault`). */
+  readonly fault?: Error | undefined;
 }
 
 /** What the door reports to: the log and the metrics, each when it is on. */

@@ -186,36 +186,64 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
     await admin.query('ALTER TABLE reminders RENAME TO reminders_gone');
+    let id: string | null;
     try {
       const failed = await fetch(`${url}/reminders`, { method: 'POST', headers, body: '{"title":"x"}' });
       expect(failed.status).toBe(500);
-      const id = failed.headers.get('x-request-id');
+      id = failed.headers.get('x-request-id');
       expect(((await failed.json()) as { request_id: string }).request_id).toBe(id);
       const scrape = await (await fetch(metricsUrl)).text();
       expect(scrape).toMatch(/^pm_postgres_pool_connections\{state="in_use"\} \d+$/m);
       expect(scrape).toMatch(/^pm_postgres_pool_connections\{state="idle"\} [1-9]\d*$/m);
       expect(scrape).toMatch(/^pm_postgres_pool_waiting 0$/m);
       expect(scrape).toMatch(/^pm_http_requests_total\{method="POST",route="\/reminders",status="500"\} 1$/m);
-      const closed = new Promise((r) => child.on('close', r));
-      child.kill('SIGTERM');
-      expect(await closed).toBe(0);
-      const stdout = out();
-      const stderr = err();
-      const lines = stdout
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(lines.filter((l) => l.level === 'error')).toEqual([
-        expect.objectContaining({ request_id: id, msg: expect.stringContaining('reminders') }),
-      ]);
-      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.status, l.account_id])).toEqual([
-        ['GET', 200, 1],
-        ['POST', 500, 1],
-      ]);
-      for (const secret of ['l0g-pa55word', token]) expect(stdout + stderr).not.toContain(secret);
     } finally {
       await admin.query('ALTER TABLE reminders_gone RENAME TO reminders');
       await admin.end();
     }
+    // The database lost (where these tests run their own): a 503, its cause logged with its id.
+    const cluster = db.cluster;
+    let lost: string | null = null;
+    if (cluster) {
+      cluster.stop();
+      try {
+        const unavailable = await fetch(`${url}/reminders`, { headers });
+        expect(unavailable.status).toBe(503);
+        lost = unavailable.headers.get('x-request-id');
+      } finally {
+        cluster.start();
+      }
+    }
+    const closed = new Promise((r) => child.on('close', r));
+    child.kill('SIGTERM');
+    expect(await closed).toBe(0);
+    const stdout = out();
+    const stderr = err();
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.filter((l) => l.level === 'error')).toEqual([
+      expect.objectContaining({ request_id: id, msg: expect.stringContaining('reminders') }),
+      ...(lost === null
+        ? []
+        : [
+            {
+              level: 'error',
+              time: expect.any(String),
+              request_id: lost,
+              status: 503,
+              msg: expect.stringMatching(
+                /^The server cannot reach its database at the moment; try again shortly\. \(.+\)$/,
+              ),
+            },
+          ]),
+    ]);
+    expect(lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.status, l.account_id])).toEqual([
+      ['GET', 200, 1],
+      ['POST', 500, 1],
+      ...(lost === null ? [] : [['GET', 503, undefined]]),
+    ]);
+    for (const secret of ['l0g-pa55word', token]) expect(stdout + stderr).not.toContain(secret);
   });
 });
