@@ -25,6 +25,8 @@ export interface LogOptions {
   readonly out: LogOut;
   /** Hides what must not be logged in an error's text (a database password). */
   readonly redact?: ((text: string) => string) | undefined;
+  /** Told once when the log can no longer be written (its reader went away). */
+  readonly broken?: ((message: string) => void) | undefined;
 }
 
 export interface ServerLog extends Observer {
@@ -39,9 +41,23 @@ export async function openLog(o: LogOptions): Promise<ServerLog> {
   // Lines written asynchronously, those that come while one is written joined to it; flushed at
   // the end. No transport: a worker thread would cost more than the write.
   const fast = o.out.fd === 1 ? pino.destination({ dest: 1, sync: false }) : undefined;
-  const out = fast ?? o.out;
+  // A log whose reader went away (a closed pipe) is given up, said once: the server goes on
+  // answering, and nothing piles up in memory.
+  let broken = false;
+  fast?.on('error', (e: NodeJS.ErrnoException) => {
+    if (broken) return;
+    broken = true;
+    o.broken?.(`the log could not be written (${e.code ?? e.message}): no more lines are written`);
+  });
+  const out = { write: (line: string) => void (broken ? undefined : (fast ?? o.out).write(line)) };
   const redact = o.redact ?? ((text: string) => text);
-  const flush = () => fast?.flushSync();
+  const flush = () => {
+    try {
+      if (!broken) fast?.flushSync();
+    } catch {
+      // What could not be written by the end is lost with its reader.
+    }
+  };
   const cause = (err: unknown) => {
     const e = err as Error | undefined;
     // A list stopped at its budget is told as it is (api.ts says it without values): no stack.
@@ -62,7 +78,7 @@ export async function openLog(o: LogOptions): Promise<ServerLog> {
         timestamp: pino.stdTimeFunctions.isoTime,
         formatters: { level: (label) => ({ level: label }) },
       },
-      fast ?? { write: (line: string) => void o.out.write(line) },
+      out,
     );
     const infoOn = logger.isLevelEnabled('info');
     return {

@@ -240,6 +240,15 @@ describe('pm serve: the access log', () => {
     ).toEqual(['started', '200']);
   });
 
+  it('a log whose reader went away is given up, said once on stderr; the server goes on answering', async () => {
+    const s = await serve();
+    s.child.stdout?.destroy();
+    for (let i = 0; i < 20; i++) expect((await fetch(`${s.url}/reminders`, { headers: auth(s) })).status).toBe(200);
+    expect(s.stderr().match(/the log could not be written \(EPIPE\)/g)).toHaveLength(1);
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toEqual({ code: 0, signal: null });
+  });
+
   it('refuses bad flags, naming them (exit 2)', async () => {
     const home = tempHome();
     const env = { PATH: process.env.PATH ?? '', HOME: home };

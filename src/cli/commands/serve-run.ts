@@ -13,7 +13,13 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
   const common = {
     ...options,
     // Requests, and server errors with their stacks, on stdout; a database's password never.
-    log: { format: logFormat, level: logLevel, out: io.stdout, redact: (text: string) => redacted(text, database) },
+    log: {
+      format: logFormat,
+      level: logLevel,
+      out: io.stdout,
+      redact: (text: string) => redacted(text, database),
+      broken: (message: string) => io.stderr.write(`pm serve: ${message}\n`),
+    },
   };
   let server: RunningServer<Store>;
   if (database !== undefined) {
