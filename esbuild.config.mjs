@@ -37,7 +37,7 @@ await build({
   sourcemap: 'linked',
   // Loaded by Node itself from node_modules: native or WebAssembly code, and big packages few
   // commands use.
-  external: ['better-sqlite3', 'jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg'],
+  external: ['better-sqlite3', 'jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg', 'pino', 'prom-client'],
   plugins: [withoutHttp2],
   // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
   // with V8's code cache (vm.Script), where a real import() would have no loader to call.

@@ -26,6 +26,7 @@ const blackBox = [
   'test/cli/completion.test.ts',
   'test/cli/dates.test.ts',
   'test/cli/serve.test.ts',
+  'test/cli/serve-operate.test.ts',
   'test/cli/terminal.test.ts',
   'test/cli/uuids.test.ts',
   'test/cli/custom-fields.test.ts',

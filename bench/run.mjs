@@ -14,9 +14,12 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import {
   chownSync,
+  closeSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -99,6 +102,8 @@ const SIZES = {
   cannonWarmupSeconds: Q ? 0.5 : 1,
   cannonRounds: Q ? 1 : 3,
   cannonConnections: 10,
+  logSeconds: Q ? 1 : 2,
+  logRounds: Q ? 1 : 8,
   scaleSizes: Q ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000],
   scaleRequests: Q ? 15 : 40,
   isolationMatches: Q ? 20_000 : 200_000,
@@ -243,10 +248,11 @@ function mustSucceed(what, r) {
 
 /**
  * Starts a server process and waits for its "listening on URL" line on stderr. Returns its URL
- * and a stop() that ends it (SIGTERM, then SIGKILL after 5 s).
+ * and a stop() that ends it (SIGTERM, then SIGKILL after 5 s). Its stdout goes to /dev/null, or
+ * to `stdout` (a file descriptor).
  */
-async function startListening(what, cmd, args, env) {
-  const child = spawnTracked(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+async function startListening(what, cmd, args, env, stdout = 'ignore') {
+  const child = spawnTracked(cmd, args, { cwd: ROOT, env, stdio: ['ignore', stdout, 'pipe'] });
   let log = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what} did not start in 20 s:\n${log}`)), 20_000);
@@ -274,9 +280,24 @@ async function startListening(what, cmd, args, env) {
   return { url, stop, log: () => log, pid: child.pid };
 }
 
-/** `pm serve --port 0 --data FILE`, with the token written beside the data file. */
-async function startPmServe(dataFile, home) {
-  const s = await startListening('pm serve', NODE, [PM, 'serve', '--port', '0', '--data', dataFile], cleanEnv(home));
+/** A process's CPU time so far (user and system, seconds), from /proc. */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, the 14th and 15th fields, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * `pm serve --port 0 --data FILE` and `args`, with the token written beside the data file; its log
+ * (stdout) to /dev/null, or to the file `log`.
+ */
+async function startPmServe(dataFile, home, { args = [], log } = {}) {
+  const fd = log === undefined ? undefined : openSync(log, 'a');
+  const argv = [PM, 'serve', '--port', '0', '--data', dataFile, ...args];
+  const s = await startListening('pm serve', NODE, argv, cleanEnv(home), fd).finally(() => {
+    if (fd !== undefined) closeSync(fd);
+  });
   const token = readFileSync(`${dataFile}.token`, 'utf8').trim();
   return { ...s, token };
 }
@@ -680,10 +701,24 @@ async function figure6() {
   const home = tmpDir('home');
   const data = join(dir, 'pm.db');
   await seed(data, { properties: SIZES.serverProperties });
-  const server = await startPmServe(data, home);
+  // Each server on a copy of its own; each log to a file, as a service manager's would be kept.
+  const copy = (name) => {
+    copyFileSync(data, join(dir, name));
+    copyFileSync(`${data}.token`, join(dir, `${name}.token`));
+    return join(dir, name);
+  };
+  const quietData = copy('quiet.db');
+  const jsonData = copy('json.db');
+  // The default: a text line per request.
+  const server = await startPmServe(data, home, { log: join(dir, 'text.log') });
   let bare;
   let peer;
+  let quiet;
+  let logged;
   try {
+    // The log off (server errors only), and JSON lines.
+    quiet = await startPmServe(quietData, home, { args: ['--log-level', 'error'], log: join(dir, 'quiet.log') });
+    logged = await startPmServe(jsonData, home, { args: ['--log-format', 'json'], log: join(dir, 'json.log') });
     bare = await startListening(
       'node:http + better-sqlite3 server',
       NODE,
@@ -695,25 +730,32 @@ async function figure6() {
     const page = await getJson(`${server.url}${listPath}`, server.token);
     if (page.meta.pagination.total <= 10)
       throw new Error(`the filtered list matched ${page.meta.pagination.total} properties; expected more than a page`);
+    const post = (s) => ({
+      url: `${s.url}/reminders`,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Check the smoke alarms', due_at: '2027-03-01T10:00:00Z' }),
+    });
     const targets = {
       bare: { url: `${bare.url}${listPath}`, method: 'GET' },
       list: { url: `${server.url}${listPath}`, method: 'GET', headers: auth },
-      post: {
-        url: `${server.url}/reminders`,
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: 'Check the smoke alarms', due_at: '2027-03-01T10:00:00Z' }),
-      },
+      post: post(server),
+      listQuiet: { url: `${quiet.url}${listPath}`, method: 'GET', headers: auth },
+      postQuiet: post(quiet),
+      listJson: { url: `${logged.url}${listPath}`, method: 'GET', headers: auth },
     };
-    const cannon = (name, duration) => async () => {
+    const cannon = (name, duration, cpu) => async () => {
       const t = targets[name];
+      const before = cpu && cpuSeconds(cpu);
       const result = await autocannon({ ...t, connections: SIZES.cannonConnections, duration });
       const bad = result.non2xx + result.errors + result.timeouts;
       if (bad)
         throw new Error(
           `autocannon ${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
         );
-      return result.requests.average;
+      if (!cpu) return result.requests.average;
+      // The server's CPU time a request (µs): what other work on the machine changes least.
+      return { rps: result.requests.average, cpuUs: ((cpuSeconds(cpu) - before) / result.requests.total) * 1e6 };
     };
     // The peer: json-server over the same properties as a JSON file (city_like is its substring match).
     const db = join(dir, 'db.json');
@@ -727,13 +769,53 @@ async function figure6() {
     peer = await startListening('json-server', NODE, [baseline('json-server.mjs'), db], cleanEnv(home));
     targets.peer = { url: `${peer.url}/properties?city_like=leeds&bedrooms=3&_page=1&_limit=10`, method: 'GET' };
     const names = ['bare', 'list', 'post', 'peer'];
-    for (const name of names) await cannon(name, SIZES.cannonWarmupSeconds)();
+    const logSides = ['list', 'listQuiet', 'listJson', 'post', 'postQuiet'];
+    for (const name of [...names, ...logSides.slice(1)]) await cannon(name, SIZES.cannonWarmupSeconds)();
     const [b, l, p, j] = await interleave(
       SIZES.cannonRounds,
       names.map((name) => cannon(name, SIZES.cannonSeconds)),
       { warmup: 0, label: 'autocannon' },
     );
+    // The log's cost is a few per cent, less than the drift of a loaded machine over a minute:
+    // short runs, the servers with and without a log one after the other, many rounds.
+    const pids = {
+      list: server.pid,
+      listQuiet: quiet.pid,
+      listJson: logged.pid,
+      post: server.pid,
+      postQuiet: quiet.pid,
+    };
+    const [ll, lq, lj, pl, pq] = await interleave(
+      SIZES.logRounds,
+      logSides.map((name) => cannon(name, SIZES.logSeconds, pids[name])),
+      // Two rounds first, not counted: the servers compared have had the same warm-up.
+      { warmup: 2, label: 'autocannon, log on and off' },
+    );
     const note = `${SIZES.cannonConnections} connections, ${SIZES.cannonSeconds} s a run, median of ${SIZES.cannonRounds}`;
+    /**
+     * A log's cost: requests/second with it beside those without, and the difference in per
+     * cent, from the median of the ratios of runs side by side.
+     */
+    const logCost = (id, figure, on, off) => {
+      const rps = (xs) => xs.map((x) => x.rps);
+      const ratio = median(on.map((x, i) => x.rps / off[i].rps));
+      const cpuOn = median(on.map((x) => x.cpuUs));
+      const cpuOff = median(off.map((x) => x.cpuUs));
+      return row(id, figure, {
+        pm: median(rps(on)),
+        base: median(rps(off)),
+        unit: 'req/s',
+        ratio,
+        target: { op: '>=', value: 0.95 },
+        samples: {
+          pm: rps(on),
+          baseline: rps(off),
+          cpuUsOn: on.map((x) => x.cpuUs),
+          cpuUsOff: off.map((x) => x.cpuUs),
+        },
+        note: `${SIZES.cannonConnections} connections, ${SIZES.logSeconds} s a run, ${SIZES.logRounds} rounds, the median of each round's ratio: the log (written to a file) costs ${((1 - ratio) * 100).toFixed(1)}% of requests/second; the server's CPU a request ${cpuOn.toFixed(0)} µs with it, ${cpuOff.toFixed(0)} µs without (${(((cpuOn - cpuOff) / cpuOff) * 100).toFixed(1)}%)`,
+      });
+    };
     return [
       row('6a', `server GET ${listPath} vs the same page on node:http + better-sqlite3`, {
         pm: median(l),
@@ -761,9 +843,12 @@ async function figure6() {
         samples: { pm: p, baseline: b },
         note,
       }),
+      logCost('6d', `server GET ${listPath}, access log on (text, the default) vs off (--log-level error)`, ll, lq),
+      logCost('6e', `server GET ${listPath}, access log as JSON lines vs off`, lj, lq),
+      logCost('6f', 'server POST /reminders, access log on (text) vs off', pl, pq),
     ];
   } finally {
-    await Promise.all([server.stop(), bare?.stop(), peer?.stop()]);
+    await Promise.all([server.stop(), bare?.stop(), peer?.stop(), quiet?.stop(), logged?.stop()]);
   }
 }
 

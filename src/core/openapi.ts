@@ -477,6 +477,13 @@ function withHead(path: Obj): Obj {
 
 // ------------------------------------------------------------------ the document
 
+/** The request's id, as the X-Request-Id header of the answer says it (pm serve sets both). */
+const REQUEST_ID_SCHEMA = {
+  type: 'string',
+  maxLength: 128,
+  description: "the request's id (its X-Request-Id): quote it to whoever runs the server",
+};
+
 /** The document; each caller that needs it again keeps its own (the server keeps its text). */
 export function openApiDocument(): Obj {
   const paths: Obj = {};
@@ -486,12 +493,18 @@ export function openApiDocument(): Obj {
   /** An endpoint of the server itself: GET (and HEAD), no token. */
   const meta = (operationId: string, summary: string, responses: Obj) =>
     withHead({ get: { operationId, summary, tags: ['meta'], security: [], responses } });
+  const requestId = { request_id: REQUEST_ID_SCHEMA };
   paths[HEALTH_PATH] = meta('getHealth', 'Whether the server can reach its store (for load balancers)', {
-    200: { description: 'the store answers', ...json(health('ok')) },
+    200: { description: 'the store answers', ...json(health('ok', { store: { const: 'ok' } })) },
     503: {
-      description: 'the store does not answer: try again later',
+      description: 'the store does not answer, or the server is stopping: try again later (elsewhere)',
       headers: headers('Retry-After'),
-      ...json(health('unavailable', { message: { type: 'string' } })),
+      ...json({
+        oneOf: [
+          health('unavailable', { store: { const: 'unreachable' }, message: { type: 'string' }, ...requestId }),
+          health('stopping', { message: { type: 'string' }, ...requestId }),
+        ],
+      }),
     },
   });
   paths[OPENAPI_PATH] = meta('getOpenApiDocument', 'This document', {
@@ -506,6 +519,7 @@ export function openApiDocument(): Obj {
           description: 'the fields at fault (dotted for nested ones: type.code, custom_fields.0.value)',
           additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
         },
+        request_id: REQUEST_ID_SCHEMA,
       },
       undefined,
       ['message'],

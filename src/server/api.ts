@@ -20,8 +20,11 @@ export interface ApiOptions {
   readonly store: Store;
   readonly now?: () => number;
   readonly rateLimiter?: RateLimiter | undefined;
-  /** Where unexpected errors are reported (never to the client), and lists stopped at their budget. */
-  readonly logError?: ((err: unknown) => void) | undefined;
+  /**
+   * Where unexpected errors are reported (never to the client), and lists stopped at their budget;
+   * with the request they happened on.
+   */
+  readonly logError?: ((err: unknown, req?: ApiRequest) => void) | undefined;
   /**
    * The time a list may take (ms), from when the store is asked for it: then it is stopped and
    * answered 422 naming its filters (or 503 if it never started: budget.ts). None: no limit (the
@@ -41,6 +44,8 @@ export interface ApiRequest {
   readonly body: RequestBody;
   /** Aborted when the client has gone away before its answer (a list in progress is then stopped). */
   readonly signal?: AbortSignal | undefined;
+  /** The request's id, given by the HTTP door: every error answer carries it (`request_id`). */
+  readonly requestId?: string | undefined;
 }
 
 /**
@@ -51,6 +56,14 @@ export interface ApiResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly body?: string;
+  /** Not sent: the route the request matched (`/properties/{uuid}`), and the account it was made for. */
+  readonly route?: string | undefined;
+  readonly accountId?: number | undefined;
+  /**
+   * Not sent: a 5xx the store answered (a lost database, a damaged file), with the cause it gave
+   * (`cause`), for the server's log; an unexpected error goes to `logError` instead.
+   */
+  readonly fault?: ApiError | undefined;
 }
 
 export type Api = (req: ApiRequest) => Promise<ApiResponse>;
@@ -61,6 +74,9 @@ interface Exchange {
   readonly url: URL;
   /** Set along the way; they stay on an error answer too (the rate limit's, for one). */
   readonly headers: Record<string, string>;
+  /** The route matched, and the account of the request's token, once each is known. */
+  route?: string;
+  accountId?: number;
 }
 
 /** An answer's status, and its body: as a value, or as its JSON text already (`text`). */
@@ -69,6 +85,8 @@ type Handler = (x: Exchange, uuid: string) => Answer | Promise<Answer>;
 
 /** One path of a resource: its handlers by method, and the Allow header for any other method. */
 interface Route {
+  /** The path with its uuid as `{uuid}`: what the request is counted under. */
+  readonly template: string;
   readonly resource: ResourceDef;
   readonly handlers: ReadonlyMap<string, Handler>;
   readonly allow: string;
@@ -82,11 +100,11 @@ interface Routes {
   readonly nested: ReadonlyMap<string, Route | undefined>;
 }
 
-function route(handlers: Map<string, Handler>, resource: ResourceDef): Route | undefined {
+function route(handlers: Map<string, Handler>, resource: ResourceDef, template: string): Route | undefined {
   if (!handlers.size) return undefined;
   const methods = [...handlers.keys()];
   if (handlers.has('GET')) methods.push('HEAD');
-  return { resource, handlers, allow: methods.join(', ') };
+  return { template, resource, handlers, allow: methods.join(', ') };
 }
 
 export function createApi(opts: ApiOptions): Api {
@@ -97,6 +115,7 @@ export function createApi(opts: ApiOptions): Api {
     const header = x.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const principal = m ? await store.authenticate(m[1] as string) : undefined;
+    x.accountId = principal?.accountId;
     if (!principal) throw new ApiError(401, 'Unauthenticated.', undefined, { 'WWW-Authenticate': 'Bearer realm="pm"' });
     if (rateLimiter) {
       const d = await rateLimiter.hit(principal.userId);
@@ -191,9 +210,13 @@ export function createApi(opts: ApiOptions): Api {
     for (const { child } of childrenOf(r)) {
       const handlers = new Map<string, Handler>();
       if (child.verbs.create) handlers.set('POST', creator(child, r));
-      nested.set(child.path, route(handlers, r));
+      nested.set(child.path, route(handlers, r, `/${r.path}/{uuid}/${child.path}`));
     }
-    routes.set(r.path, { base: route(base, r), item: route(item, r), nested });
+    routes.set(r.path, {
+      base: route(base, r, `/${r.path}`),
+      item: route(item, r, `/${r.path}/{uuid}`),
+      nested,
+    });
   }
 
   /**
@@ -213,6 +236,7 @@ export function createApi(opts: ApiOptions): Api {
           e.started,
           `GET ${x.url.pathname} of account ${p.accountId}: ${e.started ? 'a list stopped at' : 'a list that waited for a turn all'} its ${seconds} budget (filters: ${lengths || 'none'})`,
         ),
+        x.req,
       );
     if (!e.started)
       return new ApiError(
@@ -243,18 +267,19 @@ export function createApi(opts: ApiOptions): Api {
 
   /**
    * GET /health, for load balancers and service managers: no token, no rate limit; 200 when the
-   * store answers, 503 (with Retry-After) when it does not.
+   * store answers, 503 (with Retry-After) when it does not; the store's state either way.
    */
   async function health(req: ApiRequest): Promise<ApiResponse> {
     onlyGet(req);
     try {
       await store.ping();
-      return respond(req, 200, { 'Cache-Control': 'no-store' }, { status: 'ok' });
+      return respond(req, 200, { 'Cache-Control': 'no-store' }, { status: 'ok', store: 'ok' });
     } catch (e) {
-      if (!(e instanceof ApiError)) opts.logError?.(e);
+      if (!(e instanceof ApiError)) opts.logError?.(e, req);
       const retry = e instanceof ApiError ? (e.headers?.['Retry-After'] ?? '5') : '5';
       const headers = { 'Cache-Control': 'no-store', 'Retry-After': retry };
-      return respond(req, 503, headers, { status: 'unavailable', message: 'The server cannot reach its data store.' });
+      const message = 'The server cannot reach its data store.';
+      return respond(req, 503, headers, withId(req, { status: 'unavailable', store: 'unreachable', message }));
     }
   }
 
@@ -262,6 +287,7 @@ export function createApi(opts: ApiOptions): Api {
   async function feeds(x: Exchange): Promise<ApiResponse | undefined> {
     const [, root, uuid, ...rest] = x.url.pathname.split('/');
     if (`/${root}` !== CALENDAR_FEEDS_PATH || rest.length || uuid === '') return undefined;
+    x.route = uuid === undefined ? CALENDAR_FEEDS_PATH : `${CALENDAR_FEEDS_PATH}/{uuid}`;
     const { req } = x;
     if (req.method === 'POST') await req.body.settle();
     const answer = await manageFeeds(req.method, uuid === undefined ? undefined : decodeSegment(uuid), {
@@ -274,19 +300,23 @@ export function createApi(opts: ApiOptions): Api {
     return respond(req, answer.status, x.headers, answer.body);
   }
 
-  return async (req) => {
-    const url = new URL(req.url);
-    const x: Exchange = { req, url, headers: {} };
+  async function answer(x: Exchange): Promise<ApiResponse> {
+    const { req, url } = x;
     try {
-      if (url.pathname === HEALTH_PATH) return await health(req);
-      if (url.pathname === OPENAPI_PATH) return await document(req);
+      if (url.pathname === HEALTH_PATH || url.pathname === OPENAPI_PATH) {
+        x.route = url.pathname;
+        return await (url.pathname === HEALTH_PATH ? health(req) : document(req));
+      }
       // A feed's secret is the one segment after FEED_PATH/: no answer repeats the path.
-      if (url.pathname.startsWith(`${FEED_PATH}/`))
+      if (url.pathname.startsWith(`${FEED_PATH}/`)) {
+        x.route = `${FEED_PATH}/{secret}.ics`;
         return await readFeed(req, url.pathname.slice(FEED_PATH.length + 1), store, rateLimiter, opts.listBudgetMs);
+      }
       const feedAnswer = await feeds(x);
       if (feedAnswer) return feedAnswer;
       const found = match(url.pathname);
       if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
+      x.route = found.route.template;
       const handler = found.route.handlers.get(req.method === 'HEAD' ? 'GET' : req.method);
       if (!handler) {
         const r = found.route.resource;
@@ -299,11 +329,25 @@ export function createApi(opts: ApiOptions): Api {
       const { status, body, text } = await handler(x, found.uuid);
       return text === undefined ? respond(req, status, x.headers, body) : respondText(req, status, x.headers, text);
     } catch (err) {
-      if (err instanceof ApiError) return respond(req, err.status, { ...x.headers, ...err.headers }, err.toBody());
-      opts.logError?.(err);
-      return respond(req, 500, x.headers, { message: 'Server Error' });
+      if (err instanceof ApiError) {
+        const res = respond(req, err.status, { ...x.headers, ...err.headers }, withId(req, err.toBody()));
+        return err.status >= 500 && err.cause !== undefined ? { ...res, fault: err } : res;
+      }
+      opts.logError?.(err, req);
+      return respond(req, 500, x.headers, withId(req, { message: 'Server Error' }));
     }
+  }
+
+  return async (req) => {
+    const x: Exchange = { req, url: new URL(req.url), headers: {} };
+    const res = await answer(x);
+    return { ...res, route: x.route, accountId: x.accountId };
   };
+}
+
+/** An error body with the request's id, when the door gave it one. */
+function withId<B extends object>(req: ApiRequest, body: B): B | (B & { request_id: string }) {
+  return req.requestId === undefined ? body : { ...body, request_id: req.requestId };
 }
 
 let documentText: string | undefined;
@@ -420,7 +464,7 @@ function relationScopes(url: URL, r: ResourceDef): string[] {
 }
 
 /** A path segment, percent-decoded: a run of escapes that is not valid UTF-8 stays as it is. */
-function decodeSegment(segment: string): string {
+export function decodeSegment(segment: string): string {
   return segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
     try {
       return decodeURIComponent(run);

@@ -16,6 +16,7 @@ export type BodySource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 export class RequestBody {
   #text: Promise<string> | undefined;
   #complete = false;
+  #read = 0;
 
   /**
    * @param declaredLength the Content-Length, when the request declares one; undefined for a
@@ -46,6 +47,11 @@ export class RequestBody {
     if (this.declaredLength !== undefined && this.declaredLength > MAX_BODY_BYTES) throw bodyTooLarge();
   }
 
+  /** The bytes of it read so far. */
+  get bytesRead(): number {
+    return this.#read;
+  }
+
   /** The body as text, read once (after `settle`); 413 past the limit. */
   text(): Promise<string> {
     this.#text ??= this.read();
@@ -58,6 +64,7 @@ export class RequestBody {
     try {
       for await (const chunk of this.source()) {
         size += chunk.byteLength;
+        this.#read = size;
         if (size > MAX_BODY_BYTES) throw bodyTooLarge();
         chunks.push(chunk);
       }

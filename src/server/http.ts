@@ -1,9 +1,11 @@
 /** The HTTP adapter of `pm serve`: node:http in front of the API core (api.ts); index.ts listens. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Api } from './api.js';
+import { HEALTH_PATH } from '../core/endpoints.js';
 import { MAX_BODY_BYTES } from '../core/limits.js';
 import { RequestBody } from './body.js';
 import { type Connection, limitConnections, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS } from './connections.js';
+import { maskSecrets, type Observer, REQUEST_ID_HEADER, requestIdOf } from './observe.js';
 
 /** How long a client may take over a request: its headers, and the whole of it, body included. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -23,11 +25,23 @@ export interface HttpOptions {
    * Location headers instead of the request's Host header, which a client can set to anything.
    */
   readonly publicUrl?: string;
-  readonly logError?: (err: unknown) => void;
+  readonly logError?: ((err: unknown) => void) | undefined;
+  /** What the door reports each answer to, and whether it is draining (index.ts sets both). */
+  readonly door?: Door | undefined;
+}
+
+/**
+ * The door's state: while it drains (the server is stopping), `GET /health` is answered 503 and
+ * every answer closes its connection; `observer` hears of every request answered.
+ */
+export interface Door {
+  draining: boolean;
+  observer?: Observer | undefined;
 }
 
 export function createHttpServer(api: Api, opts: HttpOptions): Server {
   const { publicUrl, logError } = opts;
+  const door: Door = opts.door ?? { draining: false };
   const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const server = createServer(
     {
@@ -45,7 +59,7 @@ export function createHttpServer(api: Api, opts: HttpOptions): Server {
       const conn = connectionOf(req.socket);
       if (!conn?.take()) return;
       res.once('close', () => conn.done());
-      handle(api, req, res, conn, publicUrl).catch((err) => {
+      handle(api, req, res, conn, door, publicUrl).catch((err) => {
         // The core answers every error itself; this is a failure to write the answer.
         logError?.(err);
         res.destroy();
@@ -64,16 +78,52 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   conn: Connection,
+  door: Door,
   publicUrl?: string,
 ): Promise<void> {
-  const url = requestUrl(req, publicUrl);
-  if (url === undefined) {
-    res.writeHead(400, { 'Content-Type': 'application/json', Connection: 'close' });
-    res.end('{"message":"Bad request target."}');
-    return;
-  }
+  const requestId = requestIdOf(req.headers['x-request-id']);
+  const method = req.method ?? 'GET';
   // A body read only in part (a 413 past the limit) must not take the connection down with it.
   const body = new RequestBody(declaredLength(req), () => req.iterator({ destroyOnReturn: false }));
+  const { observer } = door;
+  let told: Told | undefined;
+  if (observer) {
+    const started = performance.now();
+    const target = maskSecrets(targetOf(req.url ?? ''));
+    observer.started?.(requestId, method, target);
+    res.once('close', () => {
+      const [route, accountId, bytesOut, fault] = told ?? [undefined, undefined, 0];
+      observer.answered({
+        requestId,
+        method,
+        target,
+        route,
+        // An answer not sent whole: its client went away first (nginx's 499).
+        status: res.writableFinished ? res.statusCode : CLIENT_GONE,
+        durationMs: performance.now() - started,
+        bytesIn: body.bytesRead,
+        bytesOut: res.writableFinished ? bytesOut : 0,
+        accountId,
+        remote: req.socket.remoteAddress,
+        fault,
+      });
+    });
+  }
+  const url = requestUrl(req, publicUrl);
+  if (url === undefined) {
+    const text = JSON.stringify({ message: 'Bad request target.', request_id: requestId });
+    res.writeHead(400, { 'Content-Type': 'application/json', Connection: 'close', [REQUEST_ID_HEADER]: requestId });
+    res.end(text);
+    told = [undefined, undefined, Buffer.byteLength(text)];
+    return;
+  }
+  if (door.draining && new URL(url).pathname === HEALTH_PATH) {
+    const text = method === 'HEAD' ? '' : JSON.stringify(STOPPING(requestId));
+    res.writeHead(503, { ...STOPPING_HEADERS, [REQUEST_ID_HEADER]: requestId });
+    res.end(text);
+    told = [HEALTH_PATH, undefined, text.length];
+    return;
+  }
   // Aborted when the client goes away before its answer: a list in progress is stopped (api.ts).
   // Made when first asked for (by a list): an AbortController costs a request some 5 µs.
   let gone: AbortController | undefined;
@@ -95,7 +145,13 @@ async function handle(
       if (left) gone.abort();
       return gone.signal;
     },
+    requestId,
   });
+  answer.headers[REQUEST_ID_HEADER] = requestId;
+  // While the server stops, a client is sent elsewhere for its next request.
+  if (door.draining) answer.headers.Connection = 'close';
+  const bytes = answer.body === undefined ? 0 : Number(answer.headers['Content-Length']);
+  told = [answer.route, answer.accountId, bytes, answer.fault];
   // An answer sent before the request body was read (401, 403, 413, 415, 405, ...) is read by a
   // client still sending, not met with a broken pipe: the rest of a body of reasonable size is read
   // and thrown away, and the connection kept; past that, or a larger body declared, the connection
@@ -106,6 +162,31 @@ async function handle(
   res.writeHead(answer.status, close ? { ...answer.headers, Connection: 'close' } : answer.headers);
   res.end(answer.body);
   if (unread && !close) drain(req, conn);
+}
+
+/** What the answer told the observer: its route, its account, the bytes of its body, a store's 5xx. */
+type Told = readonly [string | undefined, number | undefined, number, Error?];
+
+/** The status a request is logged with when its client went away before its answer was sent. */
+export const CLIENT_GONE = 499;
+
+/** `GET /health` while the server stops: a load balancer sends no more. */
+const STOPPING = (requestId: string) => ({
+  status: 'stopping',
+  message: 'The server is shutting down.',
+  request_id: requestId,
+});
+const STOPPING_HEADERS = {
+  'Content-Type': 'application/json',
+  'Cache-Control': 'no-store',
+  'Retry-After': '5',
+  Connection: 'close',
+};
+
+/** A request target as the log shows it: path and query as sent, without an absolute form's origin. */
+function targetOf(target: string): string {
+  const absolute = /^https?:\/\/[^/?#]*/i.exec(target);
+  return absolute ? target.slice(absolute[0].length) || '/' : target;
 }
 
 /** The most of an unread body thrown away with the connection kept, and how long it may pause. */

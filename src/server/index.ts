@@ -5,9 +5,12 @@
  * the PostgreSQL store (and its driver) is imported only when a database is given.
  */
 import type { AddressInfo } from 'node:net';
+import type { LogOptions, ServerLog } from './access-log.js';
 import { createApi } from './api.js';
 import { DEFAULT_QUERY_BUDGET_MS } from './budget.js';
-import { createHttpServer, type HttpOptions } from './http.js';
+import { createHttpServer, type Door, type HttpOptions } from './http.js';
+import type { MetricsServer, MetricsSources } from './metrics.js';
+import type { Observer } from './observe.js';
 import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
 import { bootstrap, openStore } from './datafile.js';
 import type { PgOptions } from './postgres/db.js';
@@ -22,6 +25,7 @@ export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';
 export type { Store } from './store.js';
 export { DEFAULT_QUERY_BUDGET_MS } from './budget.js';
+export type { LogFormat, LogLevel, LogOptions } from './access-log.js';
 
 interface CommonOptions<S extends Store> extends HttpOptions {
   readonly host?: string;
@@ -35,6 +39,13 @@ interface CommonOptions<S extends Store> extends HttpOptions {
    * answered 422 naming its filters (budget.ts). On PostgreSQL, every statement's timeout too.
    */
   readonly queryBudgetMs?: number;
+  /**
+   * The log (access-log.ts): a line per request at level info, server errors always, with their
+   * request ids. Without it, errors go to `logError` alone.
+   */
+  readonly log?: LogOptions | undefined;
+  /** Serve `GET /metrics` on this address (metrics.ts), apart from the API's. */
+  readonly metrics?: { readonly host: string; readonly port: number } | undefined;
 }
 
 export interface ServerOptions extends CommonOptions<SqliteStore> {
@@ -63,7 +74,14 @@ export interface RunningServer<S extends Store = SqliteStore> {
   readonly createdToken: string | undefined;
   /** Whether this start created the first account (a new data file or database). */
   readonly createdAccount: boolean;
-  close(): Promise<void>;
+  /** Where `GET /metrics` is served, when it is. */
+  readonly metricsUrl: string | undefined;
+  /**
+   * Stops: no new connection is accepted, `GET /health` answers 503 on those open, requests in
+   * flight are answered (their connections then closed) for up to `graceMs` (default 2 s), then
+   * every connection is closed, and the store.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Opens the database (connecting, migrating), and makes the first account on an empty one. */
@@ -97,7 +115,8 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
   const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
   const answering = pool ? withReaders(store, pool, opts.threadedFrom) : store;
   const started = { store, createdToken, createdAccount: createdToken !== undefined };
-  return listen(opts, started, answering, limiter, async () => pool?.close());
+  const gauges = pool && { readers: () => ({ size: pool.size, busy: pool.busy }) };
+  return listen(opts, started, answering, limiter, gauges, async () => pool?.close());
 }
 
 async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {
@@ -110,7 +129,11 @@ async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServ
   });
   const { PgRateLimiter } = await import('./postgres/ratelimit.js');
   const limiter = opts.rateLimit ? new PgRateLimiter(store.db, opts.rateLimit, opts.now) : undefined;
-  return listen(opts, { store, createdToken: undefined, createdAccount }, store, limiter);
+  const { pool } = store.db;
+  const gauges = {
+    postgresPool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
+  return listen(opts, { store, createdToken: undefined, createdAccount }, store, limiter, gauges);
 }
 
 async function listen<S extends Store>(
@@ -119,22 +142,44 @@ async function listen<S extends Store>(
   /** What the API asks: the store itself, or the store with lists answered elsewhere. */
   answering: Store,
   rateLimiter: RateLimiter | undefined,
+  /** What the metrics read of the store: its pool, or its reader threads. */
+  gauges: Omit<MetricsSources, 'connections'> | undefined,
   /** Closes what else the store's start opened (reader threads), after the store. */
   closeMore?: () => Promise<void>,
 ): Promise<RunningServer<S>> {
+  const log: ServerLog | undefined = opts.log && (await (await import('./access-log.js')).openLog(opts.log));
+  let metrics: MetricsServer | undefined;
   const closeStore = async () => {
+    await metrics?.close();
     if (!opts.store) await started.store.close();
     await closeMore?.();
+    log?.flush();
   };
   const api = createApi({
     store: answering,
     now: opts.now,
     rateLimiter,
-    logError: opts.logError,
+    logError: (err, req) => {
+      opts.logError?.(err);
+      log?.error(err, req?.requestId);
+    },
     listBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
   });
   const host = opts.host ?? '127.0.0.1';
-  const server = createHttpServer(api, opts);
+  const door: Door = { draining: false };
+  const server = createHttpServer(api, { ...opts, door });
+  if (opts.metrics) {
+    const connections = () =>
+      new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+    try {
+      const { startMetrics } = await import('./metrics.js');
+      metrics = await startMetrics(opts.metrics.host, opts.metrics.port, { ...gauges, connections });
+    } catch (e) {
+      await closeStore();
+      throw e;
+    }
+  }
+  door.observer = observerOf([log, metrics?.observer].filter((o) => o !== undefined));
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       void closeStore().finally(() => reject(err));
@@ -147,20 +192,37 @@ async function listen<S extends Store>(
   });
   const port = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
-  let closed = false;
+  let closing: Promise<void> | undefined;
   return {
     url: `http://${shown}:${port}`,
     port,
     ...started,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (closed) return resolve();
-        closed = true;
-        server.closeIdleConnections();
+    metricsUrl: metrics?.url,
+    close: (graceMs = 2000) => {
+      closing ??= new Promise<void>((resolve) => {
+        door.draining = true;
+        // Stops listening and closes the idle connections (Node's close); those with a request in
+        // hand are answered, and closed after their answers (Connection: close).
         server.close(() => {
+          clearTimeout(grace);
           void closeStore().finally(resolve);
         });
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
-      }),
+        const grace = setTimeout(() => server.closeAllConnections(), graceMs).unref();
+      });
+      return closing;
+    },
+  };
+}
+
+/** The observers the door reports to, as one; none when there is none. */
+function observerOf(observers: readonly Observer[]): Observer | undefined {
+  if (observers.length <= 1) return observers[0];
+  return {
+    started: (id, method, target) => {
+      for (const o of observers) o.started?.(id, method, target);
+    },
+    answered: (record) => {
+      for (const o of observers) o.answered(record);
+    },
   };
 }

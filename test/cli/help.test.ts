@@ -859,7 +859,8 @@ process.on('exit', () => require('node:fs').writeFileSync(process.env.PM_LOAD_LO
     expect(late).toEqual([]);
   });
 
-  it('a run that does not use PostgreSQL never loads its driver (pg)', () => {
+  /** Runs that neither serve nor use PostgreSQL load none of the packages `loaded` matches. */
+  function loadNone(loaded: (request: string) => boolean): void {
     for (const args of [
       ['reminders', 'list'],
       ['serve', '--help'],
@@ -867,10 +868,15 @@ process.on('exit', () => require('node:fs').writeFileSync(process.env.PM_LOAD_LO
     ]) {
       const r = required(args);
       expect(r.status, args.join(' ')).toBe(0);
-      expect(
-        r.requests.filter((m) => m === 'pg' || m.includes('node_modules/pg/')),
-        args.join(' '),
-      ).toEqual([]);
+      expect(r.requests.filter(loaded), args.join(' ')).toEqual([]);
     }
+  }
+
+  it("only pm serve's server loads its logger and metrics libraries (pino, prom-client)", () => {
+    loadNone((m) => /^(pino|prom-client)$|node_modules\/(pino|prom-client)\//.test(m));
+  });
+
+  it('a run that does not use PostgreSQL never loads its driver (pg)', () => {
+    loadNone((m) => m === 'pg' || m.includes('node_modules/pg/'));
   });
 });

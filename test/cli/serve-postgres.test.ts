@@ -4,6 +4,7 @@
  * shown. Runs in the `postgres` project; skips with one line where there is no PostgreSQL.
  */
 import { spawn } from 'node:child_process';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/resources/index.js';
 import { EXIT } from '../../src/cli/errors.js';
@@ -11,6 +12,34 @@ import { BIN, runPm, tempHome } from '../helpers/cli.js';
 import { type Cluster, createTestDatabase, pgMissing, startCluster, type TestDatabase } from '../helpers/postgres.js';
 
 if (pgMissing) console.warn(pgMissing);
+
+/**
+ * `pm serve --port 0 ... --database URL` (the URL last in `args`) as a process, once its stderr
+ * says `ready`.
+ */
+async function servePg(args: string[], ready: string) {
+  const database = args.at(-1) as string;
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args.slice(0, -1), '--database', database], {
+    env: { PATH: process.env.PATH ?? '', HOME: tempHome() },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`pm serve did not start: ${stderr}`)), 15_000);
+    child.on('close', (code) => reject(new Error(`pm serve ended (${code}): ${stderr}`)));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (stderr.includes(ready)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr };
+}
 
 describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
   let cluster: Cluster | undefined;
@@ -130,27 +159,91 @@ describe.skipIf(pgMissing !== undefined)('pm serve --database', () => {
 
     const u = new URL(db.url);
     u.password = 'pa55word';
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--database', u.toString()], {
-      env: { PATH: process.env.PATH ?? '', HOME: tempHome() },
-    });
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`pm serve did not start: ${stderr}`)), 15_000);
-      child.on('close', (code) => reject(new Error(`pm serve ended (${code}): ${stderr}`)));
-      child.stderr.on('data', (d) => {
-        stderr += d;
-        if (stderr.includes('listening on')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
-    const url = /listening on (\S+)/.exec(stderr)?.[1];
+    const s = await servePg([u.toString()], 'listening on');
+    const url = /listening on (\S+)/.exec(s.stderr())?.[1];
     expect((await fetch(`${url}/health`)).status).toBe(200);
+    const closed = new Promise((r) => s.child.on('close', r));
+    s.child.kill('SIGTERM');
+    await closed;
+    expect(s.stderr()).toContain(`(database: postgres://${u.username}:***@${u.host}${u.pathname})`);
+    expect(s.stderr()).not.toContain('pa55word');
+  });
+
+  it('its log and metrics: a line per request, a server error logged once, no password nor token anywhere', async () => {
+    const made = await runPm(['serve', 'tokens', 'create', '--name', 'log', '--database', db.url]);
+    const token = made.stdout.trim();
+    const u = new URL(db.url);
+    u.password = 'l0g-pa55word';
+    const {
+      child,
+      stdout: out,
+      stderr: err,
+    } = await servePg(['--metrics-port', '0', '--log-format', 'json', u.toString()], 'metrics on');
+    const url = /listening on (\S+)/.exec(err())?.[1];
+    const metricsUrl = /metrics on (\S+)/.exec(err())?.[1] as string;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    expect((await fetch(`${url}/reminders`, { headers })).status).toBe(200);
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    await admin.query('ALTER TABLE reminders RENAME TO reminders_gone');
+    let id: string | null;
+    try {
+      const failed = await fetch(`${url}/reminders`, { method: 'POST', headers, body: '{"title":"x"}' });
+      expect(failed.status).toBe(500);
+      id = failed.headers.get('x-request-id');
+      expect(((await failed.json()) as { request_id: string }).request_id).toBe(id);
+      const scrape = await (await fetch(metricsUrl)).text();
+      expect(scrape).toMatch(/^pm_postgres_pool_connections\{state="in_use"\} \d+$/m);
+      expect(scrape).toMatch(/^pm_postgres_pool_connections\{state="idle"\} [1-9]\d*$/m);
+      expect(scrape).toMatch(/^pm_postgres_pool_waiting 0$/m);
+      expect(scrape).toMatch(/^pm_http_requests_total\{method="POST",route="\/reminders",status="500"\} 1$/m);
+    } finally {
+      await admin.query('ALTER TABLE reminders_gone RENAME TO reminders');
+      await admin.end();
+    }
+    // The database lost (where these tests run their own): a 503, its cause logged with its id.
+    const cluster = db.cluster;
+    let lost: string | null = null;
+    if (cluster) {
+      cluster.stop();
+      try {
+        const unavailable = await fetch(`${url}/reminders`, { headers });
+        expect(unavailable.status).toBe(503);
+        lost = unavailable.headers.get('x-request-id');
+      } finally {
+        cluster.start();
+      }
+    }
     const closed = new Promise((r) => child.on('close', r));
     child.kill('SIGTERM');
-    await closed;
-    expect(stderr).toContain(`(database: postgres://${u.username}:***@${u.host}${u.pathname})`);
-    expect(stderr).not.toContain('pa55word');
+    expect(await closed).toBe(0);
+    const stdout = out();
+    const stderr = err();
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.filter((l) => l.level === 'error')).toEqual([
+      expect.objectContaining({ request_id: id, msg: expect.stringContaining('reminders') }),
+      ...(lost === null
+        ? []
+        : [
+            {
+              level: 'error',
+              time: expect.any(String),
+              request_id: lost,
+              status: 503,
+              msg: expect.stringMatching(
+                /^The server cannot reach its database at the moment; try again shortly\. \(.+\)$/,
+              ),
+            },
+          ]),
+    ]);
+    expect(lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.status, l.account_id])).toEqual([
+      ['GET', 200, 1],
+      ['POST', 500, 1],
+      ...(lost === null ? [] : [['GET', 503, undefined]]),
+    ]);
+    for (const secret of ['l0g-pa55word', token]) expect(stdout + stderr).not.toContain(secret);
   });
 });

@@ -383,7 +383,7 @@ describe('GET /health, for load balancers', () => {
   it('200 without a token while the store answers; HEAD too; other methods 405; never cached', async () => {
     const res = await fetch(`${server.url}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await res.json()).toEqual({ status: 'ok', store: 'ok' });
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect((await fetch(`${server.url}/health`, { method: 'HEAD' })).status).toBe(200);
     const post = await fetch(`${server.url}/health`, { method: 'POST' });

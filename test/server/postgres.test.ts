@@ -287,6 +287,7 @@ suite('PostgreSQL: several instances on one database', () => {
     expect(clash?.body).toEqual({
       message: 'A custom field named "colour" already exists for properties.',
       errors: { name: ['The name "colour" is already taken.'] },
+      request_id: clash?.headers.get('x-request-id'),
     });
   });
 });

@@ -97,7 +97,7 @@ describe('unexpected errors', () => {
       server.sqlite.db.close();
       const res = await server.api('GET', '/reminders');
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ message: 'Server Error' });
+      expect(res.body).toEqual({ message: 'Server Error', request_id: res.headers.get('x-request-id') });
       expect(res.text).not.toMatch(/database|sqlite|at \w+ \(/i);
       expect(server.loggedErrors).toHaveLength(1);
       expect(String(server.loggedErrors[0])).toMatch(/database/i);

@@ -7,19 +7,19 @@ import { CliError, EXIT, usageError } from '../errors.js';
 import type * as Serve from './serve.js';
 
 export async function serveRun(o: Serve.ServeOptions): Promise<void> {
-  const { f, dataFile, database, poolSize, readers, ...options } = o;
+  const { f, dataFile, database, poolSize, readers, logFormat, logLevel, shutdownGraceMs, ...options } = o;
   const { io } = f;
   const { rateLimit } = options;
   const common = {
     ...options,
-    // A list stopped at its budget is told as it is (the server's budget.ts says it without values);
-    // anything else is an internal error, with its stack.
-    logError: (err: unknown) =>
-      io.stderr.write(
-        (err as Error)?.name === 'OverBudget'
-          ? `pm serve: ${(err as Error).message}\n`
-          : `pm serve: internal error: ${redacted((err as Error)?.stack ?? String(err), database)}\n`,
-      ),
+    // Requests, and server errors with their stacks, on stdout; a database's password never.
+    log: {
+      format: logFormat,
+      level: logLevel,
+      out: io.stdout,
+      redact: (text: string) => redacted(text, database),
+      broken: (message: string) => io.stderr.write(`pm serve: ${message}\n`),
+    },
   };
   let server: RunningServer<Store>;
   if (database !== undefined) {
@@ -35,19 +35,28 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
   io.stderr.write(
     `pm serve: listening on ${server.url} (${where}${rateLimit ? `, rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1000}s` : ''})\n`,
   );
+  if (server.metricsUrl) io.stderr.write(`pm serve: metrics on ${server.metricsUrl}\n`);
   await new Promise<void>((resolve) => {
     let stopping = false;
-    // Ctrl-C reaches this both as SIGINT and as the run's abort signal: one shutdown.
+    // Ctrl-C comes as the run's abort signal (main.ts; a second one ends the process there);
+    // a service manager stops pm serve with SIGTERM.
     const stop = () => {
-      if (stopping) return;
+      if (stopping) {
+        // A second signal: no more waiting. With no listener left, SIGTERM ends the process.
+        io.stderr.write('pm serve: stopping now\n');
+        process.off('SIGTERM', stop);
+        process.kill(process.pid, 'SIGTERM');
+        return;
+      }
       stopping = true;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      io.stderr.write('pm serve: shutting down\n');
-      void server.close().then(resolve);
+      io.stderr.write(
+        `pm serve: shutting down: no new connections; requests in flight have ${shutdownGraceMs / 1000} s to finish\n`,
+      );
+      void server.close(shutdownGraceMs).then(() => {
+        process.off('SIGTERM', stop);
+        resolve();
+      });
     };
-    // SIGTERM too: a service manager stops pm serve with it.
-    process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     f.signal?.addEventListener('abort', stop, { once: true });
   });

@@ -2,13 +2,14 @@
  * `pm serve`: the project's own implementation of the API on an SQLite file, and the management
  * of its accounts and tokens; the run functions are in serve-run.ts.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { ALL_SCOPES } from '../../resources/index.js';
 import { defaultDataFile } from '../../core/paths.js';
 import { printableUrl } from '../../core/redact.js';
 import { adopt } from '../command.js';
 import { usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../../server/access-log.js';
 import type { PostgresServerOptions, RateLimit, ServerOptions } from '../../server/index.js';
 import { numberFlag } from './shared.js';
 
@@ -36,8 +37,14 @@ export type ServeOptions = OnDataFile &
     | 'requestTimeoutMs'
     | 'readers'
     | 'queryBudgetMs'
+    | 'metrics'
   > &
-  Pick<PostgresServerOptions, 'poolSize'>;
+  Pick<PostgresServerOptions, 'poolSize'> & {
+    readonly logFormat: LogFormat;
+    readonly logLevel: LogLevel;
+    /** How long requests in flight have to finish after SIGTERM (ms). */
+    readonly shutdownGraceMs: number;
+  };
 
 export interface AccountsCreateOptions extends OnDataFile {
   readonly name: string;
@@ -56,8 +63,14 @@ export interface TokensRevokeOptions extends OnDataFile {
   readonly id: number;
 }
 
-/** The flags of `pm serve` as commander gives them (host and port have defaults). */
-type ServeFlags = { host: string; port: string } & Partial<
+/** The flags of `pm serve` as commander gives them (those with defaults, then the others). */
+type ServeFlags = {
+  host: string;
+  port: string;
+  logFormat: LogFormat;
+  logLevel: LogLevel;
+  shutdownGrace: string;
+} & Partial<
   Record<
     | 'poolSize'
     | 'rateLimit'
@@ -67,7 +80,9 @@ type ServeFlags = { host: string; port: string } & Partial<
     | 'headerTimeout'
     | 'requestTimeout'
     | 'readers'
-    | 'queryBudget',
+    | 'queryBudget'
+    | 'metricsPort'
+    | 'metricsHost',
     string
   >
 >;
@@ -186,6 +201,26 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
       '--public-url <url>',
       'the origin clients reach the server at (behind a proxy): links and Location use it, not the Host header',
     )
+    .addOption(
+      new Option('--log-format <format>', 'the log on stdout: text, or JSON lines for a log shipper')
+        .choices(LOG_FORMATS)
+        .default('text'),
+    )
+    .addOption(
+      new Option(
+        '--log-level <level>',
+        'error: server errors only; info: and a line per request; debug: and each request as it starts',
+      )
+        .choices(LOG_LEVELS)
+        .default('info'),
+    )
+    .option('--metrics-port <port>', 'serve GET /metrics (Prometheus text) on this port, apart from the API')
+    .option('--metrics-host <host>', 'address the metrics port listens on (default 127.0.0.1)')
+    .option(
+      '--shutdown-grace <seconds>',
+      'on SIGTERM, time requests in flight have to finish before their connections are closed',
+      '10',
+    )
     .addHelpText(
       'after',
       `
@@ -194,10 +229,16 @@ beside the data file (FILE.token, mode 0600) and pm uses it when nothing else is
 On first use of a PostgreSQL database, the account is created and no token is written: make one
 with \`pm serve tokens create --database URL\`.
 
+Each answer carries an X-Request-Id header (the client's own, when it sends a sane one), which
+its log line and every error body ("request_id") repeat. On SIGTERM or Ctrl-C, pm serve stops
+accepting connections, answers GET /health with 503, and lets requests in flight finish for
+--shutdown-grace seconds; a second signal stops it at once. Deployment: docs/deploy.md.
+
 Examples:
   pm serve
   pm serve --port 9000 --data ./team.db --rate-limit 60/min
   pm serve --host 0.0.0.0 --database postgres://pm@db.internal:5432/pm --pool-size 20
+  pm serve --log-format json --metrics-port 9464 --shutdown-grace 30
   curl -H "Authorization: Bearer $(cat ~/.local/share/pm/pm.db.token)" http://127.0.0.1:8080/properties`,
     )
     .action(async (opts: ServeFlags, cmd: Command) => {
@@ -206,6 +247,9 @@ Examples:
         throw usageError('--pool-size is the number of connections to a PostgreSQL database: give --database too.');
       if (store.database !== undefined && opts.readers !== undefined)
         throw usageError('--readers is for a data file: on PostgreSQL, --pool-size sets the connections.');
+      if (opts.metricsHost !== undefined && opts.metricsPort === undefined)
+        throw usageError('--metrics-host is where the metrics port listens: give --metrics-port too.');
+      const metricsPort = numberFlag('--metrics-port', opts.metricsPort, 0, 65_535, 'a number from 0 to 65535');
       return runs.serve({
         f,
         host: opts.host,
@@ -226,6 +270,12 @@ Examples:
         requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
         queryBudgetMs: parseSeconds('--query-budget', opts.queryBudget, 3600),
         readers: numberFlag('--readers', opts.readers, 0, 32),
+        logFormat: opts.logFormat,
+        logLevel: opts.logLevel,
+        metrics: metricsPort === undefined ? undefined : { host: opts.metricsHost ?? '127.0.0.1', port: metricsPort },
+        shutdownGraceMs:
+          (numberFlag('--shutdown-grace', opts.shutdownGrace, 0, 3600, 'a whole number of seconds from 0 to 3600') ??
+            10) * 1000,
       });
     });
 

@@ -88,6 +88,16 @@ export async function withUnabortedSession(f: Factory, fn: (s: Session) => Promi
 
 const tries = (n: number) => (n > 1 ? ` (${n} attempts)` : '');
 
+/**
+ * ` (request id 7f3c…)`, from the answer's X-Request-Id (else its body's request_id), for a person
+ * to quote to whoever runs the server; nothing when the server gave none, or one not plainly an id.
+ */
+function requestIdOf(e: HttpStatusError): string {
+  const body = e.response.body as { request_id?: unknown } | undefined;
+  const id = e.response.headers['x-request-id'] ?? body?.request_id;
+  return typeof id === 'string' && /^[\x21-\x7e]{1,128}$/.test(id) ? ` (request id ${id})` : '';
+}
+
 /** An error from the API client as a CLI error with the right exit code and a next step. */
 export function describeApiError(e: unknown, r?: ResourceDef): CliError {
   if (e instanceof CliError) return e;
@@ -111,15 +121,17 @@ export function describeApiError(e: unknown, r?: ResourceDef): CliError {
     if (s === 502 || s === 503 || s === 504)
       return fail(
         EXIT.network,
-        `the server is unavailable (${s}): ${e.message}${tries(e.attempts)}`,
+        `the server is unavailable (${s}): ${e.message}${tries(e.attempts)}${requestIdOf(e)}`,
         'It may be restarting or overloaded: try again later.',
       );
-    if (s >= 500)
+    if (s >= 500) {
+      const id = requestIdOf(e);
       return fail(
         EXIT.api,
-        `the server failed (${s}): ${e.message}`,
-        'This is a fault of the server, not of the request; pm did not send it again.',
+        `the server failed (${s}): ${e.message}${id}`,
+        `This is a fault of the server, not of the request; pm did not send it again.${id && ' Quote the request id to whoever runs the server.'}`,
       );
+    }
     return new CliError(EXIT.api, e.message, { status: s, fields: e.fieldErrors });
   }
   if (e instanceof NetworkError) {

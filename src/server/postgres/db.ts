@@ -108,6 +108,13 @@ export type Doing = 'read' | 'write' | 'statement';
  * statement_timeout a 503 saying so; anything else as it is.
  */
 export function storeError(e: unknown, doing: Doing = 'read'): unknown {
+  const said = answerOf(e, doing);
+  // What the database said stays with the answer, for the server's log (never the client's).
+  if (said !== e) (said as ApiError).cause = e;
+  return said;
+}
+
+function answerOf(e: unknown, doing: Doing): unknown {
   const retry = { 'Retry-After': String(RETRY_AFTER_S) };
   if (isCancelled(e)) {
     const rolledBack = doing === 'write' ? ' Nothing was written;' : '';

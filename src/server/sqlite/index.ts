@@ -46,11 +46,15 @@ export interface SqliteStore extends StoreOf<'sync'> {
  */
 function storeError(e: unknown): unknown {
   const code = (e as { code?: unknown }).code;
-  if (code === 'SQLITE_FULL')
-    return new ApiError(507, 'The server cannot store this: its disk is full. Nothing was written.');
-  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB')
-    return new ApiError(503, 'The server cannot read its data file: it is damaged.');
-  return e;
+  const said =
+    code === 'SQLITE_FULL'
+      ? new ApiError(507, 'The server cannot store this: its disk is full. Nothing was written.')
+      : code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB'
+        ? new ApiError(503, 'The server cannot read its data file: it is damaged.')
+        : undefined;
+  // What SQLite said stays with the answer, for the server's log (never the client's).
+  if (said) said.cause = e;
+  return said ?? e;
 }
 
 /** A store operation whose SQLite failures are reported as storeError says. */

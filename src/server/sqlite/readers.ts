@@ -85,6 +85,11 @@ export class ReaderPool {
     return this.threads.length;
   }
 
+  /** Threads answering a list now. */
+  get busy(): number {
+    return this.threads.filter((t) => t.lists.length > 0).length;
+  }
+
   private start(): Thread {
     const cells = new Int32Array(new SharedArrayBuffer(4 * (STOP_SLOTS + 1)));
     const thread: Thread = {
