@@ -58,6 +58,9 @@ export function uuidPrefixOf(text: string): string {
 /** A uuid standing for every uuid that begins with `prefix` (its other digits 0), to check what a query would be. */
 export const uuidFrom = (prefix: string): string => prefix + UUID_TEMPLATE.slice(prefix.length);
 
+/** The last uuid that begins with `prefix` (its other digits f): with uuidFrom, the range of its uuids. */
+export const lastUuidFrom = (prefix: string): string => prefix + UUID_TEMPLATE.slice(prefix.length).replace(/0/g, 'f');
+
 /** A `code` field's value as the API shows it: {"code": 2, "name": "Property"}. */
 export const isCodeValue = (v: unknown): v is { code: unknown; name?: unknown } => isObject(v) && 'code' in v;
 

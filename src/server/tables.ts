@@ -207,9 +207,13 @@ END`,
   ];
 }
 
-/** A record table's GIN indexes over its fold columns' search keys, on PostgreSQL (migration 5 on). */
+/**
+ * A record table's GIN indexes over its fold columns' search keys, on PostgreSQL (migration 5 on).
+ * Without GIN's pending list (fastupdate off): a search reads that list whole, whoever's rows are
+ * in it, so with it one account's recent writes would add to what another's search costs.
+ */
 function pgKeysIndexes(t: string, folded: readonly string[]): string[] {
-  return folded.map((c) => `CREATE INDEX ${t}_${c}_keys ON ${t} USING gin ("${c}_keys")`);
+  return folded.map((c) => `CREATE INDEX ${t}_${c}_keys ON ${t} USING gin ("${c}_keys") WITH (fastupdate = off)`);
 }
 
 /**

@@ -4,6 +4,7 @@
  * subqueries confined to the account. A fuzzy condition is the dialect's.
  */
 import type { Condition } from '../../core/query.js';
+import { lastUuidFrom, uuidFrom } from '../../core/kinds.js';
 import { CUSTOM_FIELD_KEYS, CUSTOM_FIELDS } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { fold, foldColumnOf } from '../columns.js';
@@ -42,9 +43,10 @@ export function whereSql(
         params.push(...c.values);
         break;
       case 'prefix':
+        // The range of uuids that begin with it (the uuid's unique index reads that range alone), and
         // LIKE without wildcards in the value: a prefix is checked (hex digits and hyphens) by its kind.
-        out.push(`${alias}."${c.field.name}" LIKE ?`);
-        params.push(`${c.value}%`);
+        out.push(`${alias}."${c.field.name}" BETWEEN ? AND ? AND ${alias}."${c.field.name}" LIKE ?`);
+        params.push(uuidFrom(c.value), lastUuidFrom(c.value), `${c.value}%`);
         break;
       case 'range':
         out.push(`${alias}."${c.field.name}" >= ? AND ${alias}."${c.field.name}" < ?`);
