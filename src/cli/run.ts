@@ -7,6 +7,7 @@ import type { Deps } from './context.js';
 import { visible } from '../core/redact.js';
 import { CliError, EXIT } from './errors.js';
 import { createFactory } from './factory.js';
+import { mark } from '../core/timing.js';
 import type { GlobalOptions } from './globals.js';
 import { buildProgram, usageHint } from './program.js';
 
@@ -31,11 +32,13 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
   const { io } = deps;
   const f = createFactory(deps);
   const program = buildProgram(f, argv);
+  mark('program built');
   let active = program;
   program.hook('preAction', (_root, cmd) => {
     active = cmd;
     // The global flags, wherever they were given, resolved once for the whole run.
     f.resolveGlobals(cmd.optsWithGlobals() as GlobalOptions);
+    mark('arguments parsed');
   });
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -66,6 +69,7 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
     return e.exitCode;
   } finally {
     await f.close();
+    mark('closed');
   }
 }
 

@@ -5,6 +5,7 @@
 import type { HttpClient, HttpOptions } from '../client/http.js';
 import { MAX_RETRIES } from '../client/retry.js';
 import { printableUrl, visible } from '../core/redact.js';
+import { mark } from '../core/timing.js';
 import type { ResourceClient } from '../client/resources.js';
 import { parseTimeout, type Target, resolveTarget } from './config.js';
 import type { Deps } from './context.js';
@@ -28,6 +29,7 @@ export function targetFlags(globals: GlobalOptions): { baseUrl: string | undefin
 
 export async function openSession(globals: GlobalOptions, deps: Deps): Promise<Session> {
   const target = await resolveTarget(targetFlags(globals), deps);
+  mark('config read');
   // Why PM_TOKEN was withheld is the error below, not a warning before it.
   for (const w of target.warnings) if (w !== target.withheld?.message) deps.io.stderr.write(`warning: ${visible(w)}\n`);
   const transport = httpOptions(globals, deps, target);
@@ -36,6 +38,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     import('../client/resources.js'),
     import('../client/transport.js'),
   ]);
+  mark('client loaded');
   let baseUrl = target.baseUrl;
   let token = target.token;
   let stopServer: (() => Promise<void>) | undefined;
@@ -79,6 +82,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
   }
 
   const http = new HttpClient({ baseUrl, token, ...transport, ...(dispatcher ? { dispatcher } : {}) });
+  mark('session opened');
   return {
     target,
     http,

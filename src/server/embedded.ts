@@ -9,6 +9,7 @@ import { createApi } from './api.js';
 import { RequestBody } from './body.js';
 import { bootstrap, openStore, readLocalToken } from './datafile.js';
 import type { Store } from './store.js';
+import { mark } from '../core/timing.js';
 
 /** The origin requests to the embedded default are addressed to (never looked up, never dialled). */
 export const EMBEDDED_ORIGIN = 'http://localhost';
@@ -38,8 +39,10 @@ export interface Embedded {
 
 export function openEmbedded(dataFile: string): Embedded {
   const store = openStore(dataFile);
+  mark('store opened');
   try {
     const token = bootstrap(store) ?? readLocalToken(dataFile) ?? (bootstrap(store, { ensure: true }) as string);
+    mark('token read');
     const api = createApi({ store });
     const dispatcher: InProcessDispatcher = {
       async request(opts) {
