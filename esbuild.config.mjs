@@ -35,9 +35,11 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
-  // Loaded by Node itself from node_modules: native or WebAssembly code, and big packages few
+    // Loaded by Node itself from node_modules: native or WebAssembly code, and big packages few
   // commands use.
-  external: ['better-sqlite3', 'jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg'],
+  // better-sqlite3's JavaScript is bundled (compiled with the rest, from the code cache); its
+  // compiled part (.node) is loaded by path (src/server/db.ts).
+  external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg'],
   plugins: [withoutHttp2],
   // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
   // with V8's code cache (vm.Script), where a real import() would have no loader to call.

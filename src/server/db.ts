@@ -6,14 +6,21 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './schema.js';
 
-// Required rather than imported: an ES import of this CommonJS module has Node scan its source for
-// export names on every run.
-const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+/**
+ * better-sqlite3's compiled part, given to it by path: left to itself, it searches a dozen places
+ * for it with the `bindings` package, which costs every run some milliseconds (the bundle holds
+ * better-sqlite3's JavaScript, where that search would not find it at all).
+ */
+let binding: string | undefined;
+function nativeBinding(): string {
+  binding ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  return binding;
+}
 
-export type DB = BetterSqlite3.Database;
+export type DB = Database.Database;
 
 export const BUSY_TIMEOUT_MS = 10_000;
 
@@ -28,7 +35,7 @@ export function openDatabase(file: string): DB {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
   }
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS, nativeBinding: nativeBinding() });
   try {
     refuseForeign(db, file);
     walMode(db);
