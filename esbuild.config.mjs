@@ -5,6 +5,7 @@
 // to print without loading the CLI.
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 rmSync('dist/bundle', { recursive: true, force: true });
@@ -27,6 +28,22 @@ const withoutHttp2 = {
   },
 };
 
+/**
+ * A lazy require in the sources, `createRequire(import.meta.url)('luxon')` (an ES module has no
+ * require of its own), is a plain require in the bundle: esbuild then bundles the package (unless
+ * it is external), still evaluated only when that line runs, and compiled from the bundle's code
+ * cache rather than from node_modules on every run.
+ */
+const lazyRequires = {
+  name: 'lazy-requires',
+  setup(b) {
+    b.onLoad({ filter: /[/\\]src[/\\].*\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      return { contents: text.replace(/createRequire\(import\.meta\.url\)\(/g, 'require('), loader: 'ts' };
+    });
+  },
+};
+
 await build({
   entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/bundle/pm.cjs',
@@ -40,7 +57,7 @@ await build({
   // better-sqlite3's JavaScript is bundled (compiled with the rest, from the code cache); its
   // compiled part (.node) is loaded by path (src/server/db.ts).
   external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg'],
-  plugins: [withoutHttp2],
+  plugins: [withoutHttp2, lazyRequires],
   // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
   // with V8's code cache (vm.Script), where a real import() would have no loader to call.
   supported: { 'dynamic-import': false },

@@ -23,8 +23,6 @@ const MIN_WIDTH = 6;
 /** Text is not shortened below this before columns of a lower priority are hidden. */
 const READABLE = 10;
 
-const require = createRequire(import.meta.url);
-
 /** Width on screen, counting code points (good enough to share out the columns). */
 export const width = (s: string): number => [...s].length;
 
@@ -104,7 +102,7 @@ export function renderTable(
   total: number,
   write: (text: string) => void,
 ): number[] {
-  const Table = require('cli-table3') as typeof CliTable3;
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3;
   const allNatural = allColumns.map((c, i) => allRows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), c.headerWidth));
   const shown = columnsThatFit(allNatural, allColumns, total);
   const columns = shown.map((i) => allColumns[i] as Column);
