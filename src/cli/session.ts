@@ -60,7 +60,8 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     }
     stopServer = () => embedded.close();
     baseUrl = embedded.url;
-    token = embedded.token;
+    // No token: in-process, the requests are the data file's owner's (server/embedded.ts).
+    token = undefined;
     // The same app answers in-process: no port, no connection pool, no round trip.
     dispatcher = embedded.dispatcher as unknown as HttpOptions['dispatcher'];
   } else if (!token && target.withheld) {

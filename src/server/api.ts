@@ -40,6 +40,11 @@ export interface ApiRequest {
   readonly body: RequestBody;
   /** Aborted when the client has gone away before its answer (a list in progress is then stopped). */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Who sends it, when the door knows without a token (the CLI's embedded default: the data
+   * file's owner, in-process). Without it, the bearer token says.
+   */
+  readonly principal?: Principal | undefined;
 }
 
 /**
@@ -95,7 +100,7 @@ export function createApi(opts: ApiOptions): Api {
   async function authorize(x: Exchange, scopes: readonly string[]): Promise<Principal> {
     const header = x.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const principal = m ? await store.authenticate(m[1] as string) : undefined;
+    const principal = x.req.principal ?? (m ? await store.authenticate(m[1] as string) : undefined);
     if (!principal) throw new ApiError(401, 'Unauthenticated.', undefined, { 'WWW-Authenticate': 'Bearer realm="pm"' });
     if (rateLimiter) {
       const d = await rateLimiter.hit(principal.userId);

@@ -10,6 +10,7 @@ import { RequestBody } from './body.js';
 import { bootstrap, openStore, readLocalToken } from './datafile.js';
 import type { Store } from './store.js';
 import { mark } from '../core/timing.js';
+import { ALL_SCOPES } from '../resources/index.js';
 
 /** The origin requests to the embedded default are addressed to (never looked up, never dialled). */
 export const EMBEDDED_ORIGIN = 'http://localhost';
@@ -31,6 +32,10 @@ export interface InProcessDispatcher {
 
 export interface Embedded {
   readonly url: string;
+  /**
+   * The data file's token (read from beside it, or made when it is missing): for a request that
+   * is to be authenticated as over HTTP. A request without one is the owner's.
+   */
   readonly token: string;
   readonly store: Store;
   readonly dispatcher: InProcessDispatcher;
@@ -41,8 +46,14 @@ export function openEmbedded(dataFile: string): Embedded {
   const store = openStore(dataFile);
   mark('store opened');
   try {
-    const token = bootstrap(store) ?? readLocalToken(dataFile) ?? (bootstrap(store, { ensure: true }) as string);
-    mark('token read');
+    // The first use of a data file makes its account, and the token beside it (for `pm serve`).
+    const owner = store.firstUser() ?? (bootstrap(store), store.firstUser());
+    if (!owner) throw new Error('the data file has no account');
+    // In-process, a request without a token is the data file's owner's, with every scope: the
+    // file is theirs alone (mode 0600), and a token would only be read from beside it, hashed
+    // and looked up on every run to say the same.
+    const principal = { userId: owner.userId, accountId: owner.accountId, scopes: new Set(ALL_SCOPES) };
+    mark('owner read');
     const api = createApi({ store });
     const dispatcher: InProcessDispatcher = {
       async request(opts) {
@@ -58,6 +69,7 @@ export function openEmbedded(dataFile: string): Embedded {
           url: `${EMBEDDED_ORIGIN}${opts.path}`,
           header: (name) => headers.get(name),
           body: RequestBody.of(Buffer.from(opts.body ?? '')),
+          ...(headers.has('authorization') ? {} : { principal }),
         });
         // Lower case, as undici gives them.
         const answer = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -66,7 +78,17 @@ export function openEmbedded(dataFile: string): Embedded {
       },
       async close() {},
     };
-    return { url: EMBEDDED_ORIGIN, token, store, dispatcher, close: async () => store.close() };
+    let token: string | undefined;
+    return {
+      url: EMBEDDED_ORIGIN,
+      get token() {
+        token ??= readLocalToken(dataFile) ?? (bootstrap(store, { ensure: true }) as string);
+        return token;
+      },
+      store,
+      dispatcher,
+      close: async () => store.close(),
+    };
   } catch (e) {
     store.close();
     throw e;
