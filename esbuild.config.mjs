@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 rmSync('dist/bundle', { recursive: true, force: true });
@@ -44,6 +45,31 @@ const lazyRequires = {
   },
 };
 
+/**
+ * Two packages load at their top what pm's runs never use, and each load costs every run: commander
+ * requires node:child_process (with net, dgram and their kin) for executable subcommands, which
+ * pm has none of; chalk asks node:tty which colours the terminal has, when pm always tells it
+ * (output/index.ts: new Chalk({ level })). In the bundle, commander's require waits until used,
+ * and chalk takes its own browser build of that check, which asks nothing. The build fails if
+ * either package changes what is replaced here.
+ */
+const lighterPackages = {
+  name: 'lighter-packages',
+  setup(b) {
+    const LAZY = "const childProcess = require('node:child_process');";
+    b.onLoad({ filter: /[/\\]node_modules[/\\]commander[/\\]lib[/\\]command\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes(LAZY)) throw new Error(`${args.path} no longer has: ${LAZY}`);
+      const lazy = "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };";
+      return { contents: text.replace(LAZY, lazy), loader: 'js' };
+    });
+    b.onResolve({ filter: /^#supports-color$/ }, (args) => {
+      if (!args.importer.includes('/node_modules/chalk/')) return undefined;
+      return { path: join(dirname(args.importer), 'vendor', 'supports-color', 'browser.js') };
+    });
+  },
+};
+
 await build({
   entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/bundle/pm.cjs',
@@ -57,7 +83,7 @@ await build({
   // better-sqlite3's JavaScript is bundled (compiled with the rest, from the code cache); its
   // compiled part (.node) is loaded by path (src/server/db.ts).
   external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg'],
-  plugins: [withoutHttp2, lazyRequires],
+  plugins: [withoutHttp2, lazyRequires, lighterPackages],
   // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
   // with V8's code cache (vm.Script), where a real import() would have no loader to call.
   supported: { 'dynamic-import': false },
