@@ -37,11 +37,13 @@ export function openDatabase(file: string): DB {
   }
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS, nativeBinding: nativeBinding() });
   try {
-    refuseForeign(db, file);
+    // A file at this pm's schema version is pm's own and migrated (most opens): not checked again.
+    const current = db.pragma('user_version', { simple: true }) === MIGRATIONS.length;
+    if (!current) refuseForeign(db, file);
     walMode(db);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    migrate(db);
+    if (!current) migrate(db);
   } catch (e) {
     const err = damageOf(db, file, e);
     db.close();
