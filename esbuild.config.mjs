@@ -82,7 +82,8 @@ await build({
   // commands use.
   // better-sqlite3's JavaScript is bundled (compiled with the rest, from the code cache); its
   // compiled part (.node) is loaded by path (src/server/db.ts).
-  external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg'],
+  // chrono-node (dates in words) stays out too: few runs read one.
+  external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg', 'chrono-node'],
   plugins: [withoutHttp2, lazyRequires, lighterPackages],
   // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
   // with V8's code cache (vm.Script), where a real import() would have no loader to call.
