@@ -24,6 +24,7 @@ const blackBox = [
   'test/cli/completion.test.ts',
   'test/cli/dates.test.ts',
   'test/cli/serve.test.ts',
+  'test/cli/startup.test.ts',
   'test/cli/terminal.test.ts',
   'test/server/concurrency.test.ts',
   'test/server/crash.test.ts',
