@@ -47,8 +47,11 @@ export function openEmbedded(dataFile: string): Embedded {
   mark('store opened');
   try {
     // The first use of a data file makes its account, and the token beside it (for `pm serve`).
-    if (!store.firstUser()) bootstrap(store);
-    const owner = store.firstUser();
+    let owner = store.firstUser();
+    if (!owner) {
+      bootstrap(store);
+      owner = store.firstUser();
+    }
     if (!owner) throw new Error('the data file has no account');
     // In-process, a request without a token is the data file's owner's, with every scope: the
     // file is theirs alone (mode 0600), and a token would only be read from beside it, hashed
