@@ -4,7 +4,6 @@
  * other. It saves a CLI run the cost of an HTTP server, a client connection pool and a round trip;
  * and, calling the handling directly, that of loading node:http's server and Node's fetch classes.
  */
-import { Readable } from 'node:stream';
 import { createApi } from './api.js';
 import { RequestBody } from './body.js';
 import { bootstrap, openStore, readLocalToken } from './datafile.js';
@@ -24,9 +23,17 @@ interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * An answer's body as the client reads it: its chunks, and destroy() to stop early. Not a stream
+ * (node:stream's async iteration costs a CLI run more to load than the answer takes to read).
+ */
+export interface InProcessBody extends AsyncIterable<Buffer> {
+  destroy(): void;
+}
+
 /** The part of undici's Dispatcher the client uses. */
 export interface InProcessDispatcher {
-  request(opts: RequestOptions): Promise<{ statusCode: number; headers: Record<string, string>; body: Readable }>;
+  request(opts: RequestOptions): Promise<{ statusCode: number; headers: Record<string, string>; body: InProcessBody }>;
   close(): Promise<void>;
 }
 
@@ -77,8 +84,16 @@ export function openEmbedded(dataFile: string): Embedded {
         });
         // Lower case, as undici gives them.
         const answer = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k.toLowerCase(), v]));
-        const bytes = res.body === undefined ? [] : [Buffer.from(res.body)];
-        return { statusCode: res.status, headers: answer, body: Readable.from(bytes) };
+        let bytes = res.body === undefined ? [] : [Buffer.from(res.body)];
+        const body: InProcessBody = {
+          async *[Symbol.asyncIterator]() {
+            yield* bytes;
+          },
+          destroy() {
+            bytes = [];
+          },
+        };
+        return { statusCode: res.status, headers: answer, body };
       },
       async close() {},
     };
