@@ -99,6 +99,15 @@ await build({
   logLevel: 'warning',
 });
 
+// bin/pm reads the bundle as latin1, which is the same text only while it is ASCII (esbuild
+// escapes what is not, in strings; comments are gone).
+const bundled = await readFile('dist/bundle/pm.cjs');
+const wide = bundled.findIndex((byte) => byte > 0x7f);
+if (wide !== -1) {
+  process.stderr.write(`build: dist/bundle/pm.cjs is not ASCII at byte ${wide}: bin/pm reads it as latin1\n`);
+  process.exit(1);
+}
+
 // `pm --help` into a pipe, as commander renders it (80 columns): bin/pm prints this file when
 // stdout is not a terminal. --no-color keeps bin/pm on its full path, which renders it.
 const help = spawnSync(process.execPath, ['bin/pm', '--no-color', '--help'], {
