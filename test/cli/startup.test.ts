@@ -22,7 +22,10 @@ const NEVER = [
   'v8', // the HTTP client's flag: no HTTP client here
   'zlib',
 ];
-/** And node:crypto, which only a write needs (a new record's uuid): not the token's hash. */
+/**
+ * And node:crypto: the embedded default hashes no token, and a new record's uuid comes from
+ * SQLite's random bytes.
+ */
 const NOT_TO_READ = [...NEVER, 'crypto'];
 
 describe('a run on the embedded default', () => {
@@ -79,11 +82,17 @@ describe('a run on the embedded default', () => {
     expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ uuid, address: '1 Mill Lane' }));
   });
 
-  it('a create loads node:crypto (for the uuid) and none of the others', async () => {
-    const r = await run(['reminders', 'create', '--title', 'Gas safety check', '--due-at', '2027-01-01', '--json']);
-    expect(JSON.parse(r.stdout)).toMatchObject({ title: 'Gas safety check', due_at: '2027-01-01' });
-    expect(r.modules).toContain('crypto');
-    expect(r.modules.filter((m) => NEVER.includes(m))).toEqual([]);
+  it('a create loads none of them either, and gives each record a version 4 uuid of its own', async () => {
+    const uuids = new Set<string>();
+    for (const title of ['Gas safety check', 'Boiler service']) {
+      const r = await run(['reminders', 'create', '--title', title, '--due-at', '2027-01-01', '--json']);
+      const made = JSON.parse(r.stdout);
+      expect(made).toMatchObject({ title, due_at: '2027-01-01' });
+      expect(made.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      uuids.add(made.uuid);
+      expect(r.modules.filter((m) => NOT_TO_READ.includes(m))).toEqual([]);
+    }
+    expect(uuids.size).toBe(2);
   });
 
   it('the check sees a module a run does load', async () => {

@@ -74,8 +74,7 @@ export function* createRecord(
   bag.throwIfAny();
   if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols);
   const t = d.now();
-  // node:crypto loaded by the first create, not by every run that loads this module.
-  const uuid = process.getBuiltinModule('node:crypto').randomUUID();
+  const uuid = d.uuid?.() ?? process.getBuiltinModule('node:crypto').randomUUID();
   withFolds(r, cols);
   const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];
   const write = insert(

@@ -1,4 +1,5 @@
 /** The Store on SQLite (better-sqlite3): one connection to a data file (opened and migrated by db.ts). */
+import type { Statement } from 'better-sqlite3';
 import { ApiError } from '../../core/errors.js';
 import { OverBudget } from '../budget.js';
 import { type DB, damageOf, openDatabase } from '../db.js';
@@ -71,9 +72,13 @@ function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const exec = (q: Query) => execute(statements, q);
   const trigram = trigramColumns(db);
+  let random: Statement<unknown[]> | undefined;
   const sql: Sql = {
     statements,
-    dialect: sqliteDialect(trigram, now),
+    dialect: sqliteDialect(trigram, now, () => {
+      random ??= db.prepare('SELECT randomblob(16)').pluck();
+      return random.get() as Buffer;
+    }),
     // Its statements answer at once, and so does the operation.
     run: <T>(steps: Steps<T>) => runSteps(exec, steps) as T,
     write: (fn) => {
