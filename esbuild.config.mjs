@@ -71,8 +71,10 @@ const lighterPackages = {
 };
 
 await build({
-  entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/bundle/pm.cjs',
+  // The CLI, and the module of pm serve's reader threads (src/server/sqlite/readers.ts).
+  entryPoints: { pm: 'src/cli/main.ts', 'reader-worker': 'src/server/sqlite/reader-worker.ts' },
+  outdir: 'dist/bundle',
+  outExtension: { '.js': '.cjs' },
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -83,7 +85,7 @@ await build({
   // source map (--debug); the packages' licence notices go to pm.cjs.LEGAL.txt.
   minifyWhitespace: true,
   legalComments: 'linked',
-    // Loaded by Node itself from node_modules: native or WebAssembly code, and big packages few
+  // Loaded by Node itself from node_modules: native or WebAssembly code, and big packages few
   // commands use.
   // better-sqlite3's JavaScript is bundled (compiled with the rest, from the code cache); its
   // compiled part (.node) is loaded by path (src/server/db.ts).
