@@ -5,7 +5,8 @@
 import { CommanderError } from 'commander';
 import type { Deps } from './context.js';
 import { visible } from '../core/redact.js';
-import { CliError, EXIT } from './errors.js';
+import { MissingDriverError } from '../core/errors.js';
+import { CliError, EXIT, missingDriver } from './errors.js';
 import { createFactory } from './factory.js';
 import { mark } from '../core/timing.js';
 import type { GlobalOptions } from './globals.js';
@@ -75,6 +76,7 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
 
 function toCliError(err: unknown): CliError {
   if (err instanceof Error && err.name === 'AbortError') return new CliError(EXIT.interrupted, 'interrupted');
+  if (err instanceof MissingDriverError) return missingDriver(err, 'this command');
   const message = err instanceof Error ? err.message : String(err);
   return new CliError(EXIT.api, message, { cause: err });
 }

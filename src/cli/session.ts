@@ -9,7 +9,8 @@ import { mark } from '../core/timing.js';
 import type { ResourceClient } from '../client/resources.js';
 import { parseTimeout, type Target, resolveTarget } from './config.js';
 import type { Deps } from './context.js';
-import { CliError, EXIT, usageError } from './errors.js';
+import { MissingDriverError } from '../core/errors.js';
+import { CliError, EXIT, missingDriver, usageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
 import { version } from './version.js';
 
@@ -53,6 +54,8 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     try {
       embedded = openEmbedded(dataFile);
     } catch (e) {
+      if (e instanceof MissingDriverError)
+        throw missingDriver(e, 'the embedded default', 'name a server with --base-url or PM_BASE_URL');
       throw new CliError(
         EXIT.api,
         `could not open the embedded default's data file ${dataFile}: ${(e as Error).message}`,

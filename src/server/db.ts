@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { MissingDriverError } from '../core/errors.js';
 import { MIGRATIONS, type Migration } from './schema.js';
 
 /**
@@ -16,7 +17,11 @@ import { MIGRATIONS, type Migration } from './schema.js';
  */
 let binding: string | undefined;
 function nativeBinding(): string {
-  binding ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  try {
+    binding ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  } catch {
+    throw new MissingDriverError('better-sqlite3', 'the SQLite driver');
+  }
   return binding;
 }
 
