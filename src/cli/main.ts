@@ -1,5 +1,4 @@
 /** The process entry: real streams, environment and clock, then run() and the exit code. */
-import { homedir } from 'node:os';
 import { mark, startTiming, timingReport } from '../core/timing.js';
 import type { Deps, Prompter } from './context.js';
 import { CliError, EXIT } from './errors.js';
@@ -66,7 +65,8 @@ export async function main(timing?: readonly (readonly [string, number])[]): Pro
     },
     env: process.env,
     cwd: process.cwd(),
-    home: homedir(),
+    // HOME, as os.homedir() reads it first (without loading node:os), else the user's entry.
+    home: process.env.HOME || process.getBuiltinModule('node:os').homedir(),
     now: Date.now,
     prompter: prompter(),
     signal: controller.signal,

@@ -35,7 +35,7 @@ const CANDIDATE_TRIGRAMS = 4;
  * characters, or without an index.
  */
 export function trigramMatch(
-  trigram: ReadonlySet<string>,
+  trigram: Pick<ReadonlySet<string>, 'has'>,
   r: ResourceDef,
   c: Condition,
 ): { column: string; match: string; ends: string; exact: boolean } | undefined {
@@ -108,7 +108,11 @@ export function uuidV4(bytes: Uint8Array): string {
  * `random`: 16 random bytes, from SQLite's own generator (seeded by the system's), so that a
  * create on the embedded default needs no node:crypto, whose loading costs a run milliseconds.
  */
-export function sqliteDialect(trigram: ReadonlySet<string>, now: () => number, random?: () => Uint8Array): Dialect {
+export function sqliteDialect(
+  trigram: Pick<ReadonlySet<string>, 'has'>,
+  now: () => number,
+  random?: () => Uint8Array,
+): Dialect {
   // A long text is tested with pm_budget() asked beside it (budgetGate), so that a list that tests
   // many such rows stops when its budget is spent.
   const contains: Dialect['contains'] = (column, folded, params) => {

@@ -71,7 +71,14 @@ function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
   let own = 0;
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const exec = (q: Query) => execute(statements, q);
-  const trigram = trigramColumns(db);
+  // Read from the schema when a fuzzy filter first asks: most runs of the CLI filter no text.
+  let columns: Set<string> | undefined;
+  const trigram = {
+    has(key: string) {
+      columns ??= trigramColumns(db);
+      return columns.has(key);
+    },
+  };
   let random: Statement<unknown[]> | undefined;
   const sql: Sql = {
     statements,
