@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MissingDriverError } from '../core/errors.js';
-import { MIGRATIONS, type Migration } from './schema.js';
+import { type Migration, migrations, SCHEMA_VERSION } from './schema.js';
 
 /**
  * better-sqlite3's compiled part, given to it by path: left to itself, it searches a dozen places
@@ -43,7 +43,7 @@ export function openDatabase(file: string): DB {
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS, nativeBinding: nativeBinding() });
   try {
     // A file at this pm's schema version is pm's own and migrated (most opens): not checked again.
-    const current = db.pragma('user_version', { simple: true }) === MIGRATIONS.length;
+    const current = db.pragma('user_version', { simple: true }) === SCHEMA_VERSION;
     if (!current) refuseForeign(db, file);
     walMode(db);
     db.pragma('synchronous = NORMAL');
@@ -111,17 +111,18 @@ function walMode(db: DB): void {
 
 export function migrate(db: DB): void {
   const apply = db.transaction(() => {
+    const all = migrations();
     const current = db.pragma('user_version', { simple: true }) as number;
-    if (current > MIGRATIONS.length)
+    if (current > all.length)
       throw new Error(
-        `the data file is at schema version ${current}, newer than this pm knows (${MIGRATIONS.length}); upgrade pm`,
+        `the data file is at schema version ${current}, newer than this pm knows (${all.length}); upgrade pm`,
       );
-    for (let v = current; v < MIGRATIONS.length; v++) {
-      const migration = MIGRATIONS[v] as Migration;
+    for (let v = current; v < all.length; v++) {
+      const migration = all[v] as Migration;
       if (typeof migration === 'function') migration(db);
       else for (const sql of migration) db.exec(sql);
       db.pragma(`user_version = ${v + 1}`);
     }
   });
-  if ((db.pragma('user_version', { simple: true }) as number) !== MIGRATIONS.length) apply.immediate();
+  if ((db.pragma('user_version', { simple: true }) as number) !== SCHEMA_VERSION) apply.immediate();
 }
