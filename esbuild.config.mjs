@@ -5,6 +5,8 @@
 // to print without loading the CLI.
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 rmSync('dist/bundle', { recursive: true, force: true });
@@ -27,18 +29,70 @@ const withoutHttp2 = {
   },
 };
 
+/**
+ * A lazy require in the sources, `createRequire(import.meta.url)('luxon')` (an ES module has no
+ * require of its own), is a plain require in the bundle: esbuild then bundles the package (unless
+ * it is external), still evaluated only when that line runs, and compiled from the bundle's code
+ * cache rather than from node_modules on every run.
+ */
+const lazyRequires = {
+  name: 'lazy-requires',
+  setup(b) {
+    b.onLoad({ filter: /[/\\]src[/\\].*\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      return { contents: text.replace(/createRequire\(import\.meta\.url\)\(/g, 'require('), loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * Two packages load at their top what pm's runs never use, and each load costs every run: commander
+ * requires node:child_process (with net, dgram and their kin) for executable subcommands, which
+ * pm has none of; chalk asks node:tty which colours the terminal has, when pm always tells it
+ * (output/index.ts: new Chalk({ level })). In the bundle, commander's require waits until used,
+ * and chalk takes its own browser build of that check, which asks nothing. The build fails if
+ * either package changes what is replaced here.
+ */
+const lighterPackages = {
+  name: 'lighter-packages',
+  setup(b) {
+    const LAZY = "const childProcess = require('node:child_process');";
+    b.onLoad({ filter: /[/\\]node_modules[/\\]commander[/\\]lib[/\\]command\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes(LAZY)) throw new Error(`${args.path} no longer has: ${LAZY}`);
+      const lazy = "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };";
+      return { contents: text.replace(LAZY, lazy), loader: 'js' };
+    });
+    b.onResolve({ filter: /^#supports-color$/ }, (args) => {
+      if (!args.importer.includes('/node_modules/chalk/')) return undefined;
+      return { path: join(dirname(args.importer), 'vendor', 'supports-color', 'browser.js') };
+    });
+  },
+};
+
 await build({
-  entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/bundle/pm.cjs',
+  // The CLI, and the module of pm serve's reader threads (src/server/sqlite/readers.ts).
+  entryPoints: { pm: 'src/cli/main.ts', 'reader-worker': 'src/server/sqlite/reader-worker.ts' },
+  outdir: 'dist/bundle',
+  outExtension: { '.js': '.cjs' },
   bundle: true,
   format: 'cjs',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
+  // Without whitespace and comments: a smaller file to read, and pure ASCII (some packages'
+  // comments are not), which V8 keeps as one byte a character. Stack traces go through the
+  // source map (--debug); the packages' licence notices go to pm.cjs.LEGAL.txt.
+  minifyWhitespace: true,
+  legalComments: 'linked',
   // Loaded by Node itself from node_modules: native or WebAssembly code, and big packages few
   // commands use.
-  external: ['better-sqlite3', 'jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg', 'pino', 'prom-client'],
-  plugins: [withoutHttp2],
+  // better-sqlite3's JavaScript is bundled (compiled with the rest, from the code cache); its
+  // compiled part (.node) is loaded by path (src/server/db.ts).
+  // chrono-node (dates in words) stays out too: few runs read one. pino and prom-client are
+  // pm serve's alone (its access log and metrics), loaded when it starts.
+  external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg', 'chrono-node', 'pino', 'prom-client'],
+  plugins: [withoutHttp2, lazyRequires, lighterPackages],
   // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
   // with V8's code cache (vm.Script), where a real import() would have no loader to call.
   supported: { 'dynamic-import': false },
@@ -47,6 +101,15 @@ await build({
   banner: { js: "const __pmImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });
+
+// bin/pm reads the bundle as latin1, which is the same text only while it is ASCII (esbuild
+// escapes what is not, in strings; comments are gone).
+const bundled = await readFile('dist/bundle/pm.cjs');
+const wide = bundled.findIndex((byte) => byte > 0x7f);
+if (wide !== -1) {
+  process.stderr.write(`build: dist/bundle/pm.cjs is not ASCII at byte ${wide}: bin/pm reads it as latin1\n`);
+  process.exit(1);
+}
 
 // `pm --help` into a pipe, as commander renders it (80 columns): bin/pm prints this file when
 // stdout is not a terminal. --no-color keeps bin/pm on its full path, which renders it.

@@ -2,11 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Four tiers, which `npm test` runs together and `npx vitest run --project <name>` one at a time:
+ * Five tiers, which `npm test` runs together and `npx vitest run --project <name>` one at a time:
  * - unit: pure code and in-memory pieces, no server and no process (milliseconds);
  * - in-process: commands and the API against the real server, started in the test's process;
  * - black-box: the built bin/pm, shells, a terminal (tmux), and servers in child processes.
- * - postgres: the server suite again, on a private PostgreSQL (below).
+ * - postgres: the server suite again, on a private PostgreSQL (below);
+ * - package: the tarball `npm pack` makes, installed into a fresh prefix and run (slow: installs).
  * A new test file is in-process unless it is named below.
  */
 const unit = [
@@ -27,6 +28,7 @@ const blackBox = [
   'test/cli/dates.test.ts',
   'test/cli/serve.test.ts',
   'test/cli/serve-operate.test.ts',
+  'test/cli/startup.test.ts',
   'test/cli/terminal.test.ts',
   'test/cli/uuids.test.ts',
   'test/cli/custom-fields.test.ts',
@@ -101,8 +103,13 @@ export default defineConfig({
             'test/server/postgres.test.ts',
             'test/server/postgres-tls.test.ts',
             'test/cli/serve-postgres.test.ts',
+            'test/package/**',
           ],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'package', include: ['test/package/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 900_000 },
       },
       { extends: true, test: { name: 'black-box', include: blackBox } },
       ...(postgresHere

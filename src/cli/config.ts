@@ -11,8 +11,8 @@
  * the user's token). PM_TOKEN goes to a server the user named (--base-url, PM_BASE_URL, the user
  * config), never to one that only a project config names: tokens go only where the user sent them.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+// node:fs alone (not node:fs/promises, whose loading every run would pay): these are small files.
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { printableUrl } from '../core/redact.js';
 import { configDir, defaultDataFile } from '../core/paths.js';
@@ -228,7 +228,7 @@ async function readUserLayer(deps: Pick<Deps, 'env' | 'home'>, warnings: string[
   const path = userConfigPath(deps);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw malformed(path, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, err);
@@ -254,9 +254,9 @@ export async function readUserConfig(deps: Pick<Deps, 'env' | 'home'>): Promise<
  */
 export async function writeUserConfig(deps: Pick<Deps, 'env' | 'home'>, cfg: UserConfig): Promise<void> {
   const path = userConfigPath(deps);
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   writeFileAtomic(path, `${JSON.stringify(cfg, null, 2)}\n`);
-  await chmod(path, 0o600);
+  chmodSync(path, 0o600);
 }
 
 /** Refuses cosmiconfig's `$import` in project files: it could pull the user's token into a project config. */

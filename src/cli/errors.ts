@@ -1,3 +1,5 @@
+import { MissingDriverError } from '../core/errors.js';
+
 /**
  * The CLI's typed error and its exit codes. Errors travel up to run.ts, the one place that turns
  * them into a message and an exit code.
@@ -57,4 +59,19 @@ export function oneKind(codes: readonly ExitCode[]): ExitCode {
 
 export function usageError(message: string, hint?: string): CliError {
   return new CliError(EXIT.usage, message, { showUsage: true, ...(hint ? { hint } : {}) });
+}
+
+/**
+ * A database driver left out of pm's install, in two lines: what `needs` it and why it is not
+ * there, and how to get it (and, for the embedded default, how to do without).
+ */
+export function missingDriver(e: MissingDriverError, needs: string, without?: string): CliError {
+  return new CliError(
+    EXIT.api,
+    `${needs} needs ${e.what} (${e.driver}), which is not installed: ${MissingDriverError.WHY}.`,
+    {
+      hint: `Install pm with them (npm install -g pm-cli, without --omit=optional)${without ? `, or ${without}` : ''}.`,
+      cause: e,
+    },
+  );
 }

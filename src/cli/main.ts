@@ -1,5 +1,5 @@
 /** The process entry: real streams, environment and clock, then run() and the exit code. */
-import { homedir } from 'node:os';
+import { mark, startTiming, timingReport } from '../core/timing.js';
 import type { Deps, Prompter } from './context.js';
 import { CliError, EXIT } from './errors.js';
 import { run } from './run.js';
@@ -27,7 +27,18 @@ function prompter(): Prompter {
   };
 }
 
-export async function main(): Promise<void> {
+/**
+ * The run. `timing`: the moments bin/pm saw before the bundle ran, given when PM_TIMING=1 (then
+ * each phase's time is printed on stderr as the process exits).
+ */
+export async function main(timing?: readonly (readonly [string, number])[]): Promise<void> {
+  if (timing) {
+    startTiming(timing);
+    process.once('exit', () => {
+      mark('exit');
+      process.stderr.write(timingReport() ?? '');
+    });
+  }
   // A reader that stops early (`pm properties list | head -1`) is not an error.
   for (const stream of [process.stdout, process.stderr])
     stream.on('error', (e: NodeJS.ErrnoException) => {
@@ -43,14 +54,24 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', onSigint);
   const deps: Deps = {
-    io: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+    io: {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      // Opened by the first command that reads it: opening it loads readline, file streams and
+      // watchers, which a run that never reads stdin need not pay for.
+      get stdin() {
+        return process.stdin;
+      },
+    },
     env: process.env,
     cwd: process.cwd(),
-    home: homedir(),
+    // HOME, as os.homedir() reads it first (without loading node:os), else the user's entry.
+    home: process.env.HOME || process.getBuiltinModule('node:os').homedir(),
     now: Date.now,
     prompter: prompter(),
     signal: controller.signal,
   };
+  mark('main');
   const code = await run(process.argv.slice(2), deps);
   process.off('SIGINT', onSigint);
   process.exitCode = interrupted ? 130 : code;

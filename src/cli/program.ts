@@ -74,7 +74,8 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
   const words = argv ? commandWords(program, argv) : undefined;
   const only =
     words && words[0] !== '__complete' ? new Set(words[0] === 'help' ? words.slice(1) : words.slice(0, 1)) : undefined;
-  registerResources(program, f, only);
+  // `pm properties list`: that verb alone (not under `pm help`, which shows the whole group).
+  registerResources(program, f, only, words?.[0] !== 'help' && words?.[0] !== '__complete' ? words?.[1] : undefined);
   // A group the run does not name is its name and summary alone (enough for "did you mean").
   for (const [commands, register] of GROUPS) {
     const names = Object.keys(commands);

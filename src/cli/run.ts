@@ -5,8 +5,10 @@
 import { CommanderError } from 'commander';
 import type { Deps } from './context.js';
 import { visible } from '../core/redact.js';
-import { CliError, EXIT } from './errors.js';
+import { MissingDriverError } from '../core/errors.js';
+import { CliError, EXIT, missingDriver } from './errors.js';
 import { createFactory } from './factory.js';
+import { mark } from '../core/timing.js';
 import type { GlobalOptions } from './globals.js';
 import { buildProgram, usageHint } from './program.js';
 
@@ -31,11 +33,13 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
   const { io } = deps;
   const f = createFactory(deps);
   const program = buildProgram(f, argv);
+  mark('program built');
   let active = program;
   program.hook('preAction', (_root, cmd) => {
     active = cmd;
     // The global flags, wherever they were given, resolved once for the whole run.
     f.resolveGlobals(cmd.optsWithGlobals() as GlobalOptions);
+    mark('arguments parsed');
   });
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -69,11 +73,13 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
     return e.exitCode;
   } finally {
     await f.close();
+    mark('closed');
   }
 }
 
 function toCliError(err: unknown): CliError {
   if (err instanceof Error && err.name === 'AbortError') return new CliError(EXIT.interrupted, 'interrupted');
+  if (err instanceof MissingDriverError) return missingDriver(err, 'this command');
   const message = err instanceof Error ? err.message : String(err);
   return new CliError(EXIT.api, message, { cause: err });
 }

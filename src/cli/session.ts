@@ -5,10 +5,12 @@
 import type { HttpClient, HttpOptions } from '../client/http.js';
 import { MAX_RETRIES } from '../client/retry.js';
 import { printableUrl, visible } from '../core/redact.js';
+import { mark } from '../core/timing.js';
 import type { ResourceClient } from '../client/resources.js';
 import { parseTimeout, type Target, resolveTarget } from './config.js';
 import type { Deps } from './context.js';
-import { CliError, EXIT, usageError } from './errors.js';
+import { MissingDriverError } from '../core/errors.js';
+import { CliError, EXIT, missingDriver, usageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
 import { version } from './version.js';
 
@@ -28,6 +30,7 @@ export function targetFlags(globals: GlobalOptions): { baseUrl: string | undefin
 
 export async function openSession(globals: GlobalOptions, deps: Deps): Promise<Session> {
   const target = await resolveTarget(targetFlags(globals), deps);
+  mark('config read');
   // Why PM_TOKEN was withheld is the error below, not a warning before it.
   for (const w of target.warnings) if (w !== target.withheld?.message) deps.io.stderr.write(`warning: ${visible(w)}\n`);
   const transport = httpOptions(globals, deps, target);
@@ -36,6 +39,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     import('../client/resources.js'),
     import('../client/transport.js'),
   ]);
+  mark('client loaded');
   let baseUrl = target.baseUrl;
   let token = target.token;
   let stopServer: (() => Promise<void>) | undefined;
@@ -50,6 +54,8 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     try {
       embedded = openEmbedded(dataFile);
     } catch (e) {
+      if (e instanceof MissingDriverError)
+        throw missingDriver(e, 'the embedded default', 'name a server with --base-url or PM_BASE_URL');
       throw new CliError(
         EXIT.api,
         `could not open the embedded default's data file ${dataFile}: ${(e as Error).message}`,
@@ -57,7 +63,8 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     }
     stopServer = () => embedded.close();
     baseUrl = embedded.url;
-    token = embedded.token;
+    // No token: in-process, the requests are the data file's owner's (server/embedded.ts).
+    token = undefined;
     // The same app answers in-process: no port, no connection pool, no round trip.
     dispatcher = embedded.dispatcher as unknown as HttpOptions['dispatcher'];
   } else if (!token && target.withheld) {
@@ -79,6 +86,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
   }
 
   const http = new HttpClient({ baseUrl, token, ...transport, ...(dispatcher ? { dispatcher } : {}) });
+  mark('session opened');
   return {
     target,
     http,

@@ -396,6 +396,8 @@ export class HttpClient {
     // baseline compiler alone is fast enough for a CLI's few answers.
     if (!wasmFlagSet) {
       wasmFlagSet = true;
+      // bin/pm's code cache, when this run makes one, is made now: V8 refuses one made after.
+      (globalThis as { [k: symbol]: (() => void) | undefined })[Symbol.for('pm.beforeV8Flags')]?.();
       createRequire(import.meta.url)('node:v8').setFlagsFromString('--liftoff-only');
     }
     const env = this.options.env ?? {};

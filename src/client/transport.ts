@@ -1,9 +1,18 @@
-/** Which hosts a token may be sent to over plain http. Cheap to import (no undici). */
-import { BlockList, isIP } from 'node:net';
+/**
+ * Which hosts a token may be sent to over plain http. Cheap to import: no undici, and node:net
+ * only once a host is checked (a run without a token, as on the embedded default, checks none).
+ */
+import type { BlockList } from 'node:net';
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
+let loopback: BlockList | undefined;
+function loopbackAddresses(): BlockList {
+  if (!loopback) {
+    loopback = new (process.getBuiltinModule('node:net').BlockList)();
+    loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+    loopback.addAddress('::1', 'ipv6');
+  }
+  return loopback;
+}
 
 /** localhost, 127.0.0.0/8, ::1 (and 127.x mapped into IPv6, which BlockList matches too): this machine. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -12,8 +21,8 @@ export function isLoopbackHost(hostname: string): boolean {
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '');
   if (h === 'localhost') return true;
-  const family = isIP(h);
-  return family !== 0 && LOOPBACK.check(h, family === 4 ? 'ipv4' : 'ipv6');
+  const family = process.getBuiltinModule('node:net').isIP(h);
+  return family !== 0 && loopbackAddresses().check(h, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** The host a token would go to over plain http, when that host is not this machine. */

@@ -78,3 +78,23 @@ export class ErrorBag {
     if (!this.empty) throw new ValidationError(this.errors, this.left);
   }
 }
+
+/**
+ * A database driver pm would need for this, not installed: pm's package has them as optional
+ * dependencies (better-sqlite3 for a data file, pg for PostgreSQL), which an install may leave out
+ * (npm install --omit=optional) or fail to build.
+ */
+export class MissingDriverError extends Error {
+  /** Why it is not there. */
+  static readonly WHY = "pm was installed without its optional dependencies, or the driver's build failed";
+
+  constructor(
+    /** The package: better-sqlite3 or pg. */
+    readonly driver: string,
+    /** What it is, in words: "the SQLite driver". */
+    readonly what: string,
+  ) {
+    super(`${what} (${driver}) is not installed: ${MissingDriverError.WHY}`);
+    this.name = 'MissingDriverError';
+  }
+}

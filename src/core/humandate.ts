@@ -329,10 +329,12 @@ function normalise(text: string): string {
 export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanInstant {
   const raw = text.trim();
   if (raw === '') throw new HumanDateError(`is empty; ${DATE_TRY}`);
+  // An ISO date or instant needs neither the clock nor the zone (whose reading starts Intl's time
+  // zone data): most dates in scripts are these.
+  if (!LOCAL_DATETIME.test(raw) && parseInstant(raw)) return { iso: raw, dateOnly: isDateOnly(raw) };
   const { zone, now } = clockOf(opts);
   const local = localDatetime(raw, zone);
   if (local) return { iso: utcText(local.at), dateOnly: false };
-  if (parseInstant(raw)) return { iso: raw, dateOnly: isDateOnly(raw) };
   if (parseDuration(raw))
     throw new HumanDateError(
       `"${raw}" is a length of time, not a date; for a time from now write "+2h", "+7d" or "in 3 days"`,

@@ -8,6 +8,12 @@ import type * as Luxon from 'luxon';
 let loaded: typeof Luxon | undefined;
 
 export function luxon(): typeof Luxon {
-  loaded ??= createRequire(import.meta.url)('luxon') as typeof Luxon;
+  if (!loaded) {
+    loaded = createRequire(import.meta.url)('luxon') as typeof Luxon;
+    // pm speaks English, and writes dates as en-GB does (output/format.ts). Left to find the
+    // system's locale, luxon asks Intl for it on its first date, which loads ICU's locale data:
+    // tens of milliseconds, even to read an ISO date.
+    loaded.Settings.defaultLocale = 'en-GB';
+  }
   return loaded;
 }

@@ -46,6 +46,11 @@ export interface ApiRequest {
   readonly signal?: AbortSignal | undefined;
   /** The request's id, given by the HTTP door: every error answer carries it (`request_id`). */
   readonly requestId?: string | undefined;
+  /**
+   * Who sends it, when the door knows without a token (the CLI's embedded default: the data
+   * file's owner, in-process). Without it, the bearer token says.
+   */
+  readonly principal?: Principal | undefined;
 }
 
 /**
@@ -114,7 +119,7 @@ export function createApi(opts: ApiOptions): Api {
   async function authorize(x: Exchange, scopes: readonly string[]): Promise<Principal> {
     const header = x.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const principal = m ? await store.authenticate(m[1] as string) : undefined;
+    const principal = x.req.principal ?? (m ? await store.authenticate(m[1] as string) : undefined);
     x.accountId = principal?.accountId;
     if (!principal) throw new ApiError(401, 'Unauthenticated.', undefined, { 'WWW-Authenticate': 'Bearer realm="pm"' });
     if (rateLimiter) {

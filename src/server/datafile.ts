@@ -2,7 +2,6 @@
  * A data file opened for serving: its store, its first-use bootstrap, and the token kept beside
  * it (`<data file>.token`, mode 0600) for the CLI's embedded default and `pm serve`'s first run.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tokenFileFor } from '../core/paths.js';
 import { ALL_SCOPES } from '../resources/index.js';
@@ -46,7 +45,7 @@ function checkSecretFile(path: string): void {
  */
 function writeSecretFile(path: string, content: string): void {
   checkSecretFile(path);
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const tmp = `${path}.${process.pid}.${process.getBuiltinModule('node:crypto').randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(tmp, `${content}\n`, { flag: 'wx', mode: 0o600 });
   try {
     renameSync(tmp, path);

@@ -6,15 +6,27 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
-import { MIGRATIONS, type Migration } from './schema.js';
+import Database from 'better-sqlite3';
+import { MissingDriverError } from '../core/errors.js';
+import { type Migration, migrations, SCHEMA_VERSION } from './schema.js';
 import { searchText } from './search-keys.js';
 
-// Required rather than imported: an ES import of this CommonJS module has Node scan its source for
-// export names on every run.
-const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+/**
+ * better-sqlite3's compiled part, given to it by path: left to itself, it searches a dozen places
+ * for it with the `bindings` package, which costs every run some milliseconds (the bundle holds
+ * better-sqlite3's JavaScript, where that search would not find it at all).
+ */
+let binding: string | undefined;
+function nativeBinding(): string {
+  try {
+    binding ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  } catch {
+    throw new MissingDriverError('better-sqlite3', 'the SQLite driver');
+  }
+  return binding;
+}
 
-export type DB = BetterSqlite3.Database;
+export type DB = Database.Database;
 
 export const BUSY_TIMEOUT_MS = 10_000;
 
@@ -29,14 +41,16 @@ export function openDatabase(file: string): DB {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
   }
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS, nativeBinding: nativeBinding() });
   try {
-    refuseForeign(db, file);
+    // A file at this pm's schema version is pm's own and migrated (most opens): not checked again.
+    const current = db.pragma('user_version', { simple: true }) === SCHEMA_VERSION;
+    if (!current) refuseForeign(db, file);
     walMode(db);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     withFunctions(db);
-    migrate(db);
+    if (!current) migrate(db);
   } catch (e) {
     const err = damageOf(db, file, e);
     db.close();
@@ -109,17 +123,18 @@ export function withFunctions(db: DB): DB {
 
 export function migrate(db: DB): void {
   const apply = db.transaction(() => {
+    const all = migrations();
     const current = db.pragma('user_version', { simple: true }) as number;
-    if (current > MIGRATIONS.length)
+    if (current > all.length)
       throw new Error(
-        `the data file is at schema version ${current}, newer than this pm knows (${MIGRATIONS.length}); upgrade pm`,
+        `the data file is at schema version ${current}, newer than this pm knows (${all.length}); upgrade pm`,
       );
-    for (let v = current; v < MIGRATIONS.length; v++) {
-      const migration = MIGRATIONS[v] as Migration;
+    for (let v = current; v < all.length; v++) {
+      const migration = all[v] as Migration;
       if (typeof migration === 'function') migration(db);
       else for (const sql of migration) db.exec(sql);
       db.pragma(`user_version = ${v + 1}`);
     }
   });
-  if ((db.pragma('user_version', { simple: true }) as number) !== MIGRATIONS.length) apply.immediate();
+  if ((db.pragma('user_version', { simple: true }) as number) !== SCHEMA_VERSION) apply.immediate();
 }

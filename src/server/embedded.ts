@@ -4,11 +4,12 @@
  * other. It saves a CLI run the cost of an HTTP server, a client connection pool and a round trip;
  * and, calling the handling directly, that of loading node:http's server and Node's fetch classes.
  */
-import { Readable } from 'node:stream';
 import { createApi } from './api.js';
 import { RequestBody } from './body.js';
 import { bootstrap, openStore, readLocalToken } from './datafile.js';
 import type { Store } from './store.js';
+import { mark } from '../core/timing.js';
+import { ALL_SCOPES } from '../resources/index.js';
 
 /** The origin requests to the embedded default are addressed to (never looked up, never dialled). */
 export const EMBEDDED_ORIGIN = 'http://localhost';
@@ -22,14 +23,26 @@ interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * An answer's body as the client reads it: its chunks, and destroy() to stop early. Not a stream
+ * (node:stream's async iteration costs a CLI run more to load than the answer takes to read).
+ */
+export interface InProcessBody extends AsyncIterable<Buffer> {
+  destroy(): void;
+}
+
 /** The part of undici's Dispatcher the client uses. */
 export interface InProcessDispatcher {
-  request(opts: RequestOptions): Promise<{ statusCode: number; headers: Record<string, string>; body: Readable }>;
+  request(opts: RequestOptions): Promise<{ statusCode: number; headers: Record<string, string>; body: InProcessBody }>;
   close(): Promise<void>;
 }
 
 export interface Embedded {
   readonly url: string;
+  /**
+   * The data file's token (read from beside it, or made when it is missing): for a request that
+   * is to be authenticated as over HTTP. A request without one is the owner's.
+   */
   readonly token: string;
   readonly store: Store;
   readonly dispatcher: InProcessDispatcher;
@@ -38,8 +51,20 @@ export interface Embedded {
 
 export function openEmbedded(dataFile: string): Embedded {
   const store = openStore(dataFile);
+  mark('store opened');
   try {
-    const token = bootstrap(store) ?? readLocalToken(dataFile) ?? (bootstrap(store, { ensure: true }) as string);
+    // The first use of a data file makes its account, and the token beside it (for `pm serve`).
+    let owner = store.firstUser();
+    if (!owner) {
+      bootstrap(store);
+      owner = store.firstUser();
+    }
+    if (!owner) throw new Error('the data file has no account');
+    // In-process, a request without a token is the data file's owner's, with every scope: the
+    // file is theirs alone (mode 0600), and a token would only be read from beside it, hashed
+    // and looked up on every run to say the same.
+    const principal = { userId: owner.userId, accountId: owner.accountId, scopes: new Set(ALL_SCOPES) };
+    mark('owner read');
     const api = createApi({ store });
     const dispatcher: InProcessDispatcher = {
       async request(opts) {
@@ -55,15 +80,34 @@ export function openEmbedded(dataFile: string): Embedded {
           url: `${EMBEDDED_ORIGIN}${opts.path}`,
           header: (name) => headers.get(name),
           body: RequestBody.of(Buffer.from(opts.body ?? '')),
+          ...(headers.has('authorization') ? {} : { principal }),
         });
         // Lower case, as undici gives them.
         const answer = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k.toLowerCase(), v]));
-        const bytes = res.body === undefined ? [] : [Buffer.from(res.body)];
-        return { statusCode: res.status, headers: answer, body: Readable.from(bytes) };
+        let bytes = res.body === undefined ? [] : [Buffer.from(res.body)];
+        const body: InProcessBody = {
+          async *[Symbol.asyncIterator]() {
+            yield* bytes;
+          },
+          destroy() {
+            bytes = [];
+          },
+        };
+        return { statusCode: res.status, headers: answer, body };
       },
       async close() {},
     };
-    return { url: EMBEDDED_ORIGIN, token, store, dispatcher, close: async () => store.close() };
+    let token: string | undefined;
+    return {
+      url: EMBEDDED_ORIGIN,
+      get token() {
+        token ??= readLocalToken(dataFile) ?? (bootstrap(store, { ensure: true }) as string);
+        return token;
+      },
+      store,
+      dispatcher,
+      close: async () => store.close(),
+    };
   } catch (e) {
     store.close();
     throw e;

@@ -220,10 +220,21 @@ function scaleIndexes(): string[] {
   return out;
 }
 
-/** Every migration, in order; index + 1 is the user_version after applying one. */
-export const MIGRATIONS: readonly Migration[] = [
-  initial,
-  foldColumns,
-  scaleIndexes(),
-  ...HISTORY.map((steps, i) => migrationSql(steps, 'sqlite', accountLedAt(i))),
-];
+/** The schema version this pm writes: the number of migrations (three written here, then HISTORY's). */
+export const SCHEMA_VERSION = 3 + HISTORY.length;
+
+let made: readonly Migration[] | undefined;
+
+/**
+ * Every migration, in order; index + 1 is the user_version after applying one. Made when first
+ * asked (their text is generated): opening a data file at SCHEMA_VERSION needs none of them.
+ */
+export function migrations(): readonly Migration[] {
+  made ??= [
+    initial,
+    foldColumns,
+    scaleIndexes(),
+    ...HISTORY.map((steps, i) => migrationSql(steps, 'sqlite', accountLedAt(i))),
+  ];
+  return made;
+}

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/server/index.js';
-import { MIGRATIONS } from '../../src/server/schema.js';
+import { migrations } from '../../src/server/schema.js';
 import { type BuiltServer, buildServer } from '../helpers/build-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -155,7 +155,7 @@ describe('two processes opening a new data file at once', () => {
       try {
         expect(store.db.prepare('SELECT COUNT(*) AS n FROM accounts').get()).toEqual({ n: 1 });
         expect(store.listTokens()).toHaveLength(1);
-        expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+        expect(store.db.pragma('user_version', { simple: true })).toBe(migrations().length);
         expect(store.authenticate(tokens.find((t) => t !== null) as string)).toBeDefined();
       } finally {
         store.close();

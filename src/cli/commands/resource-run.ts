@@ -14,6 +14,7 @@ import { isCodeValue, isWholeUuid } from '../../core/kinds.js';
 import { printableUrl, visible } from '../../core/redact.js';
 import { MAX_PER_PAGE } from '../../core/limits.js';
 import { encodeListQuery } from '../../core/query.js';
+import { mark } from '../../core/timing.js';
 import { CliError, EXIT, oneKind, usageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { bodyFromFlags, filterQuery, setChanges, withClientDefaults } from '../flag-values.js';
@@ -140,8 +141,10 @@ export async function listRun(o: Cmd.ListOptions): Promise<void> {
     await printer.end({ ...first, fetchedPages: fetched, interrupted: true });
     throw new CliError(EXIT.interrupted, `interrupted: ${arrived} of ${first.total} ${r.plural} listed.`);
   }
+  mark('answered');
   if (o.sort) printer.add(sortRecords(r, held, o.sort));
   await printer.end(first ? { ...first, fetchedPages: fetched } : undefined);
+  mark('printed');
 }
 
 /** Records sorted by the keys: numbers as numbers, times as instants, text ignoring case; empty last. */
@@ -188,7 +191,9 @@ export async function getRun(o: Cmd.GetOptions): Promise<void> {
     .catch((e) => {
       throw describeApiError(e, r);
     });
+  mark('answered');
   await printRecord(r, rec, spec, await f.display());
+  mark('printed');
 }
 
 /** --data: inline JSON, @file, or - for stdin; a JSON object. */
@@ -273,7 +278,9 @@ export async function createRun(o: Cmd.CreateOptions): Promise<void> {
     // A parent that is not there is the parent's 404: its list is what to look at.
     throw describeApiError(e, parent ? resourceByPath(parent.resource) : r);
   });
+  mark('answered');
   await printRecord(r, await withWritten(s, r, rec, body, spec), spec, await f.display());
+  mark('printed');
   if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
 }
 

@@ -391,20 +391,28 @@ function newCmdNoUpdate(r: ResourceDef): Command {
  * others are declared by name and summary alone (all that `pm --help` shows of them), so a run
  * does not build every verb and flag of every resource.
  */
-export function registerResources(program: Command, f: Factory, only?: ReadonlySet<string>): void {
+/**
+ * A command group per resource. With `only`, the groups it names are built in full (the others
+ * are a name and a summary); with `verb` too (`pm properties list`), a group builds that verb's
+ * command alone when it has one so named: commander needs no other to run it.
+ */
+export function registerResources(program: Command, f: Factory, only?: ReadonlySet<string>, verb?: string): void {
   for (const r of RESOURCES) {
     const group = program.command(r.path).description(verbsSummary(r));
     if (only && !only.has(r.path)) continue;
     group.addHelpText('after', examples(r, 'group'));
-    const add = (cmd: Command, hidden = false) => adopt(group, cmd, { hidden });
-    if (r.verbs.list) add(newCmdList(f, r));
-    if (r.verbs.get) add(newCmdGet(f, r));
-    if (r.verbs.create) add(newCmdCreate(f, r));
-    if (r.verbs.update) add(newCmdUpdate(f, r));
-    else add(newCmdNoUpdate(r), true);
-    if (r.verbs.delete) add(newCmdDelete(f, r));
-    if (r.verbs.create && r.verbs.list) add(newCmdApply(f, r));
-    if (r.agenda) add(newCmdDue(f, r));
-    if (r.agenda) add(newCmdFeed(f, r));
+    // Each verb by its names (aliases included), and how to build it.
+    const verbs: [names: readonly string[], build: () => Command, hidden?: boolean][] = [];
+    if (r.verbs.list) verbs.push([['list', 'ls'], () => newCmdList(f, r)]);
+    if (r.verbs.get) verbs.push([['get'], () => newCmdGet(f, r)]);
+    if (r.verbs.create) verbs.push([['create'], () => newCmdCreate(f, r)]);
+    if (r.verbs.update) verbs.push([['update'], () => newCmdUpdate(f, r)]);
+    else verbs.push([['update'], () => newCmdNoUpdate(r), true]);
+    if (r.verbs.delete) verbs.push([['delete', 'rm'], () => newCmdDelete(f, r)]);
+    if (r.verbs.create && r.verbs.list) verbs.push([['apply'], () => newCmdApply(f, r)]);
+    if (r.agenda) verbs.push([['due'], () => newCmdDue(f, r)]);
+    if (r.agenda) verbs.push([['feed'], () => newCmdFeed(f, r)]);
+    const named = verb === undefined ? undefined : verbs.find(([names]) => names.includes(verb));
+    for (const [, build, hidden] of named ? [named] : verbs) adopt(group, build(), { hidden: hidden === true });
   }
 }

@@ -3,7 +3,8 @@ import { availableParallelism } from 'node:os';
 import { tokenFileFor } from '../../core/paths.js';
 import { hidePasswords } from '../../core/redact.js';
 import { bootstrap, openPostgres, openStore, type RunningServer, type Store, startServer } from '../../server/index.js';
-import { CliError, EXIT, usageError } from '../errors.js';
+import { MissingDriverError } from '../../core/errors.js';
+import { CliError, EXIT, missingDriver, usageError } from '../errors.js';
 import type * as Serve from './serve.js';
 
 export async function serveRun(o: Serve.ServeOptions): Promise<void> {
@@ -63,7 +64,10 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
 }
 
 /** A failure to reach or set up the database, its password hidden. */
-const failed = (e: unknown, database: string) => new CliError(EXIT.api, redacted((e as Error).message, database));
+const failed = (e: unknown, database: string) =>
+  e instanceof MissingDriverError
+    ? missingDriver(e, 'pm serve --database')
+    : new CliError(EXIT.api, redacted((e as Error).message, database));
 
 /** A message with the database's password, if it holds it anywhere, in any form, shown as ***. */
 function redacted(text: string, database: string | undefined): string {

@@ -25,8 +25,6 @@ const MIN_WIDTH = 6;
 /** Text is not shortened below this before columns of a lower priority are hidden. */
 const READABLE = 10;
 
-const require = createRequire(import.meta.url);
-
 /** Width on screen, counting code points (good enough to share out the columns). */
 export const width = (s: string): number => [...s].length;
 
@@ -116,7 +114,7 @@ export function startTable(
   total: number,
   write: (text: string) => void,
 ): TableWriter {
-  const Table = require('cli-table3') as typeof CliTable3;
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3;
   const allNatural = allColumns.map((c, i) =>
     firstRows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), Math.max(c.headerWidth, c.widest ?? 0)),
   );

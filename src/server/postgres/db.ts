@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as PG from 'pg';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, MissingDriverError } from '../../core/errors.js';
 import { printableUrl } from '../../core/redact.js';
 import { OverBudget } from '../budget.js';
 import type { Row } from '../sql/steps.js';
@@ -185,7 +185,14 @@ export function libpqUrl(url: string): string {
 
 /** Opens a pool on the database at `url` (not yet connected: `migrate` connects first). */
 export function openPg(opts: PgOptions): PgDatabase {
-  const pg = createRequire(import.meta.url)('pg') as typeof PG;
+  let pg: typeof PG;
+  try {
+    pg = createRequire(import.meta.url)('pg') as typeof PG;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND')
+      throw new MissingDriverError('pg', 'the PostgreSQL driver');
+    throw e;
+  }
   const pool = new pg.Pool({
     connectionString: libpqUrl(opts.url),
     max: opts.poolSize ?? DEFAULT_POOL_SIZE,

@@ -3,15 +3,14 @@
  * reminders) to whoever holds it. Like a token, the secret is shown once and only its hash kept;
  * unlike a token, it is the whole of the credential a calendar app sends (in the URL's path).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../../core/datetime.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { AccountUser, FeedInfo, OpenedFeed } from '../store.js';
 import { type Dialect, get, type Row, rows, run, type Steps } from './steps.js';
-import { hashSecret } from './tokens.js';
+import { crypto, hashSecret } from './tokens.js';
 
 /** A feed's secret: 256 random bits, base64url, with a prefix that secret scanners can look for. */
-const newSecret = () => `pmf_${randomBytes(32).toString('base64url')}`;
+const newSecret = () => `pmf_${crypto().randomBytes(32).toString('base64url')}`;
 
 const infoOf = (r: Row): FeedInfo => ({
   uuid: r.uuid as string,
@@ -21,7 +20,7 @@ const infoOf = (r: Row): FeedInfo => ({
 
 export function* createFeed(d: Dialect, owner: AccountUser, name: string): Steps<FeedInfo & { secret: string }> {
   const secret = newSecret();
-  const row = { uuid: randomUUID(), name, created_at: d.now() };
+  const row = { uuid: crypto().randomUUID(), name, created_at: d.now() };
   yield run(
     'INSERT INTO calendar_feeds (uuid, account_id, user_id, name, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     [row.uuid, owner.accountId, owner.userId, name, hashSecret(secret), row.created_at],

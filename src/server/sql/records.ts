@@ -2,7 +2,6 @@
  * The records of every resource, for both stores: get, create, update, delete, each confined to
  * one account (a list is each store's own). What differs by store is its dialect (steps.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorBag, ValidationError } from '../../core/errors.js';
 import type { ValidBody } from '../../core/validate.js';
 import { CUSTOM_FIELDS, ENTITY_TYPES, embedsOf, fieldOf, ownerOfEntity } from '../../resources/index.js';
@@ -75,7 +74,7 @@ export function* createRecord(
   bag.throwIfAny();
   if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols);
   const t = d.now();
-  const uuid = randomUUID();
+  const uuid = d.uuid?.() ?? process.getBuiltinModule('node:crypto').randomUUID();
   withFolds(r, cols);
   d.withSearchKeys?.(accountId, cols);
   const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];

@@ -52,6 +52,8 @@ export interface Dialect {
   /** Taken before a custom field's name is chosen or written, where writers run at once. */
   lockNames?(accountId: number): Query;
   readonly now: () => number;
+  /** A new record's uuid (version 4); without it, node:crypto's. */
+  readonly uuid?: () => string;
 }
 
 /** Statements, each yielded as it is (`(yield get(...)) as Row | undefined`): its answer is said by its op. */

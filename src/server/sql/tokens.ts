@@ -1,12 +1,17 @@
 /** Accounts, their users, and the users' tokens (of which only a hash is kept), for both stores. */
-import { createHash, randomBytes } from 'node:crypto';
 import { formatTimestamp } from '../../core/datetime.js';
 import { ALL_SCOPES } from '../../resources/index.js';
 import type { AccountUser, Principal, TokenInfo } from '../store.js';
 import { type Dialect, get, insert, type Row, rows, run, type Steps } from './steps.js';
 
+/*
+ * node:crypto is loaded when a token is made or checked (process.getBuiltinModule): a run of the
+ * CLI's embedded default does neither, and loading it costs some milliseconds.
+ */
+export const crypto = () => process.getBuiltinModule('node:crypto');
+
 /** What is kept of a secret (a token, a calendar feed's): its SHA-256, looked up as it is. */
-export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+export const hashSecret = (secret: string) => crypto().createHash('sha256').update(secret).digest('hex');
 
 /**
  * What a full-scope token stores for its scopes: a rule, not a list, so that it also has the
@@ -43,7 +48,7 @@ export function* createToken(
   name: string,
   scopes: readonly string[],
 ): Steps<{ token: string; id: number }> {
-  const token = `pm_${randomBytes(32).toString('base64url')}`;
+  const token = `pm_${crypto().randomBytes(32).toString('base64url')}`;
   const id = (yield insert(
     'INSERT INTO tokens (user_id, name, hash, hint, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     [

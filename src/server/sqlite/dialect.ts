@@ -37,7 +37,7 @@ const CANDIDATE_TRIGRAMS = 4;
  * index. A phrase of keys matches consecutive trigrams: the value as a substring.
  */
 export function trigramMatch(
-  trigram: ReadonlySet<string>,
+  trigram: Pick<ReadonlySet<string>, 'has'>,
   r: ResourceDef,
   c: Condition,
   accountId: number,
@@ -96,7 +96,24 @@ export function trigramKeys(accountId: number): [number, number] {
  * itself); within a relational subquery, which selects every matching record, three characters
  * or more are looked up in the trigram index.
  */
-export function sqliteDialect(trigram: ReadonlySet<string>, now: () => number): Dialect {
+/** A version 4 uuid from 16 random bytes (RFC 9562: the version and variant bits set). */
+export function uuidV4(bytes: Uint8Array): string {
+  const b = Buffer.from(bytes);
+  b[6] = ((b[6] as number) & 0x0f) | 0x40;
+  b[8] = ((b[8] as number) & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * `random`: 16 random bytes, from SQLite's own generator (seeded by the system's), so that a
+ * create on the embedded default needs no node:crypto, whose loading costs a run milliseconds.
+ */
+export function sqliteDialect(
+  trigram: Pick<ReadonlySet<string>, 'has'>,
+  now: () => number,
+  random?: () => Uint8Array,
+): Dialect {
   // A long text is tested with pm_budget() asked beside it (budgetGate), so that a list that tests
   // many such rows stops when its budget is spent.
   const contains: Dialect['contains'] = (column, folded, params) => {
@@ -106,6 +123,7 @@ export function sqliteDialect(trigram: ReadonlySet<string>, now: () => number): 
   };
   return {
     contains,
+    ...(random ? { uuid: () => uuidV4(random()) } : {}),
     // The list's own records: listRecords drives the list from the index itself (records.ts).
     indexed(r, alias, c, accountId, params, depth) {
       if (c.kind !== 'fuzzy' || depth === 0) return undefined;

@@ -1,4 +1,5 @@
 /** The Store on SQLite (better-sqlite3): one connection to a data file (opened and migrated by db.ts). */
+import type { Statement } from 'better-sqlite3';
 import { ApiError } from '../../core/errors.js';
 import { OverBudget } from '../budget.js';
 import { type DB, damageOf, openDatabase } from '../db.js';
@@ -72,10 +73,21 @@ function guard<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T
 function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
   const statements = new StatementCache(db);
   const exec = (q: Query) => execute(statements, q);
-  const trigram = trigramColumns(db);
+  // Read from the schema when a fuzzy filter first asks: most runs of the CLI filter no text.
+  let columns: Set<string> | undefined;
+  const trigram = {
+    has(key: string) {
+      columns ??= trigramColumns(db);
+      return columns.has(key);
+    },
+  };
+  let random: Statement<unknown[]> | undefined;
   const sql: Sql = {
     statements,
-    dialect: sqliteDialect(trigram, now),
+    dialect: sqliteDialect(trigram, now, () => {
+      random ??= db.prepare('SELECT randomblob(16)').pluck();
+      return random.get() as Buffer;
+    }),
     // Its statements answer at once, and so does the operation.
     run: <T>(steps: Steps<T>) => runSteps(exec, steps) as T,
     write: (fn) => {

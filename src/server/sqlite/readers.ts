@@ -15,15 +15,12 @@ import type { ListReply, ListRequest } from './reader-worker.js';
 import { packQuery, STOP_SLOTS } from './wire.js';
 
 /**
- * The worker's module: beside this one when built by tsc (dist/server/sqlite), in dist/server/sqlite
- * from the bundle (dist/bundle), and the built one when this runs from the sources (tests).
+ * The worker's module: bundled beside the bundle (dist/bundle/reader-worker.cjs, what the package
+ * ships), beside this one when built by tsc (dist/server/sqlite), and the built one when this runs
+ * from the sources (tests).
  */
 function workerFile(): string {
-  const candidates = [
-    './reader-worker.js',
-    '../server/sqlite/reader-worker.js',
-    '../../../dist/server/sqlite/reader-worker.js',
-  ];
+  const candidates = ['./reader-worker.cjs', './reader-worker.js', '../../../dist/server/sqlite/reader-worker.js'];
   for (const c of candidates) {
     const path = fileURLToPath(new URL(c, import.meta.url));
     if (existsSync(path)) return path;

@@ -27,7 +27,7 @@ export interface Sql {
   /** Runs `fn` in a write transaction taken up front, so that concurrent writers queue cleanly. */
   write<T>(fn: () => T): T;
   /** The fold columns with a trigram index, as "table.column" (schema.ts, migration 3). */
-  readonly trigram: ReadonlySet<string>;
+  readonly trigram: Pick<ReadonlySet<string>, 'has'>;
   readonly tuning: Required<SqliteTuning>;
   /** Where the last page served of a list ended, by the list's shape (bounded; records.ts). */
   readonly pageEnds: Bounded<PageEnd>;
