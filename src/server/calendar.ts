@@ -8,7 +8,7 @@ import { CALENDAR_RESOURCE, fieldOf } from '../resources/index.js';
 import { ApiError, ErrorBag } from '../core/errors.js';
 import { isObject } from '../core/json.js';
 import type { Condition } from '../core/query.js';
-import type { ApiRequest, ApiResponse } from './api.js';
+import type { ApiRequest, ApiResponse } from './exchange.js';
 import { budgetOf, OverBudget } from './budget.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { ApiRecord, OpenedFeed, Principal, Store } from './store.js';
