@@ -38,4 +38,9 @@ export interface Deps {
   readonly prompter?: Prompter;
   /** Aborted on SIGINT. */
   readonly signal?: AbortSignal;
+  /**
+   * Said by a command whose normal way to end is Ctrl-C (pm serve stops cleanly on it): the run
+   * then exits with the command's own code rather than 130.
+   */
+  readonly interruptIsStop?: () => void;
 }

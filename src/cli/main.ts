@@ -47,6 +47,7 @@ export async function main(timing?: readonly (readonly [string, number])[]): Pro
     });
   const controller = new AbortController();
   let interrupted = false;
+  let interruptIsStop = false;
   const onSigint = () => {
     if (interrupted) process.exit(130);
     interrupted = true;
@@ -70,9 +71,12 @@ export async function main(timing?: readonly (readonly [string, number])[]): Pro
     now: Date.now,
     prompter: prompter(),
     signal: controller.signal,
+    interruptIsStop: () => {
+      interruptIsStop = true;
+    },
   };
   mark('main');
   const code = await run(process.argv.slice(2), deps);
   process.off('SIGINT', onSigint);
-  process.exitCode = interrupted ? 130 : code;
+  process.exitCode = interrupted && !interruptIsStop ? 130 : code;
 }

@@ -355,9 +355,9 @@ async function slowPost(s: Served, sent: string, declared = 100) {
   return c;
 }
 
-/** SIGTERM, once pm serve has said it is shutting down. */
-async function terminate(s: Served): Promise<void> {
-  s.child.kill('SIGTERM');
+/** SIGTERM (or another signal), once pm serve has said it is shutting down. */
+async function terminate(s: Served, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  s.child.kill(signal);
   await new Promise<void>((resolve) => {
     const check = () => (s.stderr().includes('shutting down') ? resolve() : setTimeout(check, 20));
     check();
@@ -365,37 +365,40 @@ async function terminate(s: Served): Promise<void> {
 }
 
 describe('pm serve: the stop', () => {
-  it('SIGTERM: a request still sending its body is answered 201, /health says 503, new connections are refused, exit 0', async () => {
-    const s = await serve(['--shutdown-grace', '10', '--log-format', 'json']);
-    const body = JSON.stringify({ title: 'sent slowly' });
-    const probe = await rawSocket(s.url);
-    probe.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
-    const slow = await slowPost(s, body.slice(0, 5), body.length);
-    await terminate(s);
-    const refused = await rawSocket(s.url).then(
-      (c) => {
-        c.socket.destroy();
-        return 'connected';
-      },
-      (e: NodeJS.ErrnoException) => e.code,
-    );
-    expect(refused).toBe('ECONNREFUSED');
-    probe.socket.write('\r\n');
-    const health = await probe.answer;
-    expect(health).toMatch(/^HTTP\/1\.1 503 /);
-    expect(health.toLowerCase()).toContain('connection: close');
-    expect(health).toContain('"status":"stopping"');
-    slow.socket.write(body.slice(5));
-    const answer = await slow.answer;
-    expect(answer).toMatch(/^HTTP\/1\.1 201 /);
-    expect(answer.toLowerCase()).toContain('connection: close');
-    expect(await s.exited).toEqual({ code: 0, signal: null });
-    // The answer was logged before the process ended, and the record is in the data file.
-    expect(s.lines().some((l) => l.includes('"status":201'))).toBe(true);
-    const db = new Database(s.data, { readonly: true });
-    expect(db.prepare('SELECT title FROM reminders').all()).toEqual([{ title: 'sent slowly' }]);
-    db.close();
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s: a request still sending its body is answered 201, /health says 503, new connections are refused, exit 0',
+    async (signal) => {
+      const s = await serve(['--shutdown-grace', '10', '--log-format', 'json']);
+      const body = JSON.stringify({ title: 'sent slowly' });
+      const probe = await rawSocket(s.url);
+      probe.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+      const slow = await slowPost(s, body.slice(0, 5), body.length);
+      await terminate(s, signal);
+      const refused = await rawSocket(s.url).then(
+        (c) => {
+          c.socket.destroy();
+          return 'connected';
+        },
+        (e: NodeJS.ErrnoException) => e.code,
+      );
+      expect(refused).toBe('ECONNREFUSED');
+      probe.socket.write('\r\n');
+      const health = await probe.answer;
+      expect(health).toMatch(/^HTTP\/1\.1 503 /);
+      expect(health.toLowerCase()).toContain('connection: close');
+      expect(health).toContain('"status":"stopping"');
+      slow.socket.write(body.slice(5));
+      const answer = await slow.answer;
+      expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+      expect(answer.toLowerCase()).toContain('connection: close');
+      expect(await s.exited).toEqual({ code: 0, signal: null });
+      // The answer was logged before the process ended, and the record is in the data file.
+      expect(s.lines().some((l) => l.includes('"status":201'))).toBe(true);
+      const db = new Database(s.data, { readonly: true });
+      expect(db.prepare('SELECT title FROM reminders').all()).toEqual([{ title: 'sent slowly' }]);
+      db.close();
+    },
+  );
 
   it('a second signal stops it at once, without waiting for the grace', async () => {
     const s = await serve(['--shutdown-grace', '60']);

@@ -40,7 +40,8 @@ export async function serveRun(o: Serve.ServeOptions): Promise<void> {
   await new Promise<void>((resolve) => {
     let stopping = false;
     // Ctrl-C comes as the run's abort signal (main.ts; a second one ends the process there);
-    // a service manager stops pm serve with SIGTERM.
+    // a service manager stops pm serve with SIGTERM. Either is a clean stop: exit 0.
+    f.interruptIsStop?.();
     const stop = () => {
       if (stopping) {
         // A second signal: no more waiting. With no listener left, SIGTERM ends the process.
