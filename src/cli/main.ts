@@ -1,6 +1,6 @@
 /** The process entry: real streams, environment and clock, then run() and the exit code. */
 import { mark, startTiming, timingReport } from '../core/timing.js';
-import type { Deps, Prompter } from './context.js';
+import type { Deps, OutStream, Prompter } from './context.js';
 import { CliError, EXIT } from './errors.js';
 import { run } from './run.js';
 
@@ -28,6 +28,35 @@ function prompter(): Prompter {
 }
 
 /**
+ * process.stdout or process.stderr, made when first used: making the stream of a pipe or a
+ * terminal loads node:net and node:tty (5 to 15 ms), which a run that writes nothing there (a list
+ * says nothing on stderr) need not pay. A reader that stops early (`pm properties list | head -1`)
+ * is not an error.
+ */
+function outStream(name: 'stdout' | 'stderr'): OutStream & { readonly fd: number } {
+  let made: NodeJS.WriteStream | undefined;
+  const stream = () => {
+    if (made) return made;
+    made = process[name];
+    made.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+    return made;
+  };
+  return {
+    fd: name === 'stdout' ? 1 : 2,
+    write: (chunk) => stream().write(chunk),
+    get isTTY() {
+      return stream().isTTY;
+    },
+    get columns() {
+      return stream().columns;
+    },
+  };
+}
+
+/**
  * The run. `timing`: the moments bin/pm saw before the bundle ran, given when PM_TIMING=1 (then
  * each phase's time is printed on stderr as the process exits).
  */
@@ -39,12 +68,6 @@ export async function main(timing?: readonly (readonly [string, number])[]): Pro
       process.stderr.write(timingReport() ?? '');
     });
   }
-  // A reader that stops early (`pm properties list | head -1`) is not an error.
-  for (const stream of [process.stdout, process.stderr])
-    stream.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw e;
-    });
   const controller = new AbortController();
   let interrupted = false;
   let interruptIsStop = false;
@@ -56,8 +79,8 @@ export async function main(timing?: readonly (readonly [string, number])[]): Pro
   process.on('SIGINT', onSigint);
   const deps: Deps = {
     io: {
-      stdout: process.stdout,
-      stderr: process.stderr,
+      stdout: outStream('stdout'),
+      stderr: outStream('stderr'),
       // Opened by the first command that reads it: opening it loads readline, file streams and
       // watchers, which a run that never reads stdin need not pay for.
       get stdin() {

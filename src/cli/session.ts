@@ -128,8 +128,12 @@ export function httpOptions(
     allowInsecureHttp: globals.allowInsecureHttp === true,
   };
   if (globals.debug) out.debug = (line: string) => deps.io.stderr.write(`${line}\n`);
-  // --debug says every wait already; a terminal is told of the long ones.
-  else if (deps.io.stderr.isTTY) out.notice = (line: string) => deps.io.stderr.write(`${line}\n`);
+  // --debug says every wait already; a terminal is told of the long ones. Whether stderr is one
+  // is asked only then: asking makes its stream, which a run that never waits need not pay for.
+  else
+    out.notice = (line: string) => {
+      if (deps.io.stderr.isTTY) deps.io.stderr.write(`${line}\n`);
+    };
   const timeout = globals.timeout !== undefined ? parseTimeout(String(globals.timeout), '--timeout') : target.timeout;
   if (timeout !== undefined) out.timeout = timeout;
   if (globals.retries !== undefined) {

@@ -4,7 +4,9 @@
  * use on these paths (the benchmark's figure 3 times them). And PM_TIMING=1, which says where a
  * run's time goes.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +95,27 @@ describe('a run on the embedded default', () => {
       expect(r.modules.filter((m) => NOT_TO_READ.includes(m))).toEqual([]);
     }
     expect(uuids.size).toBe(2);
+  });
+
+  it('a list written to a file makes no stream for a pipe or a terminal: node:net is not loaded (stderr, a pipe, is never written)', async () => {
+    const file = join(dir, 'list.json');
+    const fd = openSync(file, 'w');
+    const out = join(dir, 'modules-file.txt');
+    const child = spawn(process.execPath, ['--require', preload, BIN, 'properties', 'list', '--json'], {
+      env: { ...env, PM_TEST_MODULES: out },
+      stdio: ['ignore', fd, 'pipe'],
+    });
+    closeSync(fd);
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += String(c);
+    });
+    const [code] = await once(child, 'close');
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toContainEqual(expect.objectContaining({ uuid }));
+    const modules = readFileSync(out, 'utf8').split('\n');
+    expect(modules).toContain('NativeModule fs');
+    expect(modules.filter((m) => m === 'NativeModule net' || m === 'NativeModule tty')).toEqual([]);
   });
 
   it('the check sees a module a run does load', async () => {
