@@ -107,7 +107,7 @@ describe('a run on the embedded default', () => {
     });
     closeSync(fd);
     let stderr = '';
-    child.stderr.on('data', (c) => {
+    child.stderr?.on('data', (c) => {
       stderr += String(c);
     });
     const [code] = await once(child, 'close');
