@@ -1,4 +1,5 @@
 /** The process entry: real streams, environment and clock, then run() and the exit code. */
+import { fstatSync } from 'node:fs';
 import { mark, startTiming, timingReport } from '../core/timing.js';
 import type { Deps, OutStream, Prompter } from './context.js';
 import { CliError, EXIT } from './errors.js';
@@ -44,16 +45,28 @@ function outStream(name: 'stdout' | 'stderr'): OutStream & { readonly fd: number
     });
     return made;
   };
+  const fd = name === 'stdout' ? 1 : 2;
   return {
-    fd: name === 'stdout' ? 1 : 2,
+    fd,
     write: (chunk) => stream().write(chunk),
     get isTTY() {
+      // Only a character device can be a terminal: a pipe or a file is told apart without the
+      // stream (`pm reminders create` asks before saying "Created ..." on stderr).
+      if (!made && !mayBeTerminal(fd)) return undefined;
       return stream().isTTY;
     },
     get columns() {
       return stream().columns;
     },
   };
+}
+
+function mayBeTerminal(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return true;
+  }
 }
 
 /**

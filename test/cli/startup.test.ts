@@ -97,25 +97,34 @@ describe('a run on the embedded default', () => {
     expect(uuids.size).toBe(2);
   });
 
-  it('a list written to a file makes no stream for a pipe or a terminal: node:net is not loaded (stderr, a pipe, is never written)', async () => {
-    const file = join(dir, 'list.json');
-    const fd = openSync(file, 'w');
-    const out = join(dir, 'modules-file.txt');
-    const child = spawn(process.execPath, ['--require', preload, BIN, 'properties', 'list', '--json'], {
-      env: { ...env, PM_TEST_MODULES: out },
-      stdio: ['ignore', fd, 'pipe'],
-    });
-    closeSync(fd);
-    let stderr = '';
-    child.stderr?.on('data', (c) => {
-      stderr += String(c);
-    });
-    const [code] = await once(child, 'close');
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toContainEqual(expect.objectContaining({ uuid }));
-    const modules = readFileSync(out, 'utf8').split('\n');
-    expect(modules).toContain('NativeModule fs');
-    expect(modules.filter((m) => m === 'NativeModule net' || m === 'NativeModule tty')).toEqual([]);
+  it('a list, a get and a create written to a file make no stream for a pipe or a terminal: node:net is not loaded (stderr, a pipe, is not written)', async () => {
+    for (const args of [
+      ['properties', 'list', '--json'],
+      ['properties', 'get', uuid, '--json'],
+      ['reminders', 'create', '--title', 'Check the smoke alarms', '--json'],
+    ]) {
+      const file = join(dir, 'out.json');
+      const fd = openSync(file, 'w');
+      const out = join(dir, 'modules-file.txt');
+      const child = spawn(process.execPath, ['--require', preload, BIN, ...args], {
+        env: { ...env, PM_TEST_MODULES: out },
+        stdio: ['ignore', fd, 'pipe'],
+      });
+      closeSync(fd);
+      let stderr = '';
+      child.stderr?.on('data', (c) => {
+        stderr += String(c);
+      });
+      const [code] = await once(child, 'close');
+      expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: '' });
+      expect(readFileSync(file, 'utf8')).toMatch(args[0] === 'reminders' ? /Check the smoke alarms/ : uuid);
+      const modules = readFileSync(out, 'utf8').split('\n');
+      expect(modules).toContain('NativeModule fs');
+      expect({ args, loaded: modules.filter((m) => m === 'NativeModule net' || m === 'NativeModule tty') }).toEqual({
+        args,
+        loaded: [],
+      });
+    }
   });
 
   it('the check sees a module a run does load', async () => {
