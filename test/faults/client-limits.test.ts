@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/client/http.js';
+import { MAX_JSON_DEPTH } from '../../src/client/outcome.js';
 import { BIN, runPm, spawnCollect, tempHome } from '../helpers/cli.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
