@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { FEED_PATH } from '../core/endpoints.js';
 import { hideFeedSecrets } from '../core/redact.js';
-import { decodeSegment } from './api.js';
+import { decodeSegment } from './routes.js';
 
 /** One request as it was answered. */
 export interface RequestRecord {
