@@ -1,6 +1,6 @@
 /**
  * One generic client for every resource, driven by its description. It accepts what servers
- * really send (contract.md, "Tolerance"): a single record without its data wrapper, a list
+ * really send (docs/faults.md, "What pm accepts from any server"): a single record without its data wrapper, a list
  * without pagination, a create or update answered with an empty body.
  */
 import { resourceByPath } from '../resources/index.js';

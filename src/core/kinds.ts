@@ -101,7 +101,7 @@ export interface ColumnDef {
 // ------------------------------------------------------------------ the shared parsers
 
 /**
- * Words for a boolean, in any case. A query string takes the contract's four (true, false, 1, 0:
+ * Words for a boolean, in any case. A query string takes the API's four (true, false, 1, 0:
  * anything else is a 400); a person may also write yes/no or y/n (a flag value, a CSV cell), which
  * the client sends as true or false.
  */
