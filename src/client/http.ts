@@ -19,9 +19,9 @@ import { BEFORE_REQUEST, backoffMs, classify, type RetryPolicy, retryPolicy } fr
 import { hideFeedSecrets, printableUrl } from '../core/redact.js';
 import { insecureHost, isLoopbackHost, proxyConfigured, redactUrl } from './transport.js';
 
-export const DEFAULT_TIMEOUT_SECONDS = 30;
+const DEFAULT_TIMEOUT_SECONDS = 30;
 /** The largest answer pm reads: one declared larger is not read at all, one that grows past it is cut off. */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export type { HttpResponse } from './outcome.js';
 
@@ -55,7 +55,7 @@ export interface HttpOptions {
   readonly maxResponseBytes?: number;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   readonly query?: URLSearchParams | undefined;
   readonly body?: unknown;
   /** Return a 2xx whose body is unusable with `problem` set, instead of failing. */

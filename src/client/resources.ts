@@ -9,9 +9,9 @@ import { isObject as isObj } from '../core/json.js';
 import { ProtocolError } from './errors.js';
 import type { HttpClient, HttpResponse } from './http.js';
 
-export type ApiRecord = Record<string, unknown>;
+type ApiRecord = Record<string, unknown>;
 
-export interface Pagination {
+interface Pagination {
   total: number;
   count: number;
   per_page: number;
@@ -19,7 +19,7 @@ export interface Pagination {
   total_pages: number;
 }
 
-export interface Page {
+interface Page {
   records: ApiRecord[];
   pagination: Pagination;
 }

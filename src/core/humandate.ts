@@ -28,7 +28,7 @@ export interface HumanDateOptions {
   readonly zone?: string | undefined;
 }
 
-export interface HumanInstant {
+interface HumanInstant {
   /** What to send: the ISO text as given, `YYYY-MM-DD` for a day, else a UTC `YYYY-MM-DDTHH:MM:SSZ`. */
   readonly iso: string;
   /** No time of day was given: a whole day (an all-day reminder). */

@@ -17,7 +17,7 @@ import type { RateLimiter } from './ratelimit.js';
 import { decodeSegment, type Endpoint, matchRoute, type Operation } from './routes.js';
 import type { Principal, RecordPage, Store } from './store.js';
 
-export interface ApiOptions {
+interface ApiOptions {
   readonly store: Store;
   readonly now?: () => number;
   readonly rateLimiter?: RateLimiter | undefined;
@@ -34,7 +34,7 @@ export interface ApiOptions {
   readonly listBudgetMs?: number | undefined;
 }
 
-export type { Api, ApiRequest, ApiResponse } from './exchange.js';
+export type { Api } from './exchange.js';
 
 /** The API's options, its clock set. */
 interface Core extends ApiOptions {

@@ -18,7 +18,7 @@ export interface Endpoint {
 }
 
 /** One path of a resource: its endpoints by method, and the Allow header for any other method. */
-export interface Route {
+interface Route {
   /** The path with its uuid as `{uuid}`: what the request is counted under. */
   readonly template: string;
   /** The resource whose path it is (a nested create's parent). */

@@ -69,7 +69,7 @@ export async function runPm(args: readonly string[], opts: RunOptions = {}): Pro
 /** The built CLI, as a user runs it. */
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'pm');
 
-export interface SpawnResult {
+interface SpawnResult {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;

@@ -64,7 +64,7 @@ export function mayUseIndex(
  * - `after`: from where the page before ended, when it was this list's and nothing was written since.
  * - `ids`: the page's ids first, walking the order index alone, then their rows.
  */
-export type PageWay = 'none' | 'matches' | 'block' | 'after' | 'ids';
+type PageWay = 'none' | 'matches' | 'block' | 'after' | 'ids';
 
 export interface PageShape {
   /** The rows before the page, the page's size, and the list's total. */
