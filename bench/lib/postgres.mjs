@@ -57,19 +57,27 @@ export async function startCluster() {
 /**
  * Properties written straight into a PostgreSQL database in one INSERT ... SELECT (the same
  * addresses, postcodes, cities and numbers as seedProperties draws, from PostgreSQL's seeded
- * random()), then ANALYZE: a million in about a minute with the trigram indexes kept.
+ * random()), their fold columns and search keys as pm writes them, then ANALYZE: a million in
+ * about a minute with the trigram indexes kept.
  */
 export async function seedPostgres(url, count) {
   const { default: pg } = await import('pg');
+  const load = (p) => import(pathToFileURL(join(DIST, p)).href);
+  const [{ resourceByPath }, { fold, foldColumnOf, keysColumnOf }, { PG_MIGRATION_KEYS }] = await Promise.all([
+    load('resources/index.js'),
+    load('server/columns.js'),
+    load('server/tables.js'),
+  ]);
+  const r = resourceByPath('properties');
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
     await c.query('SELECT setseed(0.42)');
     const list = (xs) => `ARRAY[${xs.map((x) => `'${x}'`).join(', ')}]`;
     await c.query(
-      `INSERT INTO properties (account_id, uuid, created_at, updated_at, address, postcode, city, type,
-         bedrooms, bathrooms, has_garage, has_garden, has_parking, address_fold, postcode_fold, city_fold, type_fold)
-       SELECT a, u, t, t, ad, pc, ci, ty, be, ba, ga, gd, 0, lower(ad), replace(lower(pc), ' ', ''), lower(ci), lower(ty)
+      `INSERT INTO ${r.table} (account_id, uuid, created_at, updated_at, address, postcode, city, type,
+         bedrooms, bathrooms, has_garage, has_garden, has_parking)
+       SELECT a, u, t, t, ad, pc, ci, ty, be, ba, ga, gd, 0
        FROM (
          SELECT (SELECT account_id FROM users ORDER BY id LIMIT 1) AS a, gen_random_uuid()::text AS u,
            $1::bigint + i * 1000 AS t,
@@ -83,24 +91,35 @@ export async function seedPostgres(url, count) {
        ) s`,
       [Date.parse('2020-01-01T00:00:00Z'), count],
     );
-    // Each fold column's search keys, as pm writes them beside it: from the few distinct values
-    // the seed draws, with the function migration 5 fills a database's keys with.
-    const { PG_MIGRATION_KEYS } = await import(pathToFileURL(join(DIST, 'server/tables.js')).href);
-    const folds = ['address', 'postcode', 'city', 'type'];
+    // Each fold column and its search keys, as pm writes them beside the text: the few distinct
+    // values the seed draws, folded by the store's own fold (columns.ts), their keys by the
+    // function migration 5 fills a database's keys with; then one UPDATE. A field the seed leaves
+    // null keeps null folds; the others are set on every row.
     await c.query(PG_MIGRATION_KEYS);
+    await c.query('CREATE TEMP TABLE seed_folds (f text, v text, fv text, k text[])');
+    const drawn = [];
+    for (const f of r.fields.filter((x) => foldColumnOf(x))) {
+      const { rows } = await c.query(`SELECT DISTINCT "${f.name}" AS v FROM ${r.table} WHERE "${f.name}" IS NOT NULL`);
+      if (!rows.length) continue;
+      drawn.push(f);
+      const values = rows.map((x) => x.v);
+      await c.query(
+        `INSERT INTO seed_folds (f, v, fv, k)
+         SELECT $1, v, fv, pm_migration_keys((SELECT account_id FROM users ORDER BY id LIMIT 1), fv)
+         FROM unnest($2::text[], $3::text[]) AS x(v, fv)`,
+        [f.name, values, values.map((v) => fold(v, f.filter))],
+      );
+    }
+    const as = (f) => `s_${f.name}`;
     await c.query(
-      `CREATE TEMP TABLE seed_keys AS SELECT v, pm_migration_keys(a, v) AS k
-       FROM (${folds.map((f) => `SELECT DISTINCT account_id AS a, ${f}_fold AS v FROM properties`).join(' UNION ')}) d`,
-    );
-    await c.query(
-      `UPDATE properties p SET ${folds.map((f) => `${f}_keys = k_${f}.k`).join(', ')}
-       FROM ${folds.map((f) => `seed_keys k_${f}`).join(', ')}
-       WHERE ${folds.map((f) => `k_${f}.v = p.${f}_fold`).join(' AND ')}`,
+      `UPDATE ${r.table} p SET ${drawn.map((f) => `"${foldColumnOf(f)}" = ${as(f)}.fv, "${keysColumnOf(foldColumnOf(f))}" = ${as(f)}.k`).join(', ')}
+       FROM ${drawn.map((f) => `seed_folds ${as(f)}`).join(', ')}
+       WHERE ${drawn.map((f) => `${as(f)}.f = '${f.name}' AND ${as(f)}.v = p."${f.name}"`).join(' AND ')}`,
     );
     await c.query('DROP FUNCTION pm_migration_keys');
     // As autovacuum leaves a table after a load (PostgreSQL 13+ vacuums after inserts too): the
     // visibility map set, so that index-only scans read no rows.
-    await c.query('VACUUM ANALYZE properties');
+    await c.query(`VACUUM ANALYZE ${r.table}`);
   } finally {
     await c.end();
   }
