@@ -67,7 +67,7 @@ export async function runPm(args: readonly string[], opts: RunOptions = {}): Pro
 }
 
 /** Where `pm` is pointed: a server's base URL, and an account's token on it. */
-export interface Target {
+interface Target {
   readonly url: string;
   readonly token: string;
 }
