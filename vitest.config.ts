@@ -13,6 +13,9 @@ import { defineConfig } from 'vitest/config';
 const unit = [
   'test/core/**/*.test.ts',
   'test/client/pacer.test.ts',
+  'test/client/outcome.test.ts',
+  'test/server/routes.test.ts',
+  'test/server/list-plans.test.ts',
   'test/cli/output/**/*.test.ts',
   'test/cli/config.test.ts',
   'test/cli/config-command.test.ts',

@@ -9,7 +9,7 @@ export interface OutStream {
   readonly columns?: number | undefined;
 }
 
-export interface InStream extends AsyncIterable<Buffer | string> {
+interface InStream extends AsyncIterable<Buffer | string> {
   readonly isTTY?: boolean | undefined;
 }
 

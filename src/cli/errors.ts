@@ -21,7 +21,7 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-export interface CliErrorOptions {
+interface CliErrorOptions {
   /** What to try next, shown after the message. */
   readonly hint?: string;
   /** Field errors from a 422, one a line. */

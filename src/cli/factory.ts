@@ -25,7 +25,7 @@ export interface Factory extends Deps {
 }
 
 /** A factory with the hooks run() drives: the globals, once parsed, and the close at the end. */
-export interface RunFactory extends Factory {
+interface RunFactory extends Factory {
   resolveGlobals(globals: GlobalOptions): void;
   /** Closes what was opened (the session). */
   close(): Promise<void>;

@@ -60,7 +60,7 @@ function byFieldOf(n: Named, text: string): string {
 }
 
 /** What a value typed for a link's or a set's flag names, as a body says it: {"uuid": …} or {"label": …}. */
-export function nameOf(n: Named, text: string, flag = flagWord(n)): Record<string, string> {
+function nameOf(n: Named, text: string, flag = flagWord(n)): Record<string, string> {
   const v = text.trim();
   if (!v) throw usageError(`--${kebab(flag)} needs a ${n.by.join(' or ')}, not an empty value.`);
   const by = byFieldOf(n, v);

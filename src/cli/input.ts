@@ -28,7 +28,7 @@ export async function readFileOrStdin(file: string, deps: Pick<Deps, 'io' | 'cwd
 }
 
 /** Text that must be UTF-8: bytes that are not (a Latin-1 file, say) are an error naming the line. */
-export function utf8(bytes: Buffer, where: string): string {
+function utf8(bytes: Buffer, where: string): string {
   const text = bytes.toString('utf8');
   if (text.includes('\uFFFD') && !Buffer.from(text, 'utf8').equals(bytes)) {
     const line = text.slice(0, text.indexOf('\uFFFD')).split('\n').length;

@@ -7,7 +7,7 @@
  */
 import { isObject as isObj } from '../core/json.js';
 
-export interface ErrorBody {
+interface ErrorBody {
   readonly message: string;
   readonly fields?: Record<string, string[]>;
 }

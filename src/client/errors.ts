@@ -49,7 +49,7 @@ export class NetworkError extends Error {
   }
 }
 
-/** The server answered 2xx with something the contract does not allow. */
+/** The server answered 2xx with something the API (docs/api.md) does not allow. */
 export class ProtocolError extends Error {
   constructor(message: string) {
     super(message);

@@ -4,36 +4,26 @@
  *
  * Around each request: pacing by the server's rate-limit headers (pacer.ts), shared by every
  * request of the client; timeouts for connecting, for the answer's headers and between chunks of
- * its body; retries with backoff (retry.ts says which and when); proxies from HTTPS_PROXY,
+ * its body; retries with backoff (outcome.ts decides what each attempt comes to, retry.ts how long
+ * to wait); proxies from HTTPS_PROXY,
  * HTTP_PROXY and NO_PROXY; extra CAs from NODE_EXTRA_CA_CERTS. TLS certificates are always
  * verified. A token is never sent over plain http to a host other than this machine, nor to any
  * origin but the base URL's. undici is loaded on the first request.
  */
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
-import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError, type ResponseLike } from './errors.js';
-import { readErrorBody } from './error-body.js';
-import { abortReason, Pacer, type PacerClock, parseRetryAfter, realClock } from './pacer.js';
-import {
-  BEFORE_REQUEST,
-  backoffMs,
-  classify,
-  IDEMPOTENT,
-  RETRY_STATUSES,
-  type RetryPolicy,
-  retryPolicy,
-} from './retry.js';
+import { InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
+import { decide, type HttpResponse, type Outcome, type Raw } from './outcome.js';
+import { abortReason, Pacer, type PacerClock, realClock } from './pacer.js';
+import { BEFORE_REQUEST, backoffMs, classify, type RetryPolicy, retryPolicy } from './retry.js';
 import { hideFeedSecrets, printableUrl } from '../core/redact.js';
 import { insecureHost, isLoopbackHost, proxyConfigured, redactUrl } from './transport.js';
 
-export const DEFAULT_TIMEOUT_SECONDS = 30;
+const DEFAULT_TIMEOUT_SECONDS = 30;
 /** The largest answer pm reads: one declared larger is not read at all, one that grows past it is cut off. */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/**
- * The deepest JSON pm takes from a server. JSON.parse reads any depth, but what uses the answer
- * (printing, jq, error messages) walks it by recursion, and 10 MB of `[` would overflow the stack.
- */
-export const MAX_JSON_DEPTH = 512;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+export type { HttpResponse } from './outcome.js';
 
 export interface HttpOptions {
   readonly baseUrl: string;
@@ -65,73 +55,11 @@ export interface HttpOptions {
   readonly maxResponseBytes?: number;
 }
 
-export interface HttpResponse extends ResponseLike {
-  /**
-   * Set (with `tolerateBody`) when a 2xx answer's body could not be used: cut off, or not JSON.
-   * The request was done; the caller finds out what came of it another way (the Location).
-   */
-  readonly problem?: string;
-}
-
-export interface RequestOptions {
+interface RequestOptions {
   readonly query?: URLSearchParams | undefined;
   readonly body?: unknown;
   /** Return a 2xx whose body is unusable with `problem` set, instead of failing. */
   readonly tolerateBody?: boolean;
-}
-
-/** One attempt's answer, as read off the wire. */
-interface Raw extends Pick<HttpResponse, 'status' | 'headers' | 'text'> {
-  /** The body stopped early with this error. */
-  readonly cut: unknown;
-  readonly tooLarge: boolean;
-  readonly ms: number;
-}
-
-function excerpt(text: string): string {
-  const plain = text
-    .replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return plain.length > 160 ? `${plain.slice(0, 157)}...` : plain;
-}
-
-/**
- * Whether JSON text nests arrays and objects more than `max` deep, by one pass over it (no
- * recursion, brackets in strings not counted). Text shorter than `max` cannot.
- */
-export function nestedDeeperThan(text: string, max: number): boolean {
-  if (text.length <= max) return false;
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // a backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
-/** Set instead of a body: JSON nested deeper than MAX_JSON_DEPTH. */
-const TOO_DEEP: unique symbol = Symbol('too deep');
-
-function parseJson(text: string, type: string): unknown {
-  if (text.trim() === '' || !(type.includes('json') || /^\s*[[{]/.test(text))) return undefined;
-  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) return TOO_DEEP;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 const clip = (s: string) => (s.length > 2000 ? `${s.slice(0, 2000)}... (${s.length} characters)` : s);
@@ -191,114 +119,56 @@ export class HttpClient {
       );
     const hasBody = opts.body !== undefined;
     const payload = hasBody ? JSON.stringify(opts.body) : undefined;
-    const idempotent = IDEMPOTENT.has(method);
     const { debug, signal } = this.options;
     const max = this.policy.retries + 1;
     // Set when an earlier attempt may have been done by the server.
     let uncertain = false;
 
     for (let attempt = 1; ; attempt++) {
-      const last = attempt >= max;
       const ticket = this.pacer ? await this.pacer.acquire(signal) : undefined;
       if (debug) {
         debug(`> ${method} ${printableUrl(url.toString())}${attempt > 1 ? `  (attempt ${attempt} of ${max})` : ''}`);
         for (const [k, v] of Object.entries(this.headers(hasBody, true))) debug(`> ${k}: ${v}`);
         if (payload) debug(`> ${clip(payload)}`);
       }
-      let raw: Raw;
+      let outcome: Outcome;
       try {
-        raw = await this.once(method, url, payload);
+        outcome = { raw: await this.once(method, url, payload) };
       } catch (e) {
         if (ticket) this.pacer?.release(ticket);
         // Only the caller's signal interrupts: undici also calls a proxy's refusal an AbortError.
         if (signal?.aborted) throw abortReason(signal);
-        const f = classify(e);
-        debug?.(`* ${method} ${url.pathname}: ${f.reason}${f.code ? ` (${f.code})` : ''}`);
-        const retry = !last && f.transient && (idempotent || f.sent === 'no');
-        if (!retry) {
-          if (!last && f.transient && !idempotent)
-            debug?.(`* not retried: the ${method} may have reached the server, and pm never sends one twice`);
-          const tries = attempt > 1 ? ` (${attempt} attempts)` : '';
-          const message = `${f.sent === 'no' ? 'could not reach' : 'no answer from'} ${url.origin}: ${f.reason}${tries}`;
-          throw Object.assign(new NetworkError(message, f.code, method, f.sent, f.reason), { attempts: attempt });
+        outcome = { threw: e };
+      }
+      if ('raw' in outcome) {
+        const { raw } = outcome;
+        if (ticket) this.pacer?.release(ticket, raw);
+        if (debug) {
+          debug(`< ${raw.status} (${raw.ms} ms)`);
+          for (const [k, v] of Object.entries(raw.headers)) debug(`< ${k}: ${v}`);
+          if (raw.text) debug(`< ${clip(hideFeedSecrets(raw.text))}`);
+          if (raw.cut) debug(`* the answer stopped early: ${classify(raw.cut).reason}`);
         }
-        if (f.sent !== 'no') uncertain = true;
-        await this.pause(attempt, f.reason);
-        continue;
       }
-      if (ticket) this.pacer?.release(ticket, raw);
-      const { status, headers } = raw;
-      if (debug) {
-        debug(`< ${status} (${raw.ms} ms)`);
-        for (const [k, v] of Object.entries(headers)) debug(`< ${k}: ${v}`);
-        if (raw.text) debug(`< ${clip(hideFeedSecrets(raw.text))}`);
-        if (raw.cut) debug(`* the answer stopped early: ${classify(raw.cut).reason}`);
-      }
-
-      if (raw.cut && status < 400) {
-        const f = classify(raw.cut);
-        if (idempotent && !last && f.transient) {
-          uncertain = true;
-          await this.pause(attempt, `answer ${status} ${f.reason}`);
-          continue;
-        }
-        const problem = `its answer was cut off (${f.reason})`;
-        if (opts.tolerateBody && status >= 200 && status < 300)
-          return { status, headers, body: undefined, text: '', url: url.toString(), problem };
-        const reason = `the answer was cut off (${f.reason})`;
-        const err = new NetworkError(`${url.origin} answered ${status}, but ${problem}`, f.code, method, 'yes', reason);
-        throw Object.assign(err, { attempts: attempt });
-      }
-
-      // An answer too large is not parsed: what was read of it is already dropped.
-      const parsed = raw.tooLarge ? undefined : parseJson(raw.text, headers['content-type'] ?? '');
-      const tooDeep = parsed === TOO_DEEP;
-      const body = tooDeep ? undefined : parsed;
-      const response: HttpResponse = { status, headers, body, text: raw.text, url: url.toString() };
-      if (status >= 400) {
-        if (RETRY_STATUSES.has(status) && !last && (idempotent || status === 429)) {
-          const after = parseRetryAfter(headers['retry-after'], this.clock.now());
-          if (after !== undefined && after > this.policy.maxRetryAfterMs) {
-            debug?.(`* not retried: the server asks to wait ${Math.round(after / 1000)}s, longer than pm waits`);
-          } else {
-            if (status === 502 || status === 504) uncertain = true;
-            await this.pause(attempt, `${status}${after !== undefined ? ', as Retry-After asks' : ''}`, after);
-            continue;
-          }
-        }
-        if (method === 'DELETE' && status === 404 && uncertain) {
-          // The attempt that got no answer deleted it.
-          debug?.('* 404 after a DELETE that may have been done: counted as deleted');
-          return { status: 204, headers, body: undefined, text: '', url: url.toString() };
-        }
-        const said = readErrorBody(status, body, raw.text, excerpt);
-        throw Object.assign(new HttpStatusError(status, said.message, response, said.fields), { attempts: attempt });
-      }
-      if (status >= 300 && status < 400) {
-        // Never followed: a redirect would carry the token to another place, and a write sent
-        // again there (or not at all) is not what was asked. Nothing was done: say where it points.
-        const location = headers.location;
-        const said = `the server answered ${status}, a redirect${location ? ` to ${location}` : ''}; pm does not follow redirects, so nothing was done (check the base URL)`;
-        throw Object.assign(new HttpStatusError(status, said, response), { attempts: attempt });
-      }
-      if (raw.tooLarge) {
-        const mib = this.maxBytes / 1048576;
-        const problem = `its answer is larger than ${mib >= 1 ? `${Math.round(mib)} MiB` : `${this.maxBytes} bytes`}`;
-        if (opts.tolerateBody) return { ...response, body: undefined, text: '', problem };
-        throw new ProtocolError(`the server answered ${status}, but ${problem}`);
-      }
-      if (tooDeep) {
-        const problem = `its answer is JSON nested more than ${MAX_JSON_DEPTH} levels deep, deeper than pm reads`;
-        if (opts.tolerateBody) return { ...response, text: '', problem };
-        throw new ProtocolError(`the server answered ${status}, but ${problem}`);
-      }
-      if (raw.text.trim() !== '' && body === undefined && status !== 204) {
-        const bit = excerpt(raw.text);
-        const problem = `its answer is not JSON${bit ? `: ${bit}` : ''}`;
-        if (opts.tolerateBody && status >= 200 && status < 300) return { ...response, problem };
-        throw new ProtocolError(`the server answered ${status} with a body that is not JSON${bit ? `: ${bit}` : ''}`);
-      }
-      return response;
+      const step = decide(
+        {
+          method,
+          url,
+          attempt,
+          max,
+          uncertain,
+          tolerateBody: opts.tolerateBody === true,
+          maxRetryAfterMs: this.policy.maxRetryAfterMs,
+          maxBytes: this.maxBytes,
+          now: this.clock.now(),
+        },
+        outcome,
+      );
+      for (const note of step.notes) debug?.(`* ${note}`);
+      if (step.kind === 'answer') return step.response;
+      if (step.kind === 'fail') throw step.error;
+      uncertain = step.uncertain;
+      await this.pause(attempt, step.why, step.waitMs);
     }
   }
 

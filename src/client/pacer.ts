@@ -37,7 +37,7 @@ export function abortReason(signal: AbortSignal): Error {
   return r instanceof Error ? r : Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
 }
 
-export interface PacerOptions {
+interface PacerOptions {
   readonly clock?: PacerClock;
   /** Sent this long after the window's reset, against clock granularity (ms). */
   readonly marginMs?: number;

@@ -1,6 +1,6 @@
 /**
  * One generic client for every resource, driven by its description. It accepts what servers
- * really send (contract.md, "Tolerance"): a single record without its data wrapper, a list
+ * really send (docs/faults.md, "What pm accepts from any server"): a single record without its data wrapper, a list
  * without pagination, a create or update answered with an empty body.
  */
 import { resourceByPath } from '../resources/index.js';
@@ -9,9 +9,9 @@ import { isObject as isObj } from '../core/json.js';
 import { ProtocolError } from './errors.js';
 import type { HttpClient, HttpResponse } from './http.js';
 
-export type ApiRecord = Record<string, unknown>;
+type ApiRecord = Record<string, unknown>;
 
-export interface Pagination {
+interface Pagination {
   total: number;
   count: number;
   per_page: number;
@@ -19,7 +19,7 @@ export interface Pagination {
   total_pages: number;
 }
 
-export interface Page {
+interface Page {
   records: ApiRecord[];
   pagination: Pagination;
 }

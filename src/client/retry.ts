@@ -41,7 +41,7 @@ export function backoffMs(n: number, p: RetryPolicy, random: () => number = Math
 /** Set on errors raised while connecting, before any byte of a request was written. */
 export const BEFORE_REQUEST = 'pmBeforeRequest';
 
-export interface Failure {
+interface Failure {
   readonly code: string | undefined;
   /** A short reason: "connection refused". */
   readonly reason: string;

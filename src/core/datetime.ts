@@ -1,5 +1,5 @@
 /**
- * Datetime values and ranges as the contract defines them, all in UTC:
+ * Datetime values and ranges as the API defines them (docs/api.md, "Datetime filters"), all in UTC:
  * an exact datetime (the whole of its last given unit), a bare date (that day), an ISO 8601
  * interval (start/end, start/duration, duration/end, an end that omits leading parts of the
  * start), or a duration alone relative to now (P2W ahead, -P2W behind). Ranges are half-open.
@@ -126,7 +126,7 @@ function ordered(a: number, b: number, value: string): Range {
   return { start: a, end: b };
 }
 
-/** The contract's timestamp format: YYYY-MM-DDTHH:MM:SS+00:00. */
+/** The API's timestamp format: YYYY-MM-DDTHH:MM:SS+00:00. */
 export function formatTimestamp(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}+00:00`;
 }

@@ -3,7 +3,7 @@
  * sentence, and where it helps, the fields at fault and a suggestion of what to try next.
  */
 
-export type FieldErrors = Record<string, string[]>;
+type FieldErrors = Record<string, string[]>;
 
 /** A request the API refuses: maps to an HTTP status on the server. */
 export class ApiError extends Error {
@@ -34,10 +34,10 @@ export class QueryError extends ApiError {
 }
 
 /** Field errors one 422 lists at the most; the message counts the rest. */
-export const MAX_FIELD_ERRORS = 100;
+const MAX_FIELD_ERRORS = 100;
 
 /** Laravel's summary line: the first error, and how many more there are (`left` not listed). */
-export function validationMessage(errors: FieldErrors, left = 0): string {
+function validationMessage(errors: FieldErrors, left = 0): string {
   const all = Object.values(errors).flat();
   const first = all[0] ?? 'The given data was invalid.';
   const more = all.length - 1 + left;

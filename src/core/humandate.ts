@@ -2,11 +2,11 @@
  * Dates and ranges as people write them ("tomorrow 9am", "next monday", "+2h", "last 7 days"),
  * turned into what the API accepts. Pure: the clock and the time zone are passed in.
  *
- * - The contract's ISO forms (datetime.ts) pass through unchanged, with the contract's meaning:
+ * - The API's ISO forms (datetime.ts) pass through unchanged, with the API's meaning:
  *   a datetime without offset is UTC, a bare date is that whole UTC day in a filter.
  * - Everything else is local time in `zone` (an IANA name; the system's when absent), converted
  *   to UTC. `2026-12-01 14:00` (a space, no offset) is how people write a local time; with a `T`
- *   it is the contract's UTC datetime.
+ *   it is the API's UTC datetime.
  * - Natural language is chrono-node's (English), loaded only when a value needs it: it costs
  *   ~20 ms to load and ~20 ms for its first parse, and `pm --version` or an ISO value never pays.
  *   chrono computes in the process's own zone, so it is given a reference whose *local* wall
@@ -28,7 +28,7 @@ export interface HumanDateOptions {
   readonly zone?: string | undefined;
 }
 
-export interface HumanInstant {
+interface HumanInstant {
   /** What to send: the ISO text as given, `YYYY-MM-DD` for a day, else a UTC `YYYY-MM-DDTHH:MM:SSZ`. */
   readonly iso: string;
   /** No time of day was given: a whole day (an all-day reminder). */
@@ -212,7 +212,7 @@ function checkNumericOrder(text: string, now: DateTime): void {
   );
 }
 
-/** The contract's characters only: such a value that fails is a broken ISO value, not words. */
+/** The API's characters only: such a value that fails is a broken ISO value, not words. */
 const ISO_LIKE = /^(?:[-+]?P|\d{4}-)[\dT:+\-.,ZPWYMDHS/ ]*$/i;
 /** A local date and time as people write it: a space, no offset. */
 const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[ ]+(\d{1,2}):(\d{2})(?::(\d{2}))?$/;
@@ -370,7 +370,7 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
 // ------------------------------------------------------------------ ranges
 
 /**
- * A datetime filter value: the contract's ISO forms (date, datetime, interval, duration) as
+ * A datetime filter value: the API's ISO forms (date, datetime, interval, duration) as
  * given; anything else as an explicit UTC interval `start/end`, half-open. Throws
  * HumanDateError saying what was (or was not) understood.
  */

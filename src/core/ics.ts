@@ -9,7 +9,7 @@ import { fieldOf } from '../resources/index.js';
 
 type Rec = Record<string, unknown>;
 
-export interface CalendarOptions {
+interface CalendarOptions {
   /** The calendar's name, as calendar apps show it (X-WR-CALNAME). */
   readonly name?: string | undefined;
   /** An event's DTSTAMP when its record has no updated_at (ms). */
@@ -18,7 +18,7 @@ export interface CalendarOptions {
   readonly refreshSeconds?: number | undefined;
 }
 
-export interface Calendar {
+interface Calendar {
   readonly text: string;
   /** Records left out: those without a due date. */
   readonly undated: number;

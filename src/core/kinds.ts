@@ -92,7 +92,7 @@ export interface Candidate {
 export type Schema = Record<string, unknown>;
 
 /** A stored column a field needs. */
-export interface ColumnDef {
+interface ColumnDef {
   readonly name: string;
   readonly type: 'TEXT' | 'INTEGER';
   readonly notNull: boolean;
@@ -101,7 +101,7 @@ export interface ColumnDef {
 // ------------------------------------------------------------------ the shared parsers
 
 /**
- * Words for a boolean, in any case. A query string takes the contract's four (true, false, 1, 0:
+ * Words for a boolean, in any case. A query string takes the API's four (true, false, 1, 0:
  * anything else is a 400); a person may also write yes/no or y/n (a flag value, a CSV cell), which
  * the client sends as true or false.
  */
@@ -191,7 +191,7 @@ export type Condition =
 /** A filter on custom field values: the field by name or uuids, and text the value contains. */
 export type CustomFilter = { readonly name?: string; readonly uuids?: readonly string[]; readonly value?: string };
 
-export interface FilterKindDef {
+interface FilterKindDef {
   /** Takes several values (`name[]=a&name[]=b`, any of them matches); the flag is repeatable. */
   readonly arrayable: boolean;
   /** The list flag's value placeholder; none for a switch (--has-garage / --no-has-garage). */
@@ -336,9 +336,9 @@ export const INVALID: unique symbol = Symbol('invalid');
 /** Reports a field error (`field`: the name or a path in it, entity_type.code); gives INVALID. */
 export type Report = (field: string, message: string) => typeof INVALID;
 
-export type WireValue = string | number | boolean | null;
+type WireValue = string | number | boolean | null;
 
-export interface FieldKindDef {
+interface FieldKindDef {
   /** The input flag's value placeholder; none for a switch (--has-garage / --no-has-garage). */
   readonly placeholder?: string;
   /** The input flag's help; `note` says "(required)" or the default, where the flag has one. */

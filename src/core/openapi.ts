@@ -6,7 +6,7 @@
  */
 import {
   CALENDAR_RESOURCE,
-  CUSTOM_FIELDS,
+  customFields,
   CUSTOM_VALUES_KEY,
   childrenOf,
   embeddedFieldsOf,
@@ -553,7 +553,7 @@ export function openApiDocument(): Obj {
     CalendarFeed: feedSchema(),
     CustomValueInput: {
       type: 'object',
-      description: `a value of a ${CUSTOM_FIELDS.singular}, named by name or uuid; null clears it`,
+      description: `a value of a ${customFields.singular}, named by name or uuid; null clears it`,
       properties: {
         name: { type: 'string' },
         uuid: { type: 'string' },

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 
-export interface PathEnv {
+interface PathEnv {
   readonly XDG_DATA_HOME?: string | undefined;
   readonly XDG_CONFIG_HOME?: string | undefined;
   readonly XDG_CACHE_HOME?: string | undefined;
@@ -14,7 +14,7 @@ export interface PathEnv {
 const pmDir = (dir: string | undefined, home: string, ...fallback: string[]) =>
   join(dir || join(home, ...fallback), 'pm');
 
-export const dataDir = (env: PathEnv, home: string): string => pmDir(env.XDG_DATA_HOME, home, '.local', 'share');
+const dataDir = (env: PathEnv, home: string): string => pmDir(env.XDG_DATA_HOME, home, '.local', 'share');
 export const configDir = (env: PathEnv, home: string): string => pmDir(env.XDG_CONFIG_HOME, home, '.config');
 export const cacheDir = (env: PathEnv, home: string): string => pmDir(env.XDG_CACHE_HOME, home, '.cache');
 

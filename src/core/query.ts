@@ -63,7 +63,7 @@ export const prefixFields = (resource: ResourceDef): FieldDef[] =>
   filterFields(resource).filter((f) => filterKind(f)?.prefix);
 
 /** Every top-level query parameter a resource's list accepts, for messages and completion. */
-export function listParameters(resource: ResourceDef): string[] {
+function listParameters(resource: ResourceDef): string[] {
   const out = filterFields(resource).map((f) => f.name);
   out.push(...prefixFields(resource).map(prefixParameter));
   for (const r of filterRelationsOf(resource)) out.push(namedBy(r) ? `${r.name}[${r.by.join('|')}]` : `${r.name}[...]`);

@@ -77,7 +77,7 @@ export function jsonText(text: string): string {
  * A calendar feed's secret as it is made (`pmf_` and 43 base64url characters): the whole of a
  * feed's credential, in its URL's path (/feeds/<secret>.ics).
  */
-export const FEED_SECRET = /pmf_[A-Za-z0-9_-]{16,}/g;
+const FEED_SECRET = /pmf_[A-Za-z0-9_-]{16,}/g;
 
 /** Text for a trace or a log: every calendar feed's secret in it shown as pmf_***. */
 export function hideFeedSecrets(text: string): string {

@@ -13,7 +13,7 @@ export function startTiming(before: readonly (readonly [string, number])[] = [])
 }
 
 /** ms since the process started (Node's own clock of it, as precise as hrtime). */
-export const sinceStart = (): number => process.uptime() * 1000;
+const sinceStart = (): number => process.uptime() * 1000;
 
 /** Notes that the phase `name` ended now (nothing when timing is off). */
 export function mark(name: string): void {

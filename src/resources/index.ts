@@ -131,7 +131,7 @@ export const properties: ResourceDef = {
   ],
 };
 
-export const contacts: ResourceDef = {
+const contacts: ResourceDef = {
   ...named('contacts', 'contact'),
   verbs: allVerbs,
   fields: [
@@ -172,8 +172,9 @@ export const ENTITY_TYPES: Readonly<Record<number, string>> = Object.fromEntries
     r.singular.charAt(0).toUpperCase() + r.singular.slice(1),
   ]),
 );
-export const CUSTOM_FIELD_TYPES: Readonly<Record<number, string>> = { 1: 'Text' };
+const CUSTOM_FIELD_TYPES: Readonly<Record<number, string>> = { 1: 'Text' };
 
+/** The resource whose records are the custom fields that other resources' values refer to. */
 export const customFields: ResourceDef = {
   ...named('custom-fields', 'custom field'),
   verbs: allVerbs,
@@ -230,7 +231,7 @@ export const reminders: ResourceDef = {
 const labelled = (description: string, example: string): FieldDef =>
   text('label', description, { ...required, column: 1, example });
 
-export const statuses: ResourceDef = {
+const statuses: ResourceDef = {
   ...named('statuses', 'status'),
   verbs: allVerbs,
   fields: [
@@ -240,14 +241,14 @@ export const statuses: ResourceDef = {
   ],
 };
 
-export const types: ResourceDef = {
+const types: ResourceDef = {
   ...named('types', 'contact type'),
   plural: 'contact types',
   verbs: allVerbs,
   fields: [...common, labelled('kind of contact, e.g. Tenant, Landlord, Contractor', 'tenant')],
 };
 
-export const competencies: ResourceDef = {
+const competencies: ResourceDef = {
   ...named('competencies', 'competency'),
   verbs: allVerbs,
   fields: [...common, labelled('a skill of a contact, e.g. Photography, Plumbing', 'plumb')],
@@ -266,7 +267,7 @@ export const RESOURCES: readonly ResourceDef[] = [
 ];
 
 /** The records a calendar feed publishes (`pm serve`'s /feeds, and `-o ics`): reminders, by their agenda. */
-export const CALENDAR_RESOURCE: ResourceDef = reminders;
+export const CALENDAR_RESOURCE: ResourceDef = RESOURCES.find((r) => r.agenda !== undefined) ?? reminders;
 
 const byPath = new Map(RESOURCES.map((r) => [r.path, r]));
 
@@ -289,9 +290,6 @@ export function inputFields(resource: ResourceDef): FieldDef[] {
 export function filterFields(resource: ResourceDef): FieldDef[] {
   return resource.fields.filter((f) => f.filter !== undefined);
 }
-
-/** The resource whose records are the custom fields that other resources' values refer to. */
-export const CUSTOM_FIELDS: ResourceDef = customFields;
 
 /**
  * The wire name of a record's custom field values, on resources with `customValues`: the body key
@@ -367,9 +365,9 @@ export function linksOf(r: ResourceDef): (LinkDef | RelationDef)[] {
 }
 
 /** The resources a record of `r` refers to: its parents, linked records, sets, and its custom fields. */
-export function dependenciesOf(r: ResourceDef): ResourceDef[] {
+function dependenciesOf(r: ResourceDef): ResourceDef[] {
   const paths = [...linksOf(r), ...(r.sets ?? [])].map((l) => l.target);
-  if (r.customValues) paths.push(CUSTOM_FIELDS.path);
+  if (r.customValues) paths.push(customFields.path);
   return [...new Set(paths)].map(resourceByPath);
 }
 

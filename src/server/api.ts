@@ -4,7 +4,7 @@
  * node:http's server or the WHATWG fetch classes (Request, Response, Headers): on Node 20,
  * loading those costs a CLI run some 25 ms.
  */
-import { childrenOf, embedNames, embedsOf, filterRelationsOf, RESOURCES, resourceByPath } from '../resources/index.js';
+import { embedNames, embedsOf, filterRelationsOf, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
 import { CALENDAR_FEEDS_PATH, FEED_PATH, HEALTH_PATH, OPENAPI_PATH } from '../core/endpoints.js';
@@ -14,9 +14,10 @@ import { budgetOf, OverBudget } from './budget.js';
 import { manageFeeds, readFeed } from './calendar.js';
 import type { Api, ApiRequest, ApiResponse } from './exchange.js';
 import type { RateLimiter } from './ratelimit.js';
+import { decodeSegment, type Endpoint, matchRoute, type Operation } from './routes.js';
 import type { Principal, RecordPage, Store } from './store.js';
 
-export interface ApiOptions {
+interface ApiOptions {
   readonly store: Store;
   readonly now?: () => number;
   readonly rateLimiter?: RateLimiter | undefined;
@@ -33,10 +34,16 @@ export interface ApiOptions {
   readonly listBudgetMs?: number | undefined;
 }
 
-export type { Api, ApiRequest, ApiResponse } from './exchange.js';
+export type { Api } from './exchange.js';
+
+/** The API's options, its clock set. */
+interface Core extends ApiOptions {
+  readonly now: () => number;
+}
 
 /** One request on its way through: what the handlers read, and the headers they set. */
 interface Exchange {
+  readonly core: Core;
   readonly req: ApiRequest;
   readonly url: URL;
   /** Set along the way; they stay on an error answer too (the rate limit's, for one). */
@@ -48,268 +55,214 @@ interface Exchange {
 
 /** An answer's status, and its body: as a value, or as its JSON text already (`text`). */
 type Answer = { readonly status: number; readonly body?: unknown; readonly text?: string };
-type Handler = (x: Exchange, uuid: string) => Answer | Promise<Answer>;
-
-/** One path of a resource: its handlers by method, and the Allow header for any other method. */
-interface Route {
-  /** The path with its uuid as `{uuid}`: what the request is counted under. */
-  readonly template: string;
-  readonly resource: ResourceDef;
-  readonly handlers: ReadonlyMap<string, Handler>;
-  readonly allow: string;
-}
-
-/** The paths a resource can have: /{path}, /{path}/{uuid} and /{path}/{uuid}/{child path}. */
-interface Routes {
-  readonly base?: Route | undefined;
-  readonly item?: Route | undefined;
-  /** By the child resource's path: notes under a property. */
-  readonly nested: ReadonlyMap<string, Route | undefined>;
-}
-
-function route(handlers: Map<string, Handler>, resource: ResourceDef, template: string): Route | undefined {
-  if (!handlers.size) return undefined;
-  const methods = [...handlers.keys()];
-  if (handlers.has('GET')) methods.push('HEAD');
-  return { template, resource, handlers, allow: methods.join(', ') };
-}
+/** What an operation does with a request matched to its endpoint (the uuid in the path, or ''). */
+type Handler = (x: Exchange, uuid: string, e: Endpoint) => Answer | Promise<Answer>;
 
 export function createApi(opts: ApiOptions): Api {
-  const { store, rateLimiter } = opts;
-  const now = opts.now ?? Date.now;
-
-  async function authorize(x: Exchange, scopes: readonly string[]): Promise<Principal> {
-    const header = x.req.header('authorization') ?? '';
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const principal = x.req.principal ?? (m ? await store.authenticate(m[1] as string) : undefined);
-    x.accountId = principal?.accountId;
-    if (!principal) throw new ApiError(401, 'Unauthenticated.', undefined, { 'WWW-Authenticate': 'Bearer realm="pm"' });
-    if (rateLimiter) {
-      const d = await rateLimiter.hit(principal.userId);
-      Object.assign(x.headers, d.headers);
-      if (!d.allowed) throw new ApiError(429, 'Too Many Attempts.', undefined, d.headers);
-    }
-    requireScopes(principal, scopes);
-    return principal;
-  }
-
-  /** A write: the resource's write scope, and no query parameters. */
-  async function authorizeWrite(x: Exchange, r: ResourceDef): Promise<Principal> {
-    const p = await authorize(x, [`${r.scope}.write`]);
-    singleQuery(x.url, r, false);
-    return p;
-  }
-
-  /** A new record of `r`: at its own path, or under a record of `parent` (the uuid in the path). */
-  const creator = (r: ResourceDef, parent?: ResourceDef): Handler =>
-    withBody(async (x, uuid) => {
-      const p = await authorizeWrite(x, r);
-      const body = validateBody(r, await readJson(x), 'create');
-      requireScopes(p, linkScopes(r, body));
-      const rec = await store.create(p.accountId, r, body, parent && { resource: parent, uuid });
-      x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
-      return { status: 201, body: { data: rec } };
-    });
-
-  function pageLink(x: Exchange, page: number): string {
-    const u = new URL(x.url);
-    u.searchParams.set('page', String(page));
-    return u.toString();
-  }
-
-  const routes = new Map<string, Routes>();
-  for (const r of RESOURCES) {
-    const base = new Map<string, Handler>();
-    const item = new Map<string, Handler>();
-    if (r.verbs.list)
-      base.set('GET', async (x) => {
-        const p = await authorize(x, relationScopes(x.url, r));
-        const q = parseListQuery(r, x.url.searchParams, now());
-        const ms = opts.listBudgetMs;
-        let page: RecordPage;
-        try {
-          page = await store.list(p.accountId, r, q, ms ? budgetOf(ms, x.req.signal) : undefined);
-        } catch (e) {
-          throw ms && e instanceof OverBudget ? overBudget(x, p, ms, e) : e;
-        }
-        const { total, json } = page;
-        const totalPages = Math.max(1, Math.ceil(total / q.perPage));
-        const links: Record<string, string> = {};
-        if (q.page < totalPages) links.next = pageLink(x, q.page + 1);
-        if (q.page > 1) links.previous = pageLink(x, Math.min(q.page - 1, totalPages));
-        const pagination = {
-          total,
-          count: json ? json.count : page.records.length,
-          per_page: q.perPage,
-          current_page: q.page,
-          total_pages: totalPages,
-          links,
-        };
-        // Records a reader thread sent as JSON go out as they came (the same text JSON.stringify
-        // of the whole answer makes).
-        if (json) return { status: 200, text: `{"data":${json.text},"meta":${JSON.stringify({ pagination })}}` };
-        return { status: 200, body: { data: page.records, meta: { pagination } } };
-      });
-    if (r.verbs.create && !r.parents) base.set('POST', creator(r));
-    if (r.verbs.get)
-      item.set('GET', async (x, uuid) => {
-        const p = await authorize(x, [`${r.scope}.read`, ...embedScopes(x.url, r)]);
-        const embed = singleQuery(x.url, r, true);
-        return { status: 200, body: { data: await store.get(p.accountId, r, uuid, embed) } };
-      });
-    if (r.verbs.update)
-      item.set(
-        'PUT',
-        withBody(async (x, uuid) => {
-          const p = await authorizeWrite(x, r);
-          const body = validateBody(r, await readJson(x), 'update');
-          requireScopes(p, linkScopes(r, body));
-          return { status: 200, body: { data: await store.update(p.accountId, r, uuid, body) } };
-        }),
-      );
-    if (r.verbs.delete)
-      item.set('DELETE', async (x, uuid) => {
-        const p = await authorizeWrite(x, r);
-        await store.delete(p.accountId, r, uuid);
-        return { status: 204 };
-      });
-    const nested = new Map<string, Routes['base']>();
-    for (const { child } of childrenOf(r)) {
-      const handlers = new Map<string, Handler>();
-      if (child.verbs.create) handlers.set('POST', creator(child, r));
-      nested.set(child.path, route(handlers, r, `/${r.path}/{uuid}/${child.path}`));
-    }
-    routes.set(r.path, {
-      base: route(base, r, `/${r.path}`),
-      item: route(item, r, `/${r.path}/{uuid}`),
-      nested,
-    });
-  }
-
-  /**
-   * A list stopped at its budget, as its client hears of it, logged: 422 naming its filters, to
-   * narrow (a request the server cannot afford as it is; a client does not send it again as it
-   * would a 503); 503 with Retry-After if it waited all along for a turn (the server is busy).
-   * The log names the account, the path and the filters with their values' lengths, never the
-   * values (they are records' text).
-   */
-  function overBudget(x: Exchange, p: Principal, ms: number, e: OverBudget): ApiError {
-    const seconds = `${ms / 1000} s`;
-    const names = [...new Set(x.url.searchParams.keys())].filter((k) => !['page', 'per_page', 'embed'].includes(k));
-    const lengths = names.map((k) => `${k} (${x.url.searchParams.get(k)?.length ?? 0} characters)`).join(', ');
-    if (!x.req.signal?.aborted)
-      opts.logError?.(
-        new OverBudget(
-          e.started,
-          `GET ${x.url.pathname} of account ${p.accountId}: ${e.started ? 'a list stopped at' : 'a list that waited for a turn all'} its ${seconds} budget (filters: ${lengths || 'none'})`,
-        ),
-        x.req,
-      );
-    if (!e.started)
-      return new ApiError(
-        503,
-        `The server is busy with other lists: this one waited its whole ${seconds} budget for its turn. Try again shortly.`,
-        undefined,
-        { 'Retry-After': '5' },
-      );
-    const filters = names.length ? `its filter ${names.join(', ')}` : 'it';
-    const message = `This list took longer than the ${seconds} a list may take here, and was stopped: narrow ${filters} (a more particular value, or another filter beside it).`;
-    const each = `took longer than the ${seconds} a list may take.`;
-    return new ApiError(422, message, Object.fromEntries(names.map((k) => [k, [`The ${k} filter ${each}`]])));
-  }
-
-  /** The route of a path (its segments decoded), and the uuid in it. */
-  function match(pathname: string): { route: Route; uuid: string } | undefined {
-    const [root, name, uuid, sub, ...rest] = pathname.split('/');
-    if (root !== '' || name === undefined || rest.length) return undefined;
-    const found = routes.get(decodeSegment(name));
-    if (uuid === undefined) return found?.base && { route: found.base, uuid: '' };
-    if (uuid === '') return undefined;
-    // A uuid in any case is the same uuid: they are stored in lower case.
-    const id = decodeSegment(uuid).toLowerCase();
-    if (sub === undefined) return found?.item && { route: found.item, uuid: id };
-    const nested = found?.nested.get(decodeSegment(sub));
-    return nested ? { route: nested, uuid: id } : undefined;
-  }
-
-  /**
-   * GET /health, for load balancers and service managers: no token, no rate limit; 200 when the
-   * store answers, 503 (with Retry-After) when it does not; the store's state either way.
-   */
-  async function health(req: ApiRequest): Promise<ApiResponse> {
-    onlyGet(req);
-    try {
-      await store.ping();
-      return respond(req, 200, { 'Cache-Control': 'no-store' }, { status: 'ok', store: 'ok' });
-    } catch (e) {
-      if (!(e instanceof ApiError)) opts.logError?.(e, req);
-      const retry = e instanceof ApiError ? (e.headers?.['Retry-After'] ?? '5') : '5';
-      const headers = { 'Cache-Control': 'no-store', 'Retry-After': retry };
-      const message = 'The server cannot reach its data store.';
-      return respond(req, 503, headers, withId(req, { status: 'unavailable', store: 'unreachable', message }));
-    }
-  }
-
-  /** /calendar-feeds and /calendar-feeds/{uuid}: undefined for any other path. */
-  async function feeds(x: Exchange): Promise<ApiResponse | undefined> {
-    const [, root, uuid, ...rest] = x.url.pathname.split('/');
-    if (`/${root}` !== CALENDAR_FEEDS_PATH || rest.length || uuid === '') return undefined;
-    x.route = uuid === undefined ? CALENDAR_FEEDS_PATH : `${CALENDAR_FEEDS_PATH}/{uuid}`;
-    const { req } = x;
-    if (req.method === 'POST') await req.body.settle();
-    const answer = await manageFeeds(req.method, uuid === undefined ? undefined : decodeSegment(uuid), {
-      store,
-      authorize: (scopes) => authorize(x, scopes),
-      readJson: () => readJson(x),
-      feedUrl: (secret) => `${x.url.origin}${FEED_PATH}/${secret}.ics`,
-    });
-    if (answer.allow) throw notAllowed(req, answer.allow);
-    return respond(req, answer.status, x.headers, answer.body);
-  }
-
-  async function answer(x: Exchange): Promise<ApiResponse> {
-    const { req, url } = x;
-    try {
-      if (url.pathname === HEALTH_PATH || url.pathname === OPENAPI_PATH) {
-        x.route = url.pathname;
-        return await (url.pathname === HEALTH_PATH ? health(req) : document(req));
-      }
-      // A feed's secret is the one segment after FEED_PATH/: no answer repeats the path.
-      if (url.pathname.startsWith(`${FEED_PATH}/`)) {
-        x.route = `${FEED_PATH}/{secret}.ics`;
-        return await readFeed(req, url.pathname.slice(FEED_PATH.length + 1), store, rateLimiter, opts.listBudgetMs);
-      }
-      const feedAnswer = await feeds(x);
-      if (feedAnswer) return feedAnswer;
-      const found = match(url.pathname);
-      if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
-      x.route = found.route.template;
-      const handler = found.route.handlers.get(req.method === 'HEAD' ? 'GET' : req.method);
-      if (!handler) {
-        const r = found.route.resource;
-        const hint =
-          req.method === 'PUT' && !r.verbs.update
-            ? ` ${r.plural.charAt(0).toUpperCase()}${r.plural.slice(1)} cannot be updated.`
-            : '';
-        throw notAllowed(req, found.route.allow, hint);
-      }
-      const { status, body, text } = await handler(x, found.uuid);
-      return text === undefined ? respond(req, status, x.headers, body) : respondText(req, status, x.headers, text);
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const res = respond(req, err.status, { ...x.headers, ...err.headers }, withId(req, err.toBody()));
-        return err.status >= 500 && err.cause !== undefined ? { ...res, fault: err } : res;
-      }
-      opts.logError?.(err, req);
-      return respond(req, 500, x.headers, withId(req, { message: 'Server Error' }));
-    }
-  }
-
+  const core: Core = { ...opts, now: opts.now ?? Date.now };
   return async (req) => {
-    const x: Exchange = { req, url: new URL(req.url), headers: {} };
+    const x: Exchange = { core, req, url: new URL(req.url), headers: {} };
     const res = await answer(x);
     return { ...res, route: x.route, accountId: x.accountId };
   };
+}
+
+async function authorize(x: Exchange, scopes: readonly string[]): Promise<Principal> {
+  const header = x.req.header('authorization') ?? '';
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const principal = x.req.principal ?? (m ? await x.core.store.authenticate(m[1] as string) : undefined);
+  x.accountId = principal?.accountId;
+  if (!principal) throw new ApiError(401, 'Unauthenticated.', undefined, { 'WWW-Authenticate': 'Bearer realm="pm"' });
+  const { rateLimiter } = x.core;
+  if (rateLimiter) {
+    const d = await rateLimiter.hit(principal.userId);
+    Object.assign(x.headers, d.headers);
+    if (!d.allowed) throw new ApiError(429, 'Too Many Attempts.', undefined, d.headers);
+  }
+  requireScopes(principal, scopes);
+  return principal;
+}
+
+/** A write: the resource's write scope, and no query parameters. */
+async function authorizeWrite(x: Exchange, r: ResourceDef): Promise<Principal> {
+  const p = await authorize(x, [`${r.scope}.write`]);
+  singleQuery(x.url, r, false);
+  return p;
+}
+
+function pageLink(x: Exchange, page: number): string {
+  const u = new URL(x.url);
+  u.searchParams.set('page', String(page));
+  return u.toString();
+}
+
+/** Each operation of the route table (routes.ts), on the resource of the endpoint matched. */
+const OPERATIONS: Record<Operation, Handler> = {
+  async list(x, _uuid, { resource: r }) {
+    const p = await authorize(x, relationScopes(x.url, r));
+    const q = parseListQuery(r, x.url.searchParams, x.core.now());
+    const { store, listBudgetMs: ms } = x.core;
+    let page: RecordPage;
+    try {
+      page = await store.list(p.accountId, r, q, ms ? budgetOf(ms, x.req.signal) : undefined);
+    } catch (e) {
+      throw ms && e instanceof OverBudget ? overBudget(x, p, ms, e) : e;
+    }
+    const { total, json } = page;
+    const totalPages = Math.max(1, Math.ceil(total / q.perPage));
+    const links: Record<string, string> = {};
+    if (q.page < totalPages) links.next = pageLink(x, q.page + 1);
+    if (q.page > 1) links.previous = pageLink(x, Math.min(q.page - 1, totalPages));
+    const pagination = {
+      total,
+      count: json ? json.count : page.records.length,
+      per_page: q.perPage,
+      current_page: q.page,
+      total_pages: totalPages,
+      links,
+    };
+    // Records a reader thread sent as JSON go out as they came (the same text JSON.stringify
+    // of the whole answer makes).
+    if (json) return { status: 200, text: `{"data":${json.text},"meta":${JSON.stringify({ pagination })}}` };
+    return { status: 200, body: { data: page.records, meta: { pagination } } };
+  },
+  async get(x, uuid, { resource: r }) {
+    const p = await authorize(x, [`${r.scope}.read`, ...embedScopes(x.url, r)]);
+    const embed = singleQuery(x.url, r, true);
+    return { status: 200, body: { data: await x.core.store.get(p.accountId, r, uuid, embed) } };
+  },
+  /** A new record: at its own path, or under a record of `parent` (the uuid in the path). */
+  create: withBody(async (x, uuid, { resource: r, parent }) => {
+    const p = await authorizeWrite(x, r);
+    const body = validateBody(r, await readJson(x), 'create');
+    requireScopes(p, linkScopes(r, body));
+    const rec = await x.core.store.create(p.accountId, r, body, parent && { resource: parent, uuid });
+    x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
+    return { status: 201, body: { data: rec } };
+  }),
+  update: withBody(async (x, uuid, { resource: r }) => {
+    const p = await authorizeWrite(x, r);
+    const body = validateBody(r, await readJson(x), 'update');
+    requireScopes(p, linkScopes(r, body));
+    return { status: 200, body: { data: await x.core.store.update(p.accountId, r, uuid, body) } };
+  }),
+  async delete(x, uuid, { resource: r }) {
+    const p = await authorizeWrite(x, r);
+    await x.core.store.delete(p.accountId, r, uuid);
+    return { status: 204 };
+  },
+};
+
+/**
+ * A list stopped at its budget, as its client hears of it, logged: 422 naming its filters, to
+ * narrow (a request the server cannot afford as it is; a client does not send it again as it
+ * would a 503); 503 with Retry-After if it waited all along for a turn (the server is busy).
+ * The log names the account, the path and the filters with their values' lengths, never the
+ * values (they are records' text).
+ */
+function overBudget(x: Exchange, p: Principal, ms: number, e: OverBudget): ApiError {
+  const seconds = `${ms / 1000} s`;
+  const names = [...new Set(x.url.searchParams.keys())].filter((k) => !['page', 'per_page', 'embed'].includes(k));
+  const lengths = names.map((k) => `${k} (${x.url.searchParams.get(k)?.length ?? 0} characters)`).join(', ');
+  if (!x.req.signal?.aborted)
+    x.core.logError?.(
+      new OverBudget(
+        e.started,
+        `GET ${x.url.pathname} of account ${p.accountId}: ${e.started ? 'a list stopped at' : 'a list that waited for a turn all'} its ${seconds} budget (filters: ${lengths || 'none'})`,
+      ),
+      x.req,
+    );
+  if (!e.started)
+    return new ApiError(
+      503,
+      `The server is busy with other lists: this one waited its whole ${seconds} budget for its turn. Try again shortly.`,
+      undefined,
+      { 'Retry-After': '5' },
+    );
+  const filters = names.length ? `its filter ${names.join(', ')}` : 'it';
+  const message = `This list took longer than the ${seconds} a list may take here, and was stopped: narrow ${filters} (a more particular value, or another filter beside it).`;
+  const each = `took longer than the ${seconds} a list may take.`;
+  return new ApiError(422, message, Object.fromEntries(names.map((k) => [k, [`The ${k} filter ${each}`]])));
+}
+
+/**
+ * GET /health, for load balancers and service managers: no token, no rate limit; 200 when the
+ * store answers, 503 (with Retry-After) when it does not; the store's state either way.
+ */
+async function health(x: Exchange): Promise<ApiResponse> {
+  const { req } = x;
+  onlyGet(req);
+  try {
+    await x.core.store.ping();
+    return respond(req, 200, { 'Cache-Control': 'no-store' }, { status: 'ok', store: 'ok' });
+  } catch (e) {
+    if (!(e instanceof ApiError)) x.core.logError?.(e, req);
+    const retry = e instanceof ApiError ? (e.headers?.['Retry-After'] ?? '5') : '5';
+    const headers = { 'Cache-Control': 'no-store', 'Retry-After': retry };
+    const message = 'The server cannot reach its data store.';
+    return respond(req, 503, headers, withId(req, { status: 'unavailable', store: 'unreachable', message }));
+  }
+}
+
+/** /calendar-feeds and /calendar-feeds/{uuid}: undefined for any other path. */
+async function feeds(x: Exchange): Promise<ApiResponse | undefined> {
+  const [, root, uuid, ...rest] = x.url.pathname.split('/');
+  if (`/${root}` !== CALENDAR_FEEDS_PATH || rest.length || uuid === '') return undefined;
+  x.route = uuid === undefined ? CALENDAR_FEEDS_PATH : `${CALENDAR_FEEDS_PATH}/{uuid}`;
+  const { req } = x;
+  if (req.method === 'POST') await req.body.settle();
+  const answer = await manageFeeds(req.method, uuid === undefined ? undefined : decodeSegment(uuid), {
+    store: x.core.store,
+    authorize: (scopes) => authorize(x, scopes),
+    readJson: () => readJson(x),
+    feedUrl: (secret) => `${x.url.origin}${FEED_PATH}/${secret}.ics`,
+  });
+  if (answer.allow) throw notAllowed(req, answer.allow);
+  return respond(req, answer.status, x.headers, answer.body);
+}
+
+async function answer(x: Exchange): Promise<ApiResponse> {
+  const { req, url, core } = x;
+  try {
+    if (url.pathname === HEALTH_PATH || url.pathname === OPENAPI_PATH) {
+      x.route = url.pathname;
+      return await (url.pathname === HEALTH_PATH ? health(x) : document(req));
+    }
+    // A feed's secret is the one segment after FEED_PATH/: no answer repeats the path.
+    if (url.pathname.startsWith(`${FEED_PATH}/`)) {
+      x.route = `${FEED_PATH}/{secret}.ics`;
+      return await readFeed(
+        req,
+        url.pathname.slice(FEED_PATH.length + 1),
+        core.store,
+        core.rateLimiter,
+        core.listBudgetMs,
+      );
+    }
+    const feedAnswer = await feeds(x);
+    if (feedAnswer) return feedAnswer;
+    const found = matchRoute(url.pathname);
+    if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
+    x.route = found.route.template;
+    const endpoint = found.route.endpoints.get(req.method === 'HEAD' ? 'GET' : req.method);
+    if (!endpoint) {
+      const r = found.route.resource;
+      const hint =
+        req.method === 'PUT' && !r.verbs.update
+          ? ` ${r.plural.charAt(0).toUpperCase()}${r.plural.slice(1)} cannot be updated.`
+          : '';
+      throw notAllowed(req, found.route.allow, hint);
+    }
+    const { status, body, text } = await OPERATIONS[endpoint.op](x, found.uuid, endpoint);
+    return text === undefined ? respond(req, status, x.headers, body) : respondText(req, status, x.headers, text);
+  } catch (err) {
+    if (err instanceof ApiError) {
+      const res = respond(req, err.status, { ...x.headers, ...err.headers }, withId(req, err.toBody()));
+      return err.status >= 500 && err.cause !== undefined ? { ...res, fault: err } : res;
+    }
+    core.logError?.(err, req);
+    return respond(req, 500, x.headers, withId(req, { message: 'Server Error' }));
+  }
 }
 
 /** An error body with the request's id, when the door gave it one. */
@@ -351,9 +304,9 @@ function respondText(req: ApiRequest, status: number, headers: Record<string, st
 
 /** On a route that takes a body, its size is settled before anything else (see RequestBody.settle). */
 function withBody(handler: Handler): Handler {
-  return async (x, uuid) => {
+  return async (x, uuid, e) => {
     await x.req.body.settle();
-    return handler(x, uuid);
+    return handler(x, uuid, e);
   };
 }
 
@@ -428,15 +381,4 @@ function relationScopes(url: URL, r: ResourceDef): string[] {
     if (custom && base === custom.name) scopes.add(custom.scope);
   }
   return [...scopes];
-}
-
-/** A path segment, percent-decoded: a run of escapes that is not valid UTF-8 stays as it is. */
-export function decodeSegment(segment: string): string {
-  return segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
-    try {
-      return decodeURIComponent(run);
-    } catch {
-      return run;
-    }
-  });
 }

@@ -6,12 +6,12 @@
 import { ApiError } from '../core/errors.js';
 import { MAX_BODY_BYTES } from '../core/limits.js';
 
-export function bodyTooLarge(): ApiError {
+function bodyTooLarge(): ApiError {
   return new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
 }
 
 /** Where a body's bytes come from: a request stream, or the bytes already at hand. */
-export type BodySource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+type BodySource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 export class RequestBody {
   #text: Promise<string> | undefined;

@@ -14,7 +14,7 @@ import type { RateLimiter } from './ratelimit.js';
 import type { ApiRecord, OpenedFeed, Principal, Store } from './store.js';
 
 /** What the API core gives the feed routes: its store and limiter, and its checks of a token and a body. */
-export interface FeedDeps {
+interface FeedDeps {
   readonly store: Store;
   /** The token's principal, rate-limited, with `scopes` (401, 429, 403 otherwise). */
   authorize(scopes: readonly string[]): Promise<Principal>;
@@ -25,10 +25,10 @@ export interface FeedDeps {
 }
 
 /** An answer for the core to send: status and JSON body, or a 405 with its Allow header. */
-export type FeedAnswer = { readonly status: number; readonly body?: unknown; readonly allow?: string };
+type FeedAnswer = { readonly status: number; readonly body?: unknown; readonly allow?: string };
 
 /** How often a subscribed app is asked to fetch the feed again (REFRESH-INTERVAL). */
-export const FEED_REFRESH_SECONDS = 15 * 60;
+const FEED_REFRESH_SECONDS = 15 * 60;
 /** How many records a feed reads at a time. */
 const FEED_PAGE = 1000;
 /** The secret in a feed's path (anything else is the same 404 as a wrong secret). */

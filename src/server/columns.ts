@@ -8,7 +8,7 @@ import { FILTER_KINDS, fieldKind, foldText } from '../core/kinds.js';
 import { linksOf } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
 
-export interface DescribedColumn {
+interface DescribedColumn {
   readonly name: string;
   readonly type: 'TEXT' | 'INTEGER';
   readonly notNull: boolean;

@@ -15,7 +15,7 @@ export const MAX_CONNECTIONS_PER_ADDRESS = 64;
  * place: long enough for a client's next request on a keep-alive connection, far shorter than a
  * slow client's headers may take.
  */
-export const EVICT_IDLE_MS = 1_000;
+const EVICT_IDLE_MS = 1_000;
 /**
  * Requests of one connection in hand at once: sent pipelined, their answers not yet handed to the
  * socket. Node parses all that one read brings (64 KiB at most), and reads no more while over 16
@@ -26,11 +26,11 @@ export const EVICT_IDLE_MS = 1_000;
  */
 export const MAX_PIPELINED = 8;
 /** A lingering close reads and throws away what the client still sends for at most this long... */
-export const LINGER_MS = 10_000;
+const LINGER_MS = 10_000;
 /** ...and stops sooner when the client has sent nothing for this long. */
-export const LINGER_IDLE_MS = 2_000;
+const LINGER_IDLE_MS = 2_000;
 
-export interface ConnectionLimits {
+interface ConnectionLimits {
   readonly max: number;
   readonly perAddress: number;
 }

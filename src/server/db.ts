@@ -28,7 +28,7 @@ function nativeBinding(): string {
 
 export type DB = Database.Database;
 
-export const BUSY_TIMEOUT_MS = 10_000;
+const BUSY_TIMEOUT_MS = 10_000;
 
 export function openDatabase(file: string): DB {
   if (file !== ':memory:') {
@@ -121,7 +121,7 @@ export function withFunctions(db: DB): DB {
   return db;
 }
 
-export function migrate(db: DB): void {
+function migrate(db: DB): void {
   const apply = db.transaction(() => {
     const all = migrations();
     const current = db.pragma('user_version', { simple: true }) as number;

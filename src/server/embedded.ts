@@ -12,7 +12,7 @@ import { mark } from '../core/timing.js';
 import { ALL_SCOPES } from '../resources/index.js';
 
 /** The origin requests to the embedded default are addressed to (never looked up, never dialled). */
-export const EMBEDDED_ORIGIN = 'http://localhost';
+const EMBEDDED_ORIGIN = 'http://localhost';
 
 interface RequestOptions {
   readonly origin?: string | URL;
@@ -27,7 +27,7 @@ interface RequestOptions {
  * An answer's body as the client reads it: its chunks, and destroy() to stop early. Not a stream
  * (node:stream's async iteration costs a CLI run more to load than the answer takes to read).
  */
-export interface InProcessBody extends AsyncIterable<Buffer> {
+interface InProcessBody extends AsyncIterable<Buffer> {
   destroy(): void;
 }
 

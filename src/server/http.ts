@@ -8,10 +8,10 @@ import { type Connection, limitConnections, MAX_CONNECTIONS, MAX_CONNECTIONS_PER
 import { maskSecrets, type Observer, REQUEST_ID_HEADER, requestIdOf } from './observe.js';
 
 /** How long a client may take over a request: its headers, and the whole of it, body included. */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** How long an idle keep-alive connection is kept open for the client's next request. */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 export interface HttpOptions {
   // What a client may hold of the server (the defaults above, and connections.ts').
@@ -168,7 +168,7 @@ async function handle(
 type Told = readonly [string | undefined, number | undefined, number, Error?];
 
 /** The status a request is logged with when its client went away before its answer was sent. */
-export const CLIENT_GONE = 499;
+const CLIENT_GONE = 499;
 
 /** `GET /health` while the server stops: a load balancer sends no more. */
 const STOPPING = (requestId: string) => ({

@@ -24,8 +24,6 @@ export { bootstrap, openStore, readLocalToken } from './datafile.js';
 export type { SqliteStore, SqliteTuning } from './sqlite/index.js';
 export type { PostgresStore } from './postgres/index.js';
 export type { Store } from './store.js';
-export { DEFAULT_QUERY_BUDGET_MS } from './budget.js';
-export type { LogFormat, LogLevel, LogOptions } from './access-log.js';
 
 interface CommonOptions<S extends Store> extends HttpOptions {
   readonly host?: string;

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { FEED_PATH } from '../core/endpoints.js';
 import { hideFeedSecrets } from '../core/redact.js';
-import { decodeSegment } from './api.js';
+import { decodeSegment } from './routes.js';
 
 /** One request as it was answered. */
 export interface RequestRecord {
@@ -39,7 +39,7 @@ export interface Observer {
 /** The header a request id travels in, both ways. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 /** The longest request id a client may send that is kept. */
-export const MAX_REQUEST_ID_LENGTH = 128;
+const MAX_REQUEST_ID_LENGTH = 128;
 
 /**
  * The request's id: the client's `X-Request-Id` when it is sane (printable ASCII without spaces,

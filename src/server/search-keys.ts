@@ -22,13 +22,6 @@ function hex(ch: string): string {
   return h;
 }
 
-/** The key of one account's trigram (three characters). */
-export function searchKey(accountId: number | bigint, trigram: string): string {
-  let out = `${accountId}x`;
-  for (const ch of trigram) out += hex(ch);
-  return out;
-}
-
 /**
  * The keys of every trigram of `text` (folded already), in order; none below three characters.
  * `distinct`: each key once, in the order first met.

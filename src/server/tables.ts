@@ -118,7 +118,7 @@ END`,
  * record_counts.writes (migration 5 on, SQLite): what a keyset page's hint checks, so that it
  * holds until the account itself writes, whatever other accounts do (sqlite/records.ts).
  */
-export function writeTriggers(t: string): string[] {
+function writeTriggers(t: string): string[] {
   const bump = (row: string) =>
     `UPDATE record_counts SET writes = writes + 1 WHERE account_id = ${row}.account_id AND tbl = '${t}';`;
   return [

@@ -7,15 +7,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { pmBin, type RunOptions, runPm, tempHome } from '../helpers/cli.js';
+import { pmBin, runPm, tempHome, pmAgainstServer } from '../helpers/cli.js';
 import { startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let acct: Account;
 let dir: string;
-const pm = (args: string[], opts: RunOptions = {}) =>
-  runPm(args, { ...opts, env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token, ...opts.env } });
+const pm = pmAgainstServer(() => ({ url: server.url, token: acct.token }));
 const file = (name: string, text: string) => {
   const p = join(dir, name);
   writeFileSync(p, text);

@@ -4,14 +4,14 @@
  * against the real server, whose feed URL is then read as a calendar app reads it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunOptions, runPm } from '../helpers/cli.js';
+import { type RunOptions, runPm, pmAgainstServer } from '../helpers/cli.js';
 import { eventsOf } from '../helpers/ical.js';
 import { type Account, Clock, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let acct: Account;
-const pm = (args: string[], opts: RunOptions = {}, account = acct) =>
-  runPm(args, { ...opts, env: { PM_BASE_URL: server.url, PM_TOKEN: account.token, NO_COLOR: '1', ...opts.env } });
+const run = pmAgainstServer(() => ({ url: server.url, token: acct.token }), { env: { NO_COLOR: '1' } });
+const pm = (args: string[], opts: RunOptions = {}, account = acct) => run(args, opts, account.token);
 
 /** Long, and far from ASCII: every line it takes must still be at most 75 octets. */
 const LONG = `Überprüfung der Gasanlage — 燃气安全检查 — проверка газа — 🔥🏠 ${'ÅÄÖ, ; \\ 日本語 '.repeat(12)}`;

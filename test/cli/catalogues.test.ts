@@ -5,15 +5,14 @@
  * and how a table, `get` and `--json` show them.
  */
 import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunOptions, type RunResult, runPm } from '../helpers/cli.js';
+import { type RunResult, pmAgainstServer } from '../helpers/cli.js';
 import { startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let acct: Account;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
-const pm = (args: string[], opts: RunOptions = {}) =>
-  runPm(args, { now: NOW, ...opts, env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token, ...opts.env } });
+const pm = pmAgainstServer(() => ({ url: server.url, token: acct.token }), { now: NOW });
 const term = (args: string[]) => pm(args, { tty: true, env: { NO_COLOR: '1' } });
 const scrub = (s: string) =>
   s

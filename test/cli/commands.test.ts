@@ -3,12 +3,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
-import { type RunOptions, runPm } from '../helpers/cli.js';
+import { type RunOptions, pmAgainstServer } from '../helpers/cli.js';
 
 let server: TestServer;
 let acct: Account;
-const pm = (args: string[], opts: RunOptions = {}) =>
-  runPm(args, { ...opts, env: { PM_BASE_URL: server.url, PM_TOKEN: acct.token, ...opts.env } });
+const pm = pmAgainstServer(() => ({ url: server.url, token: acct.token }));
 const json = async (args: string[], opts: RunOptions = {}) => {
   const r = await pm([...args, '--json'], opts);
   expect(r.stderr).toBe('');

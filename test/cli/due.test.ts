@@ -3,7 +3,7 @@
  * local date and the UTC date differ; on a terminal and piped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunOptions, runPm } from '../helpers/cli.js';
+import { type RunOptions, pmAgainstServer } from '../helpers/cli.js';
 import { type Account, Clock, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -11,13 +11,13 @@ let acct: Account;
 /** Saturday 21 November 2026, 10:00 in New York (EST, UTC-5). */
 const NOW = Date.parse('2026-11-21T15:00:00Z');
 const ZONE = 'America/New_York';
+const run = pmAgainstServer(() => ({ url: server.url, token: acct.token }), {
+  now: NOW,
+  timeZone: ZONE,
+  env: { NO_COLOR: '1' },
+});
 const pm = (args: string[], opts: RunOptions = {}, account = acct) =>
-  runPm(['reminders', 'due', ...args], {
-    now: NOW,
-    timeZone: ZONE,
-    ...opts,
-    env: { PM_BASE_URL: server.url, PM_TOKEN: account.token, NO_COLOR: '1', ...opts.env },
-  });
+  run(['reminders', 'due', ...args], opts, account.token);
 const scrub = (s: string) => s.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>');
 
 const uuids = new Map<string, string>();

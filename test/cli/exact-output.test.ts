@@ -3,14 +3,16 @@
  * on a fixed clock. uuids are random, so they are replaced by <uuid> before comparing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunOptions, runPm } from '../helpers/cli.js';
+import { pmAgainstServer } from '../helpers/cli.js';
 import { Clock, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let env: Record<string, string>;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
-const pm = (args: string[], opts: RunOptions = {}) =>
-  runPm(args, { now: NOW, timeZone: 'Europe/London', ...opts, env: { ...env, ...opts.env } });
+const pm = pmAgainstServer(() => ({ url: env.PM_BASE_URL as string, token: env.PM_TOKEN as string }), {
+  now: NOW,
+  timeZone: 'Europe/London',
+});
 const term = (args: string[]) => pm(args, { tty: true, env: { NO_COLOR: '1' } });
 const scrub = (s: string) =>
   s

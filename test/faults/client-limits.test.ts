@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/client/http.js';
-import { BIN, runPm, spawnCollect, tempHome } from '../helpers/cli.js';
+import { MAX_JSON_DEPTH } from '../../src/client/outcome.js';
+import { BIN, spawnCollect, tempHome, pmAgainstServer } from '../helpers/cli.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -37,7 +37,7 @@ const json = (res: ServerResponse, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 const pm = (url: string, args: string[]) =>
-  runPm(args, { env: { PM_BASE_URL: url, PM_TOKEN: 'pm_test_token_xxxxxxxx', PM_RETRY_BASE_MS: '1' } });
+  pmAgainstServer(() => ({ url, token: 'pm_test_token_xxxxxxxx' }), { env: { PM_RETRY_BASE_MS: '1' } })(args);
 
 describe('pm api --paginate', () => {
   it('stops at a links.next already read, with a clear error, instead of reading it 10,000 times', async () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readErrorBody } from '../../src/client/error-body.js';
-import { type RunOptions, runPm } from '../helpers/cli.js';
+import { pmAgainstServer } from '../helpers/cli.js';
 import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -13,8 +13,7 @@ let server: TestServer;
 let foreign: FaultyServer;
 let acct: Account;
 
-const pm = (args: string[], opts: RunOptions = {}) =>
-  runPm(args, { ...opts, env: { PM_BASE_URL: foreign.url, PM_TOKEN: acct.token, PM_RETRY_BASE_MS: '10' } });
+const pm = pmAgainstServer(() => ({ url: foreign.url, token: acct.token }), { env: { PM_RETRY_BASE_MS: '10' } });
 
 beforeAll(async () => {
   server = await startTestServer();

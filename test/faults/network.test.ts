@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli/run.js';
-import { Buffer_, type RunOptions, runPm, tempHome } from '../helpers/cli.js';
+import { Buffer_, tempHome, pmAgainstServer } from '../helpers/cli.js';
 import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -14,11 +14,7 @@ let server: TestServer;
 let faulty: FaultyServer;
 let acct: Account;
 
-const pm = (args: string[], opts: RunOptions = {}) =>
-  runPm(args, {
-    ...opts,
-    env: { PM_BASE_URL: faulty.url, PM_TOKEN: acct.token, PM_RETRY_BASE_MS: '10', ...opts.env },
-  });
+const pm = pmAgainstServer(() => ({ url: faulty.url, token: acct.token }), { env: { PM_RETRY_BASE_MS: '10' } });
 
 /** Reminders with this title on the real server. */
 async function onServer(title: string): Promise<Record<string, unknown>[]> {

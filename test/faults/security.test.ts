@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pmBin, runPm, tempHome } from '../helpers/cli.js';
+import { pmBin, runPm, tempHome, pmAgainstServer } from '../helpers/cli.js';
 import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -26,8 +26,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const pm = (args: string[]) =>
-  runPm(args, { env: { PM_BASE_URL: front.url, PM_TOKEN: acct.token, PM_RETRY_BASE_MS: '10' } });
+const pm = pmAgainstServer(() => ({ url: front.url, token: acct.token }), { env: { PM_RETRY_BASE_MS: '10' } });
 
 describe('a redirect answering a request', () => {
   it('is an error naming the status and the Location, never followed, for a write', async () => {

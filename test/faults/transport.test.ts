@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../src/client/transport.js';
-import { type RunOptions, runPm } from '../helpers/cli.js';
+import { runPm, pmAgainstServer } from '../helpers/cli.js';
 import {
   type FaultyServer,
   startFaultyServer,
@@ -20,11 +20,7 @@ let tls: FaultyServer;
 let proxy: TestProxy;
 let acct: Account;
 
-const pm = (args: string[], opts: RunOptions = {}) =>
-  runPm(args, {
-    ...opts,
-    env: { PM_BASE_URL: tls.url, PM_TOKEN: acct.token, PM_RETRY_BASE_MS: '10', ...opts.env },
-  });
+const pm = pmAgainstServer(() => ({ url: tls.url, token: acct.token }), { env: { PM_RETRY_BASE_MS: '10' } });
 
 async function titles(title: string): Promise<number> {
   const res = await acct.api('GET', `/reminders?title=${encodeURIComponent(title)}`);

@@ -66,10 +66,32 @@ export async function runPm(args: readonly string[], opts: RunOptions = {}): Pro
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
+/** Where `pm` is pointed: a server's base URL, and an account's token on it. */
+interface Target {
+  readonly url: string;
+  readonly token: string;
+}
+
+/**
+ * `pm` run in-process against a server as an account: `runPm` with PM_BASE_URL and PM_TOKEN of
+ * `target()`, read at each run (so a server a `beforeAll` starts is found), `base` under each
+ * run's options and each run's env over base's. A run may name another account's token.
+ */
+export function pmAgainstServer(target: () => Target, base: RunOptions = {}) {
+  return (args: readonly string[], opts: RunOptions = {}, token?: string): Promise<RunResult> => {
+    const { url, token: own } = target();
+    return runPm(args, {
+      ...base,
+      ...opts,
+      env: { PM_BASE_URL: url, PM_TOKEN: token ?? own, ...base.env, ...opts.env },
+    });
+  };
+}
+
 /** The built CLI, as a user runs it. */
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'pm');
 
-export interface SpawnResult {
+interface SpawnResult {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;

@@ -88,7 +88,7 @@ export interface FaultyServer {
   close(): Promise<void>;
 }
 
-export interface FaultyOptions {
+interface FaultyOptions {
   /** The real server behind; without one, unscripted requests get 404. */
   readonly upstream?: string;
   readonly tls?: boolean;

@@ -4,7 +4,7 @@
  */
 import ical from 'node-ical';
 
-export interface ParsedEvent {
+interface ParsedEvent {
   readonly uid: string;
   readonly summary: string;
   readonly description: string | undefined;

@@ -34,7 +34,7 @@ function validator(pointer: string): ValidateFunction {
   return v;
 }
 
-export interface Answer {
+interface Answer {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;

@@ -96,7 +96,7 @@ export function makeApi(url: string, defaultToken: string | null): Api {
 }
 
 /** The origin of a server called in-process (never dialled). */
-export const IN_PROCESS_ORIGIN = 'http://pm.test';
+const IN_PROCESS_ORIGIN = 'http://pm.test';
 
 /**
  * The API core called in-process with what `makeApi` would send: the URL as fetch makes it
@@ -104,7 +104,7 @@ export const IN_PROCESS_ORIGIN = 'http://pm.test';
  * name, a string body without a Content-Type labelled text/plain as fetch labels it; and its
  * answer read as fetch reads one.
  */
-export function makeInProcessApi(core: CoreApi, origin: string, defaultToken: string | null): Api {
+function makeInProcessApi(core: CoreApi, origin: string, defaultToken: string | null): Api {
   return async (method, path, body, opts = {}) => {
     const headers = new Map<string, string>();
     const token = opts.token === undefined ? defaultToken : opts.token;
@@ -183,7 +183,7 @@ export const TEST_STORE: StoreKind = process.env.PM_TEST_STORE === 'postgres' ? 
 /** Whether the suite runs on PostgreSQL: tests of SQLite's own behaviour skip then (`it.skipIf(ON_POSTGRES)`). */
 export const ON_POSTGRES = TEST_STORE === 'postgres';
 
-export interface TestServerOptions {
+interface TestServerOptions {
   /** The store (default TEST_STORE). */
   readonly store?: StoreKind;
   readonly clock?: Clock;

@@ -1,5 +1,5 @@
 /**
- * Statuses, contact types and competencies (contract.md, "Resources beyond the reference"): their
+ * Statuses, contact types and competencies (docs/api.md, "Statuses, contact types and competencies"): their
  * own CRUD, and how properties and contacts carry them: inputs by uuid or label, embeds, filters
  * by the whole label, deletes that take them off their records, the 422s, and the scopes an
  * embed, a filter or a label needs. Run on both stores.

@@ -12,7 +12,7 @@ import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, oneKind } from '../errors.js';
 import { type Format, formatFailed, type InputRecord } from './input.js';
 
-export type Status = 'created' | 'updated' | 'deleted' | 'unchanged' | 'skipped' | 'failed' | 'unsent';
+type Status = 'created' | 'updated' | 'deleted' | 'unchanged' | 'skipped' | 'failed' | 'unsent';
 
 export interface Result {
   readonly line: number;
@@ -23,7 +23,7 @@ export interface Result {
 
 export type Outcome = Pick<Result, 'status' | 'uuid'>;
 
-export interface BulkOptions {
+interface BulkOptions {
   readonly resource: ResourceDef;
   readonly records: readonly InputRecord[];
   readonly format: Format;

@@ -23,7 +23,7 @@ type Page = {
 };
 
 /** The most pages --paginate reads. */
-export const MAX_PAGES = 10_000;
+const MAX_PAGES = 10_000;
 
 /** The page number a list answer says it is, else the one its URL asked for. */
 function pageNumber(page: Page, url: URL): number | undefined {

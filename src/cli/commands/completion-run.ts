@@ -25,7 +25,7 @@ import { flagWord, isUuid, kebab, knownBy, type Named, setChangeFlags } from '..
 import type { Deps } from '../context.js';
 import { type Candidate, fieldKind, filterKind } from '../../core/kinds.js';
 import {
-  CUSTOM_FIELDS,
+  customFields,
   embedNames,
   fieldOf,
   filterFields,
@@ -400,7 +400,7 @@ const isShellWord = (v: unknown): v is string => typeof v === 'string' && v.trim
 async function customFieldNames(entity: number, ctx: Context): Promise<Candidate[]> {
   return cached(`custom-field-names:${entity}`, ctx, async (s) => {
     const q = new URLSearchParams({ per_page: String(MAX_PER_PAGE), entity_type: String(entity) });
-    return (await s.client.list(CUSTOM_FIELDS, q)).records
+    return (await s.client.list(customFields, q)).records
       .filter((rec) => typeof rec.name === 'string')
       .map((rec) => ({ value: `${rec.name as string}=`, description: String(rec.label ?? '') }));
   });

@@ -33,7 +33,7 @@ const RUNS = {
   list: async (o: FeedListOptions) => (await run()).feedListRun(o),
   revoke: async (o: FeedRevokeOptions) => (await run()).feedRevokeRun(o),
 };
-export type FeedRuns = typeof RUNS;
+type FeedRuns = typeof RUNS;
 
 export function newCmdFeed(f: Factory, r: ResourceDef, runs: FeedRuns = RUNS): Command {
   const feed = new Command('feed')

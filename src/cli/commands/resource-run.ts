@@ -2,7 +2,7 @@
 import type { ResourceDef } from '../../resources/types.js';
 import {
   CUSTOM_FIELD_KEYS,
-  CUSTOM_FIELDS,
+  customFields,
   CUSTOM_VALUES_KEY,
   childrenOf,
   embedsOf,
@@ -73,7 +73,7 @@ async function customColumns(s: Session, r: ResourceDef, spec: OutputSpec, embed
   const entity = { [CUSTOM_FIELD_KEYS.entity]: [String(r.customValues.entity)] };
   const names: string[] = [];
   try {
-    for await (const cf of everyRecord(s, CUSTOM_FIELDS, encodeListQuery(CUSTOM_FIELDS, { fields: entity })))
+    for await (const cf of everyRecord(s, customFields, encodeListQuery(customFields, { fields: entity })))
       names.push(String(cf[CUSTOM_FIELD_KEYS.name]));
   } catch {
     return;

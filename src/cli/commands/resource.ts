@@ -125,7 +125,7 @@ const RUNS = {
   apply: async (o: ApplyOptions) => (await import('../bulk/apply.js')).applyRun(o),
 };
 
-export type Runs = typeof RUNS;
+type Runs = typeof RUNS;
 
 /** "List, show, create, update and delete properties", from the verbs the resource has. */
 function verbsSummary(r: ResourceDef): string {
@@ -228,7 +228,7 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Runs['list'] = RUNS.
   });
 }
 
-export function newCmdGet(f: Factory, r: ResourceDef, run: Runs['get'] = RUNS.get): Command {
+function newCmdGet(f: Factory, r: ResourceDef, run: Runs['get'] = RUNS.get): Command {
   const cmd = commandOf('get <uuid>').description(`Show one ${r.singular}`);
   addEmbedFlag(cmd, r);
   addOutputFlags(cmd);
@@ -329,7 +329,7 @@ export function newCmdDelete(f: Factory, r: ResourceDef, runs: Pick<Runs, 'delet
 const pruneExample = (r: ResourceDef) =>
   (filterFields(r).find((x) => x.filter === 'fuzzy') ?? filterFields(r)[0])?.name ?? 'uuid';
 
-export function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUNS.apply): Command {
+function newCmdApply(f: Factory, r: ResourceDef, run: Runs['apply'] = RUNS.apply): Command {
   const cmd = commandOf('apply')
     .description(`Make the ${r.plural} match a file: create the missing, update the changed, leave the rest`)
     .requiredOption('--from-file <file>', 'the records as they should be: NDJSON, a JSON array or CSV (- for stdin)')

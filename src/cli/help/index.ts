@@ -11,7 +11,7 @@ import { CliError, EXIT } from '../errors.js';
 import { similar } from '../suggest.js';
 import { commas, wrap } from './text.js';
 
-export interface Topic {
+interface Topic {
   readonly name: string;
   /** Other words that find it: `pm help date`, `pm help json`. */
   readonly aliases: readonly string[];
@@ -53,7 +53,7 @@ export const TOPICS: readonly Topic[] = [
   },
 ];
 
-export function findTopic(word: string): Topic | undefined {
+function findTopic(word: string): Topic | undefined {
   const w = word.toLowerCase();
   return TOPICS.find((t) => t.name === w || t.aliases.includes(w));
 }

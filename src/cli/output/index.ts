@@ -33,10 +33,10 @@ import { type Column, startTable, type TableWriter, width } from './table.js';
 
 type Rec = Record<string, unknown>;
 
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
+const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
 /** An iCalendar calendar (src/core/ics.ts): a format of the resources whose records have a due date (an agenda). */
-export const CALENDAR_FORMAT = 'ics';
+const CALENDAR_FORMAT = 'ics';
 
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | typeof CALENDAR_FORMAT;
 
@@ -92,7 +92,7 @@ export interface PageInfo {
   interrupted?: boolean;
 }
 
-export interface ListPrinter {
+interface ListPrinter {
   /** Called once per page as pages arrive; writes the records out at once unless it must buffer. */
   add(records: Rec[]): void;
   /**

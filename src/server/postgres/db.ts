@@ -22,7 +22,7 @@ export interface Pg {
 }
 
 /** A transaction's COMMIT sent and never answered: whether it was written is not known. */
-export class CommitUnknown extends Error {
+class CommitUnknown extends Error {
   constructor(override readonly cause: unknown) {
     super(`the database was lost during COMMIT: ${(cause as Error)?.message ?? String(cause)}`);
     this.name = 'CommitUnknown';
@@ -33,13 +33,13 @@ export class CommitUnknown extends Error {
 export const DEFAULT_POOL_SIZE = 10;
 
 /** How long a client is told to wait when the database cannot be reached. */
-export const RETRY_AFTER_S = 5;
+const RETRY_AFTER_S = 5;
 
 /** The key of the advisory lock migrations run under (any constant of pm's own). */
 const MIGRATION_LOCK = 7_340_130_013;
 
 /** `?` placeholders as PostgreSQL's `$1, $2...` (pm's SQL has no `?` in literals). */
-export function numbered(sql: string): string {
+function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }
@@ -56,7 +56,7 @@ const nameOf = (text: string, generation: number) =>
  * instance migrated the schema (a column it selects changed type). The statement prepared again
  * under a new name answers; nothing was done by the one refused.
  */
-export function isStalePlan(e: unknown): boolean {
+function isStalePlan(e: unknown): boolean {
   return (
     (e as { code?: unknown }).code === '0A000' &&
     /cached plan must not change result type/.test(String((e as Error).message))
@@ -77,7 +77,7 @@ const LOST_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|connect ECONNREFUSED|Connection ended/i;
 
 /** Whether an error means the database cannot be reached now (rather than a fault of the request). */
-export function isUnavailable(e: unknown): boolean {
+function isUnavailable(e: unknown): boolean {
   const err = e as { code?: unknown; message?: unknown };
   const code = typeof err?.code === 'string' ? err.code : '';
   if (LOST_CODES.has(code)) return true;
@@ -93,7 +93,7 @@ const notSent = (e: unknown) =>
   /timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(String((e as Error)?.message));
 
 /** PostgreSQL's query_canceled: statement_timeout, or pg_cancel_backend (a list's budget spent). */
-export const isCancelled = (e: unknown): boolean => (e as { code?: unknown }).code === '57014';
+const isCancelled = (e: unknown): boolean => (e as { code?: unknown }).code === '57014';
 
 /**
  * What an operation did to the database, for what its failure may say: `read` writes nothing;
@@ -172,7 +172,7 @@ export interface PgOptions {
  * `verify-ca` checks it against a CA, `verify-full` the host name too. node-postgres reads all of
  * them as `verify-full` unless told `uselibpqcompat=true`; a URL that says so itself is kept.
  */
-export function libpqUrl(url: string): string {
+function libpqUrl(url: string): string {
   try {
     const u = new URL(url);
     if (!u.searchParams.has('sslmode') || u.searchParams.has('uselibpqcompat')) return url;

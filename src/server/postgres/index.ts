@@ -55,7 +55,7 @@ function guard<A extends unknown[], T>(
  * record by uuid, a write and /health (and the cancel of a list) always find one however many
  * long lists there are; and one account's lists all but one of those (FairQueue).
  */
-export const listSlots = (poolSize: number): number => Math.max(1, poolSize - 2);
+const listSlots = (poolSize: number): number => Math.max(1, poolSize - 2);
 
 /** Connects to the database at `opts.url`, migrates it (under an advisory lock), and opens its store. */
 export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore> {

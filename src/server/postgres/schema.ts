@@ -10,7 +10,7 @@
 import { HISTORY, accountLedAt } from '../history.js';
 import { migrationSql, pgCountTriggers } from '../tables.js';
 
-export type PgMigration = readonly string[];
+type PgMigration = readonly string[];
 
 const initial: PgMigration = [
   `CREATE TABLE accounts (

@@ -5,13 +5,13 @@
  */
 import { type ErrorBag, ValidationError } from '../../core/errors.js';
 import { NAME_RE, nameFromLabel, type ValidBody } from '../../core/validate.js';
-import { CUSTOM_FIELD_KEYS, CUSTOM_FIELDS, CUSTOM_VALUES_KEY } from '../../resources/index.js';
+import { CUSTOM_FIELD_KEYS, customFields, CUSTOM_VALUES_KEY } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { fold } from '../columns.js';
 import type { ApiRecord } from '../store.js';
 import { type Dialect, get, type Row, rows, run, type Steps } from './steps.js';
 
-const FIELDS = CUSTOM_FIELDS.table;
+const FIELDS = customFields.table;
 
 /** PostgreSQL's text holds no NUL, and no text SQLite keeps has one: a value with one names nothing. */
 export const hasNul = (v: unknown) => typeof v === 'string' && v.includes('\u0000');
@@ -79,7 +79,7 @@ export function* embedCustomValues(d: Dialect, r: ResourceDef, owners: Row[], re
 }
 
 /**
- * The escape hatch of CUSTOM_FIELDS, before a write of one (its clash with another's name is the
+ * The escape hatch of customFields, before a write of one (its clash with another's name is the
  * unique key's, checked after): a given name must be an identifier; on create, a missing one is
  * generated from the label, free in the account and entity type (`favourite_colour`, then
  * `favourite_colour_2`); on update, a missing one keeps the stored name. The entity type cannot

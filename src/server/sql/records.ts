@@ -4,7 +4,7 @@
  */
 import { ApiError, ErrorBag, ValidationError } from '../../core/errors.js';
 import type { ValidBody } from '../../core/validate.js';
-import { CUSTOM_FIELDS, ENTITY_TYPES, embedsOf, fieldOf, ownerOfEntity } from '../../resources/index.js';
+import { customFields, ENTITY_TYPES, embedsOf, fieldOf, ownerOfEntity } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { ApiRecord, ParentRef } from '../store.js';
 import { beforeCustomFieldWrite, embedCustomValues, hasNul, setCustomValues } from './custom-values.js';
@@ -25,7 +25,7 @@ export function* getRecord(
   return rec;
 }
 
-export function notFound(r: ResourceDef, uuid: string): ApiError {
+function notFound(r: ResourceDef, uuid: string): ApiError {
   return new ApiError(404, `No ${r.singular} with uuid "${uuid}".`);
 }
 
@@ -72,7 +72,7 @@ export function* createRecord(
     if (rel) cols[rel.column] = p._id;
   }
   bag.throwIfAny();
-  if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols);
+  if (r === customFields) yield* beforeCustomFieldWrite(d, accountId, cols);
   const t = d.now();
   const uuid = d.uuid?.() ?? process.getBuiltinModule('node:crypto').randomUUID();
   withFolds(r, cols);
@@ -108,7 +108,7 @@ export function* updateRecord(
       throw new ValidationError({
         [f.allDayFlag]: [`The ${f.allDayFlag} field cannot be false when ${f.name} is a date without a time.`],
       });
-  if (r === CUSTOM_FIELDS) yield* beforeCustomFieldWrite(d, accountId, cols, row);
+  if (r === customFields) yield* beforeCustomFieldWrite(d, accountId, cols, row);
   yield* keepLinkedCodes(r, cols, row);
   withFolds(r, cols);
   d.withSearchKeys?.(accountId, cols);

@@ -17,7 +17,7 @@ export const hashSecret = (secret: string) => crypto().createHash('sha256').upda
  * What a full-scope token stores for its scopes: a rule, not a list, so that it also has the
  * scopes of resources added after it was made (migration 4 made every full token of before so).
  */
-export const EVERY_SCOPE = '*';
+const EVERY_SCOPE = '*';
 
 /** The scopes a token's stored text gives it. */
 function scopesOf(stored: string): string[] {

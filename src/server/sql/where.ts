@@ -5,7 +5,7 @@
  */
 import type { Condition } from '../../core/query.js';
 import { lastUuidFrom, uuidFrom } from '../../core/kinds.js';
-import { CUSTOM_FIELD_KEYS, CUSTOM_FIELDS } from '../../resources/index.js';
+import { CUSTOM_FIELD_KEYS, customFields } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { fold, foldColumnOf } from '../columns.js';
 import type { Dialect } from './steps.js';
@@ -83,7 +83,7 @@ export function whereSql(
         }
         if (c.value !== undefined) parts.push(d.contains('cv.value_fold', fold(c.value), params));
         out.push(
-          `${alias}.id IN (SELECT cv.${r.customValues?.column} FROM custom_values cv JOIN ${CUSTOM_FIELDS.table} cf ON cf.id = cv.field_id WHERE ${parts.join(' AND ')})`,
+          `${alias}.id IN (SELECT cv.${r.customValues?.column} FROM custom_values cv JOIN ${customFields.table} cf ON cf.id = cv.field_id WHERE ${parts.join(' AND ')})`,
         );
         break;
       }

@@ -17,7 +17,7 @@ import type { StatementCache } from './statements.js';
  * so nothing can stop it half-way: a longer value's phrase is its first trigrams alone, and the
  * whole value is tested on the candidates' rows, where pm_budget() is asked.
  */
-export const PHRASE_TRIGRAMS = 3;
+const PHRASE_TRIGRAMS = 3;
 
 /**
  * The longest text (characters) whose trigram positions a phrase reads: a field that may be longer
@@ -97,7 +97,7 @@ export function trigramKeys(accountId: number): [number, number] {
  * or more are looked up in the trigram index.
  */
 /** A version 4 uuid from 16 random bytes (RFC 9562: the version and variant bits set). */
-export function uuidV4(bytes: Uint8Array): string {
+function uuidV4(bytes: Uint8Array): string {
   const b = Buffer.from(bytes);
   b[6] = ((b[6] as number) & 0x0f) | 0x40;
   b[8] = ((b[8] as number) & 0x3f) | 0x80;

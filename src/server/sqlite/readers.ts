@@ -225,14 +225,14 @@ function jsonPage(ok: { total: number; json: string; count: number }): RecordPag
  * reader thread: below it, such a list is quick on the event loop (its filters are looked up in
  * indexes), and the hop to a thread would cost more than it saves.
  */
-export const THREADED_FROM = 20_000;
+const THREADED_FROM = 20_000;
 
 /**
  * Whether a list may read many rows whatever the table's size: a text filter (its cost depends on
  * the value and on what the rows hold), a relational filter or a custom field's (a subquery over
  * another table), at any depth.
  */
-export function searches(conditions: readonly Condition[]): boolean {
+function searches(conditions: readonly Condition[]): boolean {
   return conditions.some((c) => c.kind === 'fuzzy' || c.kind === 'custom' || c.kind === 'relation');
 }
 

@@ -3,7 +3,7 @@
  * trigram indexes and keyset pages that keep a list's cost to its matches. The other record
  * operations are ../sql/records.ts's, shared with PostgreSQL.
  */
-import type { ListQuery } from '../../core/query.js';
+import type { Condition, ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { ORDER_BLOCK } from '../schema.js';
 import { embed } from '../sql/records.js';
@@ -39,6 +39,60 @@ export function keptCount(sql: Sql, accountId: number, table: string): number {
   return (row as { n: number } | undefined)?.n ?? 0;
 }
 
+/**
+ * Whether a list may be driven by the trigram index (when one of its fuzzy filters is in it):
+ * not when a fuzzy filter stands beside another filter on fewer records than `scanBelow` (the
+ * rows the other filter leaves, tested, cost less there). `kept` (the account's records in the
+ * table) is read only when that matters.
+ */
+export function mayUseIndex(
+  conditions: readonly Pick<Condition, 'kind'>[],
+  kept: () => number,
+  scanBelow: number,
+): boolean {
+  const fuzzy = conditions.some((c) => c.kind === 'fuzzy');
+  const other = conditions.some((c) => c.kind !== 'fuzzy');
+  return !(fuzzy && other && kept() < scanBelow);
+}
+
+/**
+ * How a page's rows are read, in the order to try them (only `block` may find nothing):
+ * - `none`: the page is past the end.
+ * - `matches`: the index's matches, sorted: when they are so sparse in the order index that
+ *   walking it to the page would test more than WALK_PER_MATCH rows per match.
+ * - `block`: an unfiltered deep page, from the order block it falls in (schema.ts).
+ * - `after`: from where the page before ended, when it was this list's and nothing was written since.
+ * - `ids`: the page's ids first, walking the order index alone, then their rows.
+ */
+type PageWay = 'none' | 'matches' | 'block' | 'after' | 'ids';
+
+export interface PageShape {
+  /** The rows before the page, the page's size, and the list's total. */
+  readonly offset: number;
+  readonly perPage: number;
+  readonly total: number;
+  /** The account's records in the table (read only for a list the index drives). */
+  readonly kept: () => number;
+  /** The trigram index drives the list. */
+  readonly indexed: boolean;
+  readonly unfiltered: boolean;
+  /** The page before this one was this list's, and nothing of the account's was written since. */
+  readonly fresh: boolean;
+}
+
+export function pageWays(s: PageShape): readonly PageWay[] {
+  if (s.offset >= s.total) return ['none'];
+  if (s.indexed && ((s.offset + s.perPage) * s.kept()) / Math.max(s.total, 1) > WALK_PER_MATCH * s.total)
+    return ['matches'];
+  const next: PageWay = s.fresh ? 'after' : 'ids';
+  return s.unfiltered && s.offset >= 2 * ORDER_BLOCK ? ['block', next] : [next];
+}
+
+/**
+ * A page of a list and its total, by one of three plans: driven by the trigram index (the
+ * total from the index's matches), unfiltered (the total kept by triggers, a deep page from its
+ * order block), or filtered (a count of the filtered rows). `mayUseIndex` and `pageWays` decide.
+ */
 export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: ListQuery): RecordPage {
   const offset = (q.page - 1) * q.perPage;
   // The page size is written into the SQL (a whole number parseListQuery checked): SQLite plans a
@@ -55,20 +109,15 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
   // The account's writes so far (every table's: a relational filter reads others), read before the
   // list: a hint whose count is this one was read with nothing of the account's written since.
   const writes = one('SELECT COALESCE(SUM(writes), 0) AS n FROM record_counts WHERE account_id = ?', [accountId]);
-  let total: number;
-  let rows: Row[] | undefined;
   // A fuzzy filter the trigram index answers gives the count from the index (the account's keys
   // alone when it is the only filter; else its matches' rows, tested for the rest): the matches'
   // number sets the cost, not the table's. With few candidates (TUNING), from those, tested.
-  // Below tuning.scanBelow records, a list with another filter as well reads the rows that filter
-  // leaves (through its index) and tests the fuzzy one on each: cheaper there than the index.
-  const scan =
-    q.conditions.some((c) => c.kind === 'fuzzy') &&
-    q.conditions.some((c) => c.kind !== 'fuzzy') &&
-    kept() < sql.tuning.scanBelow;
-  const driver = scan
-    ? undefined
-    : q.conditions.map((c) => ({ c, m: trigramMatch(sql.trigram, r, c, accountId) })).find((x) => x.m);
+  const driver = mayUseIndex(q.conditions, kept, sql.tuning.scanBelow)
+    ? q.conditions.map((c) => ({ c, m: trigramMatch(sql.trigram, r, c, accountId) })).find((x) => x.m)
+    : undefined;
+  let total: number;
+  /** The index's matches, sorted: set for a list the index drives. */
+  let matches: (() => Row[]) | undefined;
   if (driver?.m) {
     const [first, last] = trigramKeys(accountId);
     // pm_budget() is asked of the rows the index gives (budgetGate), as of the rows tested.
@@ -86,16 +135,31 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
     total = rest.length
       ? one(`SELECT COUNT(*) AS n FROM ${from} WHERE ${w}`, p)
       : one(`SELECT COUNT(*) AS n FROM ${r.table}_fts f WHERE ${match}`, [driver.m.match, first, last]);
-    // The page: from the order index, testing each row, when the matches are dense enough that
-    // it reaches the page soon; else the matches sorted.
-    const walk = ((offset + q.perPage) * kept()) / Math.max(total, 1);
-    if (offset >= total) rows = [];
-    else if (walk > WALK_PER_MATCH * total) rows = all(`${select} FROM ${from} WHERE ${w} ${order}`, [...p, offset]);
-  } else if (!q.conditions.length) {
-    total = kept();
-    // A deep page starts from the order block it falls in (schema.ts): the block sizes before it
-    // are added up, and only the records of that block before the page are walked.
-    if (offset >= 2 * ORDER_BLOCK && offset < total) {
+    matches = () => all(`${select} FROM ${from} WHERE ${w} ${order}`, [...p, offset]);
+  } else total = q.conditions.length ? one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params) : kept();
+  // Page N+1 right after page N of the same list, with nothing of the account's written in between
+  // (what other accounts write does not matter, and cannot be told from how long a page takes).
+  const shape = `${r.table}\u0000${where}\u0000${JSON.stringify(params)}\u0000${q.perPage}`;
+  const hint = sql.pageEnds.get(shape);
+  const fresh = hint !== undefined && hint.page === q.page - 1 && hint.writes === writes;
+  const ways = pageWays({
+    offset,
+    perPage: q.perPage,
+    total,
+    kept,
+    indexed: matches !== undefined,
+    unfiltered: !q.conditions.length,
+    fresh,
+  });
+  // A walk of the order index for a list the trigram index drives may test many rows (a few per
+  // match): pm_budget() is asked on every 64th.
+  const walked = driver?.m ? ` AND ${budgetGate('t.id')} = 0` : '';
+  const read: Record<PageWay, () => Row[] | undefined> = {
+    none: () => [],
+    matches: () => matches?.(),
+    // The block sizes before the page's block are added up, and only the records of that block
+    // before the page are walked.
+    block: () => {
       const block = sql.statements
         .get(
           `SELECT created_at AS c, id AS i, before FROM (
@@ -104,35 +168,33 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
            ) WHERE before <= ? ORDER BY created_at DESC, id DESC LIMIT 1`,
         )
         .get(accountId, r.table, offset) as { c: number; i: number; before: number } | undefined;
-      if (block)
-        rows = all(
-          `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE t.account_id = ? AND (t.created_at, t.id) >= (?, ?) ${order}) ORDER BY t.created_at, t.id`,
-          [accountId, block.c, block.i, offset - block.before],
-        );
+      return block
+        ? all(
+            `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE t.account_id = ? AND (t.created_at, t.id) >= (?, ?) ${order}) ORDER BY t.created_at, t.id`,
+            [accountId, block.c, block.i, offset - block.before],
+          )
+        : undefined;
+    },
+    after: () =>
+      hint &&
+      all(
+        `${select} FROM ${r.table} t WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id ${limit}`,
+        [...params, hint.createdAt, hint.id],
+      ),
+    ids: () =>
+      all(
+        `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where}${walked} ${order}) ORDER BY t.created_at, t.id`,
+        [...params, offset],
+      ),
+  };
+  let rows: Row[] = [];
+  for (const way of ways) {
+    const got = read[way]();
+    if (got) {
+      rows = got;
+      break;
     }
-  } else total = one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params);
-  // Page N+1 right after page N of the same list, with nothing of the account's written in between
-  // (what other accounts write does not matter, and cannot be told from how long a page takes):
-  // from where page N ended (the same rows an OFFSET gives, without walking the ones before).
-  // Otherwise the page's ids first, walking the order index alone (no row is read for the ones skipped).
-  const shape = `${r.table}\u0000${where}\u0000${JSON.stringify(params)}\u0000${q.perPage}`;
-  const hint = sql.pageEnds.get(shape);
-  const fresh = hint && hint.page === q.page - 1 && hint.writes === writes;
-  if (!rows && offset < total && fresh)
-    rows = all(
-      `${select} FROM ${r.table} t WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id ${limit}`,
-      [...params, hint.createdAt, hint.id],
-    );
-  // A walk of the order index for a list the trigram index drives may test many rows (a few per
-  // match): pm_budget() is asked on every 64th.
-  const walked = driver?.m ? ` AND ${budgetGate('t.id')} = 0` : '';
-  rows ??=
-    offset >= total
-      ? []
-      : all(
-          `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where}${walked} ${order}) ORDER BY t.created_at, t.id`,
-          [...params, offset],
-        );
+  }
   const last = rows[rows.length - 1];
   if (last && !driver?.m) sql.pageEnds.set(shape, { page: q.page, createdAt: last.created_at, id: last._id, writes });
   const records = rows.map((row) => toRecord(r, row));

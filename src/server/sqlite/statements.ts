@@ -8,7 +8,7 @@ import type { Statement } from 'better-sqlite3';
 import type { DB } from '../db.js';
 import type { Dialect, Steps } from '../sql/steps.js';
 
-export const STATEMENT_CACHE_SIZE = 200;
+const STATEMENT_CACHE_SIZE = 200;
 
 /** How a store plans its lists (records.ts has the defaults); tests set it to take each path on small data. */
 export interface SqliteTuning {

@@ -10,7 +10,7 @@ export interface FakeStream {
   text: string;
 }
 
-export function stream(isTTY: boolean, columns?: number): FakeStream {
+function stream(isTTY: boolean, columns?: number): FakeStream {
   return {
     text: '',
     isTTY,

@@ -1,0 +1,75 @@
+/**
+ * The bench's arguments (--quick, --only, --check) and the sizes and rounds they imply.
+ */
+const USAGE = `usage: npm run bench -- [--quick] [--only N[,M...]] [--check]
+
+  --quick      fewer rounds and smaller sizes (a smoke check, not figures to quote)
+  --only LIST  run only these figures (1-9, or scale for 7, pg-scale for 8, feed for 9), e.g. --only 1,4
+  --check      exit 1 when a figure misses its target
+  --help       this text
+
+Figures: 1 start-up (--version, --help), 2 list against pm serve, 3 list, get and create on the
+embedded default, 4 bulk create, 5 list --all (time and peak RSS), 6 server requests/second (autocannon),
+7 scale (not in the default run: --only scale): requests at 1k, 100k and 1M properties,
+8 the same on PostgreSQL (--only pg-scale; needs initdb, pg_ctl and postgres on PATH),
+9 calendar feed polls/second: 304s and a full feed of 1,000 reminders vs GET /reminders?per_page=100,
+10 search isolation (not in the default run: --only isolation): a search's cost while another
+  account holds 200,000 matches, against one nobody matches.`;
+
+function parseArgs(argv) {
+  const o = { quick: false, check: false, only: [1, 2, 3, 4, 5, 6, 9] };
+  const NAMES = { scale: 7, 'pg-scale': 8, feed: 9, isolation: 10 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') o.quick = true;
+    else if (a === '--check') o.check = true;
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    } else if (a === '--only' || a.startsWith('--only=')) {
+      const v = a === '--only' ? argv[++i] : a.slice('--only='.length);
+      const nums = String(v ?? '')
+        .split(',')
+        .map((s) => String(NAMES[s.trim()] ?? s.trim()))
+        .filter(Boolean);
+      if (!nums.length || nums.some((n) => !/^([1-9]|10)$/.test(n)))
+        usage(`--only takes figure numbers 1-10 (or scale, pg-scale, feed, isolation), not "${v ?? ''}"`);
+      o.only = [...new Set(nums.map(Number))].sort((a, b) => a - b);
+    } else usage(`unknown argument "${a}"`);
+  }
+  return o;
+}
+
+function usage(msg) {
+  process.stderr.write(`bench: ${msg}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+export const opts = parseArgs(process.argv.slice(2));
+
+export const Q = opts.quick;
+
+export const SIZES = {
+  startupRounds: Q ? 8 : 30,
+  listRounds: Q ? 6 : 20,
+  smallProperties: 50,
+  bulkRecords: Q ? 1_000 : 10_000,
+  bulkRounds: Q ? 2 : 5,
+  bulkConcurrency: 8,
+  pageRecords: Q ? 10_000 : 100_000,
+  pageRounds: Q ? 2 : 5,
+  perPage: 100,
+  serverProperties: 3_000,
+  cannonSeconds: Q ? 2 : 5,
+  cannonWarmupSeconds: Q ? 0.5 : 1,
+  cannonRounds: Q ? 1 : 3,
+  cannonConnections: 10,
+  logSeconds: Q ? 1 : 2,
+  logRounds: Q ? 1 : 8,
+  scaleSizes: Q ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000],
+  scaleRequests: Q ? 15 : 40,
+  isolationMatches: Q ? 20_000 : 200_000,
+  isolationRounds: Q ? 5 : 15,
+  isolationRequests: 10,
+  quick: Q,
+};
