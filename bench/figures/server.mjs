@@ -24,16 +24,21 @@ export async function figure6() {
   };
   const quietData = copy('quiet.db');
   const jsonData = copy('json.db');
+  const textData = copy('text.db');
   // The default: a text line per request.
   const server = await startPmServe(data, home, { log: join(dir, 'text.log') });
   let bare;
   let peer;
   let quiet;
   let logged;
+  let text;
   try {
-    // The log off (server errors only), and JSON lines.
+    // The log's cost is measured on three servers of the same history (a copy of the data file
+    // each, the same requests from their start): the log off (server errors only), JSON lines,
+    // and the default text line; not on the server above, which 6a-6c have loaded first.
     quiet = await startPmServe(quietData, home, { args: ['--log-level', 'error'], log: join(dir, 'quiet.log') });
     logged = await startPmServe(jsonData, home, { args: ['--log-format', 'json'], log: join(dir, 'json.log') });
+    text = await startPmServe(textData, home, { log: join(dir, 'text-only.log') });
     bare = await startListening(
       'node:http + better-sqlite3 server',
       NODE,
@@ -58,6 +63,8 @@ export async function figure6() {
       listQuiet: { url: `${quiet.url}${listPath}`, method: 'GET', headers: auth },
       postQuiet: post(quiet),
       listJson: { url: `${logged.url}${listPath}`, method: 'GET', headers: auth },
+      listText: { url: `${text.url}${listPath}`, method: 'GET', headers: auth },
+      postText: post(text),
     };
     const cannon = (name, duration, cpu) => async () => {
       const t = targets[name];
@@ -84,8 +91,8 @@ export async function figure6() {
     peer = await startListening('json-server', NODE, [baseline('json-server.mjs'), db], cleanEnv(home));
     targets.peer = { url: `${peer.url}/properties?city_like=leeds&bedrooms=3&_page=1&_limit=10`, method: 'GET' };
     const names = ['bare', 'list', 'post', 'peer'];
-    const logSides = ['list', 'listQuiet', 'listJson', 'post', 'postQuiet'];
-    for (const name of [...names, ...logSides.slice(1)]) await cannon(name, SIZES.cannonWarmupSeconds)();
+    const logSides = ['listText', 'listQuiet', 'listJson', 'postText', 'postQuiet'];
+    for (const name of [...names, ...logSides]) await cannon(name, SIZES.cannonWarmupSeconds)();
     const [b, l, p, j] = await interleave(
       SIZES.cannonRounds,
       names.map((name) => cannon(name, SIZES.cannonSeconds)),
@@ -94,10 +101,10 @@ export async function figure6() {
     // The log's cost is a few per cent, less than the drift of a loaded machine over a minute:
     // short runs, the servers with and without a log one after the other, many rounds.
     const pids = {
-      list: server.pid,
+      listText: text.pid,
       listQuiet: quiet.pid,
       listJson: logged.pid,
-      post: server.pid,
+      postText: text.pid,
       postQuiet: quiet.pid,
     };
     const [ll, lq, lj, pl, pq] = await interleave(
@@ -163,6 +170,6 @@ export async function figure6() {
       logCost('6f', 'server POST /reminders, access log on (text) vs off', pl, pq),
     ];
   } finally {
-    await Promise.all([server.stop(), bare?.stop(), peer?.stop(), quiet?.stop(), logged?.stop()]);
+    await Promise.all([server.stop(), bare?.stop(), peer?.stop(), quiet?.stop(), logged?.stop(), text?.stop()]);
   }
 }
