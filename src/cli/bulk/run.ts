@@ -6,7 +6,7 @@
  */
 import type { ResourceDef } from '../../resources/types.js';
 import { visible } from '../../core/redact.js';
-import { describeApiError } from '../commands/shared.js';
+import { describeApiError } from '../api-errors.js';
 import { writeFileAtomic } from '../write-file.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, oneKind } from '../errors.js';

@@ -6,7 +6,6 @@ import { CliError, EXIT, usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { readInline } from '../../input.js';
 import type { Session } from '../../session.js';
-import { describeApiError } from '../shared.js';
 import { BODY_METHODS, MAX_PAGES } from './methods.js';
 
 export interface ApiOptions {
@@ -102,12 +101,11 @@ export async function apiRun(o: ApiOptions): Promise<void> {
       res = await s.http.request(method, path, { query, ...(body !== undefined ? { body } : {}) });
       if (o.paginate) res = { ...res, body: await everyPage(s.http, res, f) };
     } catch (e) {
-      const err = describeApiError(e);
       const r = (e as { response?: { text?: string } }).response;
       // As the server sent it, piped; on a terminal, with nothing in it that acts on the terminal.
       const text = r?.text && ((await f.display()).tty ? terminalText(r.text) : r.text);
       if (text) f.io.stdout.write(`${text}${text.endsWith('\n') ? '' : '\n'}`);
-      throw err;
+      throw e;
     }
     if (o.include) {
       f.io.stderr.write(`HTTP ${res.status}\n`);

@@ -5,7 +5,8 @@ import { CliError, EXIT, usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { readStdin } from '../../input.js';
 import { httpOptions, targetFlags } from '../../session.js';
-import { describeApiError, interactive } from '../shared.js';
+import { describeApiError } from '../../api-errors.js';
+import { interactive } from '../shared.js';
 import { probe } from './probe-run.js';
 
 export interface AuthLoginOptions {

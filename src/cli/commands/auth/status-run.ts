@@ -4,7 +4,7 @@ import { resolveTarget } from '../../config.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { targetFlags, withSession } from '../../session.js';
-import { describeApiError } from '../shared.js';
+import { describeApiError } from '../../api-errors.js';
 import { PROBE, probe } from './probe-run.js';
 
 export interface AuthStatusOptions {

@@ -3,7 +3,6 @@ import type { ResourceDef } from '../../../resources/types.js';
 import { visible } from '../../../core/redact.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { describeApiError } from '../shared.js';
 import { dataOf, type Feed, feedsPath } from './feed-run.js';
 
 export interface FeedCreateOptions {
@@ -33,13 +32,8 @@ export async function feedCreateRun(o: FeedCreateOptions): Promise<void> {
         ].join('\n'),
       },
     );
-  let feed: Feed;
-  try {
-    const res = await s.http.request('POST', feedsPath, { body: { name: o.name } });
-    feed = dataOf(res.body) as Feed;
-  } catch (e) {
-    throw describeApiError(e);
-  }
+  const res = await s.http.request('POST', feedsPath, { body: { name: o.name } });
+  const feed = dataOf(res.body) as Feed;
   if (o.json) f.io.stdout.write(`${JSON.stringify(feed, null, f.io.stdout.isTTY ? 2 : undefined)}\n`);
   else f.io.stdout.write(`${feed.url}\n`);
   const host = feed.url ? new URL(feed.url).hostname : '';

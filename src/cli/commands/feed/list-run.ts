@@ -1,7 +1,6 @@
 /** `pm <resource> feed list`: the calendar feeds of the account, without their URLs. */
 import { visible } from '../../../core/redact.js';
 import type { Factory } from '../../factory.js';
-import { describeApiError } from '../shared.js';
 import { dataOf, type Feed, feedsPath } from './feed-run.js';
 
 export interface FeedListOptions {
@@ -12,12 +11,7 @@ export interface FeedListOptions {
 export async function feedListRun(o: FeedListOptions): Promise<void> {
   const { f } = o;
   const s = await f.session();
-  let feeds: Feed[];
-  try {
-    feeds = dataOf((await s.http.request('GET', feedsPath)).body) as Feed[];
-  } catch (e) {
-    throw describeApiError(e);
-  }
+  const feeds = dataOf((await s.http.request('GET', feedsPath)).body) as Feed[];
   const out = f.io.stdout;
   if (o.json) {
     out.write(`${JSON.stringify(feeds, null, out.isTTY ? 2 : undefined)}\n`);

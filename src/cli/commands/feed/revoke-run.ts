@@ -3,7 +3,7 @@ import type { ResourceDef } from '../../../resources/types.js';
 import { visible } from '../../../core/redact.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { describeApiError } from '../shared.js';
+import { describeApiError } from '../../api-errors.js';
 import { feedsPath } from './feed-run.js';
 
 export interface FeedRevokeOptions {

@@ -6,7 +6,8 @@ import { kebab } from '../../flags.js';
 import { readFileOrStdin, readStdin } from '../../input.js';
 import { printRecord } from '../../output/index.js';
 import { resolveUuid } from '../../uuids.js';
-import { describeApiError, when } from '../shared.js';
+import { about } from '../../api-errors.js';
+import { when } from '../shared.js';
 import { dataOption, dryRun, outputSpec, precheck, withWritten } from './common-run.js';
 import type { ParentOption, WriteOptions } from './options.js';
 
@@ -36,7 +37,7 @@ export async function createRun(o: CreateOptions): Promise<void> {
   if (o.dryRun) return dryRun(s, f, 'POST', s.client.createPath(r, parent), body, o.output);
   const rec = await s.client.create(r, body, parent).catch((e) => {
     // A parent that is not there is the parent's 404: its list is what to look at.
-    throw describeApiError(e, parent ? resourceByPath(parent.resource) : r);
+    throw about(e, parent ? resourceByPath(parent.resource) : r);
   });
   mark('answered');
   await printRecord(r, await withWritten(s, r, rec, body, spec), spec, await f.display());

@@ -6,7 +6,8 @@ import { visible } from '../../../core/redact.js';
 import { CliError, EXIT, oneKind } from '../../errors.js';
 import type { Session } from '../../session.js';
 import { resolveUuid } from '../../uuids.js';
-import { confirmDelete, countOf, describeApiError, describeRecord } from '../shared.js';
+import { describeApiError } from '../../api-errors.js';
+import { confirmDelete, countOf, describeRecord } from '../shared.js';
 import { dryRun } from './common-run.js';
 import type { OnResource } from './options.js';
 

@@ -2,7 +2,7 @@
 import { mark } from '../../../core/timing.js';
 import { autoEmbeds, type OutputFlags, printRecord } from '../../output/index.js';
 import { resolveUuid } from '../../uuids.js';
-import { describeApiError } from '../shared.js';
+import { about } from '../../api-errors.js';
 import { customColumns, embedList, embedRefused, outputSpec } from './common-run.js';
 import type { OnResource } from './options.js';
 
@@ -29,7 +29,7 @@ export async function getRun(o: GetOptions): Promise<void> {
       return get(false);
     })
     .catch((e) => {
-      throw describeApiError(e, r);
+      throw about(e, r);
     });
   mark('answered');
   await printRecord(r, rec, spec, await f.display());

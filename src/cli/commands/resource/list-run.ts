@@ -8,7 +8,7 @@ import { CliError, EXIT } from '../../errors.js';
 import { filterQuery } from '../../flag-values.js';
 import { autoEmbeds, createListPrinter, type OutputFlags, type PageInfo } from '../../output/index.js';
 import { resolveUuidFlags, uuidFlagsChecked } from '../../uuids.js';
-import { describeApiError } from '../shared.js';
+import { describeApiError } from '../../api-errors.js';
 import { customColumns, embedList, embedRefused, outputSpec } from './common-run.js';
 import type { Flags, OnResource } from './options.js';
 

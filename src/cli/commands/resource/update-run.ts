@@ -6,7 +6,8 @@ import { usageError } from '../../errors.js';
 import { printRecord } from '../../output/index.js';
 import { resolveUuid } from '../../uuids.js';
 import { fillForUpdate } from '../../writes.js';
-import { describeApiError, when } from '../shared.js';
+import { about } from '../../api-errors.js';
+import { when } from '../shared.js';
 import { dataOption, dryRun, outputSpec, precheck, withWritten } from './common-run.js';
 import type { WriteOptions } from './options.js';
 
@@ -40,6 +41,6 @@ export async function updateRun(o: UpdateOptions): Promise<void> {
     await printRecord(r, await withWritten(s, r, rec, body, spec), spec, await f.display());
     if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Updated ${r.singular} ${uuid}.\n`);
   } catch (e) {
-    throw describeApiError(e, r);
+    throw about(e, r);
   }
 }

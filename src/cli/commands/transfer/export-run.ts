@@ -8,7 +8,7 @@ import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { Session } from '../../session.js';
 import { writeFileAtomic } from '../../write-file.js';
-import { countOf, describeApiError } from '../shared.js';
+import { countOf } from '../shared.js';
 import { fileOf, summary } from './files.js';
 
 type Rec = Record<string, unknown>;
@@ -92,9 +92,7 @@ export async function exportRun(o: ExportOptions): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const { withSession } = await import('../../session.js');
   await withSession(f.globals(), f, async (s) => {
-    const counts = await exportAccount(s, dir, f).catch((e) => {
-      throw describeApiError(e);
-    });
+    const counts = await exportAccount(s, dir, f);
     f.io.stderr.write(`Exported ${summary(counts)} to ${o.dir}.\n`);
   });
 }

@@ -10,7 +10,8 @@ import { CliError, EXIT, usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { Session } from '../../session.js';
 import { writeFileAtomic } from '../../write-file.js';
-import { describeApiError, withUnabortedSession } from '../shared.js';
+import { describeApiError } from '../../api-errors.js';
+import { withUnabortedSession } from '../shared.js';
 import { all } from './export-run.js';
 import { fileOf, MAP_FILE, summary } from './files.js';
 
@@ -225,9 +226,7 @@ export async function importRun(o: ImportOptions): Promise<void> {
   if (!DEPENDENCY_ORDER.some((r) => existsSync(join(dir, fileOf(r)))))
     throw usageError(`--dir ${o.dir} holds no pm export (no ${DEPENDENCY_ORDER.map(fileOf).join(', ')}).`);
   await withUnabortedSession(f, async (s) => {
-    const { counts, already } = await importAccount(s, dir, f).catch((e) => {
-      throw describeApiError(e);
-    });
+    const { counts, already } = await importAccount(s, dir, f);
     const skipped = already ? `; ${already} already imported from this folder, not created again` : '';
     f.io.stderr.write(`Imported ${summary(counts)}${skipped}; uuid map in ${join(o.dir, MAP_FILE)}.\n`);
   });
