@@ -18,6 +18,7 @@ import { printableUrl } from '../core/redact.js';
 import { configDir, defaultDataFile } from '../core/paths.js';
 import type { Deps } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
+import { CONFIG_KEYS, type ConfigKey, isProfileName, keyNames, PROFILE_NAME_WORDS } from './config-keys.js';
 import { writeFileAtomic } from './write-file.js';
 
 export type Source = 'flag' | 'env' | 'project' | 'user' | 'embedded' | 'none';
@@ -76,11 +77,9 @@ const SEARCH_PLACES = ['package.json', '.pmrc', '.pmrc.json', '.pmrc.yaml', '.pm
  */
 const EXECUTABLE_PLACES = ['pm.config.js', 'pm.config.mjs', 'pm.config.cjs'];
 
-const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-/** PROFILE_NAME in words, for messages. */
-const PROFILE_NAME_WORDS = 'letters, digits, "_", "-", "."';
-const TOP_KEYS = ['default_profile', 'profile', 'base_url', 'token', 'timeout', 'profiles'] as const;
-const PROFILE_KEYS = ['base_url', 'token', 'timeout'] as const;
+/** The keys a file may hold at its top, and in a profile (config-keys.ts). */
+const TOP_KEYS = keyNames((k) => k.top);
+const PROFILE_KEYS = keyNames((k) => k.inProfile);
 
 /** A config file as read, with where it came from. */
 export interface Layer {
@@ -99,10 +98,6 @@ export function ownProfile(cfg: UserConfig, profile: string): ProfileConfig | un
 
 export function userConfigPath(deps: Pick<Deps, 'env' | 'home'>): string {
   return join(configDir(deps.env, deps.home), 'config.json');
-}
-
-function isProfileName(name: unknown): boolean {
-  return typeof name === 'string' && PROFILE_NAME.test(name);
 }
 
 /** A redacted form of a token that is safe to print: "pm_…abcd", or "****" when short. */
@@ -166,20 +161,6 @@ function describe(value: unknown): string {
   return String(value);
 }
 
-const isText = (value: unknown) => typeof value === 'string' && value.trim() !== '';
-
-/** What each setting of a config file must be: a check, and what the message says it must be. */
-const SETTING_RULES: Record<string, { ok: (value: unknown) => boolean; mustBe: string }> = {
-  base_url: { ok: isText, mustBe: 'a non-empty string' },
-  token: { ok: isText, mustBe: 'a non-empty string' },
-  timeout: {
-    ok: (value) => typeof value === 'number' && Number.isFinite(value) && value > 0,
-    mustBe: 'a positive number of seconds',
-  },
-  default_profile: { ok: isProfileName, mustBe: `a profile name (${PROFILE_NAME_WORDS})` },
-  profile: { ok: isProfileName, mustBe: `a profile name (${PROFILE_NAME_WORDS})` },
-};
-
 function checkProfileFields(
   raw: object,
   path: string,
@@ -195,7 +176,9 @@ function checkProfileFields(
       continue;
     }
     if (value === undefined || value === null) continue;
-    const rule = SETTING_RULES[key] as (typeof SETTING_RULES)[string];
+    const rule = (CONFIG_KEYS as readonly ConfigKey[]).find((k) => k.name === key)?.rule as NonNullable<
+      ConfigKey['rule']
+    >;
     if (!rule.ok(value)) throw malformed(path, `"${name}" must be ${rule.mustBe}, not ${describe(value)}.`);
     (out as Record<string, unknown>)[key] = value;
   }

@@ -14,6 +14,7 @@ import { MAX_PER_PAGE } from '../../../core/limits.js';
 import { openApiDocument } from '../../../core/openapi.js';
 import { cacheDir } from '../../../core/paths.js';
 import { knownProfiles, loadConfig, resolveTarget } from '../../config.js';
+import { keyNames } from '../../config-keys.js';
 import { commandAt, isHidden, TOPICS } from '../../help/index.js';
 import { fieldNames, formatsOf } from '../../output/index.js';
 import { type Session, withSession } from '../../session.js';
@@ -213,6 +214,11 @@ async function argumentValues(ctx: Context, cur: string): Promise<Completions> {
         return r ? uuids(r, ctx) : [];
       });
     return NONE;
+  }
+  // pm config get|set|unset KEY: the keys each takes, from the table of config keys.
+  if (cmd.parent?.name() === 'config' && cmd.parent.parent === ctx.root && ctx.positionals.length === 0) {
+    const op = cmd.name();
+    if (op === 'get' || op === 'set' || op === 'unset') return valuesOf(keyNames((k) => k[op]));
   }
   const args = cmd.registeredArguments;
   const arg = args[Math.min(ctx.positionals.length, args.length - 1)];

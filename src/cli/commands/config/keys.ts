@@ -1,14 +1,14 @@
-/** The keys of `pm config get|set|unset`. */
+/** The keys of `pm config get|set|unset`, as the table of config keys says (config-keys.ts). */
+import { type KeyName, keyNames } from '../../config-keys.js';
 import { usageError } from '../../errors.js';
 
-export const GET_KEYS = ['base_url', 'token', 'profile', 'timeout', 'default_profile'] as const;
-export const SET_KEYS = ['base_url', 'timeout', 'default_profile'] as const;
-/** What set writes, and the token that `pm auth login` wrote. */
-export const UNSET_KEYS = [...SET_KEYS, 'token'] as const;
-export type SetKey = (typeof SET_KEYS)[number];
+export type GetKey = KeyName<{ get: true }>;
+export type SetKey = KeyName<{ set: true }>;
+export type UnsetKey = KeyName<{ unset: true }>;
 
-export type GetKey = (typeof GET_KEYS)[number];
-export type UnsetKey = (typeof UNSET_KEYS)[number];
+export const GET_KEYS = keyNames((k) => k.get) as GetKey[];
+export const SET_KEYS = keyNames((k) => k.set) as SetKey[];
+export const UNSET_KEYS = keyNames((k) => k.unset) as UnsetKey[];
 
 /** A key among `keys`, or a usage error listing them. */
 export function keyOf<K extends string>(key: string, keys: readonly K[], what: string): K {
