@@ -5,11 +5,26 @@ import { CliError, EXIT } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { targetFlags, withSession } from '../../session.js';
 import { describeApiError } from '../../api-errors.js';
+import { type DataOutput, dataSpecFrom, printData, wantsData } from '../../output/index.js';
 import { PROBE, probe } from './probe-run.js';
+
+/** The fields of the status as JSON. */
+const STATUS_FIELDS = [
+  'server',
+  'embedded',
+  'profile',
+  'profile_source',
+  'base_url_source',
+  'token_source',
+  'token_check',
+  'user_config',
+  'project_config',
+];
 
 export interface AuthStatusOptions {
   readonly f: Factory;
-  readonly json: boolean;
+  /** --json [fields], --jq: the status as JSON. */
+  readonly output: DataOutput;
   /** Do not ask the server. */
   readonly offline: boolean;
 }
@@ -18,6 +33,7 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
   const { f: deps } = o;
   const { io } = deps;
   const globals = deps.globals();
+  const spec = wantsData(o.output) ? await dataSpecFrom(o.output, STATUS_FIELDS) : undefined;
   const target = await resolveTarget(targetFlags(globals), deps);
   for (const w of target.warnings) io.stderr.write(`warning: ${visible(w)}\n`);
   const tokenFrom: Record<string, string> = {
@@ -52,7 +68,7 @@ export async function authStatusRun(o: AuthStatusOptions): Promise<void> {
     user_config: target.userConfigPath,
     project_config: target.projectConfigPath ?? null,
   };
-  if (o.json) io.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
+  if (spec) await printData(info, spec, await deps.display());
   else {
     const server = target.embedded
       ? `the embedded default (the bundled server on ${target.embedded.dataFile})`

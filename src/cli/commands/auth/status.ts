@@ -1,14 +1,17 @@
 /** `pm auth status`, declared. */
 import { Command } from 'commander';
 import type { Factory } from '../../factory.js';
+import { addDataFlags, dataFlagsOf } from '../../output/flags.js';
 import type { AuthStatusOptions } from './status-run.js';
 
 const RUN = async (o: AuthStatusOptions) => (await import('./status-run.js')).authStatusRun(o);
 
 export function newCmdAuthStatus(f: Factory, run: (o: AuthStatusOptions) => Promise<void> = RUN): Command {
-  return new Command('status')
-    .description('Show which server and profile pm uses, and where the token comes from (never the token)')
-    .option('--json', 'print JSON')
+  return addDataFlags(
+    new Command('status').description(
+      'Show which server and profile pm uses, and where the token comes from (never the token)',
+    ),
+  )
     .option('--offline', 'do not check the token against the server')
     .addHelpText(
       'after',
@@ -21,7 +24,7 @@ Examples:
   pm --profile work auth status --json
   pm auth status --offline          # where settings come from, without asking the server`,
     )
-    .action((opts: { json?: boolean; offline?: boolean }) =>
-      run({ f, json: opts.json === true, offline: opts.offline === true }),
+    .action((opts: { json?: string | true; jq?: string; offline?: boolean }) =>
+      run({ f, output: dataFlagsOf(opts), offline: opts.offline === true }),
     );
 }

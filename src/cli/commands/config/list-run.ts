@@ -3,11 +3,16 @@ import { tokenFileFor } from '../../../core/paths.js';
 import { printableUrl } from '../../../core/redact.js';
 import { redact, resolveTarget, type Source, type Target } from '../../config.js';
 import type { Factory } from '../../factory.js';
+import { type DataOutput, dataSpecFrom, printData, wantsData } from '../../output/index.js';
+
+/** The fields of the settings as JSON (listJson). */
+const LIST_FIELDS = ['profile', 'base_url', 'token', 'timeout', 'sources'];
 import { writeWarnings } from './config-run.js';
 
 export interface ConfigListOptions {
   readonly f: Factory;
-  readonly json: boolean;
+  /** --json [fields], --jq: the settings as JSON. */
+  readonly output: DataOutput;
 }
 
 /** Where a setting came from, in words. */
@@ -65,8 +70,10 @@ function listText(t: Target, redacted: string | undefined): string {
 
 export async function configListRun(o: ConfigListOptions): Promise<void> {
   const { f } = o;
+  const spec = wantsData(o.output) ? await dataSpecFrom(o.output, LIST_FIELDS) : undefined;
   const target = await resolveTarget(f.globals(), f);
   writeWarnings(f, target.warnings);
   const redacted = redact(target.token);
-  f.io.stdout.write(o.json ? `${JSON.stringify(listJson(target, redacted), null, 2)}\n` : listText(target, redacted));
+  if (spec) await printData(listJson(target, redacted), spec, await f.display());
+  else f.io.stdout.write(listText(target, redacted));
 }

@@ -3,13 +3,15 @@ import type { ResourceDef } from '../../../resources/types.js';
 import { visible } from '../../../core/redact.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { dataOf, type Feed, feedsPath } from './feed-run.js';
+import { type DataOutput, dataSpecFrom, printData, wantsData } from '../../output/index.js';
+import { dataOf, type Feed, FEED_FIELDS, feedsPath } from './feed-run.js';
 
 export interface FeedCreateOptions {
   readonly f: Factory;
   readonly resource: ResourceDef;
   readonly name: string;
-  readonly json: boolean;
+  /** --json [fields], --jq: the feed as JSON (its url included). */
+  readonly output: DataOutput;
 }
 
 /** Hosts a phone never reaches: the machine pm runs on. */
@@ -17,6 +19,7 @@ const LOOPBACK = /^(localhost|127(?:\.\d+){3}|\[::1\])$/i;
 
 export async function feedCreateRun(o: FeedCreateOptions): Promise<void> {
   const { f, resource: r } = o;
+  const spec = wantsData(o.output) ? await dataSpecFrom(o.output, [...FEED_FIELDS, 'url']) : undefined;
   const s = await f.session();
   if (s.dataFile !== undefined)
     throw new CliError(
@@ -34,7 +37,7 @@ export async function feedCreateRun(o: FeedCreateOptions): Promise<void> {
     );
   const res = await s.http.request('POST', feedsPath, { body: { name: o.name } });
   const feed = dataOf(res.body) as Feed;
-  if (o.json) f.io.stdout.write(`${JSON.stringify(feed, null, f.io.stdout.isTTY ? 2 : undefined)}\n`);
+  if (spec) await printData(feed, spec, await f.display());
   else f.io.stdout.write(`${feed.url}\n`);
   const host = feed.url ? new URL(feed.url).hostname : '';
   f.io.stderr.write(

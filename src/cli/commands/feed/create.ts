@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
 import { commandOf } from '../../command.js';
 import type { Factory } from '../../factory.js';
+import { addDataFlags, dataFlagsOf } from '../../output/flags.js';
 import type { FeedCreateOptions } from './create-run.js';
 
 const RUN = async (o: FeedCreateOptions) => (await import('./create-run.js')).feedCreateRun(o);
@@ -12,10 +13,11 @@ export function newCmdFeedCreate(
   r: ResourceDef,
   run: (o: FeedCreateOptions) => Promise<void> = RUN,
 ): Command {
-  return commandOf('create')
-    .description('Make a calendar feed and print its URL (shown this once)')
+  return addDataFlags(
+    commandOf('create').description('Make a calendar feed and print its URL (shown this once)'),
+    'print the feed as JSON (its url included)',
+  )
     .requiredOption('--name <name>', 'what the feed is for, e.g. "My phone"')
-    .option('--json', 'print the feed as JSON (its url included)')
     .addHelpText(
       'after',
       `
@@ -26,7 +28,7 @@ Examples:
   pm ${r.path} feed create --name "My phone"
   pm ${r.path} feed create --name "Family calendar" --json`,
     )
-    .action((flags: { name: string; json?: boolean }) =>
-      run({ f, resource: r, name: flags.name, json: flags.json === true }),
+    .action((flags: { name: string; json?: string | true; jq?: string }) =>
+      run({ f, resource: r, name: flags.name, output: dataFlagsOf(flags) }),
     );
 }

@@ -3,6 +3,9 @@ import { CALENDAR_FEEDS_PATH } from '../../../core/endpoints.js';
 import { isObject } from '../../../core/json.js';
 import { CliError, EXIT } from '../../errors.js';
 
+/** The fields of a feed as JSON (its url only when it is made). */
+export const FEED_FIELDS = ['uuid', 'name', 'created_at'];
+
 export interface Feed {
   readonly uuid: string;
   readonly name: string;

@@ -1,20 +1,23 @@
 /** `pm <resource> feed list`: the calendar feeds of the account, without their URLs. */
 import { visible } from '../../../core/redact.js';
 import type { Factory } from '../../factory.js';
-import { dataOf, type Feed, feedsPath } from './feed-run.js';
+import { type DataOutput, dataSpecFrom, printData, wantsData } from '../../output/index.js';
+import { dataOf, type Feed, FEED_FIELDS, feedsPath } from './feed-run.js';
 
 export interface FeedListOptions {
   readonly f: Factory;
-  readonly json: boolean;
+  /** --json [fields], --jq: the feeds as JSON. */
+  readonly output: DataOutput;
 }
 
 export async function feedListRun(o: FeedListOptions): Promise<void> {
   const { f } = o;
+  const spec = wantsData(o.output) ? await dataSpecFrom(o.output, FEED_FIELDS) : undefined;
   const s = await f.session();
   const feeds = dataOf((await s.http.request('GET', feedsPath)).body) as Feed[];
   const out = f.io.stdout;
-  if (o.json) {
-    out.write(`${JSON.stringify(feeds, null, out.isTTY ? 2 : undefined)}\n`);
+  if (spec) {
+    await printData(feeds, spec, await f.display());
     return;
   }
   if (!feeds.length) {

@@ -4,17 +4,20 @@ import { visible } from '../../../core/redact.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { describeApiError } from '../../api-errors.js';
+import { type DataOutput, dataSpecFrom, printData, wantsData } from '../../output/index.js';
 import { feedsPath } from './feed-run.js';
 
 export interface FeedRevokeOptions {
   readonly f: Factory;
   readonly resource: ResourceDef;
   readonly uuid: string;
-  readonly json: boolean;
+  /** --json [fields], --jq: what was revoked, as JSON. */
+  readonly output: DataOutput;
 }
 
 export async function feedRevokeRun(o: FeedRevokeOptions): Promise<void> {
   const { f, resource: r } = o;
+  const spec = wantsData(o.output) ? await dataSpecFrom(o.output, ['uuid', 'revoked']) : undefined;
   const s = await f.session();
   try {
     await s.http.request('DELETE', `${feedsPath}/${encodeURIComponent(o.uuid)}`);
@@ -26,6 +29,6 @@ export async function feedRevokeRun(o: FeedRevokeOptions): Promise<void> {
       });
     throw err;
   }
-  if (o.json) f.io.stdout.write(`${JSON.stringify({ uuid: o.uuid, revoked: true })}\n`);
+  if (spec) await printData({ uuid: o.uuid, revoked: true }, spec, await f.display());
   else f.io.stderr.write(`Revoked calendar feed ${visible(o.uuid)}: its URL no longer answers.\n`);
 }
