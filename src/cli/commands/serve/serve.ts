@@ -150,43 +150,7 @@ Examples:
   pm serve --log-format json --metrics-port 9464 --shutdown-grace 30
   curl -H "Authorization: Bearer $(cat ~/.local/share/pm/pm.db.token)" http://127.0.0.1:8080/properties`,
     )
-    .action(async (opts: ServeFlags, cmd: Command) => {
-      const store = storeOf(f, cmd);
-      if (store.database === undefined && opts.poolSize !== undefined)
-        throw usageError('--pool-size is the number of connections to a PostgreSQL database: give --database too.');
-      if (store.database !== undefined && opts.readers !== undefined)
-        throw usageError('--readers is for a data file: on PostgreSQL, --pool-size sets the connections.');
-      if (opts.metricsHost !== undefined && opts.metricsPort === undefined)
-        throw usageError('--metrics-host is where the metrics port listens: give --metrics-port too.');
-      const metricsPort = numberFlag('--metrics-port', opts.metricsPort, 0, 65_535, 'a number from 0 to 65535');
-      return (runs.serve ?? RUN)({
-        f,
-        host: opts.host,
-        port: numberFlag('--port', opts.port, 0, 65_535, 'a number from 0 to 65535') as number,
-        ...store,
-        poolSize: numberFlag('--pool-size', opts.poolSize, 1, 1000),
-        rateLimit: await parseRateLimitFlag(opts.rateLimit),
-        publicUrl: parsePublicUrl(opts.publicUrl),
-        maxConnections: numberFlag('--max-connections', opts.maxConnections, 1, 999_999, 'a whole number from 1'),
-        maxConnectionsPerAddress: numberFlag(
-          '--max-connections-per-address',
-          opts.maxConnectionsPerAddress,
-          1,
-          999_999,
-          'a whole number from 1',
-        ),
-        headersTimeoutMs: parseSeconds('--header-timeout', opts.headerTimeout),
-        requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
-        queryBudgetMs: parseSeconds('--query-budget', opts.queryBudget, 3600),
-        readers: numberFlag('--readers', opts.readers, 0, 32),
-        logFormat: opts.logFormat,
-        logLevel: opts.logLevel,
-        metrics: metricsPort === undefined ? undefined : { host: opts.metricsHost ?? '127.0.0.1', port: metricsPort },
-        shutdownGraceMs:
-          (numberFlag('--shutdown-grace', opts.shutdownGrace, 0, 3600, 'a whole number of seconds from 0 to 3600') ??
-            10) * 1000,
-      });
-    });
+    .action(async (opts: ServeFlags, cmd: Command) => (runs.serve ?? RUN)(await serveOptionsOf(f, opts, cmd)));
 
   adopt(serve, newCmdServeTokens(f, runs));
   adopt(serve, newCmdServeAccounts(f, runs));
@@ -195,4 +159,43 @@ Examples:
 
 export function registerServe(program: Command, f: Factory): void {
   adopt(program, newCmdServe(f));
+}
+
+/** The flags of `pm serve`, checked and read into its options: how they combine, and each value. */
+async function serveOptionsOf(f: Factory, opts: ServeFlags, cmd: Command): Promise<ServeOptions> {
+  const store = storeOf(f, cmd);
+  if (store.database === undefined && opts.poolSize !== undefined)
+    throw usageError('--pool-size is the number of connections to a PostgreSQL database: give --database too.');
+  if (store.database !== undefined && opts.readers !== undefined)
+    throw usageError('--readers is for a data file: on PostgreSQL, --pool-size sets the connections.');
+  if (opts.metricsHost !== undefined && opts.metricsPort === undefined)
+    throw usageError('--metrics-host is where the metrics port listens: give --metrics-port too.');
+  const metricsPort = numberFlag('--metrics-port', opts.metricsPort, 0, 65_535, 'a number from 0 to 65535');
+  return {
+    f,
+    host: opts.host,
+    port: numberFlag('--port', opts.port, 0, 65_535, 'a number from 0 to 65535') as number,
+    ...store,
+    poolSize: numberFlag('--pool-size', opts.poolSize, 1, 1000),
+    rateLimit: await parseRateLimitFlag(opts.rateLimit),
+    publicUrl: parsePublicUrl(opts.publicUrl),
+    maxConnections: numberFlag('--max-connections', opts.maxConnections, 1, 999_999, 'a whole number from 1'),
+    maxConnectionsPerAddress: numberFlag(
+      '--max-connections-per-address',
+      opts.maxConnectionsPerAddress,
+      1,
+      999_999,
+      'a whole number from 1',
+    ),
+    headersTimeoutMs: parseSeconds('--header-timeout', opts.headerTimeout),
+    requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
+    queryBudgetMs: parseSeconds('--query-budget', opts.queryBudget, 3600),
+    readers: numberFlag('--readers', opts.readers, 0, 32),
+    logFormat: opts.logFormat,
+    logLevel: opts.logLevel,
+    metrics: metricsPort === undefined ? undefined : { host: opts.metricsHost ?? '127.0.0.1', port: metricsPort },
+    shutdownGraceMs:
+      (numberFlag('--shutdown-grace', opts.shutdownGrace, 0, 3600, 'a whole number of seconds from 0 to 3600') ?? 10) *
+      1000,
+  };
 }
