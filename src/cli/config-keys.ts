@@ -6,7 +6,7 @@
  */
 
 /** A profile's name: letters, digits, "_", "-", "." (not first). */
-export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** PROFILE_NAME in words, for messages. */
 export const PROFILE_NAME_WORDS = 'letters, digits, "_", "-", "."';
 

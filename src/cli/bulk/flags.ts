@@ -4,8 +4,8 @@ import { usageError } from '../errors.js';
 
 export type Verb = 'create' | 'update' | 'delete';
 
-export const DEFAULT_CONCURRENCY = 4;
-export const MAX_CONCURRENCY = 32;
+const DEFAULT_CONCURRENCY = 4;
+const MAX_CONCURRENCY = 32;
 
 /** How the records of a file are read and sent: flags of the bulk writes and of apply. */
 export const addSendFlags = (cmd: Command): Command =>
@@ -35,7 +35,7 @@ export interface SendOptions {
   readonly failedFile?: string | undefined;
 }
 
-export function concurrencyOf(v: unknown): number {
+function concurrencyOf(v: unknown): number {
   if (v === undefined) return DEFAULT_CONCURRENCY;
   const s = String(v);
   if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_CONCURRENCY)

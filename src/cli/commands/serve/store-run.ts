@@ -28,7 +28,7 @@ export const NEW_FILE = (dataFile: string) =>
  * whichever command opens it (an account, and its token written beside the file), so that the
  * embedded default and `pm serve` find it there later.
  */
-export async function openData(o: OnDataFile): Promise<Store> {
+async function openData(o: OnDataFile): Promise<Store> {
   if (o.database !== undefined) {
     const database = o.database;
     const store = await openPostgres(database).catch((e) => {
