@@ -21,6 +21,7 @@ const unit = [
   'test/cli/config-command.test.ts',
   'test/cli/program.test.ts',
   'test/cli/options.test.ts',
+  'test/cli/decisions.test.ts',
   'test/repository.test.ts',
 ];
 const blackBox = [

@@ -18,6 +18,7 @@ import { printableUrl } from '../core/redact.js';
 import { configDir, defaultDataFile } from '../core/paths.js';
 import type { Deps } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
+import { CONFIG_KEYS, type ConfigKey, isProfileName, keyNames, PROFILE_NAME_WORDS } from './config-keys.js';
 import { writeFileAtomic } from './write-file.js';
 
 export type Source = 'flag' | 'env' | 'project' | 'user' | 'embedded' | 'none';
@@ -76,11 +77,9 @@ const SEARCH_PLACES = ['package.json', '.pmrc', '.pmrc.json', '.pmrc.yaml', '.pm
  */
 const EXECUTABLE_PLACES = ['pm.config.js', 'pm.config.mjs', 'pm.config.cjs'];
 
-const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-/** PROFILE_NAME in words, for messages. */
-const PROFILE_NAME_WORDS = 'letters, digits, "_", "-", "."';
-const TOP_KEYS = ['default_profile', 'profile', 'base_url', 'token', 'timeout', 'profiles'] as const;
-const PROFILE_KEYS = ['base_url', 'token', 'timeout'] as const;
+/** The keys a file may hold at its top, and in a profile (config-keys.ts). */
+const TOP_KEYS = keyNames((k) => k.top);
+const PROFILE_KEYS = keyNames((k) => k.inProfile);
 
 /** A config file as read, with where it came from. */
 export interface Layer {
@@ -99,10 +98,6 @@ export function ownProfile(cfg: UserConfig, profile: string): ProfileConfig | un
 
 export function userConfigPath(deps: Pick<Deps, 'env' | 'home'>): string {
   return join(configDir(deps.env, deps.home), 'config.json');
-}
-
-function isProfileName(name: unknown): boolean {
-  return typeof name === 'string' && PROFILE_NAME.test(name);
 }
 
 /** A redacted form of a token that is safe to print: "pm_…abcd", or "****" when short. */
@@ -166,20 +161,6 @@ function describe(value: unknown): string {
   return String(value);
 }
 
-const isText = (value: unknown) => typeof value === 'string' && value.trim() !== '';
-
-/** What each setting of a config file must be: a check, and what the message says it must be. */
-const SETTING_RULES: Record<string, { ok: (value: unknown) => boolean; mustBe: string }> = {
-  base_url: { ok: isText, mustBe: 'a non-empty string' },
-  token: { ok: isText, mustBe: 'a non-empty string' },
-  timeout: {
-    ok: (value) => typeof value === 'number' && Number.isFinite(value) && value > 0,
-    mustBe: 'a positive number of seconds',
-  },
-  default_profile: { ok: isProfileName, mustBe: `a profile name (${PROFILE_NAME_WORDS})` },
-  profile: { ok: isProfileName, mustBe: `a profile name (${PROFILE_NAME_WORDS})` },
-};
-
 function checkProfileFields(
   raw: object,
   path: string,
@@ -195,7 +176,9 @@ function checkProfileFields(
       continue;
     }
     if (value === undefined || value === null) continue;
-    const rule = SETTING_RULES[key] as (typeof SETTING_RULES)[string];
+    const rule = (CONFIG_KEYS as readonly ConfigKey[]).find((k) => k.name === key)?.rule as NonNullable<
+      ConfigKey['rule']
+    >;
     if (!rule.ok(value)) throw malformed(path, `"${name}" must be ${rule.mustBe}, not ${describe(value)}.`);
     (out as Record<string, unknown>)[key] = value;
   }
@@ -491,6 +474,50 @@ export function activeProfile(
 }
 
 /**
+ * Where the token comes from, the first decision of resolveTarget: no base URL anywhere is the
+ * embedded default (its own token); else PM_TOKEN when it may go to that server (asked only then);
+ * else the config files.
+ */
+export function tokenOrigin(o: {
+  readonly baseUrl: boolean;
+  readonly envToken: boolean;
+  readonly envMaySend: () => boolean;
+}): 'embedded' | 'env' | 'files' {
+  if (!o.baseUrl) return 'embedded';
+  return o.envToken && o.envMaySend() ? 'env' : 'files';
+}
+
+/**
+ * Whether a file's token goes to the base URL in use: to its own file's base URL, or, when its
+ * file names none, to one given by --base-url or PM_BASE_URL; never to a server another config
+ * file names. `tokenUrl`: the base URL beside the token in its file, if any.
+ */
+export function fileTokenFits(tokenUrl: string | undefined, baseUrl: string, baseFromFile: boolean): boolean {
+  return tokenUrl === undefined ? !baseFromFile : tokenUrl === baseUrl;
+}
+
+/** The first file's token that fits the base URL, and why each one before it did not. */
+function fileToken(
+  settings: readonly { layer: Layer; values: ProfileConfig }[],
+  baseUrl: string,
+  baseLayer: Layer | undefined,
+  where: (layer: Layer, key: string) => string,
+): { token?: string; layer?: Layer; skipped: string[] } {
+  const skipped: string[] = [];
+  for (const { layer, values } of settings) {
+    if (values.token === undefined) continue;
+    const tokenUrl = values.base_url?.trim().replace(/\/+$/, '');
+    if (fileTokenFits(tokenUrl, baseUrl, baseLayer !== undefined)) return { token: values.token, layer, skipped };
+    skipped.push(
+      tokenUrl === undefined
+        ? `${where(layer, 'token')} is not sent to ${printableUrl(baseUrl)} (from ${label(baseLayer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
+        : `${where(layer, 'token')} is for ${printableUrl(tokenUrl)}, so it is not sent to ${printableUrl(baseUrl)}.`,
+    );
+  }
+  return { skipped };
+}
+
+/**
  * Where pm points and with which token, for the given global flags. With `allowNewProfile`, a
  * profile no config defines yet is accepted (for commands that create it, as `pm auth login`).
  */
@@ -526,7 +553,12 @@ export async function resolveTarget(
   const envToken = nonEmpty(deps.env.PM_TOKEN);
   let withheld: Target['withheld'];
   let embedded: Target['embedded'];
-  if (baseUrl === undefined) {
+  const from = tokenOrigin({
+    baseUrl: baseUrl !== undefined,
+    envToken: envToken !== undefined,
+    envMaySend: () => envTokenMaySend(base?.source, baseUrl as string, loaded.user),
+  });
+  if (from === 'embedded') {
     const fromEnv = nonEmpty(deps.env.PM_DATA_FILE);
     embedded = { dataFile: fromEnv ? resolve(deps.cwd, fromEnv) : defaultDataFile(deps.env, deps.home) };
     tokenSource = 'embedded';
@@ -534,36 +566,20 @@ export async function resolveTarget(
       warnings.push(
         'PM_TOKEN is ignored: no base URL is configured, so pm uses the embedded default and its own token. Set PM_BASE_URL to use PM_TOKEN.',
       );
-  } else if (envToken !== undefined && envTokenMaySend(base?.source, baseUrl, loaded.user)) {
+  } else if (from === 'env') {
     token = envToken;
     tokenSource = 'env';
   } else {
-    if (envToken !== undefined) withheld = envTokenWithheld(baseUrl, base?.layer as Layer);
-    const skipped: string[] = [];
-    let tokenLayer: Layer | undefined;
-    for (const { layer, values } of settings) {
-      if (values.token === undefined) continue;
-      const tokenUrl = values.base_url?.trim().replace(/\/+$/, '');
-      // A file's token goes to that file's base URL, or, when the file names none, to one given
-      // by --base-url or PM_BASE_URL; never to a server another config file names.
-      const fits = tokenUrl === undefined ? base?.layer === undefined : tokenUrl === baseUrl;
-      if (fits) {
-        token = values.token;
-        tokenSource = layer.kind;
-        tokenLayer = layer;
-        break;
-      }
-      skipped.push(
-        tokenUrl === undefined
-          ? `${where(layer, 'token')} is not sent to ${printableUrl(baseUrl)} (from ${label(base?.layer as Layer)}): a token is only sent to the base URL of its own file, --base-url or PM_BASE_URL.`
-          : `${where(layer, 'token')} is for ${printableUrl(tokenUrl)}, so it is not sent to ${printableUrl(baseUrl)}.`,
-      );
-    }
-    if (token === undefined) {
-      warnings.push(...skipped);
+    const url = baseUrl as string;
+    if (envToken !== undefined) withheld = envTokenWithheld(url, base?.layer as Layer);
+    const found = fileToken(settings, url, base?.layer, where);
+    if (found.layer === undefined) {
+      warnings.push(...found.skipped);
       if (withheld) warnings.push(withheld.message);
-    } else if (withheld) {
-      warnings.push(`${withheld.message} The ${where(tokenLayer as Layer, 'token')} is used instead.`);
+    } else {
+      token = found.token;
+      tokenSource = found.layer.kind;
+      if (withheld) warnings.push(`${withheld.message} The ${where(found.layer, 'token')} is used instead.`);
       withheld = undefined;
     }
   }

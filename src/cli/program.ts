@@ -7,14 +7,14 @@ import { Command } from 'commander';
 import type { Factory } from './factory.js';
 import { ROOT_HELP } from './help/root.js';
 import { version } from './version.js';
-import { API_COMMANDS, registerApi } from './commands/api.js';
-import { AUTH_COMMANDS, registerAuth } from './commands/auth.js';
-import { COMPLETION_COMMANDS, registerCompletion } from './commands/completion.js';
-import { CONFIG_COMMANDS, registerConfig } from './commands/config.js';
-import { registerResources } from './commands/resource.js';
-import { registerServe, SERVE_COMMANDS } from './commands/serve.js';
+import { API_COMMANDS, registerApi } from './commands/api/api.js';
+import { AUTH_COMMANDS, registerAuth } from './commands/auth/auth.js';
+import { COMPLETION_COMMANDS, registerCompletion } from './commands/completion/completion.js';
+import { CONFIG_COMMANDS, registerConfig } from './commands/config/config.js';
+import { registerResources } from './commands/resource/resource.js';
+import { registerServe, SERVE_COMMANDS } from './commands/serve/serve.js';
 import { registerHelp } from './help/index.js';
-import { registerTransfer, TRANSFER_COMMANDS } from './commands/transfer.js';
+import { registerTransfer, TRANSFER_COMMANDS } from './commands/transfer/transfer.js';
 
 /** The commands besides the resources', by module: their names and summaries, and how to build them. */
 const GROUPS: readonly [Readonly<Record<string, string>>, (program: Command, f: Factory) => void][] = [

@@ -5,28 +5,15 @@
 import { CommanderError } from 'commander';
 import type { Deps } from './context.js';
 import { visible } from '../core/redact.js';
-import { MissingDriverError } from '../core/errors.js';
-import { CliError, EXIT, missingDriver } from './errors.js';
+import { CliError, EXIT } from './errors.js';
 import { createFactory } from './factory.js';
 import { mark } from '../core/timing.js';
 import type { GlobalOptions } from './globals.js';
 import { buildProgram, usageHint } from './program.js';
 
-/*
- * The two places argv is read besides commander (and program.ts's commandWords, which picks the
- * command group to build before commander runs): an error can come before or while commander
- * parses, when no command's options exist yet, and it must still be JSON with --json and carry
- * its stack with --debug.
- */
-function wantsJson(argv: readonly string[]): boolean {
-  return (
-    argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '-o=json' || a === '--output=json') ||
-    argv.some((a, i) => (a === '-o' || a === '--output') && (argv[i + 1] === 'json' || argv[i + 1] === 'ndjson'))
-  );
-}
-
-function wantsDebug(argv: readonly string[], deps: Deps): boolean {
-  return argv.includes('--debug') || deps.env.PM_DEBUG === '1';
+/** Whether a command's parsed options ask for JSON: its errors are JSON then too. */
+function wantsJson(opts: Readonly<Record<string, unknown>>): boolean {
+  return (opts.json !== undefined && opts.json !== false) || opts.output === 'json' || opts.output === 'ndjson';
 }
 
 export async function run(argv: readonly string[], deps: Deps): Promise<number> {
@@ -35,10 +22,17 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
   const program = buildProgram(f, argv);
   mark('program built');
   let active = program;
+  // Decided from the options commander parsed, once it has: an error before that is commander's
+  // own (a usage error, printed by commander), never JSON and without a stack.
+  let json = false;
+  let debug = deps.env.PM_DEBUG === '1';
   program.hook('preAction', (_root, cmd) => {
     active = cmd;
+    const opts = cmd.optsWithGlobals() as GlobalOptions & Record<string, unknown>;
+    json = wantsJson(cmd.opts());
+    debug ||= opts.debug === true;
     // The global flags, wherever they were given, resolved once for the whole run.
-    f.resolveGlobals(cmd.optsWithGlobals() as GlobalOptions);
+    f.resolveGlobals(opts);
     mark('arguments parsed');
   });
   try {
@@ -50,11 +44,11 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
       // command group without its subcommand (`pm properties`) printed its help to stderr: usage.
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    const e = err instanceof CliError ? err : toCliError(err);
+    const e = err instanceof CliError ? err : (await import('./api-errors.js')).toCliError(err);
     // The pager first (what was written is read, then left with q), so that the message is not
     // written over its screen but after it.
     await f.close().catch(() => undefined);
-    if (wantsJson(argv)) {
+    if (json) {
       const error: Record<string, unknown> = { message: e.message, exit_code: e.exitCode };
       if (e.status !== undefined) error.status = e.status;
       if (e.fields) error.errors = e.fields;
@@ -69,17 +63,10 @@ export async function run(argv: readonly string[], deps: Deps): Promise<number> 
       if (e.showUsage) text += `${usageHint(active)}\n`;
       io.stderr.write(text);
     }
-    if (wantsDebug(argv, deps) && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
+    if (debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
     return e.exitCode;
   } finally {
     await f.close();
     mark('closed');
   }
-}
-
-function toCliError(err: unknown): CliError {
-  if (err instanceof Error && err.name === 'AbortError') return new CliError(EXIT.interrupted, 'interrupted');
-  if (err instanceof MissingDriverError) return missingDriver(err, 'this command');
-  const message = err instanceof Error ? err.message : String(err);
-  return new CliError(EXIT.api, message, { cause: err });
 }

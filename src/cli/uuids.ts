@@ -10,7 +10,8 @@ import { HttpStatusError } from '../client/errors.js';
 import { filterKind, isWholeUuid, prefixParameter, uuidFrom } from '../core/kinds.js';
 import { encodeListQuery, prefixFields } from '../core/query.js';
 import { visible } from '../core/redact.js';
-import { describeApiError, describeRecord } from './commands/shared.js';
+import { about } from './api-errors.js';
+import { describeRecord } from './commands/shared.js';
 import { CliError, EXIT, usageError } from './errors.js';
 import { checkUuid, kebab, optKey } from './flags.js';
 import type { Session } from './session.js';
@@ -41,7 +42,7 @@ export async function resolveUuid(s: Session, r: ResourceDef, input: string, wha
   } catch (e) {
     // A server that does not know the parameter refuses it by name (pm serve before it had one).
     if (e instanceof HttpStatusError && e.status === 400 && e.message.includes(param)) throw wholeNeeded();
-    throw describeApiError(e, r);
+    throw about(e, r);
   }
   const uuids = page.records.map((x) => (typeof x.uuid === 'string' ? x.uuid.toLowerCase() : ''));
   // A server that ignores parameters it does not know answers records that do not begin so.

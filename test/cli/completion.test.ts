@@ -9,7 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CACHE_TTL_MS, TIMEOUT_MS } from '../../src/cli/commands/completion-limits.js';
+import { CACHE_TTL_MS, TIMEOUT_MS } from '../../src/cli/commands/completion/limits.js';
 import { TOPICS } from '../../src/cli/help/index.js';
 import { type RunOptions, runPm, tempHome } from '../helpers/cli.js';
 import { type FaultyServer, startFaultyServer } from '../helpers/faulty-server.js';

@@ -9,7 +9,7 @@ import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFactory } from '../../src/cli/factory.js';
 import type { GlobalOptions } from '../../src/cli/globals.js';
-import { registerConfig } from '../../src/cli/commands/config.js';
+import { registerConfig } from '../../src/cli/commands/config/config.js';
 import type { Deps, Env } from '../../src/cli/context.js';
 import { CliError } from '../../src/cli/errors.js';
 

@@ -5,19 +5,18 @@
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import {
-  type CreateOptions,
-  type DeleteOptions,
-  type ListOptions,
-  newCmdCreate,
-  newCmdDelete,
-  newCmdList,
-  newCmdUpdate,
-  type UpdateOptions,
-} from '../../src/cli/commands/resource.js';
-import { type AuthRuns, newCmdAuth } from '../../src/cli/commands/auth.js';
-import { type ConfigRuns, newCmdConfig } from '../../src/cli/commands/config.js';
-import { newCmdServe, type ServeRuns } from '../../src/cli/commands/serve.js';
+import { newCmdCreate } from '../../src/cli/commands/resource/create.js';
+import type { CreateOptions } from '../../src/cli/commands/resource/create-run.js';
+import { newCmdDelete } from '../../src/cli/commands/resource/delete.js';
+import type { DeleteOptions } from '../../src/cli/commands/resource/delete-run.js';
+import { newCmdList } from '../../src/cli/commands/resource/list.js';
+import type { ListOptions } from '../../src/cli/commands/resource/list-run.js';
+import { newCmdUpdate } from '../../src/cli/commands/resource/update.js';
+import type { UpdateOptions } from '../../src/cli/commands/resource/update-run.js';
+import { type AuthRuns, newCmdAuth } from '../../src/cli/commands/auth/auth.js';
+import { type ConfigRuns, newCmdConfig } from '../../src/cli/commands/config/config.js';
+import type { ServeRuns } from '../../src/cli/commands/serve/runs.js';
+import { newCmdServe } from '../../src/cli/commands/serve/serve.js';
 import type { Deps } from '../../src/cli/context.js';
 import { createFactory } from '../../src/cli/factory.js';
 import { bodyFromFlags, changedSet, filterQuery, setChanges } from '../../src/cli/flag-values.js';

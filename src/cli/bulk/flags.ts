@@ -1,10 +1,11 @@
 /** The flags of bulk writes, declared without loading the bulk machinery. */
 import type { Command } from 'commander';
+import { usageError } from '../errors.js';
 
 export type Verb = 'create' | 'update' | 'delete';
 
-export const DEFAULT_CONCURRENCY = 4;
-export const MAX_CONCURRENCY = 32;
+const DEFAULT_CONCURRENCY = 4;
+const MAX_CONCURRENCY = 32;
 
 /** How the records of a file are read and sent: flags of the bulk writes and of apply. */
 export const addSendFlags = (cmd: Command): Command =>
@@ -23,4 +24,30 @@ export function addBulkFlags(cmd: Command, verb: Verb, key = ''): void {
       '--skip-existing <fields>',
       `skip records that match an existing one on these fields${key ? ` (e.g. ${key})` : ''}, so a re-run creates nothing twice`,
     );
+}
+
+/** How the records of a file are read and sent (--format, --concurrency, --failed), checked. */
+export interface SendOptions {
+  /** The file format, when its name does not say it. */
+  readonly format?: string | undefined;
+  readonly concurrency: number;
+  /** Where the records that did not go through are written. */
+  readonly failedFile?: string | undefined;
+}
+
+function concurrencyOf(v: unknown): number {
+  if (v === undefined) return DEFAULT_CONCURRENCY;
+  const s = String(v);
+  if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_CONCURRENCY)
+    throw usageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${s}".`);
+  return Number(s);
+}
+
+/** The send flags among a command's parsed flags (addSendFlags declared them). */
+export function sendOptionsOf(flags: { format?: unknown; concurrency?: unknown; failed?: unknown }): SendOptions {
+  return {
+    format: flags.format === undefined ? undefined : String(flags.format),
+    concurrency: concurrencyOf(flags.concurrency),
+    failedFile: flags.failed === undefined ? undefined : String(flags.failed),
+  };
 }

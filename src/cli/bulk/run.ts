@@ -6,13 +6,13 @@
  */
 import type { ResourceDef } from '../../resources/types.js';
 import { visible } from '../../core/redact.js';
-import { describeApiError } from '../commands/shared.js';
+import { describeApiError } from '../api-errors.js';
 import { writeFileAtomic } from '../write-file.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, type ExitCode, oneKind } from '../errors.js';
 import { type Format, formatFailed, type InputRecord } from './input.js';
 
-type Status = 'created' | 'updated' | 'deleted' | 'unchanged' | 'skipped' | 'failed' | 'unsent';
+export type Status = 'created' | 'updated' | 'deleted' | 'unchanged' | 'skipped' | 'failed' | 'unsent';
 
 export interface Result {
   readonly line: number;
@@ -134,7 +134,6 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
   output?.end();
 
   const all = results as Result[];
-  const count = (s: Status) => all.filter((r) => r.status === s).length;
   const notThrough = all.flatMap((r, i) =>
     r.status === 'failed' || r.status === 'unsent'
       ? [{ i, record: records[i] as InputRecord, error: r.error ?? r.status }]
@@ -146,11 +145,12 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
     writeFileAtomic(o.failedFile, text);
     failedNote = ` (written to ${o.failedFile})`;
   }
-  const parts = o.verbs.map((v) => `${v} ${count(v)}`);
-  if (count('skipped')) parts.push(`skipped ${count('skipped')}`);
-  parts.push(`failed ${count('failed')}`);
-  if (count('unsent')) parts.push(`not sent ${count('unsent')}`);
-  deps.io.stderr.write(`${parts.join(', ')}${failedNote}\n`);
+  deps.io.stderr.write(
+    `${tally(
+      all.map((r) => r.status),
+      o.verbs,
+    )}${failedNote}\n`,
+  );
   // Records that had problems before sending were listed then.
   const sentAndFailed = notThrough.filter((x) => !x.record.problems.length);
   if (sentAndFailed.length && !o.failedFile && !deps.io.stderr.isTTY) {
@@ -159,20 +159,48 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
       deps.io.stderr.write(`  … and ${sentAndFailed.length - 20} more; use --failed FILE to keep them all\n`);
   }
 
-  if (deps.signal?.aborted)
-    throw new CliError(EXIT.interrupted, 'interrupted: stopped sending; every record is accounted for above.');
-  if (fatal) throw fatal;
-  if (notThrough.length)
-    throw new CliError(
-      oneKind(notThrough.map((x) => codes[x.i] ?? EXIT.api)),
-      `${notThrough.length} of ${records.length} records did not go through.`,
-      {
-        hint: o.failedFile
-          ? `Run again with --from-file ${o.failedFile} to send them.`
-          : 'Use --failed FILE to keep them for a second run.',
-      },
-    );
+  const end = bulkEnd({
+    interrupted: deps.signal?.aborted === true,
+    fatal,
+    codes: notThrough.map((x) => codes[x.i] ?? EXIT.api),
+    total: records.length,
+    failedFile: o.failedFile,
+  });
+  if (end) throw end;
   return all;
+}
+
+/** The summary line of a bulk write: "created 3, failed 1", each verb's count, then what did not go. */
+export function tally(statuses: readonly Status[], verbs: readonly Status[]): string {
+  const count = (s: Status) => statuses.filter((x) => x === s).length;
+  const parts = verbs.map((v) => `${v} ${count(v)}`);
+  if (count('skipped')) parts.push(`skipped ${count('skipped')}`);
+  parts.push(`failed ${count('failed')}`);
+  if (count('unsent')) parts.push(`not sent ${count('unsent')}`);
+  return parts.join(', ');
+}
+
+/**
+ * How a bulk write ends, once every record is accounted for: interrupted (Ctrl-C) first, then the
+ * error that stopped the sending (no access), then the records that did not go through (`codes`:
+ * the exit code of each, made one), else success (undefined).
+ */
+export function bulkEnd(o: {
+  readonly interrupted: boolean;
+  readonly fatal?: CliError | undefined;
+  readonly codes: readonly ExitCode[];
+  readonly total: number;
+  readonly failedFile?: string | undefined;
+}): CliError | undefined {
+  if (o.interrupted)
+    return new CliError(EXIT.interrupted, 'interrupted: stopped sending; every record is accounted for above.');
+  if (o.fatal) return o.fatal;
+  if (!o.codes.length) return undefined;
+  return new CliError(oneKind(o.codes), `${o.codes.length} of ${o.total} records did not go through.`, {
+    hint: o.failedFile
+      ? `Run again with --from-file ${o.failedFile} to send them.`
+      : 'Use --failed FILE to keep them for a second run.',
+  });
 }
 
 function errorText(e: CliError): string {

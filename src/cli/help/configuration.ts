@@ -1,8 +1,9 @@
 /**
  * `pm help configuration`: where pm points and with which token, as src/cli/config.ts resolves
- * it; profiles; the config files; the environment, as `pm --help` lists it (the one place the
- * variables are written).
+ * it; profiles; the config files and their keys (config-keys.ts); the environment, as `pm --help`
+ * lists it (the one place the variables are written).
  */
+import { keyNames, keysHelp } from '../config-keys.js';
 import { ROOT_HELP } from './root.js';
 import { section } from './text.js';
 
@@ -51,15 +52,7 @@ A config file
     }
   }
 
-  base_url          the server's base URL, http(s), without query or fragment
-  token             the token for that server: written by pm auth login (the user config is
-                    kept mode 0600; pm warns when a file holding a token is readable by others)
-  timeout           seconds to wait for the server (default 30); at the top level, for every
-                    profile that sets none
-  default_profile   the profile used when neither --profile nor PM_PROFILE is given (also
-                    spelled "profile")
-  profiles          named sets of base_url, token and timeout; top-level base_url and token
-                    belong to the profile "default"
+${keysHelp()}
 
 Profiles
   pm --profile work properties list      this command only
@@ -72,7 +65,7 @@ Commands
   pm auth login --base-url URL     store a token (asked without echo, or --with-token from stdin)
   pm auth status                   which server, which profile, where the token comes from
   pm config list                   every setting and where it comes from
-  pm config set KEY VALUE          change the user config: base_url, timeout, default_profile
+  pm config set KEY VALUE          change the user config: ${keyNames((k) => k.set).join(', ')}
   pm config path                   the config files pm reads
 
 Environment

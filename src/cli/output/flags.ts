@@ -3,7 +3,7 @@
  * flags): what they mean is output/index.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
-import type { OutputFlags } from './index.js';
+import type { DataOutput, OutputFlags } from './index.js';
 
 export function addOutputFlags(cmd: Command): Command {
   return cmd
@@ -22,4 +22,22 @@ export function addOutputFlags(cmd: Command): Command {
 export function outputFlagsOf(opts: Readonly<Record<string, unknown>>): OutputFlags {
   const { json, fields, output, quiet, jq, csvExact } = opts;
   return { json, fields, output, quiet, jq, csvExact };
+}
+
+/**
+ * --json [fields] and --jq on a command that prints data other than records, declared once:
+ * `what` is --json's help ("print JSON"). printData (output/index.ts) writes what they ask for.
+ */
+export function addDataFlags(cmd: Command, what = 'print JSON'): Command {
+  return cmd
+    .option('--json [fields]', `${what}; with a comma-separated list, only those fields`)
+    .option('--jq <expr>', 'filter the JSON with a jq expression; strings print raw (see: pm help output)');
+}
+
+/** The data output flags among a command's parsed options. */
+export function dataFlagsOf(opts: { json?: unknown; jq?: unknown }): DataOutput {
+  return {
+    json: opts.json === undefined ? undefined : opts.json === true ? true : String(opts.json),
+    jq: opts.jq === undefined ? undefined : String(opts.jq),
+  };
 }

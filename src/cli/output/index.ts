@@ -556,3 +556,37 @@ export async function printJson(value: unknown, spec: Pick<OutputSpec, 'jq'>, d:
   if (value === undefined) return;
   d.stdout.write(`${jsonText(d.tty ? JSON.stringify(value, null, 2) : JSON.stringify(value))}\n`);
 }
+
+/** The output flags of a command that prints data other than records (a status, settings, tokens). */
+export interface DataOutput {
+  /** --json, with its fields when given a list. */
+  readonly json?: string | true | undefined;
+  readonly jq?: string | undefined;
+}
+
+/** What DataOutput asks for, checked: the fields --json names, and --jq. */
+interface DataSpec {
+  readonly fields?: readonly string[] | undefined;
+  readonly jq?: string | undefined;
+}
+
+/** Whether the data is asked for as JSON (--json or --jq), rather than as the command's text. */
+export const wantsData = (o: DataOutput): boolean => o.json !== undefined || o.jq !== undefined;
+
+/**
+ * --json's fields checked against the names the data has (`known`), and --jq checked: a usage
+ * error before any request, as for records.
+ */
+export async function dataSpecFrom(o: DataOutput, known: readonly string[]): Promise<DataSpec> {
+  const fields = typeof o.json === 'string' ? splitList(o.json) : undefined;
+  const bad = fields?.find((x) => !known.includes(x));
+  if (bad !== undefined) throw usageError(`--json: unknown field "${bad}".`, `Fields: ${known.join(', ')}.`);
+  if (o.jq !== undefined) await prepareOutput({ format: 'json', quiet: false, jq: o.jq });
+  return { fields, jq: o.jq };
+}
+
+/** Data as JSON, an object or a list of them, with the fields asked for: as printJson writes it. */
+export async function printData(value: unknown, spec: DataSpec, d: Display): Promise<void> {
+  const pick = (x: unknown) => (isObject(x) ? select(x, spec.fields) : x);
+  await printJson(Array.isArray(value) ? value.map(pick) : pick(value), spec, d);
+}

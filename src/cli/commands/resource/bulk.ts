@@ -1,0 +1,31 @@
+/**
+ * The bulk form of create, update and delete (`--from-file`, uuids on stdin), as their
+ * constructors hand it over: the bulk flags read into typed options, and the run loaded lazily.
+ */
+import type { ResourceDef } from '../../../resources/types.js';
+import { sendOptionsOf, type Verb } from '../../bulk/flags.js';
+import type { Factory } from '../../factory.js';
+import type { BulkOptions } from './bulk-run.js';
+import { type Flags, str } from './options.js';
+
+export type BulkRun = (o: BulkOptions) => Promise<void>;
+
+export const BULK_RUN: BulkRun = async (o) => (await import('./bulk-run.js')).bulkRun(o);
+
+/** What the bulk flags of a write say, checked (--concurrency) before anything is read or sent. */
+export function bulkOptionsOf(f: Factory, r: ResourceDef, verb: Verb, fromFile: string | undefined, flags: Flags) {
+  const output = flags.output === 'json' || flags.output === 'ndjson' ? flags.output : undefined;
+  const options: BulkOptions = {
+    f,
+    resource: r,
+    verb,
+    fromFile,
+    flags,
+    yes: flags.yes === true,
+    skipExisting: str(flags.skipExisting),
+    validateOnly: flags.validateOnly === true,
+    send: sendOptionsOf(flags),
+    output: flags.quiet ? 'quiet' : flags.json !== undefined ? 'json' : output,
+  };
+  return options;
+}

@@ -1,0 +1,108 @@
+/** `pm <resource> delete`: records by uuid, after a question a person answers (or --yes). */
+import { CUSTOM_VALUES_KEY, childrenOf } from '../../../resources/index.js';
+import type { ResourceDef } from '../../../resources/types.js';
+import { isWholeUuid } from '../../../core/kinds.js';
+import { visible } from '../../../core/redact.js';
+import { CliError, EXIT, oneKind } from '../../errors.js';
+import type { Session } from '../../session.js';
+import { resolveUuid } from '../../uuids.js';
+import { describeApiError } from '../../api-errors.js';
+import { confirmDelete, countOf, describeRecord } from '../shared.js';
+import { dryRun } from './common-run.js';
+import type { OnResource } from './options.js';
+
+export interface DeleteOptions extends OnResource {
+  readonly uuids: readonly string[];
+  readonly yes: boolean;
+  readonly dryRun: boolean;
+  readonly quiet: boolean;
+  readonly json: boolean;
+  /** A record already gone counts as deleted. */
+  readonly ignoreNotFound?: boolean;
+}
+
+/** Records named one by one in a delete's question, at most; more are counted. */
+const NAMED = 5;
+
+/**
+ * What a delete would take away, in words: the records by their first columns, and what goes with
+ * them (their notes, their custom values), read from the server. A record that is not there is
+ * the same "not found" the delete would be (unless --ignore-not-found).
+ */
+async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly string[], ignoreMissing: boolean) {
+  const found: Record<string, unknown>[] = [];
+  for (const u of uuids.slice(0, 20)) {
+    try {
+      found.push(await s.client.get(r, u, r.customValues ? CUSTOM_VALUES_KEY : undefined));
+    } catch (e) {
+      const err = describeApiError(e, r);
+      if (err.exitCode === EXIT.notFound && ignoreMissing) continue;
+      // Without the custom fields' read scope, the record alone.
+      if (err.exitCode === EXIT.auth && r.customValues) found.push(await s.client.get(r, u).catch(() => ({ uuid: u })));
+      else throw err;
+    }
+  }
+  const goes: string[] = [];
+  for (const { child } of childrenOf(r)) {
+    const count = countOf(r, child);
+    const n = count ? found.reduce((sum, x) => sum + (Number(x[count.name]) || 0), 0) : 0;
+    if (n) goes.push(`${n} ${n === 1 ? child.singular : child.plural}`);
+  }
+  if (r.customValues) {
+    const n = found.reduce((sum, x) => sum + ((x[CUSTOM_VALUES_KEY] as { data?: unknown[] })?.data?.length ?? 0), 0);
+    if (n) goes.push(`${n} custom value${n === 1 ? '' : 's'}`);
+  }
+  const name = (x: Record<string, unknown>) => describeRecord(r, x) || String(x.uuid);
+  const which =
+    uuids.length === 1
+      ? `${r.singular} ${found[0] ? name(found[0]) : uuids[0]}`
+      : `${uuids.length} ${r.plural}${uuids.length <= NAMED ? ` (${found.map(name).join('; ')})` : ''}`;
+  return `${which}${goes.length ? ` and ${uuids.length === 1 ? 'its' : 'their'} ${goes.join(' and ')}` : ''}`;
+}
+
+export async function deleteRun(o: DeleteOptions): Promise<void> {
+  const { f, resource: r } = o;
+  // Beginnings of uuids resolved first: an ambiguous one is refused before anything is deleted.
+  const resolved: string[] = [];
+  if (o.uuids.some((u) => !isWholeUuid(u))) {
+    const s = await f.session();
+    for (const u of o.uuids) resolved.push(await resolveUuid(s, r, u, '<uuid>'));
+  }
+  const unique = [...new Set(resolved.length ? resolved : o.uuids)];
+  if (!o.yes && !o.dryRun)
+    await confirmDelete(f, async () => {
+      const what = await describeForDelete(await f.session(), r, unique, o.ignoreNotFound === true);
+      return `Delete ${what}? This cannot be undone.`;
+    });
+  const s = await f.session();
+  if (o.dryRun) {
+    for (const u of unique) dryRun(s, f, 'DELETE', s.client.recordPath(r, u), undefined, {});
+    return;
+  }
+  const results: { uuid: string; deleted: boolean; error?: string }[] = [];
+  const failed: CliError[] = [];
+  for (const u of unique) {
+    try {
+      await s.client.delete(r, u);
+      results.push({ uuid: u, deleted: true });
+      if (!o.quiet && !o.json) f.io.stderr.write(`Deleted ${r.singular} ${u}.\n`);
+    } catch (e) {
+      const err = describeApiError(e, r);
+      if (err.exitCode === EXIT.notFound && o.ignoreNotFound) {
+        results.push({ uuid: u, deleted: true });
+        if (!o.quiet && !o.json) f.io.stderr.write(`No ${r.singular} ${u}: already gone.\n`);
+        continue;
+      }
+      if (err.exitCode === EXIT.interrupted || err.exitCode === EXIT.network || err.exitCode === EXIT.auth) throw err;
+      results.push({ uuid: u, deleted: false, error: err.message });
+      failed.push(err);
+      if (unique.length > 1) f.io.stderr.write(`error: ${visible(err.message)}\n`);
+    }
+  }
+  if (o.json) f.io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  if (failed.length) {
+    if (unique.length === 1) throw failed[0];
+    const codes = failed.map((e) => e.exitCode);
+    throw new CliError(oneKind(codes), `${codes.length} of ${unique.length} ${r.plural} not deleted.`);
+  }
+}
