@@ -38,11 +38,9 @@ export interface ServerLog extends Observer {
 
 export async function openLog(o: LogOptions): Promise<ServerLog> {
   const { default: pino } = await import('pino');
-  // Lines written asynchronously, gathered up to 4 KiB a write (a write a line cost more than the
-  // line), and written at least every 100 ms, so a quiet server's lines are not held back; flushed
-  // at the end. No transport: a worker thread would cost more than the write.
-  const fast =
-    o.out.fd === 1 ? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }) : undefined;
+  // Lines written asynchronously, those that come while one is written joined to it; flushed at
+  // the end. No transport: a worker thread would cost more than the write.
+  const fast = o.out.fd === 1 ? pino.destination({ dest: 1, sync: false }) : undefined;
   // A log whose reader went away (a closed pipe) is given up, said once: the server goes on
   // answering, and nothing piles up in memory.
   let broken = false;
