@@ -46,6 +46,7 @@ const blackBox = [
  * crash, readers, scale) stay on SQLite alone.
  */
 const onPostgres = [
+  'test/server/attachments.test.ts',
   'test/server/bad-input.test.ts',
   'test/server/calendar-feeds.test.ts',
   'test/server/catalogues.test.ts',

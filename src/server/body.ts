@@ -52,6 +52,27 @@ export class RequestBody {
     return this.#read;
   }
 
+  /**
+   * The body as bytes, as they come, for a route that takes a file (attachments.ts): at most
+   * `limit` of them (413 past it), never all held at once. Read once, instead of `text`.
+   */
+  async *bytes(limit: number, tooLarge: () => ApiError): AsyncGenerator<Uint8Array> {
+    if (this.declaredLength !== undefined && this.declaredLength > limit) throw tooLarge();
+    let size = 0;
+    try {
+      for await (const chunk of this.source()) {
+        size += chunk.byteLength;
+        this.#read = size;
+        if (size > limit) throw tooLarge();
+        yield chunk;
+      }
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      throw new ApiError(400, 'The request body could not be read: it stopped before its end.');
+    }
+    this.#complete = true;
+  }
+
   /** The body as text, read once (after `settle`); 413 past the limit. */
   text(): Promise<string> {
     this.#text ??= this.read();

@@ -85,12 +85,20 @@ export function openEmbedded(dataFile: string): Embedded {
         // Lower case, as undici gives them.
         const answer = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k.toLowerCase(), v]));
         let bytes = res.body === undefined ? [] : [Buffer.from(res.body)];
+        // An attachment's bytes are read as they are taken, as over a socket.
+        let stream = res.stream;
         const body: InProcessBody = {
           async *[Symbol.asyncIterator]() {
             yield* bytes;
+            if (stream)
+              for await (const chunk of stream) {
+                if (!stream) return;
+                yield Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+              }
           },
           destroy() {
             bytes = [];
+            stream = undefined;
           },
         };
         return { statusCode: res.status, headers: answer, body };

@@ -39,6 +39,8 @@ interface CommonOptions<S extends Store> extends HttpOptions {
    * answered 422 naming its filters (budget.ts). On PostgreSQL, every statement's timeout too.
    */
   readonly queryBudgetMs?: number;
+  /** The largest attachment taken (bytes; default 100 MiB): a larger upload is answered 413. */
+  readonly maxAttachmentBytes?: number | undefined;
   /**
    * The log (access-log.ts): a line per request at level info, server errors always, with their
    * request ids. Without it, errors go to `logError` alone.
@@ -164,6 +166,7 @@ async function listen<S extends Store>(
       log?.error(err, req?.requestId);
     },
     listBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
+    maxAttachmentBytes: opts.maxAttachmentBytes,
   });
   const host = opts.host ?? '127.0.0.1';
   const door: Door = { draining: false };

@@ -2,6 +2,7 @@
  * `pm serve`: the project's own implementation of the API on an SQLite file, and the management
  * of its accounts and tokens; the run functions are in serve-run.ts.
  */
+import { parseSize } from '../../core/size.js';
 import { Command, Option } from 'commander';
 import { ALL_SCOPES } from '../../resources/index.js';
 import { defaultDataFile } from '../../core/paths.js';
@@ -37,6 +38,7 @@ export type ServeOptions = OnDataFile &
     | 'requestTimeoutMs'
     | 'readers'
     | 'queryBudgetMs'
+    | 'maxAttachmentBytes'
     | 'metrics'
   > &
   Pick<PostgresServerOptions, 'poolSize'> & {
@@ -81,6 +83,7 @@ type ServeFlags = {
     | 'requestTimeout'
     | 'readers'
     | 'queryBudget'
+    | 'maxAttachmentSize'
     | 'metricsPort'
     | 'metricsHost',
     string
@@ -131,6 +134,15 @@ function parseScopes(text: string): string[] {
 function parseSeconds(flag: string, text: string | undefined, max = 86_400): number | undefined {
   const seconds = numberFlag(flag, text, 1, max, `a whole number of seconds from 1 to ${max}`);
   return seconds === undefined ? undefined : seconds * 1000;
+}
+
+/** A size flag: bytes, or with a unit (512KiB, 100MiB, 1GiB). */
+function sizeFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const bytes = parseSize(text);
+  if (bytes === undefined)
+    throw usageError(`${flag} must be a size: bytes, or with a unit (512KiB, 100MiB, 1GiB), not "${text}".`);
+  return bytes;
 }
 
 /** --public-url: an http(s) origin, nothing more (no path, query or credentials). */
@@ -192,6 +204,10 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
     .option(
       '--query-budget <seconds>',
       'time a list may take before it is stopped and answered 422, naming its filters (default 10)',
+    )
+    .option(
+      '--max-attachment-size <size>',
+      'the largest file an upload may carry: bytes, or with a unit (512KiB, 100MiB, 1GiB; default 100MiB)',
     )
     .option(
       '--readers <n>',
@@ -270,6 +286,7 @@ Examples:
         requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
         queryBudgetMs: parseSeconds('--query-budget', opts.queryBudget, 3600),
         readers: numberFlag('--readers', opts.readers, 0, 32),
+        maxAttachmentBytes: sizeFlag('--max-attachment-size', opts.maxAttachmentSize),
         logFormat: opts.logFormat,
         logLevel: opts.logLevel,
         metrics: metricsPort === undefined ? undefined : { host: opts.metricsHost ?? '127.0.0.1', port: metricsPort },

@@ -1,0 +1,28 @@
+/**
+ * The bytes of attachments in the store's own database (../blobs.ts): chunks in attachment_chunks,
+ * keyed by the attachment's uuid and their order, for both stores.
+ */
+import { rows, run, type Steps } from './steps.js';
+
+export function* putChunk(key: string, seq: number, data: Uint8Array, now: number): Steps<void> {
+  yield run('INSERT INTO attachment_chunks (attachment, seq, data, written_at) VALUES (?, ?, ?, ?)', [
+    key,
+    seq,
+    data,
+    now,
+  ]);
+}
+
+export function* chunks(key: string, from: number, to: number): Steps<Uint8Array[]> {
+  const found = (yield rows(
+    'SELECT seq, data FROM attachment_chunks WHERE attachment = ? AND seq >= ? AND seq <= ? ORDER BY seq',
+    [key, from, to],
+  )) as { seq: number; data: Uint8Array }[];
+  if (found.length !== to - from + 1 || found.some((c, i) => Number(c.seq) !== from + i))
+    throw new Error(`the bytes of attachment ${key} are missing chunks ${from} to ${to}`);
+  return found.map((c) => c.data);
+}
+
+export function* removeChunks(key: string): Steps<void> {
+  yield run('DELETE FROM attachment_chunks WHERE attachment = ?', [key]);
+}
