@@ -21,6 +21,7 @@ const unit = [
   'test/repository.test.ts',
 ];
 const blackBox = [
+  'test/cli/attachments-blackbox.test.ts',
   'test/cli/blackbox.test.ts',
   'test/cli/bulk-interrupt.test.ts',
   'test/cli/calendar-blackbox.test.ts',
@@ -67,6 +68,7 @@ const onPostgres = [
   'test/server/scale.test.ts',
   'test/server/tables.test.ts',
   'test/cli/serve-postgres.test.ts',
+  'test/cli/attachments-blackbox.test.ts',
   'test/cli/transfer.test.ts',
   'test/cli/commands.test.ts',
   'test/cli/catalogues.test.ts',

@@ -88,7 +88,7 @@ interface Raw extends Pick<HttpResponse, 'status' | 'headers' | 'text'> {
   readonly ms: number;
 }
 
-function excerpt(text: string): string {
+export function excerpt(text: string): string {
   const plain = text
     .replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ')
     .replace(/<[^>]+>/g, ' ')
@@ -379,6 +379,11 @@ export class HttpClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The connection pool (made on first use): the byte path (bytes.ts) sends through it too. */
+  dispatcherOf(): Promise<Dispatcher> {
+    return this.getDispatcher();
   }
 
   private getDispatcher(): Promise<Dispatcher> {

@@ -19,7 +19,8 @@ interface RequestOptions {
   readonly path: string;
   readonly method: string;
   readonly headers?: Record<string, string>;
-  readonly body?: string;
+  /** JSON text, or a file's bytes as they come (an upload: its length in Content-Length, when known). */
+  readonly body?: string | AsyncIterable<Uint8Array>;
   readonly signal?: AbortSignal;
 }
 
@@ -47,6 +48,11 @@ export interface Embedded {
   readonly store: Store;
   readonly dispatcher: InProcessDispatcher;
   close(): Promise<void>;
+}
+
+/** A body of bytes read as they come: of its declared length, or of a length to be seen (chunked). */
+function streamed(bytes: AsyncIterable<Uint8Array>, length: string | undefined): RequestBody {
+  return new RequestBody(length === undefined ? undefined : Number(length), () => bytes);
 }
 
 export function openEmbedded(dataFile: string): Embedded {
@@ -79,7 +85,10 @@ export function openEmbedded(dataFile: string): Embedded {
           method: opts.method,
           url: `${EMBEDDED_ORIGIN}${opts.path}`,
           header: (name) => headers.get(name),
-          body: RequestBody.of(Buffer.from(opts.body ?? '')),
+          body:
+            opts.body === undefined || typeof opts.body === 'string'
+              ? RequestBody.of(Buffer.from(opts.body ?? ''))
+              : streamed(opts.body, headers.get('content-length')),
           ...(headers.has('authorization') ? {} : { principal }),
         });
         // Lower case, as undici gives them.

@@ -25,6 +25,8 @@ import { examples } from '../help/examples.js';
 import { inWords } from '../help/text.js';
 import { addOutputFlags, outputFlagsOf } from '../output/flags.js';
 import type { OutputFlags } from '../output/index.js';
+import { newCmdDownload } from './attachments/download.js';
+import { newCmdUpload } from './attachments/upload.js';
 import { newCmdDue } from './due.js';
 import { newCmdFeed } from './feed.js';
 
@@ -410,6 +412,7 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     else verbs.push([['update'], () => newCmdNoUpdate(r), true]);
     if (r.verbs.delete) verbs.push([['delete', 'rm'], () => newCmdDelete(f, r)]);
     if (r.verbs.create && r.verbs.list) verbs.push([['apply'], () => newCmdApply(f, r)]);
+    if (r.files) verbs.push([['upload'], () => newCmdUpload(f, r)], [['download'], () => newCmdDownload(f, r)]);
     if (r.agenda) verbs.push([['due'], () => newCmdDue(f, r)]);
     if (r.agenda) verbs.push([['feed'], () => newCmdFeed(f, r)]);
     const named = verb === undefined ? undefined : verbs.find(([names]) => names.includes(verb));

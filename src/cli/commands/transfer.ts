@@ -25,6 +25,7 @@ import type { Factory } from '../factory.js';
 import { inWords } from '../help/text.js';
 import type { Session } from '../session.js';
 import { writeFileAtomic } from '../write-file.js';
+import { exportFiles, importFile } from './attachments/transfer-files.js';
 import { countOf, describeApiError, withUnabortedSession } from './shared.js';
 
 type Rec = Record<string, unknown>;
@@ -86,6 +87,7 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
         rows.push(row);
       }
     }
+    if (r.files) await exportFiles(deps, s, r, rows, dir);
     exported.set(r.path, rows);
     writeFileAtomic(join(dir, fileOf(r)), rows.map((x) => `${JSON.stringify(x)}\n`).join(''));
     counts[r.path] = rows.length;
@@ -265,7 +267,10 @@ async function importAccount(
         }
         let created: Rec;
         try {
-          created = await s.client.create(r, body, parent);
+          created =
+            r.files && parent
+              ? await importFile(deps, s, r, rec, parent, dir, where)
+              : await s.client.create(r, body, parent);
         } catch (e) {
           const err = describeApiError(e, r);
           // Already there under the same unique key (a custom field's name): use it.
