@@ -131,9 +131,10 @@ export type Runs = typeof RUNS;
 
 /** "List, show, create, update and delete properties", from the verbs the resource has. */
 function verbsSummary(r: ResourceDef): string {
-  const words = (['list', 'show', 'create', 'update', 'delete'] as const).filter((w) =>
+  const words: string[] = (['list', 'show', 'create', 'update', 'delete'] as const).filter((w) =>
     w === 'show' ? r.verbs.get : r.verbs[w],
   );
+  if (r.files) words.splice(0, 0, 'upload', 'download');
   const text = `${inWords(words)} ${r.plural}`;
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${r.verbs.update ? '' : ` (${r.plural} cannot be updated)`}`;
 }
