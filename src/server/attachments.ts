@@ -11,7 +11,7 @@ import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError, ValidationError } from '../core/errors.js';
 import { sizeInWords } from '../core/size.js';
 import type { ValidBody } from '../core/validate.js';
-import { CHUNK_BYTES } from './blobs.js';
+import { CHUNK_BYTES, CHUNKS_PER_WRITE } from './blobs.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { ApiRecord, Principal, Store } from './store.js';
 
@@ -148,6 +148,14 @@ async function intoBlobs(
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let filled = 0;
   let seq = 0;
+  /** Whole chunks not yet written, from chunk `seq`. */
+  let pending: Buffer[] = [];
+  const flush = async () => {
+    if (!pending.length) return;
+    await store.blobs.put(key, seq, pending);
+    seq += pending.length;
+    pending = [];
+  };
   let size = 0;
   let head: Uint8Array | undefined;
   for await (const piece of source) {
@@ -162,16 +170,18 @@ async function intoBlobs(
       at += n;
       if (filled === CHUNK_BYTES) {
         head ??= Buffer.from(chunk.subarray(0, SNIFF_BYTES));
-        await store.blobs.put(key, seq++, chunk);
+        pending.push(chunk);
+        if (pending.length === CHUNKS_PER_WRITE) await flush();
         chunk = Buffer.allocUnsafe(CHUNK_BYTES);
         filled = 0;
       }
     }
   }
-  if (filled > 0 || seq === 0) {
+  if (filled > 0 || seq + pending.length === 0) {
     head ??= Buffer.from(chunk.subarray(0, Math.min(filled, SNIFF_BYTES)));
-    await store.blobs.put(key, seq, Buffer.from(chunk.subarray(0, filled)));
+    pending.push(Buffer.from(chunk.subarray(0, filled)));
   }
+  await flush();
   return { size, sha256: hash.digest('hex'), head: head ?? new Uint8Array() };
 }
 

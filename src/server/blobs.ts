@@ -10,12 +10,19 @@
 /** The size of a chunk of bytes as it is written and read. */
 export const CHUNK_BYTES = 1024 * 1024;
 
+/**
+ * How many chunks an upload hands the store at once, written in one transaction: a commit costs
+ * a store a sync to disk (SQLite's checkpoints, PostgreSQL's WAL flush), which one per chunk would
+ * make the most of an upload's time.
+ */
+export const CHUNKS_PER_WRITE = 8;
+
 /** How a blob store answers: at once, or with a promise. */
 type Answer<T> = T | Promise<T>;
 
 export interface BlobStore {
-  /** Writes chunk `seq` (from 0) of the blob `key`. */
-  put(key: string, seq: number, data: Uint8Array): Answer<void>;
+  /** Writes chunks `seq` (from 0), `seq + 1`... of the blob `key`, in one transaction. */
+  put(key: string, seq: number, chunks: readonly Uint8Array[]): Answer<void>;
   /** The chunks `from` to `to` (inclusive) of the blob `key`, in order. */
   chunks(key: string, from: number, to: number): Answer<Uint8Array[]>;
   /** Forgets every chunk of `key` (the bytes of an upload that did not end in a record). */

@@ -335,16 +335,32 @@ describe('the size limit', () => {
 });
 
 describe('an upload cut off half-way', () => {
+  // A server of its own, whose limit lets an upload write some of its chunks before it is cut off.
+  let big: TestServer;
+  beforeAll(async () => {
+    big = await startTestServer({ maxAttachmentBytes: 64 * 1024 * 1024 });
+  });
+  afterAll(() => big.close());
+
   it('leaves no attachment listed and none of its bytes', async () => {
+    const server = big;
+    const strayChunks = async () =>
+      Number(
+        (
+          await server.sql(
+            'SELECT COUNT(*) AS n FROM attachment_chunks WHERE attachment NOT IN (SELECT uuid FROM attachments)',
+          )
+        )[0]?.n,
+      );
     const acct = await server.newAccount();
     const property = await newProperty(acct);
     const url = new URL(server.url);
     const socket = connect(Number(url.port), url.hostname);
     await new Promise((r) => socket.once('connect', r));
     socket.write(
-      `POST /properties/${property}/attachments?name=half.bin HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${acct.token}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${3 * 1024 * 1024}\r\n\r\n`,
+      `POST /properties/${property}/attachments?name=half.bin HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${acct.token}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${32 * 1024 * 1024}\r\n\r\n`,
     );
-    socket.write(randomBytes(1_600_000));
+    socket.write(randomBytes(12 * 1024 * 1024));
     // The first chunk of it is written before the client goes away.
     await expect.poll(strayChunks, { timeout: 5000 }).toBeGreaterThan(0);
     socket.destroy();

@@ -112,7 +112,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     revokeFeed: guard((accountId, uuid) => run(feeds.revokeFeed(accountId, uuid)), 'statement'),
     openFeed: guard((secret, r) => run(feeds.openFeed(secret, r))),
     blobs: {
-      put: guard((key, seq, data) => run(blobs.putChunk(key, seq, data, d.now())), 'statement'),
+      put: guard((key, seq, chunks) => write(() => blobs.putChunks(key, seq, chunks, d.now())), 'write'),
       chunks: guard((key, from, to) => run(blobs.chunks(key, from, to))),
       remove: guard((key) => run(blobs.removeChunks(key)), 'statement'),
     },

@@ -4,13 +4,14 @@
  */
 import { rows, run, type Steps } from './steps.js';
 
-export function* putChunk(key: string, seq: number, data: Uint8Array, now: number): Steps<void> {
-  yield run('INSERT INTO attachment_chunks (attachment, seq, data, written_at) VALUES (?, ?, ?, ?)', [
-    key,
-    seq,
-    data,
-    now,
-  ]);
+export function* putChunks(key: string, seq: number, chunks: readonly Uint8Array[], now: number): Steps<void> {
+  for (const [i, data] of chunks.entries())
+    yield run('INSERT INTO attachment_chunks (attachment, seq, data, written_at) VALUES (?, ?, ?, ?)', [
+      key,
+      seq + i,
+      data,
+      now,
+    ]);
 }
 
 export function* chunks(key: string, from: number, to: number): Steps<Uint8Array[]> {

@@ -169,9 +169,9 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     revokeFeed: guard((accountId, uuid) => sql.run(feeds.revokeFeed(accountId, uuid))),
     openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
     write: sql.write,
-    // Each chunk in a transaction of its own: an upload never holds the writer between its chunks.
+    // A few chunks a transaction: an upload never holds the writer while it waits for its client.
     blobs: {
-      put: guard((key, seq, data) => write(blobs.putChunk(key, seq, data, d.now()))),
+      put: guard((key, seq, chunks) => write(blobs.putChunks(key, seq, chunks, d.now()))),
       chunks: guard((key, from, to) => sql.run(blobs.chunks(key, from, to))),
       remove: guard((key) => write(blobs.removeChunks(key))),
     },
