@@ -27,4 +27,9 @@ export interface BlobStore {
   chunks(key: string, from: number, to: number): Answer<Uint8Array[]>;
   /** Forgets every chunk of `key` (the bytes of an upload that did not end in a record). */
   remove(key: string): Answer<void>;
+  /**
+   * Forgets the chunks written before `before` (ms) that belong to no record: an upload's whose
+   * server stopped half-way (a crash), which could not remove them itself. How many it removed.
+   */
+  sweep(before: number): Answer<number>;
 }

@@ -151,8 +151,8 @@ const files: readonly Step[] = [
       columns: [
         { name: 'attachment', type: 'text', notNull: true },
         { name: 'seq', type: 'int', notNull: true },
-        { name: 'data', type: 'bytes', notNull: true },
         { name: 'written_at', type: 'time', notNull: true },
+        { name: 'data', type: 'bytes', notNull: true },
       ],
       primaryKey: ['attachment', 'seq'],
     },

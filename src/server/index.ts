@@ -101,6 +101,9 @@ export async function startServer(
   return 'database' in opts ? startOnPostgres(opts) : startOnFile(opts);
 }
 
+/** How old the chunks of an upload that never became a record are when pm serve removes them at its start. */
+export const STRAY_CHUNKS_AGE_MS = 2 * 24 * 3600 * 1000;
+
 async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteStore>> {
   const store = opts.store ?? openStore(opts.dataFile, opts.now);
   let createdToken: string | undefined;
@@ -149,6 +152,9 @@ async function listen<S extends Store>(
   /** Closes what else the store's start opened (reader threads), after the store. */
   closeMore?: () => Promise<void>,
 ): Promise<RunningServer<S>> {
+  // The bytes of uploads that a crash stopped half-way, left by no record: old enough that no
+  // upload in progress (on another instance) can still be writing them.
+  await started.store.blobs.sweep((opts.now ?? Date.now)() - STRAY_CHUNKS_AGE_MS);
   const log: ServerLog | undefined = opts.log && (await (await import('./access-log.js')).openLog(opts.log));
   let metrics: MetricsServer | undefined;
   const closeStore = async () => {

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAnswer } from '../helpers/openapi.js';
-import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
+import { startServer } from '../../src/server/index.js';
+import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
 
 const LIMIT = 3 * 1024 * 1024;
 let server: TestServer;
@@ -331,6 +332,27 @@ describe('the size limit', () => {
     const res = await upload(acct, `properties/${property}`, bytes, 'exact.bin');
     expect(res.status).toBe(201);
     expect(res.json().data.sha256).toBe(sha256(bytes));
+  });
+});
+
+describe('the bytes of an upload a crash stopped', () => {
+  it('are removed when pm serve starts, once they are two days old', async () => {
+    const now = server.clock.now();
+    const chunk = (key: string, at: number) =>
+      server.sql(
+        'INSERT INTO attachment_chunks (attachment, seq, written_at, data) VALUES (?, 0, ?, ?) RETURNING seq',
+        [key, at, Buffer.from('half a file')],
+      );
+    await chunk('crashed-long-ago', now - 3 * 24 * 3600 * 1000);
+    await chunk('in-progress', now - 60_000);
+    const common = { port: 0, now: server.clock.now, logError: (e: unknown) => server.loggedErrors.push(e) };
+    const again = ON_POSTGRES
+      ? await startServer({ ...common, database: server.postgres.database.url, store: server.postgres.store })
+      : await startServer({ ...common, dataFile: server.dataFile, store: server.sqlite });
+    await again.close();
+    expect(await chunksOf('crashed-long-ago')).toBe(0);
+    expect(await chunksOf('in-progress')).toBe(1);
+    await server.sql('DELETE FROM attachment_chunks WHERE attachment = ? RETURNING seq', ['in-progress']);
   });
 });
 

@@ -115,6 +115,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
       put: guard((key, seq, chunks) => write(() => blobs.putChunks(key, seq, chunks, d.now())), 'write'),
       chunks: guard((key, from, to) => run(blobs.chunks(key, from, to))),
       remove: guard((key) => run(blobs.removeChunks(key)), 'statement'),
+      sweep: guard((before) => run(blobs.sweepChunks(before)), 'statement'),
     },
     ensureAccount: guard(
       () =>

@@ -24,6 +24,13 @@ export function* chunks(key: string, from: number, to: number): Steps<Uint8Array
   return found.map((c) => c.data);
 }
 
+export function* sweepChunks(before: number): Steps<number> {
+  return (yield run(
+    'DELETE FROM attachment_chunks WHERE written_at < ? AND attachment NOT IN (SELECT uuid FROM attachments)',
+    [before],
+  )) as number;
+}
+
 export function* removeChunks(key: string): Steps<void> {
   yield run('DELETE FROM attachment_chunks WHERE attachment = ?', [key]);
 }

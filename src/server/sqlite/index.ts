@@ -174,6 +174,7 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
       put: guard((key, seq, chunks) => write(blobs.putChunks(key, seq, chunks, d.now()))),
       chunks: guard((key, from, to) => sql.run(blobs.chunks(key, from, to))),
       remove: guard((key) => write(blobs.removeChunks(key))),
+      sweep: guard((before) => write(blobs.sweepChunks(before))),
     },
     ping: guard(() => {
       db.prepare('SELECT 1').get();
