@@ -207,7 +207,7 @@ export function newCmdServe(f: Factory, runs: ServeRuns = RUNS): Command {
     )
     .option(
       '--max-attachment-size <size>',
-      'the largest file an upload may carry: bytes, or with a unit (512KiB, 100MiB, 1GiB; default 100MiB)',
+      'the largest file an upload may carry: bytes, or with a unit (512KiB, 100MiB, 1GiB; default 100MiB); a whole upload is within --request-timeout too',
     )
     .option(
       '--readers <n>',

@@ -32,6 +32,9 @@ const TEXT_TYPES: Readonly<Record<string, string>> = {
   '.ics': 'text/calendar',
 };
 
+/** How much of a file is read at a time to be sent (the server keeps it in chunks of 1 MiB). */
+const READ_BYTES = 256 * 1024;
+
 const typeOf = (name: string) => TEXT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
 
 /** What is sent: a file on disk (its size known), or standard input (`-`). */
@@ -68,7 +71,12 @@ export async function uploadFile(
       body:
         file.path === '-'
           ? { open: () => counted(f.io.stdin), again: false, type }
-          : { open: () => counted(createReadStream(file.path)), again: true, type, length: file.size },
+          : {
+              open: () => counted(createReadStream(file.path, { highWaterMark: READ_BYTES })),
+              again: true,
+              type,
+              length: file.size,
+            },
     });
     const chunks: Uint8Array[] = [];
     for await (const c of res.body) chunks.push(c);
