@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,6 +158,35 @@ describe('pm attachments against pm serve', () => {
       'The file is larger than the 3 MiB (3145728 bytes) this server takes for an attachment.',
     );
     expect((await pm(['attachments', 'list', '-o', 'json'])).stdout.trim()).toBe('[]');
+  });
+});
+
+describe('an upload cut off on its way', () => {
+  it('is not sent again (it may have arrived): one connection, exit 5', async () => {
+    // A server that takes the connection, reads the start of the upload, and drops it.
+    let connections = 0;
+    const dropping = createServer((socket) => {
+      connections++;
+      socket.once('data', () => setTimeout(() => socket.destroy(), 20));
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    const { port } = dropping.address() as AddressInfo;
+    try {
+      const cwd = mkdtempSync(join(dir, 'dropped-'));
+      writeFileSync(join(cwd, 'plan.pdf'), randomBytes(2_000_000));
+      const env = {
+        HOME: tempHome(),
+        PATH: process.env.PATH ?? '',
+        PM_BASE_URL: `http://127.0.0.1:${port}`,
+        PM_TOKEN: 'pm_test',
+      };
+      const property = '3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15';
+      const up = await pmBin(['attachments', 'upload', 'plan.pdf', '--property', property], env, { cwd });
+      expect(up.code, up.stderr).toBe(5);
+      expect(connections).toBe(1);
+    } finally {
+      dropping.close();
+    }
   });
 });
 
