@@ -317,12 +317,16 @@ export async function readBytes(
   return { status, headers, stream: bytesOf(deps.store, uuid, start, end) };
 }
 
-/** The bytes start..end (inclusive) of a blob, a few chunks read at a time. */
+/**
+ * The bytes start..end (inclusive) of a blob, a chunk read at a time: a database connection
+ * keeps a buffer the size of the largest answer it was sent (node-postgres), so one chunk an
+ * answer keeps each connection's small.
+ */
 async function* bytesOf(store: Store, key: string, start: number, end: number): AsyncGenerator<Uint8Array> {
   const first = Math.floor(start / CHUNK_BYTES);
   const last = Math.floor(end / CHUNK_BYTES);
-  for (let seq = first; seq <= last; seq += 4) {
-    const got = await store.blobs.chunks(key, seq, Math.min(seq + 3, last));
+  for (let seq = first; seq <= last; seq++) {
+    const got = await store.blobs.chunks(key, seq, seq);
     for (const [i, data] of got.entries()) {
       const at = (seq + i) * CHUNK_BYTES;
       const from = Math.max(0, start - at);
