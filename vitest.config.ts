@@ -25,6 +25,7 @@ const unit = [
   'test/repository.test.ts',
 ];
 const blackBox = [
+  'test/cli/attachments-blackbox.test.ts',
   'test/cli/blackbox.test.ts',
   'test/cli/bulk-interrupt.test.ts',
   'test/cli/calendar-blackbox.test.ts',
@@ -50,6 +51,7 @@ const blackBox = [
  * crash, readers, scale) stay on SQLite alone.
  */
 const onPostgres = [
+  'test/server/attachments.test.ts',
   'test/server/bad-input.test.ts',
   'test/server/calendar-feeds.test.ts',
   'test/server/catalogues.test.ts',
@@ -70,6 +72,7 @@ const onPostgres = [
   'test/server/scale.test.ts',
   'test/server/tables.test.ts',
   'test/cli/serve-postgres.test.ts',
+  'test/cli/attachments-blackbox.test.ts',
   'test/cli/transfer.test.ts',
   'test/cli/commands.test.ts',
   'test/cli/catalogues.test.ts',

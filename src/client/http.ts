@@ -251,6 +251,11 @@ export class HttpClient {
     }
   }
 
+  /** The connection pool (made on first use): the byte path (bytes.ts) sends through it too. */
+  dispatcherOf(): Promise<Dispatcher> {
+    return this.getDispatcher();
+  }
+
   private getDispatcher(): Promise<Dispatcher> {
     if (this.dispatcher) return Promise.resolve(this.dispatcher);
     this.making ??= this.makeDispatcher().then((d) => {

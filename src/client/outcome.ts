@@ -176,7 +176,7 @@ function decideAnswer(a: Attempt, raw: Raw): Step {
   return { kind: 'answer', response, notes };
 }
 
-function excerpt(text: string): string {
+export function excerpt(text: string): string {
   const plain = text
     .replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, ' ')
     .replace(/<[^>]+>/g, ' ')

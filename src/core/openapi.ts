@@ -239,8 +239,14 @@ const ERRORS: Record<string, { name: string; description: string; example: Obj; 
   },
   413: {
     name: 'PayloadTooLarge',
-    description: `a body over ${MAX_BODY_BYTES} bytes`,
+    description: `a body over ${MAX_BODY_BYTES} bytes; a file over the server's attachment limit (pm serve --max-attachment-size, 100 MiB by default)`,
     example: { message: `The request body is larger than ${MAX_BODY_BYTES} bytes.` },
+  },
+  416: {
+    name: 'RangeNotSatisfiable',
+    description: "a Range outside the file: Content-Range says the file's size",
+    example: { message: "The range asked for is not within the file's 2048 bytes." },
+    headers: headers('Content-Range'),
   },
   415: {
     name: 'UnsupportedMediaType',
@@ -353,6 +359,103 @@ function operations(r: ResourceDef): Record<string, Obj> {
         parameters: [{ ...UUID_PARAM, description: `the uuid of the ${r.singular}` }],
         post: create(child, r, [404]),
       };
+  return paths;
+}
+
+/**
+ * Files (a resource with `files`): uploaded under a parent, as multipart/form-data or as a raw
+ * body of the file's own type; read back whole or by range, validated by the ETag (its SHA-256).
+ */
+function fileOperations(r: ResourceDef): Record<string, Obj> {
+  if (!r.files) return {};
+  const paths: Record<string, Obj> = {};
+  const text = (description: string, max: number): Schema => ({ type: 'string', maxLength: max, description });
+  for (const rel of r.parents ?? []) {
+    const parent = resourceByPath(rel.target);
+    paths[`/${parent.path}/{uuid}/${r.path}`] = {
+      parameters: [{ ...UUID_PARAM, description: `the uuid of the ${parent.singular}` }],
+      post: op(
+        r,
+        `upload${one(parent)}${one(r)}`,
+        `Upload a file to a ${parent.singular}`,
+        'write',
+        [404, 413, 422, 507],
+        {
+          description:
+            "The file is streamed, never held whole; its name is the last part of the name given (control characters removed). A content type that says nothing (application/octet-stream, none) is told by the file's first bytes.",
+          parameters: [
+            query(
+              'name',
+              "the file name, for a raw body (multipart: the name part, else the file part's filename)",
+              text('', 255),
+            ),
+            query('description', 'what the file is, for a raw body (multipart: the description part)', text('', 65535)),
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: object(
+                  {
+                    file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the file' },
+                    name: text("the file name (else the file part's filename)", 255),
+                    description: text('what the file is', 65535),
+                  },
+                  undefined,
+                  ['file'],
+                ),
+              },
+              '*/*': {
+                schema: {
+                  type: 'string',
+                  contentMediaType: 'application/octet-stream',
+                  description: "the file's bytes, sent as its own content type",
+                },
+              },
+            },
+          },
+          responses: { 201: ok(`the new ${r.singular}`, data(r), headers('Location')) },
+        },
+      ),
+    };
+  }
+  const bytesHeaders = headers('ETag', 'Accept-Ranges', 'Content-Disposition');
+  for (const [leaf, how] of [
+    ['download', 'as a download (Content-Disposition: attachment)'],
+    ['stream', 'to show or play (Content-Disposition: inline)'],
+  ] as const)
+    paths[`/${r.path}/{uuid}/${leaf}`] = {
+      parameters: [UUID_PARAM],
+      get: op(r, `${leaf}${one(r)}`, `The bytes of a ${r.singular}, ${how}`, 'read', [404, 416], {
+        parameters: [
+          {
+            name: 'Range',
+            in: 'header',
+            required: false,
+            schema: { type: 'string' },
+            description: 'one byte range: bytes=0-99, bytes=100-, bytes=-100',
+          },
+          { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+          { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' } },
+        ],
+        responses: {
+          200: {
+            description: 'the whole file, as its MIME type',
+            headers: { ...RATE_HEADERS, ...bytesHeaders },
+            content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+          },
+          206: {
+            description: 'the range asked for (Content-Range)',
+            headers: { ...RATE_HEADERS, ...bytesHeaders, ...headers('Content-Range') },
+            content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+          },
+          304: {
+            description: 'the file is the one the ETag sent names',
+            headers: { ...RATE_HEADERS, ...bytesHeaders },
+          },
+        },
+      }),
+    };
   return paths;
 }
 
@@ -488,6 +591,7 @@ const REQUEST_ID_SCHEMA = {
 export function openApiDocument(): Obj {
   const paths: Obj = {};
   for (const r of RESOURCES) for (const [p, ops] of Object.entries(operations(r))) paths[p] = withHead(ops);
+  for (const r of RESOURCES) for (const [p, ops] of Object.entries(fileOperations(r))) paths[p] = withHead(ops);
   for (const [p, ops] of Object.entries(feedOperations())) paths[p] = withHead(ops);
   const health = (status: string, extra: Obj = {}) => object({ status: { const: status }, ...extra });
   /** An endpoint of the server itself: GET (and HEAD), no token. */
@@ -622,6 +726,15 @@ export function openApiDocument(): Obj {
         Location: header('the absolute URL of the new record', { type: 'string', format: 'uri' }),
         'WWW-Authenticate': header('the challenge: Bearer realm="pm"', { type: 'string' }),
         Allow: header('the methods the path takes', { type: 'string' }),
+        ETag: header("a file's SHA-256 in hex, quoted: send it as If-None-Match", { type: 'string' }),
+        'Accept-Ranges': header('bytes: a file is read by range too', { type: 'string' }),
+        'Content-Disposition': header(
+          "attachment or inline, with the file's name (filename, and filename* in UTF-8: RFC 6266)",
+          { type: 'string' },
+        ),
+        'Content-Range': header('the bytes an answer holds of the file (bytes 0-99/2048), or its size (bytes */2048)', {
+          type: 'string',
+        }),
       },
     },
   };

@@ -75,7 +75,7 @@ const code = (name: string, description: string, codes: FieldDef['codes'], extra
 });
 
 const counts: readonly FieldDef[] = [
-  serverSet('num_attachments', 'int', 'number of attachments', { computed: { zero: true } }),
+  serverSet('num_attachments', 'int', 'number of attachments', { computed: { count: 'attachments' } }),
   serverSet('num_notes', 'int', 'number of notes', { computed: { count: 'notes' }, column: 5 }),
 ];
 
@@ -227,6 +227,34 @@ export const reminders: ResourceDef = {
   agenda: { due: 'due_at', title: 'title', details: 'description' },
 };
 
+/**
+ * Files that belong to a property or a contact. Their bytes travel apart from the JSON
+ * (server/attachments.ts): uploaded under the record they belong to, downloaded and streamed at
+ * their own URLs; the fields are the server's to set, but for a name and a description.
+ */
+export const attachments: ResourceDef = {
+  ...named('attachments', 'attachment'),
+  verbs: { list: true, get: true, create: false, update: false, delete: true },
+  fields: [
+    ...common,
+    text('name', 'file name', { ...required, readOnly: true, column: 1, example: 'gas-safety' }),
+    { name: 'description', kind: 'text', description: 'what the file is', nullable: true, max: 65535, readOnly: true },
+    serverSet('size', 'int', 'size in bytes', { column: 2 }),
+    serverSet('mime_type', 'text', 'MIME type, e.g. application/pdf', { column: 3 }),
+    serverSet('type', 'text', 'Document, Image, Video or Audio', { column: 4 }),
+    serverSet('sha256', 'text', 'SHA-256 digest of the bytes, in hex', {}),
+    serverSet('download_url', 'text', 'where the bytes are downloaded (as an attachment)', {
+      computed: { link: 'download' },
+    }),
+    serverSet('stream_url', 'text', 'where the bytes are streamed (inline)', { computed: { link: 'stream' } }),
+  ],
+  parents: [
+    { name: 'property', target: 'properties', column: 'property_id' },
+    { name: 'contact', target: 'contacts', column: 'contact_id' },
+  ],
+  files: true,
+};
+
 /** A catalogue of labels that records are filed by (statuses, contact types, competencies). */
 const labelled = (description: string, example: string): FieldDef =>
   text('label', description, { ...required, column: 1, example });
@@ -264,6 +292,7 @@ export const RESOURCES: readonly ResourceDef[] = [
   statuses,
   types,
   competencies,
+  attachments,
 ];
 
 /** The records a calendar feed publishes (`pm serve`'s /feeds, and `-o ics`): reminders, by their agenda. */

@@ -33,9 +33,10 @@ export interface FieldDef {
   readonly readOnly?: boolean;
   /**
    * Read-only value the server computes rather than stores: a live count of the records of a child
-   * resource (`{ count: 'notes' }`: the notes whose parent is this record), or always zero.
+   * resource (`{ count: 'notes' }`: the notes whose parent is this record), always zero, or the
+   * absolute URL of the record's `<uuid>/<link>` path on the server (`{ link: 'download' }`).
    */
-  readonly computed?: { readonly count: string } | { readonly zero: true };
+  readonly computed?: { readonly count: string } | { readonly zero: true } | { readonly link: string };
   /** Whether null is an accepted value on input. */
   readonly nullable?: boolean;
   /** Made by the server when a create does not give it (a custom field's name): never null in an answer. */
@@ -106,6 +107,11 @@ export interface ResourceDef {
   readonly unique?: readonly (readonly string[])[];
   /** An input field long enough to be read from a file or piped stdin on create (a note's content). */
   readonly textInput?: string;
+  /**
+   * The records are files: their bytes are uploaded under a parent and downloaded apart from the
+   * JSON (server/attachments.ts; `pm <path> upload` and `download`), never created from a body.
+   */
+  readonly files?: boolean;
   /** The records have a date they are due by: `pm <path> due` shows them as an agenda. */
   readonly agenda?: AgendaDef;
 }

@@ -11,11 +11,12 @@ import { CALENDAR_FEEDS_PATH, FEED_PATH, HEALTH_PATH, OPENAPI_PATH } from '../co
 import { parseEmbed, parseListQuery } from '../core/query.js';
 import { type Named, type ValidBody, validateBody } from '../core/validate.js';
 import { budgetOf, OverBudget } from './budget.js';
+import { DEFAULT_MAX_ATTACHMENT_BYTES, fileRoute, hasLinks, readBytes, upload, withLinks } from './attachments.js';
 import { manageFeeds, readFeed } from './calendar.js';
 import type { Api, ApiRequest, ApiResponse } from './exchange.js';
 import type { RateLimiter } from './ratelimit.js';
 import { decodeSegment, type Endpoint, matchRoute, type Operation } from './routes.js';
-import type { Principal, RecordPage, Store } from './store.js';
+import type { ApiRecord, Principal, RecordPage, Store } from './store.js';
 
 interface ApiOptions {
   readonly store: Store;
@@ -32,6 +33,8 @@ interface ApiOptions {
    * CLI's embedded default, one user in-process).
    */
   readonly listBudgetMs?: number | undefined;
+  /** The largest attachment taken (bytes; DEFAULT_MAX_ATTACHMENT_BYTES when not given). */
+  readonly maxAttachmentBytes?: number | undefined;
 }
 
 export type { Api } from './exchange.js';
@@ -221,6 +224,26 @@ async function feeds(x: Exchange): Promise<ApiResponse | undefined> {
   return respond(req, answer.status, x.headers, answer.body);
 }
 
+/** An upload under a record, or a file's bytes (attachments.ts): undefined for any other path. */
+async function files(x: Exchange): Promise<ApiResponse | undefined> {
+  const found = fileRoute(x.url.pathname.split('/').slice(1).map(decodeSegment));
+  if (!found) return undefined;
+  x.route = found.route;
+  const deps = {
+    store: x.core.store,
+    authorize: (scopes: readonly string[]) => authorize(x, scopes),
+    maxBytes: x.core.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+  };
+  if (found.read) {
+    const res = await readBytes(x.req, x.url, found.uuid, found.read, deps);
+    return { ...res, headers: { ...x.headers, ...res.headers } };
+  }
+  if (x.req.method !== 'POST') throw notAllowed(x.req, 'POST');
+  const made = await upload(x.req, x.url, found.upload as ResourceDef, found.uuid, deps);
+  x.headers.Location = made.location;
+  return respond(x.req, made.status, x.headers, made.body);
+}
+
 async function answer(x: Exchange): Promise<ApiResponse> {
   const { req, url, core } = x;
   try {
@@ -239,7 +262,7 @@ async function answer(x: Exchange): Promise<ApiResponse> {
         core.listBudgetMs,
       );
     }
-    const feedAnswer = await feeds(x);
+    const feedAnswer = (await feeds(x)) ?? (await files(x));
     if (feedAnswer) return feedAnswer;
     const found = matchRoute(url.pathname);
     if (!found) throw new ApiError(404, `No endpoint ${req.method} ${url.pathname}.`);
@@ -253,7 +276,11 @@ async function answer(x: Exchange): Promise<ApiResponse> {
           : '';
       throw notAllowed(req, found.route.allow, hint);
     }
-    const { status, body, text } = await OPERATIONS[endpoint.op](x, found.uuid, endpoint);
+    const { status, body, text } = linked(
+      x,
+      found.route.resource,
+      await OPERATIONS[endpoint.op](x, found.uuid, endpoint),
+    );
     return text === undefined ? respond(req, status, x.headers, body) : respondText(req, status, x.headers, text);
   } catch (err) {
     if (err instanceof ApiError) {
@@ -263,6 +290,14 @@ async function answer(x: Exchange): Promise<ApiResponse> {
     core.logError?.(err, req);
     return respond(req, 500, x.headers, withId(req, { message: 'Server Error' }));
   }
+}
+
+/** An answer's records with their links made absolute (an attachment's download_url), on resources that have them. */
+function linked(x: Exchange, r: ResourceDef, a: Answer): Answer {
+  if (!hasLinks(r) || (a.body === undefined && a.text === undefined)) return a;
+  const body = (a.text === undefined ? a.body : JSON.parse(a.text)) as { data: ApiRecord | ApiRecord[] };
+  for (const rec of Array.isArray(body.data) ? body.data : [body.data]) withLinks(r, x.url.origin, rec);
+  return { status: a.status, body };
 }
 
 /** An error body with the request's id, when the door gave it one. */

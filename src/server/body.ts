@@ -52,6 +52,28 @@ export class RequestBody {
     return this.#read;
   }
 
+  /**
+   * The body as bytes, as they come: at most `limit` of them (413 past it). A route that takes a
+   * file (attachments.ts) reads it so, never holding it all; `text` reads it so too. Read once.
+   */
+  async *bytes(limit: number, tooLarge: () => ApiError): AsyncGenerator<Uint8Array> {
+    if (this.declaredLength !== undefined && this.declaredLength > limit) throw tooLarge();
+    let size = 0;
+    try {
+      for await (const chunk of this.source()) {
+        size += chunk.byteLength;
+        this.#read = size;
+        if (size > limit) throw tooLarge();
+        yield chunk;
+      }
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      // The client went away, or sent a broken chunked body: nobody is left to tell but the client.
+      throw new ApiError(400, 'The request body could not be read.');
+    }
+    this.#complete = true;
+  }
+
   /** The body as text, read once (after `settle`); 413 past the limit. */
   text(): Promise<string> {
     this.#text ??= this.read();
@@ -60,23 +82,10 @@ export class RequestBody {
 
   private async read(): Promise<string> {
     const chunks: Uint8Array[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of this.source()) {
-        size += chunk.byteLength;
-        this.#read = size;
-        if (size > MAX_BODY_BYTES) throw bodyTooLarge();
-        chunks.push(chunk);
-      }
-    } catch (e) {
-      if (e instanceof ApiError) throw e;
-      // The client went away, or sent a broken chunked body: nobody is left to tell but the client.
-      throw new ApiError(400, 'The request body could not be read.');
-    }
-    this.#complete = true;
+    for await (const chunk of this.bytes(MAX_BODY_BYTES, bodyTooLarge)) chunks.push(chunk);
     try {
       // Bytes that are not UTF-8 are refused, not silently replaced.
-      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size));
+      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, this.#read));
     } catch {
       throw new ApiError(400, 'The request body is not valid UTF-8.');
     }

@@ -19,7 +19,8 @@ interface RequestOptions {
   readonly path: string;
   readonly method: string;
   readonly headers?: Record<string, string>;
-  readonly body?: string;
+  /** JSON text, or a file's bytes as they come (an upload: its length in Content-Length, when known). */
+  readonly body?: string | AsyncIterable<Uint8Array>;
   readonly signal?: AbortSignal;
 }
 
@@ -47,6 +48,11 @@ export interface Embedded {
   readonly store: Store;
   readonly dispatcher: InProcessDispatcher;
   close(): Promise<void>;
+}
+
+/** A body of bytes read as they come: of its declared length, or of a length to be seen (chunked). */
+function streamed(bytes: AsyncIterable<Uint8Array>, length: string | undefined): RequestBody {
+  return new RequestBody(length === undefined ? undefined : Number(length), () => bytes);
 }
 
 export function openEmbedded(dataFile: string): Embedded {
@@ -79,18 +85,29 @@ export function openEmbedded(dataFile: string): Embedded {
           method: opts.method,
           url: `${EMBEDDED_ORIGIN}${opts.path}`,
           header: (name) => headers.get(name),
-          body: RequestBody.of(Buffer.from(opts.body ?? '')),
+          body:
+            opts.body === undefined || typeof opts.body === 'string'
+              ? RequestBody.of(Buffer.from(opts.body ?? ''))
+              : streamed(opts.body, headers.get('content-length')),
           ...(headers.has('authorization') ? {} : { principal }),
         });
         // Lower case, as undici gives them.
         const answer = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k.toLowerCase(), v]));
         let bytes = res.body === undefined ? [] : [Buffer.from(res.body)];
+        // An attachment's bytes are read as they are taken, as over a socket.
+        let stream = res.stream;
         const body: InProcessBody = {
           async *[Symbol.asyncIterator]() {
             yield* bytes;
+            if (stream)
+              for await (const chunk of stream) {
+                if (!stream) return;
+                yield Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+              }
           },
           destroy() {
             bytes = [];
+            stream = undefined;
           },
         };
         return { statusCode: res.status, headers: answer, body };

@@ -34,6 +34,11 @@ export interface ApiResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly body?: string;
+  /**
+   * Bytes to send instead of a JSON body (an attachment's: attachments.ts), read as they are
+   * sent, never held whole; its Content-Length is in `headers`.
+   */
+  readonly stream?: AsyncIterable<Uint8Array> | undefined;
   /** Not sent: the route the request matched (`/properties/{uuid}`), and the account it was made for. */
   readonly route?: string | undefined;
   readonly accountId?: number | undefined;

@@ -120,8 +120,64 @@ const calendarFeeds: readonly Step[] = [
   { stampDeletes: 'reminders' },
 ];
 
+/**
+ * Migration 7: attachments, files of a property or a contact. Their bytes are kept in the same
+ * database, in chunks (blobs.ts) keyed by the attachment's uuid; deleting an attachment (itself,
+ * or with the record it belongs to) deletes its chunks in the same transaction, by a trigger.
+ */
+const files: readonly Step[] = [
+  {
+    create: {
+      name: 'attachments',
+      records: true,
+      columns: [
+        { name: 'name', type: 'text', notNull: true, maxLength: 255 },
+        { name: 'description', type: 'text', maxLength: 65535 },
+        { name: 'size', type: 'bigint', notNull: true },
+        { name: 'mime_type', type: 'text', notNull: true, maxLength: 255 },
+        { name: 'type', type: 'text', notNull: true, maxLength: 255 },
+        { name: 'sha256', type: 'text', notNull: true, maxLength: 64 },
+        { name: 'property_id', type: 'id', references: { table: 'properties', onDelete: 'CASCADE' } },
+        { name: 'contact_id', type: 'id', references: { table: 'contacts', onDelete: 'CASCADE' } },
+      ],
+      folded: ['name'],
+      indexes: [['property_id'], ['contact_id']],
+    },
+  },
+  {
+    create: {
+      name: 'attachment_chunks',
+      records: false,
+      columns: [
+        { name: 'attachment', type: 'text', notNull: true },
+        { name: 'seq', type: 'int', notNull: true },
+        { name: 'written_at', type: 'time', notNull: true },
+        { name: 'data', type: 'bytes', notNull: true },
+      ],
+      primaryKey: ['attachment', 'seq'],
+    },
+  },
+  {
+    sqlite: `CREATE TRIGGER attachments_chunks_delete AFTER DELETE ON attachments BEGIN
+  DELETE FROM attachment_chunks WHERE attachment = OLD.uuid;
+END`,
+  },
+  {
+    postgres: `CREATE FUNCTION pm_attachment_chunks_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM attachment_chunks c USING deleted d WHERE c.attachment = d.uuid;
+  RETURN NULL;
+END
+$$`,
+  },
+  {
+    postgres:
+      'CREATE TRIGGER attachments_chunks_delete AFTER DELETE ON attachments REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION pm_attachment_chunks_deleted()',
+  },
+];
+
 /** Every migration from 4 on, in order (index 0 is migration 4). */
-export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys, calendarFeeds];
+export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys, calendarFeeds, files];
 
 /**
  * Whether the record tables the migration at `index` of HISTORY creates are account-led (from

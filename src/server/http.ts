@@ -160,8 +160,36 @@ async function handle(
   const close = unread && (body.declaredLength ?? 0) > DRAIN_BYTES;
   if (close) conn.lingerAfterAnswer(req);
   res.writeHead(answer.status, close ? { ...answer.headers, Connection: 'close' } : answer.headers);
-  res.end(answer.body);
+  if (answer.stream) await sendStream(answer.stream, res);
+  else res.end(answer.body);
   if (unread && !close) drain(req, conn);
+}
+
+/**
+ * Bytes sent as they are read, each chunk after the client took the one before (a slow client
+ * holds no more than a chunk in memory). A failure half-way, or a client gone, ends the connection:
+ * the answer's Content-Length tells the client it did not get it whole.
+ */
+async function sendStream(stream: AsyncIterable<Uint8Array>, res: ServerResponse): Promise<void> {
+  try {
+    for await (const chunk of stream) {
+      if (res.destroyed) return;
+      if (!res.write(chunk))
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+    }
+    res.end();
+  } catch (e) {
+    res.destroy();
+    throw e;
+  }
 }
 
 /** What the answer told the observer: its route, its account, the bytes of its body, a store's 5xx. */

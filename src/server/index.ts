@@ -37,6 +37,8 @@ interface CommonOptions<S extends Store> extends HttpOptions {
    * answered 422 naming its filters (budget.ts). On PostgreSQL, every statement's timeout too.
    */
   readonly queryBudgetMs?: number;
+  /** The largest attachment taken (bytes; default 100 MiB): a larger upload is answered 413. */
+  readonly maxAttachmentBytes?: number | undefined;
   /**
    * The log (access-log.ts): a line per request at level info, server errors always, with their
    * request ids. Without it, errors go to `logError` alone.
@@ -97,6 +99,9 @@ export async function startServer(
   return 'database' in opts ? startOnPostgres(opts) : startOnFile(opts);
 }
 
+/** How old the chunks of an upload that never became a record are when pm serve removes them at its start. */
+const STRAY_CHUNKS_AGE_MS = 2 * 24 * 3600 * 1000;
+
 async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteStore>> {
   const store = opts.store ?? openStore(opts.dataFile, opts.now);
   let createdToken: string | undefined;
@@ -145,6 +150,9 @@ async function listen<S extends Store>(
   /** Closes what else the store's start opened (reader threads), after the store. */
   closeMore?: () => Promise<void>,
 ): Promise<RunningServer<S>> {
+  // The bytes of uploads that a crash stopped half-way, left by no record: old enough that no
+  // upload in progress (on another instance) can still be writing them.
+  await started.store.blobs.sweep((opts.now ?? Date.now)() - STRAY_CHUNKS_AGE_MS);
   const log: ServerLog | undefined = opts.log && (await (await import('./access-log.js')).openLog(opts.log));
   let metrics: MetricsServer | undefined;
   const closeStore = async () => {
@@ -162,6 +170,7 @@ async function listen<S extends Store>(
       log?.error(err, req?.requestId);
     },
     listBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
+    maxAttachmentBytes: opts.maxAttachmentBytes,
   });
   const host = opts.host ?? '127.0.0.1';
   const door: Door = { draining: false };

@@ -5,6 +5,7 @@
 import type { ListQuery } from '../core/query.js';
 import type { ValidBody } from '../core/validate.js';
 import type { ResourceDef } from '../resources/types.js';
+import type { BlobStore } from './blobs.js';
 import type { Budget } from './budget.js';
 
 export type { Budget } from './budget.js';
@@ -78,7 +79,8 @@ export interface StoreOf<M extends Answering> {
   // stopped when it is spent, with OverBudget (budget.ts).
   list(accountId: number, r: ResourceDef, q: ListQuery, budget?: Budget): Answer<RecordPage, M>;
   get(accountId: number, r: ResourceDef, uuid: string, embed?: readonly string[]): Answer<ApiRecord, M>;
-  create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef): Answer<ApiRecord, M>;
+  /** `uuid`: the new record's, when it is chosen before (an attachment's, whose bytes are written first). */
+  create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef, uuid?: string): Answer<ApiRecord, M>;
   update(accountId: number, r: ResourceDef, uuid: string, body: ValidBody): Answer<ApiRecord, M>;
   delete(accountId: number, r: ResourceDef, uuid: string): Answer<void, M>;
 
@@ -105,6 +107,9 @@ export interface StoreOf<M extends Answering> {
   revokeFeed(accountId: number, uuid: string): Answer<boolean, M>;
   /** The feed a secret opens, and its validator's parts for the records of `r`. */
   openFeed(secret: string, r: ResourceDef): Answer<OpenedFeed | undefined, M>;
+
+  /** The bytes of attachments, kept in the same database (blobs.ts). */
+  readonly blobs: BlobStore;
 
   /** Whether the store answers now (GET /health): throws when it does not. */
   ping(): Answer<void, M>;

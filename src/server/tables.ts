@@ -8,12 +8,12 @@
  */
 
 /**
- * A column: text, an integer, a 0/1 boolean, the id of a row of another table, or a time (ms since
- * the epoch: a 64-bit integer on PostgreSQL).
+ * A column: text, an integer, a 0/1 boolean, the id of a row of another table, a time (ms since
+ * the epoch: a 64-bit integer on PostgreSQL), a 64-bit integer (`bigint`), or bytes (BLOB, BYTEA).
  */
 export interface ColumnSpec {
   readonly name: string;
-  readonly type: 'text' | 'int' | 'bool' | 'id' | 'time';
+  readonly type: 'text' | 'int' | 'bool' | 'id' | 'time' | 'bigint' | 'bytes';
   readonly notNull?: boolean;
   readonly default?: number;
   /** Text: at most this many characters. */
@@ -255,8 +255,10 @@ const columnRef = (name: string) => (name === 'account_id' || name.endsWith('_id
 
 function columnSql(c: ColumnSpec, d: Dialect): string {
   const q = quoted(c);
-  const wide = c.type === 'id' || c.type === 'time';
-  const type = c.type === 'text' ? 'TEXT' : wide && d === 'postgres' ? 'BIGINT' : 'INTEGER';
+  const wide = c.type === 'id' || c.type === 'time' || c.type === 'bigint';
+  const bytes = d === 'postgres' ? 'BYTEA' : 'BLOB';
+  const type =
+    c.type === 'text' ? 'TEXT' : c.type === 'bytes' ? bytes : wide && d === 'postgres' ? 'BIGINT' : 'INTEGER';
   const parts = [q, type];
   if (c.notNull) parts.push('NOT NULL');
   if (c.default !== undefined) parts.push(`DEFAULT ${c.default}`);

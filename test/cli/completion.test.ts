@@ -350,7 +350,11 @@ describe('pm __complete: pm api, from the OpenAPI document', () => {
       await runPm(['properties', 'create', '--address', '1 Api St', '--postcode', 'LS1 1AA', '-q'], opts())
     ).stdout.trim();
     expect((await complete(['api', 'GET', '/properties/'], opts())).values).toEqual([`/properties/${p}`]);
-    expect((await complete(['api', 'POST', '/properties/'], opts())).values).toEqual([`/properties/${p}/notes`]);
+    // Notes and attachments are made under their property: a note from JSON, a file uploaded.
+    expect((await complete(['api', 'POST', '/properties/'], opts())).values).toEqual([
+      `/properties/${p}/notes`,
+      `/properties/${p}/attachments`,
+    ]);
   });
 
   it('completes -F with the query parameters of a GET and the body fields of a write', async () => {

@@ -450,6 +450,7 @@ const SEEDED: Record<string, string[]> = {
   statuses: ['a1b2c3d4-0000-4000-8000-000000000001'],
   types: ['b2c3d4e5-0000-4000-8000-000000000001'],
   competencies: ['c3d4e5f6-0000-4000-8000-000000000001'],
+  attachments: ['5c1d7e2a-0000-4000-8000-000000000001'],
 };
 
 /** Bodies that make the seeded records (in this order: what they name comes first). */
@@ -481,6 +482,19 @@ describe('every example of every help page runs against a seeded server', () => 
       const uuid = SEEDED[path]?.[n] as string;
       await server.sql(`UPDATE ${r.table} SET uuid = ? WHERE uuid = ? RETURNING id`, [uuid, made.body.data.uuid]);
     }
+    // A file of the seeded property, uploaded as a file is (not a JSON body), its bytes kept by its uuid.
+    const file = await fetch(`${server.url}/properties/${SEEDED.properties?.[0]}/attachments?name=gas-safety.pdf`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/pdf' },
+      body: '%PDF-1.4 Gas safety certificate',
+    });
+    const uploaded = ((await file.json()) as { data: { uuid: string } }).data.uuid;
+    const seeded = SEEDED.attachments?.[0];
+    await server.sql('UPDATE attachments SET uuid = ? WHERE uuid = ? RETURNING id', [seeded, uploaded]);
+    await server.sql('UPDATE attachment_chunks SET attachment = ? WHERE attachment = ? RETURNING seq', [
+      seeded,
+      uploaded,
+    ]);
   });
   afterAll(async () => {
     await server.close();
@@ -553,6 +567,10 @@ describe('every example of every help page runs against a seeded server', () => 
               : undefined;
           if (file && file !== '-') writeFileSync(join(dir, file), fileFor(chain, file));
         }
+        // The files an upload names are there, as the person's would be.
+        if (chain[1] === 'upload')
+          for (const a of args.slice(2).filter((x, i, all) => !x.startsWith('-') && !all[i - 1]?.startsWith('--')))
+            writeFileSync(join(dir, a), `${a}\n`);
         // A bulk write from a file has no --dry-run of its own; apply's prints its plan.
         const bulk = args.includes('--from-file') && chain[1] !== 'apply';
         const dryRun = findOption(chainOf(root, chain), '--dry-run') && !bulk;

@@ -17,6 +17,10 @@ import { type AuthRuns, newCmdAuth } from '../../src/cli/commands/auth/auth.js';
 import { type ConfigRuns, newCmdConfig } from '../../src/cli/commands/config/config.js';
 import type { ServeRuns } from '../../src/cli/commands/serve/runs.js';
 import { newCmdServe } from '../../src/cli/commands/serve/serve.js';
+import { newCmdDownload } from '../../src/cli/commands/attachments/download.js';
+import type { DownloadOptions } from '../../src/cli/commands/attachments/download-run.js';
+import { newCmdUpload } from '../../src/cli/commands/attachments/upload.js';
+import type { UploadOptions } from '../../src/cli/commands/attachments/upload-run.js';
 import type { Deps } from '../../src/cli/context.js';
 import { createFactory } from '../../src/cli/factory.js';
 import { bodyFromFlags, changedSet, filterQuery, setChanges } from '../../src/cli/flag-values.js';
@@ -332,5 +336,50 @@ describe('auth, config and serve', () => {
     await expect(serve(['--max-connections-per-address', '0'])).rejects.toThrow(
       '--max-connections-per-address must be a whole number from 1',
     );
+  });
+  it('serve: the largest attachment, in bytes or with a unit', async () => {
+    const [, o] = await serve(['--max-attachment-size', '512KiB', '--data', 'x.db']);
+    expect(o).toMatchObject({ maxAttachmentBytes: 512 * 1024 });
+    expect(await serve(['--max-attachment-size', '1048576', '--data', 'x.db'])).toMatchObject([
+      'serve',
+      { maxAttachmentBytes: 1048576 },
+    ]);
+    await expect(serve(['--max-attachment-size', '12XB'])).rejects.toThrow(
+      '--max-attachment-size must be a size: bytes, or with a unit (512KiB, 100MiB, 1GiB), not "12XB".',
+    );
+  });
+});
+
+describe('attachments: upload and download', () => {
+  const attachments = resourceByPath('attachments');
+  const upload = (argv: string[]) => parse<UploadOptions>((run) => newCmdUpload(f, attachments, run), argv);
+  const download = (argv: string[]) => parse<DownloadOptions>((run) => newCmdDownload(f, attachments, run), argv);
+
+  it('upload: files under one parent, by its uuid or the beginning of it; - with --name', async () => {
+    const o = await upload(['a.pdf', 'b.jpg', '--contact', '1A2B3C4D', '--description', 'ID', '--skip-existing']);
+    expect(o).toMatchObject({
+      files: ['a.pdf', 'b.jpg'],
+      parent: { resource: contacts, uuid: '1a2b3c4d' },
+      description: 'ID',
+      skipExisting: true,
+      json: false,
+    });
+    expect((await upload(['-', '--name', 'x.txt', '--property', U1])).name).toBe('x.txt');
+    await expect(upload(['a.pdf'])).rejects.toThrow('give --property or --contact');
+    await expect(upload(['a.pdf', '--property', U1, '--contact', U2])).rejects.toThrow('give only one of');
+    await expect(upload(['-', '--property', U1])).rejects.toThrow('give --name');
+    await expect(upload(['a.pdf', 'b.pdf', '--name', 'x', '--property', U1])).rejects.toThrow('--name names one file');
+    await expect(upload(['-', '--name', 'x', '--skip-existing', '--property', U1])).rejects.toThrow('--skip-existing');
+  });
+
+  it('download: --to one file, --dir for several, not both', async () => {
+    expect(await download([U1, '--to', 'lease.pdf', '--clobber'])).toMatchObject({
+      uuids: [U1],
+      to: 'lease.pdf',
+      clobber: true,
+    });
+    expect((await download([U1, U2, '--dir', 'out'])).dir).toBe('out');
+    await expect(download([U1, U2, '--to', 'x'])).rejects.toThrow('--to names one file');
+    await expect(download([U1, '--to', 'x', '--dir', 'y'])).rejects.toThrow('give --to or --dir, not both');
   });
 });

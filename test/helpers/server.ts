@@ -195,6 +195,8 @@ interface TestServerOptions {
   readonly inProcess?: boolean;
   /** How the SQLite store plans its lists (default: as pm serve does). */
   readonly sqliteTuning?: SqliteTuning;
+  /** The largest attachment the server takes (bytes; default 100 MiB). */
+  readonly maxAttachmentBytes?: number;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -227,7 +229,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let stop: () => Promise<void>;
   if (opts.inProcess) {
     if (sqlite) token = bootstrap(sqlite);
-    const core = createApi({ store, now: clock.now, ...(limiter ? { rateLimiter: limiter } : {}), logError });
+    const core = createApi({
+      store,
+      now: clock.now,
+      ...(limiter ? { rateLimiter: limiter } : {}),
+      logError,
+      maxAttachmentBytes: opts.maxAttachmentBytes,
+    });
     url = IN_PROCESS_ORIGIN;
     apiFor = (tok) => makeInProcessApi(core, url, tok);
     stop = async () => {};
@@ -237,6 +245,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       now: clock.now,
       ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
       logError,
+      maxAttachmentBytes: opts.maxAttachmentBytes,
     };
     const server = pgStore
       ? await startServer({ ...common, database: (database as TestDatabase).url, store: pgStore })

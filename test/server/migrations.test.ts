@@ -259,6 +259,11 @@ describe('released migrations are history', () => {
       6,
       'd82346412afc838ec1b68f8ba9715bed45b3b7815bc97b1b0b89aeb378a119a5',
     ],
+    [
+      '7 (attachments and their chunks of bytes)',
+      7,
+      'edf9301ef2c65b512f24911c2363c7467e69b5d55c6f49fc0bd02dd7a35289ad',
+    ],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -268,6 +273,7 @@ describe('released migrations are history', () => {
     '3858af0a0504c213ca7437a8c54e37085a513f24dbc49ec521319e2c13a2ea74',
     'f2a52c346b63bfb1c8fc8c09632a10637b44d5a81b29e7c4706a8e41fa0939b9',
     'd2a588ba2f0fed391f62cef4804cd9a68106650276a797776c739d43f8d28507',
+    '7fd588566118a8a19192adec31cb2c38af8ea2d391b34c5eaaaf5b7e0d29ea02',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {

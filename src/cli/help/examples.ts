@@ -19,6 +19,7 @@ const ID: Record<string, string> = {
   statuses: 'a1b2c3d4',
   types: 'b2c3d4e5',
   competencies: 'c3d4e5f6',
+  attachments: '5c1d7e2a',
 };
 
 const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
@@ -133,6 +134,14 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
     list: ['pm types list', 'pm types list --label tenant --json uuid,label'],
     create: ['pm types create --label Tenant', 'pm types create --label Contractor -q'],
     update: ['pm types update b2c3d4e5 --label Landlord'],
+  },
+  attachments: {
+    list: [
+      'pm attachments list --property 3f2a9c1e',
+      'pm attachments list --property-where city=leeds --name gas --json name,size,download_url',
+    ],
+    get: ['pm attachments get 5c1d7e2a', 'pm attachments get 5c1d7e2a --jq .sha256'],
+    delete: ['pm attachments delete 5c1d7e2a --yes'],
   },
   competencies: {
     list: ['pm competencies list', 'pm competencies list --label plumb -q'],

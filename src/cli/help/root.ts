@@ -10,6 +10,7 @@ Examples:
   pm properties list --city leeds --bedrooms 3
   pm reminders list --due-at P7D --json title,due_at
   uuid=$(pm reminders create --title "Gas check" --due-at 2026-12-01 -q)
+  pm attachments upload gas-safety.pdf --property 3f2a9c1e
 
 Learn more:
   pm <command> --help   a command's flags and examples (or: pm help <command>)

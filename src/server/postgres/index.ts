@@ -5,6 +5,7 @@
  * operation a 503 with Retry-After (db.ts), and the pool connects again when it is back.
  */
 import { FairQueue, OverBudget, spending } from '../budget.js';
+import * as blobs from '../sql/blobs.js';
 import * as feeds from '../sql/feeds.js';
 import * as records from '../sql/records.js';
 import { runSteps, type Steps } from '../sql/steps.js';
@@ -91,7 +92,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     }),
     get: guard((accountId, r, uuid, embed) => run(records.getRecord(d, accountId, r, uuid, embed))),
     create: guard(
-      (accountId, r, body, parent) => write(() => records.createRecord(d, accountId, r, body, parent)),
+      (accountId, r, body, parent, uuid) => write(() => records.createRecord(d, accountId, r, body, parent, uuid)),
       'write',
     ),
     update: guard(
@@ -110,6 +111,12 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     listFeeds: guard((accountId) => run(feeds.listFeeds(accountId))),
     revokeFeed: guard((accountId, uuid) => run(feeds.revokeFeed(accountId, uuid)), 'statement'),
     openFeed: guard((secret, r) => run(feeds.openFeed(secret, r))),
+    blobs: {
+      put: guard((key, seq, chunks) => write(() => blobs.putChunks(key, seq, chunks, d.now())), 'write'),
+      chunks: guard((key, from, to) => run(blobs.chunks(key, from, to))),
+      remove: guard((key) => run(blobs.removeChunks(key)), 'statement'),
+      sweep: guard((before) => run(blobs.sweepChunks(before)), 'statement'),
+    },
     ensureAccount: guard(
       () =>
         db.write(async (tx) => {

@@ -42,8 +42,14 @@ export function selectList(r: ResourceDef, alias: string): string {
 export function toRecord(r: ResourceDef, row: Row): ApiRecord {
   const rec: ApiRecord = {};
   for (const f of r.fields)
-    rec[f.name] = f.computed ? ('zero' in f.computed ? 0 : (row[f.name] ?? 0)) : fieldKind(f).load(f, row);
+    rec[f.name] = f.computed ? computedValue(f.computed, row[f.name]) : fieldKind(f).load(f, row);
   return rec;
+}
+
+/** A computed field as the store answers it: a count, zero, or a link (null: the API core makes it absolute). */
+function computedValue(c: NonNullable<FieldDef['computed']>, counted: unknown): unknown {
+  if ('zero' in c) return 0;
+  return 'link' in c ? null : (counted ?? 0);
 }
 
 /** Column assignments for a body's values (fold columns are added last, by withFolds). */

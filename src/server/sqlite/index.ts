@@ -6,6 +6,7 @@ import { type DB, damageOf, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { ListQuery } from '../../core/query.js';
 import type { RecordPage, StoreOf } from '../store.js';
+import * as blobs from '../sql/blobs.js';
 import * as feeds from '../sql/feeds.js';
 import * as records from '../sql/records.js';
 import { type Query, runSteps, type Steps } from '../sql/steps.js';
@@ -140,7 +141,9 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     }),
     recordCount: (accountId, r) => keptCount(sql, accountId, r.table),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
-    create: guard((accountId, r, body, parent) => write(records.createRecord(d, accountId, r, body, parent))),
+    create: guard((accountId, r, body, parent, uuid) =>
+      write(records.createRecord(d, accountId, r, body, parent, uuid)),
+    ),
     update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),
     delete: guard((accountId, r, uuid) => write(records.deleteRecord(accountId, r, uuid))),
     quickCheck: () => {
@@ -166,6 +169,13 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     revokeFeed: guard((accountId, uuid) => sql.run(feeds.revokeFeed(accountId, uuid))),
     openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
     write: sql.write,
+    // A few chunks a transaction: an upload never holds the writer while it waits for its client.
+    blobs: {
+      put: guard((key, seq, chunks) => write(blobs.putChunks(key, seq, chunks, d.now()))),
+      chunks: guard((key, from, to) => sql.run(blobs.chunks(key, from, to))),
+      remove: guard((key) => write(blobs.removeChunks(key))),
+      sweep: guard((before) => write(blobs.sweepChunks(before))),
+    },
     ping: guard(() => {
       db.prepare('SELECT 1').get();
     }),

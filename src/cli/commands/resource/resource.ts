@@ -12,6 +12,8 @@ import type { Factory } from '../../factory.js';
 import { examples } from '../../help/examples.js';
 import { inWords } from '../../help/text.js';
 import { newCmdFeed } from '../feed/feed.js';
+import { newCmdDownload } from '../attachments/download.js';
+import { newCmdUpload } from '../attachments/upload.js';
 import { newCmdApply } from './apply.js';
 import { newCmdCreate } from './create.js';
 import { newCmdDelete } from './delete.js';
@@ -22,9 +24,10 @@ import { newCmdUpdate } from './update.js';
 
 /** "List, show, create, update and delete properties", from the verbs the resource has. */
 function verbsSummary(r: ResourceDef): string {
-  const words = (['list', 'show', 'create', 'update', 'delete'] as const).filter((w) =>
+  const words: string[] = (['list', 'show', 'create', 'update', 'delete'] as const).filter((w) =>
     w === 'show' ? r.verbs.get : r.verbs[w],
   );
+  if (r.files) words.splice(0, 0, 'upload', 'download');
   const text = `${inWords(words)} ${r.plural}`;
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${r.verbs.update ? '' : ` (${r.plural} cannot be updated)`}`;
 }
@@ -61,6 +64,7 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     else verbs.push([['update'], () => newCmdNoUpdate(r), true]);
     if (r.verbs.delete) verbs.push([['delete', 'rm'], () => newCmdDelete(f, r)]);
     if (r.verbs.create && r.verbs.list) verbs.push([['apply'], () => newCmdApply(f, r)]);
+    if (r.files) verbs.push([['upload'], () => newCmdUpload(f, r)], [['download'], () => newCmdDownload(f, r)]);
     if (r.agenda) verbs.push([['due'], () => newCmdDue(f, r)]);
     if (r.agenda) verbs.push([['feed'], () => newCmdFeed(f, r)]);
     const named = verb === undefined ? undefined : verbs.find(([names]) => names.includes(verb));

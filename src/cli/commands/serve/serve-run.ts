@@ -25,6 +25,7 @@ export type ServeOptions = OnDataFile &
     | 'requestTimeoutMs'
     | 'readers'
     | 'queryBudgetMs'
+    | 'maxAttachmentBytes'
     | 'metrics'
   > &
   Pick<PostgresServerOptions, 'poolSize'> & {

@@ -4,6 +4,7 @@
  * (tokens.ts, accounts.ts: a module pair per leaf command).
  */
 import { Command, Option } from 'commander';
+import { parseSize } from '../../../core/size.js';
 import { adopt } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -36,6 +37,7 @@ type ServeFlags = {
     | 'requestTimeout'
     | 'readers'
     | 'queryBudget'
+    | 'maxAttachmentSize'
     | 'metricsPort'
     | 'metricsHost',
     string
@@ -46,6 +48,15 @@ type ServeFlags = {
 function parseSeconds(flag: string, text: string | undefined, max = 86_400): number | undefined {
   const seconds = numberFlag(flag, text, 1, max, `a whole number of seconds from 1 to ${max}`);
   return seconds === undefined ? undefined : seconds * 1000;
+}
+
+/** A size flag: bytes, or with a unit (512KiB, 100MiB, 1GiB). */
+function sizeFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const bytes = parseSize(text);
+  if (bytes === undefined)
+    throw usageError(`${flag} must be a size: bytes, or with a unit (512KiB, 100MiB, 1GiB), not "${text}".`);
+  return bytes;
 }
 
 /** --public-url: an http(s) origin, nothing more (no path, query or credentials). */
@@ -101,6 +112,10 @@ export function newCmdServe(f: Factory, runs: Partial<ServeRuns> = {}): Command 
     .option(
       '--query-budget <seconds>',
       'time a list may take before it is stopped and answered 422, naming its filters (default 10)',
+    )
+    .option(
+      '--max-attachment-size <size>',
+      'the largest file an upload may carry: bytes, or with a unit (512KiB, 100MiB, 1GiB; default 100MiB); a whole upload is within --request-timeout too',
     )
     .option(
       '--readers <n>',
@@ -191,6 +206,7 @@ async function serveOptionsOf(f: Factory, opts: ServeFlags, cmd: Command): Promi
     requestTimeoutMs: parseSeconds('--request-timeout', opts.requestTimeout),
     queryBudgetMs: parseSeconds('--query-budget', opts.queryBudget, 3600),
     readers: numberFlag('--readers', opts.readers, 0, 32),
+    maxAttachmentBytes: sizeFlag('--max-attachment-size', opts.maxAttachmentSize),
     logFormat: opts.logFormat,
     logLevel: opts.logLevel,
     metrics: metricsPort === undefined ? undefined : { host: opts.metricsHost ?? '127.0.0.1', port: metricsPort },

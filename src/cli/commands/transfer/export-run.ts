@@ -8,6 +8,7 @@ import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { Session } from '../../session.js';
 import { writeFileAtomic } from '../../write-file.js';
+import { exportFiles } from '../attachments/transfer-files.js';
 import { countOf } from '../shared.js';
 import { fileOf, summary } from './files.js';
 
@@ -76,6 +77,7 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
         rows.push(row);
       }
     }
+    if (r.files) await exportFiles(deps, s, r, rows, dir);
     exported.set(r.path, rows);
     writeFileAtomic(join(dir, fileOf(r)), rows.map((x) => `${JSON.stringify(x)}\n`).join(''));
     counts[r.path] = rows.length;

@@ -11,6 +11,7 @@ import type { Factory } from '../../factory.js';
 import type { Session } from '../../session.js';
 import { writeFileAtomic } from '../../write-file.js';
 import { describeApiError } from '../../api-errors.js';
+import { importFile } from '../attachments/transfer-files.js';
 import { withUnabortedSession } from '../shared.js';
 import { all } from './export-run.js';
 import { fileOf, MAP_FILE, summary } from './files.js';
@@ -193,7 +194,10 @@ async function importAccount(
         }
         let created: Rec;
         try {
-          created = await s.client.create(r, body, parent);
+          created =
+            r.files && parent
+              ? await importFile(deps, s, r, rec, parent, dir, where)
+              : await s.client.create(r, body, parent);
         } catch (e) {
           const err = describeApiError(e, r);
           // Already there under the same unique key (a custom field's name): use it.

@@ -1,0 +1,181 @@
+/**
+ * A file's bytes to and from the server, for `pm <files resource> upload|download` and for
+ * `pm export|import`: sent as it is read; fetched into a temporary file beside its place, checked
+ * against its record's size and SHA-256, and only then renamed into place.
+ */
+import { createReadStream, createWriteStream, linkSync, renameSync, rmSync } from 'node:fs';
+import { extname } from 'node:path';
+import { exchangeBytes } from '../../../client/bytes.js';
+import { visible } from '../../../core/redact.js';
+import type { ResourceDef } from '../../../resources/types.js';
+import { CliError, EXIT } from '../../errors.js';
+import type { Deps } from '../../context.js';
+import type { Session } from '../../session.js';
+import { describeApiError } from '../../api-errors.js';
+import { byteProgress } from './progress.js';
+
+type Rec = Record<string, unknown>;
+
+/**
+ * The content type a file is sent as, for the kinds its bytes cannot tell (text); any other is
+ * sent as application/octet-stream, and the server tells it by its first bytes.
+ */
+const TEXT_TYPES: Readonly<Record<string, string>> = {
+  '.txt': 'text/plain',
+  '.csv': 'text/csv',
+  '.md': 'text/markdown',
+  '.json': 'application/json',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.xml': 'application/xml',
+  '.svg': 'image/svg+xml',
+  '.ics': 'text/calendar',
+};
+
+/** How much of a file is read at a time to be sent (the server keeps it in chunks of 1 MiB). */
+const READ_BYTES = 256 * 1024;
+
+const typeOf = (name: string) => TEXT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
+
+/** What is sent: a file on disk (its size known), or standard input (`-`). */
+export interface Source {
+  readonly path: string;
+  readonly size: number | undefined;
+}
+
+/** Uploads a file under `parent` as `name`: the new record. */
+export async function uploadFile(
+  f: Pick<Deps, 'io'>,
+  s: Session,
+  r: ResourceDef,
+  parent: { readonly resource: ResourceDef; readonly uuid: string },
+  file: Source,
+  name: string,
+  description?: string | undefined,
+  type: string = typeOf(name),
+): Promise<Rec> {
+  const query = new URLSearchParams({ name });
+  if (description !== undefined && description !== null) query.set('description', description);
+  const progress = await byteProgress(f, name, file.size);
+  const counted = (source: AsyncIterable<Uint8Array | string>) =>
+    (async function* () {
+      for await (const chunk of source) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+        progress.add(bytes.byteLength);
+        yield bytes;
+      }
+    })();
+  try {
+    const res = await exchangeBytes(s.http, 'POST', `${parent.resource.path}/${parent.uuid}/${r.path}`, {
+      query,
+      body:
+        file.path === '-'
+          ? { open: () => counted(f.io.stdin), again: false, type }
+          : {
+              open: () => counted(createReadStream(file.path, { highWaterMark: READ_BYTES })),
+              again: true,
+              type,
+              length: file.size,
+            },
+    });
+    const chunks: Uint8Array[] = [];
+    for await (const c of res.body) chunks.push(c);
+    return (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: Rec }).data;
+  } catch (e) {
+    throw describeApiError(e, r);
+  } finally {
+    progress.stop();
+  }
+}
+
+/**
+ * Downloads the bytes of `rec` to `dest` (or standard output, `-`), checked against its size and
+ * SHA-256; a file is written beside its place and renamed into it, never over one without `clobber`.
+ */
+export async function downloadFile(
+  f: Pick<Deps, 'io'>,
+  s: Session,
+  r: ResourceDef,
+  rec: Rec,
+  dest: string,
+  clobber: boolean,
+) {
+  const size = Number(rec.size);
+  const digest = String(rec.sha256);
+  const name = String(rec.name);
+  if (dest !== '-' && !clobber && exists(dest))
+    throw new CliError(EXIT.usage, `${dest} is there already: pm does not overwrite it.`, {
+      hint: 'Give --clobber to overwrite it, or --to/--dir for another place.',
+    });
+  const progress = await byteProgress(f, name, size);
+  const hash = (await import('node:crypto')).createHash('sha256');
+  const temp = dest === '-' ? undefined : `${dest}.${process.pid}.pm-part`;
+  let got = 0;
+  try {
+    const res = await exchangeBytes(s.http, 'GET', `${r.path}/${rec.uuid}/download`);
+    const out = temp === undefined ? undefined : createWriteStream(temp, { flags: 'wx', mode: 0o644 });
+    try {
+      for await (const chunk of res.body) {
+        got += chunk.byteLength;
+        hash.update(chunk);
+        progress.add(chunk.byteLength);
+        const sink = (out ?? f.io.stdout) as unknown as NodeJS.WritableStream;
+        if (!sink.write(chunk)) await new Promise<void>((done) => sink.once('drain', () => done()));
+      }
+    } finally {
+      if (out) await new Promise<void>((done, fail) => out.end((e?: Error | null) => (e ? fail(e) : done())));
+    }
+  } catch (e) {
+    if (temp) rmSync(temp, { force: true });
+    if (e instanceof CliError) throw e;
+    // The disk's refusal (a directory missing, no space), not the server's.
+    if (e instanceof Error && 'syscall' in e)
+      throw new CliError(EXIT.api, `cannot write ${dest}: ${(e as NodeJS.ErrnoException).code ?? e.message}.`);
+    throw describeApiError(e, r);
+  } finally {
+    progress.stop();
+  }
+  const sum = hash.digest('hex');
+  if (got !== size || sum !== digest) {
+    if (temp) rmSync(temp, { force: true });
+    throw new CliError(
+      EXIT.api,
+      `the download of ${visible(name)} does not match its record (${got} bytes with SHA-256 ${sum}; the record says ${size} bytes, ${digest})${temp ? ': nothing was written' : ''}.`,
+    );
+  }
+  if (temp) place(temp, dest, clobber);
+}
+
+/** Into place: renamed over an existing file only with `clobber`; else linked, which fails if one appeared. */
+function place(temp: string, dest: string, clobber: boolean): void {
+  try {
+    if (clobber) renameSync(temp, dest);
+    else {
+      linkSync(temp, dest);
+      rmSync(temp);
+    }
+  } catch (e) {
+    rmSync(temp, { force: true });
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new CliError(EXIT.usage, `${dest} is there already: pm does not overwrite it.`, {
+        hint: 'Give --clobber to overwrite it.',
+      });
+    throw new CliError(EXIT.api, `cannot write ${dest}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    process.getBuiltinModule('node:fs').statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A file's SHA-256, read as a stream. */
+export async function sha256Of(path: string): Promise<string> {
+  const hash = (await import('node:crypto')).createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}

@@ -1,0 +1,374 @@
+/**
+ * Files over the API: the byte path beside the JSON one. An upload under a property or a contact
+ * (`POST /<parent>/{uuid}/attachments`, multipart/form-data or a raw body) streams into the blob
+ * store chunk by chunk, its size limited and its SHA-256 taken as it comes, and only then is its
+ * record written; an upload that fails or stops half-way leaves no record and no bytes. A file is
+ * read back (`GET /attachments/{uuid}/download` and `/stream`) chunk by chunk too, with ranges,
+ * and validated by its digest (ETag, If-None-Match).
+ */
+import { attachments, resourceByPath } from '../resources/index.js';
+import type { ResourceDef } from '../resources/types.js';
+import { ApiError, QueryError, ValidationError } from '../core/errors.js';
+import { sizeInWords } from '../core/size.js';
+import type { ValidBody } from '../core/validate.js';
+import { CHUNK_BYTES, CHUNKS_PER_WRITE } from './blobs.js';
+import type { ApiRequest, ApiResponse } from './exchange.js';
+import type { ApiRecord, Principal, Store } from './store.js';
+
+/** The largest file `pm serve` takes by default (`--max-attachment-size`). */
+export const DEFAULT_MAX_ATTACHMENT_BYTES = 100 * 1024 * 1024;
+
+/** What a multipart body may carry besides its file: its boundaries and the name and description parts. */
+const MULTIPART_OVERHEAD = 512 * 1024;
+
+/** The bytes of a file looked at to tell its type when its upload says none (file-type reads at most these). */
+const SNIFF_BYTES = 4100;
+
+const r = attachments;
+const READ = `${r.scope}.read`;
+const WRITE = `${r.scope}.write`;
+
+/** What the API core gives the file routes. */
+interface FileDeps {
+  readonly store: Store;
+  /** The token's principal, rate-limited, with `scopes` (401, 429, 403 otherwise). */
+  authorize(scopes: readonly string[]): Promise<Principal>;
+  /** The largest file taken (bytes). */
+  readonly maxBytes: number;
+}
+
+/** The paths of files: an upload under a parent, or a file's bytes. Undefined for any other path. */
+export function fileRoute(segments: readonly string[]):
+  | {
+      readonly route: string;
+      readonly upload?: ResourceDef;
+      readonly read?: 'download' | 'stream';
+      readonly uuid: string;
+    }
+  | undefined {
+  if (segments.length !== 3) return undefined;
+  const [root, uuid, leaf] = segments as [string, string, string];
+  if (uuid === '') return undefined;
+  if (root === r.path && (leaf === 'download' || leaf === 'stream'))
+    return { route: `/${r.path}/{uuid}/${leaf}`, read: leaf, uuid: uuid.toLowerCase() };
+  const parent = r.parents?.find((p) => p.target === root);
+  if (parent && leaf === r.path)
+    return { route: `/${root}/{uuid}/${r.path}`, upload: resourceByPath(parent.target), uuid: uuid.toLowerCase() };
+  return undefined;
+}
+
+/** The absolute URLs of a record's links (download_url, stream_url), on the server's origin. */
+export function withLinks(res: ResourceDef, origin: string, rec: ApiRecord): ApiRecord {
+  for (const f of res.fields)
+    if (f.computed && 'link' in f.computed) rec[f.name] = `${origin}/${res.path}/${rec.uuid}/${f.computed.link}`;
+  return rec;
+}
+
+/** Whether the records of `res` carry links the API core makes absolute. */
+export const hasLinks = (res: ResourceDef): boolean => res.fields.some((f) => f.computed && 'link' in f.computed);
+
+function tooLarge(maxBytes: number): () => ApiError {
+  return () =>
+    new ApiError(
+      413,
+      `The file is larger than the ${sizeInWords(maxBytes)} (${maxBytes} bytes) this server takes for an attachment.`,
+    );
+}
+
+/** POST /<parent>/{uuid}/attachments: the file streamed into the blob store, then its record. */
+export async function upload(
+  req: ApiRequest,
+  url: URL,
+  parent: ResourceDef,
+  parentUuid: string,
+  deps: FileDeps,
+): Promise<{ status: number; body: unknown; location: string }> {
+  const { store, maxBytes } = deps;
+  const p = await deps.authorize([WRITE]);
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) {
+    if (k !== 'name' && k !== 'description') throw new QueryError(k, `Unknown query parameter "${k}" for an upload.`);
+    query[k] = v;
+  }
+  // A missing parent is a 404 before a byte of the file is read.
+  await store.get(p.accountId, parent, parentUuid);
+  const type = req.header('content-type') ?? '';
+  const multipart = /^multipart\/form-data\s*;/i.test(type);
+  const limit = multipart ? maxBytes + MULTIPART_OVERHEAD : maxBytes;
+  const source = req.body.bytes(limit, tooLarge(maxBytes));
+  const uuid = process.getBuiltinModule('node:crypto').randomUUID();
+  try {
+    const got = multipart
+      ? await fromMultipart(source, type, uuid, store, maxBytes)
+      : { file: await intoBlobs(source, uuid, store, maxBytes), fields: {}, filename: undefined, mime: type };
+    const fields = { ...query, ...got.fields };
+    const name = storedName(fields.name ?? got.filename);
+    const description = fields.description === undefined || fields.description === '' ? null : fields.description;
+    if (description !== null && [...description].length > 65535)
+      throw new ValidationError({ description: ['The description field must not be greater than 65535 characters.'] });
+    const mime = await mimeOf(got.mime, got.file.head);
+    const values = {
+      name,
+      description,
+      size: got.file.size,
+      mime_type: mime,
+      type: kindOf(mime),
+      sha256: got.file.sha256,
+    };
+    const body: ValidBody = { values, links: {}, sets: {}, customValues: undefined };
+    const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, uuid);
+    return {
+      status: 201,
+      body: { data: withLinks(r, url.origin, rec) },
+      location: `${url.origin}/${r.path}/${uuid}`,
+    };
+  } catch (e) {
+    // Nothing of an upload that did not become a record is kept.
+    await store.blobs.remove(uuid);
+    throw e;
+  }
+}
+
+/** A file's bytes as they were stored: its size, digest and first bytes (to tell its type). */
+interface Stored {
+  readonly size: number;
+  readonly sha256: string;
+  readonly head: Uint8Array;
+}
+
+/** Writes bytes as they come into the blob `key`, in whole chunks; 413 past `maxBytes`. */
+async function intoBlobs(
+  source: AsyncIterable<Uint8Array>,
+  key: string,
+  store: Store,
+  maxBytes: number,
+): Promise<Stored> {
+  // node:crypto is loaded by the routes that use it (the CLI's embedded default mostly does not).
+  const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let filled = 0;
+  let seq = 0;
+  /** Whole chunks not yet written, from chunk `seq`. */
+  let pending: Buffer[] = [];
+  const flush = async () => {
+    if (!pending.length) return;
+    await store.blobs.put(key, seq, pending);
+    seq += pending.length;
+    pending = [];
+  };
+  let size = 0;
+  let head: Uint8Array | undefined;
+  for await (const piece of source) {
+    size += piece.byteLength;
+    if (size > maxBytes) throw tooLarge(maxBytes)();
+    hash.update(piece);
+    let at = 0;
+    while (at < piece.byteLength) {
+      const n = Math.min(CHUNK_BYTES - filled, piece.byteLength - at);
+      chunk.set(piece.subarray(at, at + n), filled);
+      filled += n;
+      at += n;
+      if (filled === CHUNK_BYTES) {
+        head ??= Buffer.from(chunk.subarray(0, SNIFF_BYTES));
+        pending.push(chunk);
+        if (pending.length === CHUNKS_PER_WRITE) await flush();
+        chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+        filled = 0;
+      }
+    }
+  }
+  if (filled > 0 || seq + pending.length === 0) {
+    head ??= Buffer.from(chunk.subarray(0, Math.min(filled, SNIFF_BYTES)));
+    pending.push(Buffer.from(chunk.subarray(0, filled)));
+  }
+  await flush();
+  return { size, sha256: hash.digest('hex'), head: head ?? new Uint8Array() };
+}
+
+/** A multipart/form-data body: its `file` part into the blob store, its `name` and `description` parts. */
+async function fromMultipart(
+  source: AsyncIterable<Uint8Array>,
+  type: string,
+  key: string,
+  store: Store,
+  maxBytes: number,
+): Promise<{ file: Stored; fields: Record<string, string>; filename: string | undefined; mime: string }> {
+  // Loaded by an upload alone.
+  const { Busboy } = await import('@fastify/busboy');
+  const { Readable } = await import('node:stream');
+  const { pipeline } = await import('node:stream/promises');
+  const fields: Record<string, string> = {};
+  let file: Promise<Stored> | undefined;
+  let filename: string | undefined;
+  let mime = '';
+  const bb = new Busboy({
+    headers: { 'content-type': type },
+    limits: { files: 1, fields: 2, fieldSize: 4 * 65535, parts: 3, fileSize: maxBytes + 1 },
+  });
+  bb.on('field', (name: string, value: string) => {
+    if (name === 'name' || name === 'description') fields[name] = value;
+  });
+  bb.on('file', (name: string, stream: NodeJS.ReadableStream, fname: string, _enc: string, mimeType: string) => {
+    if (name !== 'file' || file) {
+      stream.resume();
+      return;
+    }
+    filename = fname;
+    mime = mimeType;
+    file = intoBlobs(stream as AsyncIterable<Uint8Array>, key, store, maxBytes);
+    // A file that fails (413, a store's error) stops the body being read.
+    file.catch((e: unknown) => bb.destroy(e as Error));
+  });
+  try {
+    await pipeline(Readable.from(source), bb);
+  } catch (e) {
+    if (file) await file.catch(() => {});
+    if (e instanceof ApiError) throw e;
+    const settled =
+      file &&
+      (await file.then(
+        () => undefined,
+        (f: unknown) => f,
+      ));
+    if (settled) throw settled;
+    throw new ApiError(400, `The multipart/form-data body could not be read: ${(e as Error).message}.`);
+  }
+  if (!file) throw new ValidationError({ file: ['The file field is required: a part named "file" holding the file.'] });
+  return { file: await file, fields, filename, mime };
+}
+
+/** The name a file is kept under: the last part of its path, without control characters (422 when none is left). */
+function storedName(given: string | undefined): string {
+  const name = (given ?? '')
+    .split(/[\\/]/)
+    .pop()
+    ?.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .trim();
+  if (!name)
+    throw new ValidationError({
+      name: ["The name field is required: a file name (the name part, ?name=, or the file part's filename)."],
+    });
+  if ([...name].length > 255)
+    throw new ValidationError({ name: ['The name field must not be greater than 255 characters.'] });
+  return name;
+}
+
+/** Content types that say nothing of the bytes: the bytes then say what they are. */
+const GENERIC = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/x-www-form-urlencoded']);
+
+/** The MIME type of an upload: what it was sent as, or (when that is generic) what its first bytes are. */
+async function mimeOf(sent: string, head: Uint8Array): Promise<string> {
+  const mime = sent.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!GENERIC.has(mime) && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mime)) return mime;
+  // Loaded when an upload says no type.
+  const { fileTypeFromBuffer } = await import('file-type');
+  return (await fileTypeFromBuffer(head))?.mime ?? 'application/octet-stream';
+}
+
+/** An attachment's type from its MIME type. */
+function kindOf(mime: string): 'Document' | 'Image' | 'Video' | 'Audio' {
+  if (mime.startsWith('image/')) return 'Image';
+  if (mime.startsWith('video/')) return 'Video';
+  if (mime.startsWith('audio/')) return 'Audio';
+  return 'Document';
+}
+
+/**
+ * GET and HEAD /attachments/{uuid}/download (Content-Disposition: attachment) and /stream
+ * (inline): the bytes, whole or a range, chunk by chunk.
+ */
+export async function readBytes(
+  req: ApiRequest,
+  url: URL,
+  uuid: string,
+  how: 'download' | 'stream',
+  deps: FileDeps,
+): Promise<ApiResponse> {
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    throw new ApiError(405, `The ${req.method} method is not supported for this route.`, undefined, {
+      Allow: 'GET, HEAD',
+    });
+  const p = await deps.authorize([READ]);
+  for (const k of url.searchParams.keys()) throw new QueryError(k, `Unknown query parameter "${k}" for this endpoint.`);
+  const rec = await deps.store.get(p.accountId, r, uuid);
+  const size = Number(rec.size);
+  const etag = `"${rec.sha256}"`;
+  const headers: Record<string, string> = {
+    ETag: etag,
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': 'private, no-cache',
+    'Content-Disposition': disposition(how === 'download' ? 'attachment' : 'inline', String(rec.name)),
+    'X-Content-Type-Options': 'nosniff',
+  };
+  if (matches(req.header('if-none-match'), etag)) return { status: 304, headers };
+  headers['Content-Type'] = String(rec.mime_type);
+  const ifRange = req.header('if-range');
+  const range = ifRange === undefined || ifRange === etag ? rangeOf(req.header('range'), size) : undefined;
+  if (range === 'unsatisfiable')
+    throw new ApiError(416, `The range asked for is not within the file's ${size} bytes.`, undefined, {
+      'Content-Range': `bytes */${size}`,
+      'Accept-Ranges': 'bytes',
+    });
+  const [start, end] = range ?? [0, size - 1];
+  headers['Content-Length'] = String(end - start + 1);
+  if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+  const status = range ? 206 : 200;
+  if (req.method === 'HEAD' || size === 0) return { status, headers };
+  return { status, headers, stream: bytesOf(deps.store, uuid, start, end) };
+}
+
+/**
+ * The bytes start..end (inclusive) of a blob, a chunk read at a time: a database connection
+ * keeps a buffer the size of the largest answer it was sent (node-postgres), so one chunk an
+ * answer keeps each connection's small.
+ */
+async function* bytesOf(store: Store, key: string, start: number, end: number): AsyncGenerator<Uint8Array> {
+  const first = Math.floor(start / CHUNK_BYTES);
+  const last = Math.floor(end / CHUNK_BYTES);
+  for (let seq = first; seq <= last; seq++) {
+    const got = await store.blobs.chunks(key, seq, seq);
+    for (const [i, data] of got.entries()) {
+      const at = (seq + i) * CHUNK_BYTES;
+      const from = Math.max(0, start - at);
+      const to = Math.min(data.byteLength, end - at + 1);
+      yield from === 0 && to === data.byteLength ? data : data.subarray(from, to);
+    }
+  }
+}
+
+/** If-None-Match: any of its tags (compared weakly), or `*`. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, ''));
+  return tags.includes('*') || tags.includes(etag);
+}
+
+/**
+ * A Range header of one byte range (`bytes=0-99`, `bytes=100-`, `bytes=-100`): undefined for
+ * none, or one this server answers whole (several ranges, another unit, a malformed one), as
+ * RFC 9110 allows; 'unsatisfiable' for a range outside the file (416).
+ */
+function rangeOf(header: string | undefined, size: number): [number, number] | 'unsatisfiable' | undefined {
+  const m = header === undefined ? null : /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return [Math.max(0, size - suffix), size - 1];
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== '' && Number(m[2]) < start) return undefined;
+  if (start >= size) return 'unsatisfiable';
+  return [start, end];
+}
+
+/**
+ * Content-Disposition (RFC 6266): `filename` in ASCII (what is not printable ASCII, a quote or a
+ * backslash replaced), and `filename*` the name itself, UTF-8 percent-encoded (RFC 8187).
+ */
+function disposition(kind: 'attachment' | 'inline', name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
