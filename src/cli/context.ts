@@ -4,7 +4,9 @@
  */
 
 export interface OutStream {
-  write(chunk: string): unknown;
+  /** false when the chunk was queued behind others: wait for 'drain' before the next (bytes). */
+  write(chunk: string | Uint8Array): unknown;
+  once?(event: 'drain', listener: () => void): unknown;
   readonly isTTY?: boolean | undefined;
   readonly columns?: number | undefined;
 }

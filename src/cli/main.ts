@@ -49,6 +49,7 @@ function outStream(name: 'stdout' | 'stderr'): OutStream & { readonly fd: number
   return {
     fd,
     write: (chunk) => stream().write(chunk),
+    once: (event, listener) => stream().once(event, listener),
     get isTTY() {
       // Only a character device can be a terminal: a pipe or a file is told apart without the
       // stream (`pm reminders create` asks before saying "Created ..." on stderr).

@@ -5,13 +5,15 @@
  * into place and checked (a damaged copy on the server is refused, nothing written), never
  * overwritten without --clobber; the server's size limit read as its message.
  */
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pmBin, tempHome } from '../helpers/cli.js';
+import { BIN, pmBin, tempHome } from '../helpers/cli.js';
 import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 const LIMIT = 3 * 1024 * 1024;
@@ -110,6 +112,31 @@ describe('pm attachments against pm serve', () => {
     const parentless = await pm(['attachments', 'upload', 'a.txt']);
     expect(parentless.code).toBe(2);
     expect(parentless.stderr).toContain('--property or --contact');
+  });
+
+  it('downloads to standard output through a pipe, every byte, however slowly the reader takes them', async () => {
+    const { acct, cwd, pm, property } = await setUp();
+    const bytes = randomBytes(2_500_000);
+    writeFileSync(join(cwd, 'scan.bin'), bytes);
+    const uuid = (await pm(['attachments', 'upload', 'scan.bin', '--property', property])).stdout.trim();
+    const env = { HOME: tempHome(), PATH: process.env.PATH ?? '', PM_BASE_URL: server.url, PM_TOKEN: acct.token };
+    const child = spawn(process.execPath, [BIN, 'attachments', 'download', uuid, '--to', '-'], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += String(c);
+    });
+    // A reader that takes nothing for a while: the pipe fills, and pm waits for it to drain.
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.stdout.pause();
+    setTimeout(() => child.stdout.resume(), 500);
+    const [code] = await once(child, 'close');
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(sha256(Buffer.concat(chunks))).toBe(sha256(bytes));
   });
 
   it('downloads into place, checked; never over a file without --clobber', async () => {

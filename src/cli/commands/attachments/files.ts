@@ -119,8 +119,9 @@ export async function downloadFile(
         got += chunk.byteLength;
         hash.update(chunk);
         progress.add(chunk.byteLength);
-        const sink = (out ?? f.io.stdout) as unknown as NodeJS.WritableStream;
-        if (!sink.write(chunk)) await new Promise<void>((done) => sink.once('drain', () => done()));
+        const sink = out ?? f.io.stdout;
+        if (sink.write(chunk) === false && sink.once)
+          await new Promise<void>((done) => sink.once?.('drain', () => done()));
       }
     } finally {
       if (out) await new Promise<void>((done, fail) => out.end((e?: Error | null) => (e ? fail(e) : done())));
