@@ -21,3 +21,17 @@ export function adopt(parent: Command, cmd: Command, opts: { hidden?: boolean } 
   parent.addCommand(cmd, opts);
   return cmd;
 }
+
+/** A command's run function, as its constructor takes it (a test passes one that records its options). */
+export type Run<O> = (o: O) => Promise<void>;
+
+/**
+ * A command group: its name and summary, the help after its options (examples), and its leaf
+ * commands adopted under it in order.
+ */
+export function group(name: string, description: string, leaves: readonly Command[], helpAfter?: string): Command {
+  const cmd = new Command(name).description(description);
+  if (helpAfter !== undefined) cmd.addHelpText('after', helpAfter);
+  for (const leaf of leaves) adopt(cmd, leaf);
+  return cmd;
+}

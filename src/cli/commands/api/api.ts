@@ -3,7 +3,7 @@
  * `gh api`), for endpoints pm has no command for. The run is api-run.ts, loaded when it runs.
  */
 import type { Command } from 'commander';
-import { adopt, commandOf } from '../../command.js';
+import { adopt, commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { collect } from '../../flags.js';
@@ -24,7 +24,7 @@ export const API_COMMANDS = {
   api: 'Send a request to any API path, with the base URL and token applied; print the JSON answer',
 };
 
-function newCmdApi(f: Factory, run: (o: ApiOptions) => Promise<void> = RUN): Command {
+function newCmdApi(f: Factory, run: Run<ApiOptions> = RUN): Command {
   return commandOf('api <method> <path>')
     .description(API_COMMANDS.api)
     .option('--data <json>', 'the request body as JSON, @file.json, or - for stdin')

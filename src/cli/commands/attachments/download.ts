@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { checkUuid } from '../../flags.js';
@@ -15,7 +15,7 @@ type Flags = { to?: string; dir?: string; clobber?: boolean };
 export function newCmdDownload(
   f: Factory,
   r: ResourceDef,
-  runF: (o: DownloadOptions) => Promise<void> = async (o) => (await import('./download-run.js')).downloadRun(o),
+  runF: Run<DownloadOptions> = async (o) => (await import('./download-run.js')).downloadRun(o),
 ): Command {
   return commandOf('download <uuid...>')
     .description(`Download the files of ${r.plural}, each checked against its size and SHA-256`)

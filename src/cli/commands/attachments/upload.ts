@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { resourceByPath } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { checkUuid, optKey } from '../../flags.js';
@@ -16,7 +16,7 @@ type Flags = Record<string, string | boolean | undefined>;
 export function newCmdUpload(
   f: Factory,
   r: ResourceDef,
-  runF: (o: UploadOptions) => Promise<void> = async (o) => (await import('./upload-run.js')).uploadRun(o),
+  runF: Run<UploadOptions> = async (o) => (await import('./upload-run.js')).uploadRun(o),
 ): Command {
   const parents = r.parents ?? [];
   const names = parents.map((p) => `--${p.name}`).join(' or ');

@@ -2,10 +2,11 @@
 import { Command } from 'commander';
 import type { Factory } from '../../factory.js';
 import type { AuthLoginOptions } from './login-run.js';
+import type { Run } from '../../command.js';
 
 const RUN = async (o: AuthLoginOptions) => (await import('./login-run.js')).authLoginRun(o);
 
-export function newCmdAuthLogin(f: Factory, run: (o: AuthLoginOptions) => Promise<void> = RUN): Command {
+export function newCmdAuthLogin(f: Factory, run: Run<AuthLoginOptions> = RUN): Command {
   return new Command('login')
     .description('Store a token for a server (in the user config, mode 0600)')
     .option('--with-token', 'read the token from standard input')

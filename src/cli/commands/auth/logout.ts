@@ -2,10 +2,11 @@
 import { Command } from 'commander';
 import type { Factory } from '../../factory.js';
 import type { AuthLogoutOptions } from './logout-run.js';
+import type { Run } from '../../command.js';
 
 const RUN = async (o: AuthLogoutOptions) => (await import('./logout-run.js')).authLogoutRun(o);
 
-export function newCmdAuthLogout(f: Factory, run: (o: AuthLogoutOptions) => Promise<void> = RUN): Command {
+export function newCmdAuthLogout(f: Factory, run: Run<AuthLogoutOptions> = RUN): Command {
   return new Command('logout')
     .description("Remove the active profile's stored token")
     .addHelpText(

@@ -3,10 +3,11 @@ import { Command } from 'commander';
 import type { Factory } from '../../factory.js';
 import { addDataFlags, dataFlagsOf } from '../../output/flags.js';
 import type { AuthStatusOptions } from './status-run.js';
+import type { Run } from '../../command.js';
 
 const RUN = async (o: AuthStatusOptions) => (await import('./status-run.js')).authStatusRun(o);
 
-export function newCmdAuthStatus(f: Factory, run: (o: AuthStatusOptions) => Promise<void> = RUN): Command {
+export function newCmdAuthStatus(f: Factory, run: Run<AuthStatusOptions> = RUN): Command {
   return addDataFlags(
     new Command('status').description(
       'Show which server and profile pm uses, and where the token comes from (never the token)',

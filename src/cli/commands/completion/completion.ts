@@ -3,7 +3,7 @@
  * and the protocol they speak are loaded when one of them runs.
  */
 import { Argument, Command } from 'commander';
-import { adopt } from '../../command.js';
+import { adopt, type Run } from '../../command.js';
 import type { Deps } from '../../context.js';
 import { newCmdComplete } from './complete.js';
 import { CACHE_TTL_MS, SHELLS, type Shell } from './limits.js';
@@ -21,7 +21,7 @@ const RUN = async (o: CompletionOptions) => {
   o.f.io.stdout.write(completionScript(o.shell));
 };
 
-function newCmdCompletion(f: Deps, run: (o: CompletionOptions) => Promise<void> = RUN): Command {
+function newCmdCompletion(f: Deps, run: Run<CompletionOptions> = RUN): Command {
   return new Command('completion')
     .description(COMPLETION_COMMANDS.completion)
     .addArgument(new Argument('<shell>', 'the shell: bash, zsh or fish').choices(SHELLS))

@@ -4,8 +4,8 @@
  * command is a module pair here; its run (which loads ../config.js, and through it cosmiconfig)
  * is loaded when it runs.
  */
-import { Command } from 'commander';
-import { adopt } from '../../command.js';
+import type { Command } from 'commander';
+import { adopt, group, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import { newCmdConfigGet } from './get.js';
 import type { ConfigGetOptions } from './get-run.js';
@@ -20,11 +20,11 @@ import type { ConfigUnsetOptions } from './unset-run.js';
 
 /** The run functions of the config commands, each replaceable (tests record what they are given). */
 export interface ConfigRuns {
-  readonly list: (o: ConfigListOptions) => Promise<void>;
-  readonly get: (o: ConfigGetOptions) => Promise<void>;
-  readonly set: (o: ConfigSetOptions) => Promise<void>;
-  readonly unset: (o: ConfigUnsetOptions) => Promise<void>;
-  readonly path: (o: ConfigPathOptions) => Promise<void>;
+  readonly list: Run<ConfigListOptions>;
+  readonly get: Run<ConfigGetOptions>;
+  readonly set: Run<ConfigSetOptions>;
+  readonly unset: Run<ConfigUnsetOptions>;
+  readonly path: Run<ConfigPathOptions>;
 }
 
 export const CONFIG_COMMANDS = {
@@ -32,8 +32,16 @@ export const CONFIG_COMMANDS = {
 };
 
 export function newCmdConfig(f: Factory, runs: Partial<ConfigRuns> = {}): Command {
-  const config = new Command('config').description(CONFIG_COMMANDS.config).addHelpText(
-    'after',
+  return group(
+    'config',
+    CONFIG_COMMANDS.config,
+    [
+      newCmdConfigList(f, runs.list),
+      newCmdConfigGet(f, runs.get),
+      newCmdConfigSet(f, runs.set),
+      newCmdConfigUnset(f, runs.unset),
+      newCmdConfigPath(f, runs.path),
+    ],
     `
 Settings come from, in order: the flags (--base-url, --profile), the environment (PM_BASE_URL,
 PM_TOKEN, PM_PROFILE), a project config (a "pm" key in package.json, .pmrc, .pmrc.json,
@@ -52,13 +60,6 @@ Examples:
   pm config list
   pm --profile work config set base_url https://pm.example.org`,
   );
-
-  adopt(config, newCmdConfigList(f, runs.list));
-  adopt(config, newCmdConfigGet(f, runs.get));
-  adopt(config, newCmdConfigSet(f, runs.set));
-  adopt(config, newCmdConfigUnset(f, runs.unset));
-  adopt(config, newCmdConfigPath(f, runs.path));
-  return config;
 }
 
 export function registerConfig(program: Command, f: Factory): void {

@@ -4,10 +4,11 @@ import { usageError } from '../../errors.js';
 import { keyOf, SET_KEYS } from './keys.js';
 import type { Factory } from '../../factory.js';
 import type { ConfigSetOptions } from './set-run.js';
+import type { Run } from '../../command.js';
 
 const RUN = async (o: ConfigSetOptions) => (await import('./set-run.js')).configSetRun(o);
 
-export function newCmdConfigSet(f: Factory, run: (o: ConfigSetOptions) => Promise<void> = RUN): Command {
+export function newCmdConfigSet(f: Factory, run: Run<ConfigSetOptions> = RUN): Command {
   return new Command('set')
     .description("Change a setting in the user config, for the active profile (--profile, else the default's)")
     .argument('<key>', `one of: ${SET_KEYS.join(', ')}`)

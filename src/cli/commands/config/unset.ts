@@ -3,10 +3,11 @@ import { Command } from 'commander';
 import { UNSET_KEYS, keyOf } from './keys.js';
 import type { Factory } from '../../factory.js';
 import type { ConfigUnsetOptions } from './unset-run.js';
+import type { Run } from '../../command.js';
 
 const RUN = async (o: ConfigUnsetOptions) => (await import('./unset-run.js')).configUnsetRun(o);
 
-export function newCmdConfigUnset(f: Factory, run: (o: ConfigUnsetOptions) => Promise<void> = RUN): Command {
+export function newCmdConfigUnset(f: Factory, run: Run<ConfigUnsetOptions> = RUN): Command {
   return new Command('unset')
     .description('Remove a setting from the user config, for the active profile')
     .argument('<key>', `one of: ${UNSET_KEYS.join(', ')}`)

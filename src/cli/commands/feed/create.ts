@@ -1,18 +1,14 @@
 /** `pm <resource> feed create --name NAME`, declared. */
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import { addDataFlags, dataFlagsOf } from '../../output/flags.js';
 import type { FeedCreateOptions } from './create-run.js';
 
 const RUN = async (o: FeedCreateOptions) => (await import('./create-run.js')).feedCreateRun(o);
 
-export function newCmdFeedCreate(
-  f: Factory,
-  r: ResourceDef,
-  run: (o: FeedCreateOptions) => Promise<void> = RUN,
-): Command {
+export function newCmdFeedCreate(f: Factory, r: ResourceDef, run: Run<FeedCreateOptions> = RUN): Command {
   return addDataFlags(
     commandOf('create').description('Make a calendar feed and print its URL (shown this once)'),
     'print the feed as JSON (its url included)',

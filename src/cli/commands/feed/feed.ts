@@ -3,9 +3,9 @@
  * date (reminders): calendar feeds, secret URLs a calendar app subscribes to. A leaf command a
  * module pair each (create, list, revoke), its run loaded when it runs.
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
-import { adopt } from '../../command.js';
+import { group, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import { newCmdFeedCreate } from './create.js';
 import type { FeedCreateOptions } from './create-run.js';
@@ -16,17 +16,17 @@ import type { FeedRevokeOptions } from './revoke-run.js';
 
 /** The run functions of the feed commands, each replaceable (tests record what they are given). */
 interface FeedRuns {
-  readonly create: (o: FeedCreateOptions) => Promise<void>;
-  readonly list: (o: FeedListOptions) => Promise<void>;
-  readonly revoke: (o: FeedRevokeOptions) => Promise<void>;
+  readonly create: Run<FeedCreateOptions>;
+  readonly list: Run<FeedListOptions>;
+  readonly revoke: Run<FeedRevokeOptions>;
 }
 
 export function newCmdFeed(f: Factory, r: ResourceDef, runs: Partial<FeedRuns> = {}): Command {
-  const feed = new Command('feed')
-    .description(`Calendar feeds: a secret URL that puts the ${r.plural} on a phone's calendar`)
-    .addHelpText(
-      'after',
-      `
+  return group(
+    'feed',
+    `Calendar feeds: a secret URL that puts the ${r.plural} on a phone's calendar`,
+    [newCmdFeedCreate(f, r, runs.create), newCmdFeedList(f, r, runs.list), newCmdFeedRevoke(f, r, runs.revoke)],
+    `
 A calendar app subscribes to the URL and fetches it every few minutes, with no token: the URL is
 the whole credential. It publishes every ${r.singular} of the account that has a due date. A calendar
 app needs a server it can reach: \`pm serve --host 0.0.0.0\` on a machine your phone can reach
@@ -36,9 +36,5 @@ Examples:
   pm ${r.path} feed create --name "My phone"
   pm ${r.path} feed list
   pm ${r.path} feed revoke 3f2a9c1e-…`,
-    );
-  adopt(feed, newCmdFeedCreate(f, r, runs.create));
-  adopt(feed, newCmdFeedList(f, r, runs.list));
-  adopt(feed, newCmdFeedRevoke(f, r, runs.revoke));
-  return feed;
+  );
 }

@@ -1,18 +1,14 @@
 /** `pm <resource> feed revoke <uuid>`, declared. */
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import { addDataFlags, dataFlagsOf } from '../../output/flags.js';
 import type { FeedRevokeOptions } from './revoke-run.js';
 
 const RUN = async (o: FeedRevokeOptions) => (await import('./revoke-run.js')).feedRevokeRun(o);
 
-export function newCmdFeedRevoke(
-  f: Factory,
-  r: ResourceDef,
-  run: (o: FeedRevokeOptions) => Promise<void> = RUN,
-): Command {
+export function newCmdFeedRevoke(f: Factory, r: ResourceDef, run: Run<FeedRevokeOptions> = RUN): Command {
   return addDataFlags(
     commandOf('revoke <uuid>').description('Revoke a calendar feed: its URL stops working at once'),
     'print JSON',

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { filterFields } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { addSendFlags, sendOptionsOf } from '../../bulk/flags.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { addFilterFlags, kebab, matchKeys } from '../../flags.js';
@@ -17,7 +17,7 @@ const RUN = async (o: ApplyOptions) => (await import('./apply-run.js')).applyRun
 const pruneExample = (r: ResourceDef) =>
   (filterFields(r).find((x) => x.filter === 'fuzzy') ?? filterFields(r)[0])?.name ?? 'uuid';
 
-export function newCmdApply(f: Factory, r: ResourceDef, run: (o: ApplyOptions) => Promise<void> = RUN): Command {
+export function newCmdApply(f: Factory, r: ResourceDef, run: Run<ApplyOptions> = RUN): Command {
   const cmd = commandOf('apply')
     .description(`Make the ${r.plural} match a file: create the missing, update the changed, leave the rest`)
     .requiredOption('--from-file <file>', 'the records as they should be: NDJSON, a JSON array or CSV (- for stdin)')

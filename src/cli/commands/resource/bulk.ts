@@ -7,8 +7,9 @@ import { sendOptionsOf, type Verb } from '../../bulk/flags.js';
 import type { Factory } from '../../factory.js';
 import type { BulkOptions } from './bulk-run.js';
 import { type Flags, str } from './options.js';
+import type { Run } from '../../command.js';
 
-export type BulkRun = (o: BulkOptions) => Promise<void>;
+export type BulkRun = Run<BulkOptions>;
 
 export const BULK_RUN: BulkRun = async (o) => (await import('./bulk-run.js')).bulkRun(o);
 

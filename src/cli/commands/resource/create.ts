@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { resourceByPath } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { addBulkFlags } from '../../bulk/flags.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { addInputFlags, checkUuid, matchKeys, optKey } from '../../flags.js';
@@ -21,7 +21,7 @@ const RUNS = {
 export function newCmdCreate(
   f: Factory,
   r: ResourceDef,
-  runs: { create: (o: CreateOptions) => Promise<void>; bulk: BulkRun } = RUNS,
+  runs: { create: Run<CreateOptions>; bulk: BulkRun } = RUNS,
 ): Command {
   const cmd = commandOf('create').description(`Create a ${r.singular}`);
   addInputFlags(cmd, r, 'create');

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
 import { addBulkFlags } from '../../bulk/flags.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { checkUuid } from '../../flags.js';
@@ -19,7 +19,7 @@ const RUNS = {
 export function newCmdDelete(
   f: Factory,
   r: ResourceDef,
-  runs: { delete: (o: DeleteOptions) => Promise<void>; bulk: BulkRun } = RUNS,
+  runs: { delete: Run<DeleteOptions>; bulk: BulkRun } = RUNS,
 ): Command {
   const cmd = commandOf('delete [uuid...]')
     .alias('rm')

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import { addOutputFlags, outputFlagsOf } from '../../output/flags.js';
 import { numberFlag } from '../shared.js';
@@ -13,7 +13,7 @@ import type { DueOptions } from './due-run.js';
 export function newCmdDue(
   f: Factory,
   r: ResourceDef,
-  run: (o: DueOptions) => Promise<void> = async (o) => (await import('./due-run.js')).dueRun(o),
+  run: Run<DueOptions> = async (o) => (await import('./due-run.js')).dueRun(o),
 ): Command {
   const cmd = commandOf('due')
     .description('Reminders overdue, due today and coming up: an agenda in your time zone')

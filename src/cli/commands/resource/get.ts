@@ -1,7 +1,7 @@
 /** `pm <resource> get <uuid>`, declared. */
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import { checkUuid } from '../../flags.js';
 import { examples } from '../../help/examples.js';
@@ -11,7 +11,7 @@ import { addEmbedFlag, embedOf, type Flags } from './options.js';
 
 const RUN = async (o: GetOptions) => (await import('./get-run.js')).getRun(o);
 
-export function newCmdGet(f: Factory, r: ResourceDef, run: (o: GetOptions) => Promise<void> = RUN): Command {
+export function newCmdGet(f: Factory, r: ResourceDef, run: Run<GetOptions> = RUN): Command {
   const cmd = commandOf('get <uuid>').description(`Show one ${r.singular}`);
   addEmbedFlag(cmd, r);
   addOutputFlags(cmd);

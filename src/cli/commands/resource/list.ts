@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
 import { MAX_PER_PAGE } from '../../../core/limits.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { addFilterFlags, splitList } from '../../flags.js';
@@ -30,7 +30,7 @@ function sortOf(r: ResourceDef, value: unknown): SortKey[] | undefined {
   return keys;
 }
 
-export function newCmdList(f: Factory, r: ResourceDef, run: (o: ListOptions) => Promise<void> = RUN): Command {
+export function newCmdList(f: Factory, r: ResourceDef, run: Run<ListOptions> = RUN): Command {
   const cmd = commandOf('list').alias('ls').description(`List ${r.plural}, filtered by any of their fields`);
   addFilterFlags(cmd, r);
   cmd

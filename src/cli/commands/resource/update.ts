@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
 import { addBulkFlags } from '../../bulk/flags.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { addInputFlags, checkNamedFlags, checkUuid } from '../../flags.js';
@@ -20,7 +20,7 @@ const RUNS = {
 export function newCmdUpdate(
   f: Factory,
   r: ResourceDef,
-  runs: { update: (o: UpdateOptions) => Promise<void>; bulk: BulkRun } = RUNS,
+  runs: { update: Run<UpdateOptions>; bulk: BulkRun } = RUNS,
 ): Command {
   const cmd = commandOf('update [uuid]').description(
     `Change fields of a ${r.singular}; fields not given keep their values`,

@@ -1,14 +1,14 @@
 /** `pm serve accounts create`, declared. */
 import type { Command } from 'commander';
 import { ALL_SCOPES } from '../../../resources/index.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import type { AccountsCreateOptions } from './accounts-create-run.js';
 import { DATA_HELP, DATA_OPTION, DATABASE_HELP, DATABASE_OPTION, storeOf } from './store.js';
 
 const RUN = async (o: AccountsCreateOptions) => (await import('./accounts-create-run.js')).accountsCreateRun(o);
 
-export function newCmdServeAccountsCreate(f: Factory, run: (o: AccountsCreateOptions) => Promise<void> = RUN): Command {
+export function newCmdServeAccountsCreate(f: Factory, run: Run<AccountsCreateOptions> = RUN): Command {
   return commandOf('create')
 
     .description('Create an account with a user and a full-scope token; print the token')

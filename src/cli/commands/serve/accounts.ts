@@ -1,12 +1,10 @@
 /** `pm serve accounts create`: the group. */
-import { Command } from 'commander';
-import { adopt } from '../../command.js';
+import type { Command } from 'commander';
+import { group } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import { newCmdServeAccountsCreate } from './accounts-create.js';
 import type { ServeRuns } from './runs.js';
 
 export function newCmdServeAccounts(f: Factory, runs: Partial<ServeRuns> = {}): Command {
-  const accounts = new Command('accounts').description('Manage the accounts of a data file');
-  adopt(accounts, newCmdServeAccountsCreate(f, runs.accountsCreate));
-  return accounts;
+  return group('accounts', 'Manage the accounts of a data file', [newCmdServeAccountsCreate(f, runs.accountsCreate)]);
 }

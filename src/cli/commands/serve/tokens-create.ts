@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ALL_SCOPES } from '../../../resources/index.js';
 import { usageError } from '../../errors.js';
 import { DATA_HELP, DATA_OPTION, DATABASE_HELP, DATABASE_OPTION, storeOf } from './store.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import type { TokensCreateOptions } from './tokens-create-run.js';
 
@@ -21,7 +21,7 @@ function parseScopes(text: string): string[] {
   return scopes;
 }
 
-export function newCmdServeTokensCreate(f: Factory, run: (o: TokensCreateOptions) => Promise<void> = RUN): Command {
+export function newCmdServeTokensCreate(f: Factory, run: Run<TokensCreateOptions> = RUN): Command {
   return commandOf('create')
     .description('Create a token and print it (it is shown only once)')
     .option('--scopes <list>', `comma-separated scopes, or "all" (${ALL_SCOPES.join(', ')})`, 'all')

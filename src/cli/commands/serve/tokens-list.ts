@@ -1,14 +1,14 @@
 /** `pm serve tokens list`, declared. */
 import type { Command } from 'commander';
 import { DATA_HELP, DATA_OPTION, DATABASE_HELP, DATABASE_OPTION, storeOf } from './store.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import { addDataFlags, dataFlagsOf } from '../../output/flags.js';
 import type { TokensListOptions } from './tokens-list-run.js';
 
 const RUN = async (o: TokensListOptions) => (await import('./tokens-list-run.js')).tokensListRun(o);
 
-export function newCmdServeTokensList(f: Factory, run: (o: TokensListOptions) => Promise<void> = RUN): Command {
+export function newCmdServeTokensList(f: Factory, run: Run<TokensListOptions> = RUN): Command {
   return addDataFlags(
     commandOf('list').description('List the tokens of a data file (never the tokens themselves)'),
     'print JSON',

@@ -1,7 +1,7 @@
 /** `pm export`, declared. */
 import type { Command } from 'commander';
 import { DEPENDENCY_ORDER } from '../../../resources/index.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import { inWords } from '../../help/text.js';
 import type { ExportOptions } from './export-run.js';
@@ -12,7 +12,7 @@ export const EXPORT_SUMMARY =
 
 const RUN = async (o: ExportOptions) => (await import('./export-run.js')).exportRun(o);
 
-export function newCmdExport(f: Factory, run: (o: ExportOptions) => Promise<void> = RUN): Command {
+export function newCmdExport(f: Factory, run: Run<ExportOptions> = RUN): Command {
   return commandOf('export')
     .description(EXPORT_SUMMARY)
     .option('--dir <dir>', 'where to write the files', 'pm-export')

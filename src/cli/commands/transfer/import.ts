@@ -1,7 +1,7 @@
 /** `pm import`, declared. */
 import type { Command } from 'commander';
 import { DEPENDENCY_ORDER } from '../../../resources/index.js';
-import { commandOf } from '../../command.js';
+import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
 import type { ImportOptions } from './import-run.js';
 
@@ -9,7 +9,7 @@ export const IMPORT_SUMMARY = 'Create the records of a pm export on this server,
 
 const RUN = async (o: ImportOptions) => (await import('./import-run.js')).importRun(o);
 
-export function newCmdImport(f: Factory, run: (o: ImportOptions) => Promise<void> = RUN): Command {
+export function newCmdImport(f: Factory, run: Run<ImportOptions> = RUN): Command {
   return commandOf('import')
     .description(IMPORT_SUMMARY)
     .requiredOption('--dir <dir>', 'the folder pm export wrote')
