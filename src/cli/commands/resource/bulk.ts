@@ -11,7 +11,15 @@ import type { Run } from '../../command.js';
 
 export type BulkRun = Run<BulkOptions>;
 
-export const BULK_RUN: BulkRun = async (o) => (await import('./bulk-run.js')).bulkRun(o);
+const BULK_RUN: BulkRun = async (o) => (await import('./bulk-run.js')).bulkRun(o);
+
+/** The runs of a write command (create, update, delete): its own, under its verb, and the bulk one for --from-file. */
+export type WithBulk<K extends string, O> = Readonly<Record<K, Run<O>>> & { readonly bulk: BulkRun };
+
+/** A write command's own run, with the bulk run beside it. */
+export function withBulk<K extends string, O>(own: Readonly<Record<K, Run<O>>>): WithBulk<K, O> {
+  return { ...own, bulk: BULK_RUN };
+}
 
 /** What the bulk flags of a write say, checked (--concurrency) before anything is read or sent. */
 export function bulkOptionsOf(f: Factory, r: ResourceDef, verb: Verb, fromFile: string | undefined, flags: Flags) {

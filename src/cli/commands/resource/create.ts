@@ -3,26 +3,19 @@ import type { Command } from 'commander';
 import { resourceByPath } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { addBulkFlags } from '../../bulk/flags.js';
-import { commandOf, type Run } from '../../command.js';
+import { commandOf } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { addInputFlags, checkUuid, matchKeys, optKey } from '../../flags.js';
 import { examples } from '../../help/examples.js';
 import { addOutputFlags } from '../../output/flags.js';
-import { BULK_RUN, type BulkRun, bulkOptionsOf } from './bulk.js';
+import { bulkOptionsOf, type WithBulk, withBulk } from './bulk.js';
 import type { CreateOptions } from './create-run.js';
 import { bulkFlagsAlone, type Flags, type ParentOption, str, writeOptions } from './options.js';
 
-const RUNS = {
-  create: async (o: CreateOptions) => (await import('./create-run.js')).createRun(o),
-  bulk: BULK_RUN,
-};
+const RUNS = withBulk({ create: async (o: CreateOptions) => (await import('./create-run.js')).createRun(o) });
 
-export function newCmdCreate(
-  f: Factory,
-  r: ResourceDef,
-  runs: { create: Run<CreateOptions>; bulk: BulkRun } = RUNS,
-): Command {
+export function newCmdCreate(f: Factory, r: ResourceDef, runs: WithBulk<'create', CreateOptions> = RUNS): Command {
   const cmd = commandOf('create').description(`Create a ${r.singular}`);
   addInputFlags(cmd, r, 'create');
   for (const parent of r.parents ?? [])

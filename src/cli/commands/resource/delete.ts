@@ -2,25 +2,18 @@
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
 import { addBulkFlags } from '../../bulk/flags.js';
-import { commandOf, type Run } from '../../command.js';
+import { commandOf } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { checkUuid } from '../../flags.js';
 import { examples } from '../../help/examples.js';
-import { BULK_RUN, type BulkRun, bulkOptionsOf } from './bulk.js';
+import { bulkOptionsOf, type WithBulk, withBulk } from './bulk.js';
 import type { DeleteOptions } from './delete-run.js';
 import { bulkFlagsAlone, type Flags, str } from './options.js';
 
-const RUNS = {
-  delete: async (o: DeleteOptions) => (await import('./delete-run.js')).deleteRun(o),
-  bulk: BULK_RUN,
-};
+const RUNS = withBulk({ delete: async (o: DeleteOptions) => (await import('./delete-run.js')).deleteRun(o) });
 
-export function newCmdDelete(
-  f: Factory,
-  r: ResourceDef,
-  runs: { delete: Run<DeleteOptions>; bulk: BulkRun } = RUNS,
-): Command {
+export function newCmdDelete(f: Factory, r: ResourceDef, runs: WithBulk<'delete', DeleteOptions> = RUNS): Command {
   const cmd = commandOf('delete [uuid...]')
     .alias('rm')
     .description(`Delete ${r.plural} by uuid`)

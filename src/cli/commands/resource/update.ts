@@ -2,26 +2,19 @@
 import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
 import { addBulkFlags } from '../../bulk/flags.js';
-import { commandOf, type Run } from '../../command.js';
+import { commandOf } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { addInputFlags, checkNamedFlags, checkUuid } from '../../flags.js';
 import { examples } from '../../help/examples.js';
 import { addOutputFlags } from '../../output/flags.js';
-import { BULK_RUN, type BulkRun, bulkOptionsOf } from './bulk.js';
+import { bulkOptionsOf, type WithBulk, withBulk } from './bulk.js';
 import { bulkFlagsAlone, type Flags, writeOptions } from './options.js';
 import type { UpdateOptions } from './update-run.js';
 
-const RUNS = {
-  update: async (o: UpdateOptions) => (await import('./update-run.js')).updateRun(o),
-  bulk: BULK_RUN,
-};
+const RUNS = withBulk({ update: async (o: UpdateOptions) => (await import('./update-run.js')).updateRun(o) });
 
-export function newCmdUpdate(
-  f: Factory,
-  r: ResourceDef,
-  runs: { update: Run<UpdateOptions>; bulk: BulkRun } = RUNS,
-): Command {
+export function newCmdUpdate(f: Factory, r: ResourceDef, runs: WithBulk<'update', UpdateOptions> = RUNS): Command {
   const cmd = commandOf('update [uuid]').description(
     `Change fields of a ${r.singular}; fields not given keep their values`,
   );
