@@ -1,6 +1,6 @@
 /**
  * Commands that print data other than records (auth status, config list, serve tokens list, a
- * resource's feeds) print it through the one output module, as the record commands do: --json
+ * resource's feeds, a delete's result) print it through the one output module, as the record commands do: --json
  * with fields, --jq, pretty on a terminal and compact when piped, unknown fields refused.
  */
 import { join } from 'node:path';
@@ -45,5 +45,22 @@ describe('--json [fields] and --jq on data that is not records', () => {
     expect(r.stdout).not.toContain(made.stdout.trim());
     const names = await runPm(['serve', 'tokens', 'list', '--data', data, '--jq', '.[].name'], { home });
     expect(names.stdout).toBe('local\nci\n');
+  });
+  it('delete: the result with the fields asked for, and a field it does not have refused before anything is deleted', async () => {
+    const made = await runPm(['reminders', 'create', '--title', 'Gas safety check', '-q'], { home, env });
+    expect(made.code, made.stderr).toBe(0);
+    const uuid = made.stdout.trim();
+    const bad = await runPm(['reminders', 'delete', uuid, '--yes', '--json', 'uuid,gone'], { home, env });
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stderr).error.message).toBe('--json: unknown field "gone".');
+    expect((await runPm(['reminders', 'get', uuid, '-q'], { home, env })).stdout.trim()).toBe(uuid);
+    const r = await runPm(['reminders', 'delete', uuid, '--yes', '--json', 'uuid,deleted'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`[{"uuid":"${uuid}","deleted":true}]\n`);
+    const again = await runPm(['reminders', 'delete', uuid, '--yes', '--ignore-not-found', '--jq', '.[].deleted'], {
+      home,
+      env,
+    });
+    expect(again).toMatchObject({ code: 0, stdout: 'true\n' });
   });
 });

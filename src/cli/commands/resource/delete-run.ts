@@ -4,6 +4,7 @@ import type { ResourceDef } from '../../../resources/types.js';
 import { isWholeUuid } from '../../../core/kinds.js';
 import { visible } from '../../../core/redact.js';
 import { CliError, EXIT, oneKind } from '../../errors.js';
+import { type DataOutput, dataSpecFrom, printData } from '../../output/index.js';
 import type { Session } from '../../session.js';
 import { resolveUuid } from '../../uuids.js';
 import { describeApiError } from '../../api-errors.js';
@@ -16,7 +17,9 @@ export interface DeleteOptions extends OnResource {
   readonly yes: boolean;
   readonly dryRun: boolean;
   readonly quiet: boolean;
+  /** The result is printed as JSON (--json or --jq), as `output` says. */
   readonly json: boolean;
+  readonly output: DataOutput;
   /** A record already gone counts as deleted. */
   readonly ignoreNotFound?: boolean;
 }
@@ -60,8 +63,13 @@ async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly str
   return `${which}${goes.length ? ` and ${uuids.length === 1 ? 'its' : 'their'} ${goes.join(' and ')}` : ''}`;
 }
 
+/** What --json [fields] of a delete may name: a result's fields. */
+const RESULT_FIELDS = ['uuid', 'deleted', 'error'];
+
 export async function deleteRun(o: DeleteOptions): Promise<void> {
   const { f, resource: r } = o;
+  // --json's fields and --jq checked before anything is deleted.
+  const spec = o.json ? await dataSpecFrom(o.output, RESULT_FIELDS) : undefined;
   // Beginnings of uuids resolved first: an ambiguous one is refused before anything is deleted.
   const resolved: string[] = [];
   if (o.uuids.some((u) => !isWholeUuid(u))) {
@@ -99,7 +107,7 @@ export async function deleteRun(o: DeleteOptions): Promise<void> {
       if (unique.length > 1) f.io.stderr.write(`error: ${visible(err.message)}\n`);
     }
   }
-  if (o.json) f.io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  if (spec) await printData(results, spec, await f.display());
   if (failed.length) {
     if (unique.length === 1) throw failed[0];
     const codes = failed.map((e) => e.exitCode);

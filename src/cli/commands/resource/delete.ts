@@ -7,6 +7,7 @@ import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { checkUuid } from '../../flags.js';
 import { examples } from '../../help/examples.js';
+import { addDataFlags, dataFlagsOf } from '../../output/flags.js';
 import { bulkOptionsOf, type WithBulk, withBulk } from './bulk.js';
 import type { DeleteOptions } from './delete-run.js';
 import { bulkFlagsAlone, type Flags, str } from './options.js';
@@ -20,8 +21,8 @@ export function newCmdDelete(f: Factory, r: ResourceDef, runs: WithBulk<'delete'
     .option('-y, --yes', 'do not ask for confirmation (needed in scripts and CI, where pm cannot ask)')
     .option('--dry-run', 'print the requests that would be sent, and send nothing')
     .option('-q, --quiet', 'print nothing but errors')
-    .option('--json', 'print the result as JSON: [{"uuid": …, "deleted": true}]')
     .option('--ignore-not-found', 'a record already gone is not an error (exit 0), as kubectl does');
+  addDataFlags(cmd, 'print the result as JSON: [{"uuid": …, "deleted": true}]');
   addBulkFlags(cmd, 'delete');
   cmd.addHelpText('after', examples(r, 'delete'));
   return cmd.action((uuids: string[], flags: Flags) => {
@@ -39,7 +40,8 @@ export function newCmdDelete(f: Factory, r: ResourceDef, runs: WithBulk<'delete'
       yes: flags.yes === true,
       dryRun: flags.dryRun === true,
       quiet: flags.quiet === true,
-      json: flags.json === true,
+      json: flags.json !== undefined || flags.jq !== undefined,
+      output: dataFlagsOf(flags),
       ignoreNotFound: flags.ignoreNotFound === true,
     });
   });
