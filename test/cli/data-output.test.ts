@@ -1,8 +1,9 @@
 /**
  * Commands that print data other than records (auth status, config list, serve tokens list, a
- * resource's feeds, a delete's result) print it through the one output module, as the record commands do: --json
+ * resource's feeds, a delete's result, a bulk write's results, apply's plan) print it through the one output module, as the record commands do: --json
  * with fields, --jq, pretty on a terminal and compact when piped, unknown fields refused.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPm, tempHome } from '../helpers/cli.js';
@@ -62,5 +63,27 @@ describe('--json [fields] and --jq on data that is not records', () => {
       env,
     });
     expect(again).toMatchObject({ code: 0, stdout: 'true\n' });
+  });
+  it('bulk writes and apply: their results and plans with the fields asked for, --jq, and a bad field refused before anything is sent', async () => {
+    const file = join(home, 'reminders.ndjson');
+    writeFileSync(file, '{"title":"Boiler service"}\n{"title":"Smoke alarms"}\n');
+    const bad = await runPm(['reminders', 'create', '--from-file', file, '--json', 'line,colour'], { home, env });
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stderr).error.message).toBe('--json: unknown field "colour".');
+    const none = await runPm(['reminders', 'list', '--title', 'Boiler service', '-q'], { home, env });
+    expect(none.stdout).toBe('');
+    const made = await runPm(['reminders', 'create', '--from-file', file, '--json', 'line,status'], { home, env });
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toBe('[{"line":1,"status":"created"},{"line":2,"status":"created"}]\n');
+    const plan = await runPm(
+      ['reminders', 'apply', '--from-file', file, '--key', 'title', '--dry-run', '--jq', '.[].action'],
+      { home, env },
+    );
+    expect(plan).toMatchObject({ code: 0, stdout: 'unchanged\nunchanged\n' });
+    const applied = await runPm(['reminders', 'apply', '--from-file', file, '--key', 'title', '--json', 'status'], {
+      home,
+      env,
+    });
+    expect(applied).toMatchObject({ code: 0, stdout: '[{"status":"unchanged"},{"status":"unchanged"}]\n' });
   });
 });

@@ -30,30 +30,32 @@ interface BulkOptions {
   readonly concurrency: number;
   /** Sends one record (never one with problems); what it throws is described as the API's errors are. */
   readonly send: (rec: InputRecord) => Promise<Outcome>;
-  /** How results are printed on stdout, in input order (nothing when undefined). */
-  readonly output?: 'quiet' | 'json' | 'ndjson' | undefined;
+  /** How results are printed on stdout, in input order (nothing when undefined); JSON through a sink (dataStream). */
+  readonly output?: 'quiet' | 'ndjson' | ResultSink | undefined;
   readonly failedFile?: string;
   /** The words for what was done, counted in the summary: ["created"], or several for apply. */
   readonly verbs: readonly Status[];
   readonly deps: Deps;
 }
 
-/** -q: the uuid of each record (empty for one that failed); --json: one JSON array; ndjson. */
-function resultWriter(deps: Deps, mode: 'quiet' | 'json' | 'ndjson') {
+/** Where results go as JSON: written as they come, ended once (output/index.ts's dataStream). */
+interface ResultSink {
+  write(r: Result): void;
+  end(): Promise<void>;
+}
+
+/** What --json [fields] of a bulk write may name: a result's fields. */
+export const RESULT_FIELDS = ['line', 'status', 'uuid', 'error'];
+
+/** -q: the uuid of each record (empty for one that failed); ndjson: a line each; or the JSON sink. */
+function resultWriter(deps: Deps, mode: 'quiet' | 'ndjson' | ResultSink): ResultSink {
+  if (typeof mode === 'object') return mode;
   const out = deps.io.stdout;
-  let first = true;
   return {
     write(r: Result) {
-      if (mode === 'quiet') out.write(`${r.uuid ?? ''}\n`);
-      else if (mode === 'ndjson') out.write(`${JSON.stringify(r)}\n`);
-      else {
-        out.write(`${first ? '[\n' : ',\n'}${JSON.stringify(r)}`);
-        first = false;
-      }
+      out.write(mode === 'quiet' ? `${r.uuid ?? ''}\n` : `${JSON.stringify(r)}\n`);
     },
-    end() {
-      if (mode === 'json') out.write(first ? '[]\n' : '\n]\n');
-    },
+    async end() {},
   };
 }
 
@@ -131,7 +133,7 @@ export async function runBulk(o: BulkOptions): Promise<Result[]> {
     results[i] ??= { line: rec.line, status: 'unsent', error: unsent };
   });
   flush();
-  output?.end();
+  await output?.end();
 
   const all = results as Result[];
   const notThrough = all.flatMap((r, i) =>

@@ -585,6 +585,28 @@ export async function dataSpecFrom(o: DataOutput, known: readonly string[]): Pro
   return { fields, jq: o.jq };
 }
 
+/**
+ * A list of data printed as its items come, as printData would print it whole: streamed as compact
+ * JSON when piped; gathered and printed at the end on a terminal (pretty) or for --jq.
+ */
+export function dataStream(spec: DataSpec, d: Display): { write(item: unknown): void; end(): Promise<void> } {
+  const pick = (x: unknown) => (isObject(x) ? select(x, spec.fields) : x);
+  if (spec.jq !== undefined || d.tty) {
+    const all: unknown[] = [];
+    return { write: (x) => void all.push(pick(x)), end: () => printJson(all, spec, d) };
+  }
+  let first = true;
+  return {
+    write(x) {
+      d.stdout.write(`${first ? '[' : ','}${jsonText(JSON.stringify(pick(x)))}`);
+      first = false;
+    },
+    async end() {
+      d.stdout.write(first ? '[]\n' : ']\n');
+    },
+  };
+}
+
 /** Data as JSON, an object or a list of them, with the fields asked for: as printJson writes it. */
 export async function printData(value: unknown, spec: DataSpec, d: Display): Promise<void> {
   const pick = (x: unknown) => (isObject(x) ? select(x, spec.fields) : x);

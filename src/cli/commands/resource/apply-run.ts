@@ -22,7 +22,8 @@ import { confirmDelete, everyRecord, withUnabortedSession } from '../shared.js';
 import type { SendOptions } from '../../bulk/flags.js';
 import type { InputRecord } from '../../bulk/input.js';
 import { checkAll, keyFields, keyOf, keyPart, prepare, problemLines, readRecords } from '../../bulk/records.js';
-import { type Outcome, runBulk } from '../../bulk/run.js';
+import { type Outcome, RESULT_FIELDS, runBulk } from '../../bulk/run.js';
+import { type DataOutput, dataSpecFrom, dataStream, printData } from '../../output/index.js';
 import type { Flags, OnResource } from './options.js';
 
 /** `apply`: make the records match a file, matched on key fields. */
@@ -36,6 +37,8 @@ export interface ApplyOptions extends OnResource {
   /** Print the uuids alone (--quiet), or the result as JSON (--json). */
   readonly quiet: boolean;
   readonly json: boolean;
+  /** With --json: its fields (of the plan's steps, or of the results), and --jq. */
+  readonly output: DataOutput;
   readonly send: SendOptions;
   /** The list filter flags, read through the descriptions (flag-values.ts): what --prune selects. */
   readonly flags: Flags;
@@ -199,6 +202,9 @@ function describe(r: ResourceDef, step: Step, keys: string[]): string {
   }
 }
 
+/** What --json [fields] may name: a step of the plan (--dry-run), or a result (bulk/run.ts). */
+const PLAN_FIELDS = ['action', 'line', 'uuid', 'changes', 'record'];
+
 function planJson(step: Step): Rec {
   const base: Rec = { action: step.action };
   if (step.rec.line > 0) base.line = step.rec.line;
@@ -211,6 +217,8 @@ function planJson(step: Step): Rec {
 export async function applyRun(o: ApplyOptions): Promise<void> {
   const { f, resource: r } = o;
   const keys = keyFields(r, o.key, '--key');
+  // --json's fields and --jq are checked before anything is read or sent.
+  const spec = o.json ? await dataSpecFrom(o.output, o.dryRun ? PLAN_FIELDS : RESULT_FIELDS) : undefined;
   const { records, format, where } = await readRecords(r, o.fromFile, o.send.format, f);
   checkAll(r, 'create', records);
   const prune = o.prune ? pruneFilter(o) : undefined;
@@ -228,7 +236,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
     const count = (a: Step['action']) => steps.filter((x) => x.action === a).length;
     const tally = `create ${count('create')}, update ${count('update')}, delete ${count('delete')}, unchanged ${count('unchanged')}`;
     if (o.dryRun) {
-      if (o.json) f.io.stdout.write(`${JSON.stringify(steps.map(planJson), null, 2)}\n`);
+      if (spec) await printData(steps.map(planJson), spec, await f.display());
       else if (!o.quiet) for (const x of steps) f.io.stdout.write(`${describe(r, x, keys)}\n`);
       f.io.stderr.write(`plan: ${tally}${invalid.length ? `, failed ${invalid.length}` : ''}; nothing sent.\n`);
       if (invalid.length)
@@ -271,7 +279,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
       format,
       concurrency: o.send.concurrency,
       send,
-      output: o.quiet ? 'quiet' : o.json ? 'json' : undefined,
+      output: o.quiet ? 'quiet' : spec ? dataStream(spec, await f.display()) : undefined,
       ...(o.send.failedFile !== undefined ? { failedFile: o.send.failedFile } : {}),
       verbs: ['created', 'updated', 'deleted', 'unchanged'],
       deps: f,

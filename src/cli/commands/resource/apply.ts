@@ -10,6 +10,7 @@ import { addFilterFlags, kebab, matchKeys } from '../../flags.js';
 import { examples } from '../../help/examples.js';
 import type { ApplyOptions } from './apply-run.js';
 import type { Flags } from './options.js';
+import { addDataFlags, dataFlagsOf } from '../../output/flags.js';
 
 const RUN = async (o: ApplyOptions) => (await import('./apply-run.js')).applyRun(o);
 
@@ -25,9 +26,8 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Run<ApplyOptions> =
     .option('--prune', `also delete the ${r.plural} the filters below select that are not in the file`)
     .option('-y, --yes', 'delete what --prune selects without asking (needed in scripts and CI, where pm cannot ask)')
     .option('--dry-run', 'print the plan (create, update, delete, unchanged) and send nothing');
-  addSendFlags(cmd)
-    .option('-q, --quiet', 'print the uuid of each record of the file, and nothing else')
-    .option('--json', 'print the result (or the plan, with --dry-run) as JSON');
+  addSendFlags(cmd).option('-q, --quiet', 'print the uuid of each record of the file, and nothing else');
+  addDataFlags(cmd, 'print the result (or the plan, with --dry-run) as JSON');
   const declared = cmd.options.length;
   addFilterFlags(cmd, r);
   // The filter flags, as declared: given, they select what --prune may delete.
@@ -58,7 +58,8 @@ text filter selects every ${r.singular} whose field contains the text, ignoring 
       dryRun: flags.dryRun === true,
       yes: flags.yes === true,
       quiet: flags.quiet === true,
-      json: flags.json === true,
+      json: flags.json !== undefined || flags.jq !== undefined,
+      output: dataFlagsOf(flags),
       send: sendOptionsOf(flags),
       flags,
     });

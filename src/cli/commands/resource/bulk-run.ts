@@ -10,7 +10,8 @@ import { fillForUpdate } from '../../writes.js';
 import type { SendOptions, Verb } from '../../bulk/flags.js';
 import type { InputRecord } from '../../bulk/input.js';
 import { checkAll, keyFields, keyOf, prepare, problemLines, readRecords } from '../../bulk/records.js';
-import { type Outcome, runBulk } from '../../bulk/run.js';
+import { type Outcome, RESULT_FIELDS, runBulk } from '../../bulk/run.js';
+import { type DataOutput, dataSpecFrom, dataStream } from '../../output/index.js';
 import { confirmDelete, everyRecord, when, withUnabortedSession } from '../shared.js';
 import type { Flags, OnResource } from './options.js';
 
@@ -29,10 +30,14 @@ export interface BulkOptions extends OnResource {
   readonly send: SendOptions;
   /** What is printed of each record: its uuid alone, JSON or NDJSON; else a summary. */
   readonly output?: 'quiet' | 'json' | 'ndjson' | undefined;
+  /** With JSON: the fields --json names (of a result: RESULT_FIELDS), and --jq. */
+  readonly dataOutput?: DataOutput;
 }
 
 export async function bulkRun(o: BulkOptions): Promise<void> {
   const { f: deps, resource: r, verb, flags } = o;
+  // --json's fields and --jq are checked before anything is read or sent.
+  const spec = o.output === 'json' ? await dataSpecFrom(o.dataOutput ?? {}, RESULT_FIELDS) : undefined;
   if (
     verb !== 'delete' &&
     (Object.keys(bodyFromFlags(r, flags, verb, when(deps))).length || setChanges(r, flags).length)
@@ -102,7 +107,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
       format,
       concurrency: o.send.concurrency,
       send,
-      output: o.output,
+      output: spec ? dataStream(spec, await deps.display()) : o.output === 'json' ? undefined : o.output,
       ...(o.send.failedFile !== undefined ? { failedFile: o.send.failedFile } : {}),
       verbs: [`${verb}d`],
       deps,

@@ -5,6 +5,7 @@
 import type { ResourceDef } from '../../../resources/types.js';
 import { sendOptionsOf, type Verb } from '../../bulk/flags.js';
 import type { Factory } from '../../factory.js';
+import { dataFlagsOf } from '../../output/flags.js';
 import type { BulkOptions } from './bulk-run.js';
 import { type Flags, str } from './options.js';
 import type { Run } from '../../command.js';
@@ -34,7 +35,8 @@ export function bulkOptionsOf(f: Factory, r: ResourceDef, verb: Verb, fromFile: 
     skipExisting: str(flags.skipExisting),
     validateOnly: flags.validateOnly === true,
     send: sendOptionsOf(flags),
-    output: flags.quiet ? 'quiet' : flags.json !== undefined ? 'json' : output,
+    output: flags.quiet ? 'quiet' : flags.json !== undefined || flags.jq !== undefined ? 'json' : output,
+    dataOutput: dataFlagsOf(flags),
   };
   return options;
 }
