@@ -30,6 +30,42 @@ const withoutHttp2 = {
 };
 
 /**
+ * Two of Node's modules undici loads at its top for little, which a run that sends one request
+ * pays for (some 3 ms together): node:assert, for assert(value) on its invariants only, is given
+ * an assert that throws the same way; node:http, for two things in two files (whether a request
+ * body is an IncomingMessage, which pm never sends, and the default limit of an answer's header,
+ * http.maxHeaderSize), is given those two: a class no body is an instance of, and Node's default
+ * limit, 16 KiB. Any other undici file that requires node:http gets the real one; the build fails
+ * if undici uses assert beyond assert(value).
+ */
+const UNDICI_HTTP_USERS = /[/\\]undici[/\\]lib[/\\](core[/\\]util|dispatcher[/\\]client)\.js$/;
+const undiciLighter = {
+  name: 'undici-lighter',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?(assert|http)$/ }, (args) => {
+      if (!args.importer.includes('/node_modules/undici/')) return undefined;
+      const name = args.path.replace(/^node:/, '');
+      if (name === 'http' && !UNDICI_HTTP_USERS.test(args.importer)) return undefined;
+      return { path: name, namespace: 'undici-lighter' };
+    });
+    b.onLoad({ filter: /^assert$/, namespace: 'undici-lighter' }, () => ({
+      contents: `module.exports = function assert(value, message) {
+        if (value) return;
+        const e = new Error(message ?? 'assertion failed');
+        e.name = 'AssertionError';
+        e.code = 'ERR_ASSERTION';
+        throw e;
+      };`,
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /^http$/, namespace: 'undici-lighter' }, () => ({
+      contents: 'module.exports = { IncomingMessage: class IncomingMessage {}, maxHeaderSize: 16 * 1024 };',
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * A lazy require in the sources, `createRequire(import.meta.url)('luxon')` (an ES module has no
  * require of its own), is a plain require in the bundle: esbuild then bundles the package (unless
  * it is external), still evaluated only when that line runs, and compiled from the bundle's code
@@ -70,11 +106,44 @@ const lighterPackages = {
   },
 };
 
-await build({
-  // The CLI, and the module of pm serve's reader threads (src/server/sqlite/readers.ts).
-  entryPoints: { pm: 'src/cli/main.ts', 'reader-worker': 'src/server/sqlite/reader-worker.ts' },
-  outdir: 'dist/bundle',
-  outExtension: { '.js': '.cjs' },
+/**
+ * Packages few runs use, each a file of its own (dist/bundle/vendor/NAME.cjs) that the bundle
+ * requires where the sources import it (always lazily, by import()): a run that does not use them
+ * does not read them (bin/pm reads the whole bundle on every run, about 2.5 ms a megabyte here,
+ * and these were half of it). bin/pm compiles a chunk with its own code cache, as it does the
+ * bundle. Each is a package, or a module of pm's that holds nothing but what it takes from one
+ * (src/client/undici.ts), so no module of pm's is ever in two files.
+ */
+const CHUNKS = {
+  undici: 'src/client/undici.ts',
+  // An ES module whose one export is its default: the chunk's module.exports is that default, as
+  // `(await import('ical.js')).default` takes it through the bundle's require (Node's rule).
+  ical: 'default:ical.js',
+  'file-type': 'file-type',
+  busboy: '@fastify/busboy',
+  'csv-parse': 'csv-parse/sync',
+  'csv-stringify': 'csv-stringify/sync',
+};
+const chunkOf = new Map(
+  Object.entries(CHUNKS).map(([name, entry]) => [entry.replace(/^src\/(.*)\.ts$/, '$1').replace(/^default:/, ''), name]),
+);
+const vendorChunks = {
+  name: 'vendor-chunks',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (!/[/\\]src[/\\]/.test(args.importer)) return undefined;
+      // A package by name, or a module of pm's by its path under src/ (without .js).
+      const local = args.path.startsWith('.')
+        ? join(dirname(args.importer), args.path).replace(/^.*[/\\]src[/\\]/, '').replace(/\.js$/, '')
+        : undefined;
+      const chunk = chunkOf.get(local ?? args.path);
+      return chunk ? { path: `./vendor/${chunk}.cjs`, external: true } : undefined;
+    });
+  },
+};
+
+/** What every file of the bundle is built with. */
+const common = {
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -85,30 +154,61 @@ await build({
   // source map (--debug); the packages' licence notices go to pm.cjs.LEGAL.txt.
   minifyWhitespace: true,
   legalComments: 'linked',
+  // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
+  // with V8's code cache (vm.Script), where a real import() would have no loader to call.
+  supported: { 'dynamic-import': false },
+  // The sources are ES modules: their import.meta.url is the bundle's own file URL. The version
+  // is written in (src/cli/version.ts), not read from package.json on every run.
+  define: {
+    'import.meta.url': '__pmImportMetaUrl',
+    __PM_VERSION__: JSON.stringify(JSON.parse(await readFile('package.json', 'utf8')).version),
+  },
+  banner: { js: "const __pmImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  logLevel: 'warning',
+};
+
+for (const defaults of [false, true]) {
+  const entries = Object.entries(CHUNKS).filter(([, entry]) => entry.startsWith('default:') === defaults);
+  await build({
+    ...common,
+    entryPoints: Object.fromEntries(entries.map(([name, entry]) => [`vendor/${name}`, entry.replace(/^default:/, '')])),
+    outdir: 'dist/bundle',
+    outExtension: { '.js': '.cjs' },
+    plugins: [withoutHttp2, undiciLighter, lazyRequires],
+    ...(defaults ? { footer: { js: 'module.exports = module.exports.default;' } } : {}),
+  });
+}
+
+await build({
+  ...common,
+  // The CLI, and the module of pm serve's reader threads (src/server/sqlite/readers.ts).
+  entryPoints: { pm: 'src/cli/main.ts', 'reader-worker': 'src/server/sqlite/reader-worker.ts' },
+  outdir: 'dist/bundle',
+  outExtension: { '.js': '.cjs' },
   // Loaded by Node itself from node_modules: native or WebAssembly code, and big packages few
   // commands use.
   // better-sqlite3's JavaScript is bundled (compiled with the rest, from the code cache); its
   // compiled part (.node) is loaded by path (src/server/db.ts).
-  // chrono-node (dates in words) stays out too: few runs read one. pino and prom-client are
-  // pm serve's alone (its access log and metrics), loaded when it starts.
+  // chrono-node (dates in words) stays out too: few runs read one. pm serve's access log and
+  // metrics (pino, prom-client) are loaded when it starts.
   external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg', 'chrono-node', 'pino', 'prom-client'],
-  plugins: [withoutHttp2, lazyRequires, lighterPackages],
-  // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
-  // with V8's code cache (vm.Script), where a real import() would have no loader to call.
-  supported: { 'dynamic-import': false },
-  // The sources are ES modules: their import.meta.url is the bundle's own file URL.
-  define: { 'import.meta.url': '__pmImportMetaUrl' },
-  banner: { js: "const __pmImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  logLevel: 'warning',
+  plugins: [vendorChunks, withoutHttp2, lazyRequires, lighterPackages],
 });
 
-// bin/pm reads the bundle as latin1, which is the same text only while it is ASCII (esbuild
-// escapes what is not, in strings; comments are gone).
-const bundled = await readFile('dist/bundle/pm.cjs');
-const wide = bundled.findIndex((byte) => byte > 0x7f);
-if (wide !== -1) {
-  process.stderr.write(`build: dist/bundle/pm.cjs is not ASCII at byte ${wide}: bin/pm reads it as latin1\n`);
+if (/\bassert\d*\.\w+\(/.test(await readFile('dist/bundle/vendor/undici.cjs', 'latin1'))) {
+  process.stderr.write('build: undici uses more of node:assert than assert(value): see undiciLighter\n');
   process.exit(1);
+}
+
+// bin/pm reads the bundle and its chunks as latin1, which is the same text only while it is ASCII
+// (esbuild escapes what is not, in strings; comments are gone).
+for (const file of ['pm.cjs', ...Object.keys(CHUNKS).map((name) => `vendor/${name}.cjs`)]) {
+  const bytes = await readFile(join('dist/bundle', file));
+  const wide = bytes.findIndex((byte) => byte > 0x7f);
+  if (wide !== -1) {
+    process.stderr.write(`build: dist/bundle/${file} is not ASCII at byte ${wide}: bin/pm reads it as latin1\n`);
+    process.exit(1);
+  }
 }
 
 // `pm --help` into a pipe, as commander renders it (80 columns): bin/pm prints this file when

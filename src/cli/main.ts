@@ -1,5 +1,5 @@
 /** The process entry: real streams, environment and clock, then run() and the exit code. */
-import { fstatSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import { mark, startTiming, timingReport } from '../core/timing.js';
 import type { Deps, OutStream, Prompter } from './context.js';
 import { CliError, EXIT } from './errors.js';
@@ -29,12 +29,15 @@ function prompter(): Prompter {
 }
 
 /**
- * process.stdout or process.stderr, made when first used: making the stream of a pipe or a
- * terminal loads node:net and node:tty (5 to 15 ms), which a run that writes nothing there (a list
- * says nothing on stderr) need not pay. A reader that stops early (`pm properties list | head -1`)
- * is not an error.
+ * Standard output or error. A pipe, a file or /dev/null is written straight to its file descriptor
+ * (fs.writeSync): making process.stdout loads node:stream, and for a pipe node:net too (4 to 15
+ * ms), which a run need not pay to write a few lines; Node writes pipes and files synchronously
+ * on Linux anyway. A terminal, or a descriptor that would block (a non-blocking pipe a parent
+ * shared), gets process[name]. A reader that stops early (`pm properties list | head -1`) is not
+ * an error.
  */
 function outStream(name: 'stdout' | 'stderr'): OutStream & { readonly fd: number } {
+  const fd = name === 'stdout' ? 1 : 2;
   let made: NodeJS.WriteStream | undefined;
   const stream = () => {
     if (made) return made;
@@ -45,10 +48,27 @@ function outStream(name: 'stdout' | 'stderr'): OutStream & { readonly fd: number
     });
     return made;
   };
-  const fd = name === 'stdout' ? 1 : 2;
+  let direct: boolean | undefined;
+  const write = (chunk: string | Uint8Array): boolean => {
+    direct ??= !mayBeTerminal(fd);
+    if (!direct || made) return stream().write(chunk);
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    while (bytes.length > 0) {
+      try {
+        bytes = bytes.subarray(writeSync(fd, bytes));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EPIPE') process.exit(process.exitCode ?? 0);
+        if (code !== 'EAGAIN') throw e;
+        direct = false;
+        return stream().write(bytes);
+      }
+    }
+    return true;
+  };
   return {
     fd,
-    write: (chunk) => stream().write(chunk),
+    write,
     once: (event, listener) => stream().once(event, listener),
     get isTTY() {
       // Only a character device can be a terminal: a pipe or a file is told apart without the
@@ -62,9 +82,16 @@ function outStream(name: 'stdout' | 'stderr'): OutStream & { readonly fd: number
   };
 }
 
+/**
+ * Whether `fd` may be a terminal, told by fstat without node:tty: a terminal is a character
+ * device, and on Linux not one of the memory devices (major 1: /dev/null, /dev/zero), which a
+ * script sends what it does not read to.
+ */
 function mayBeTerminal(fd: number): boolean {
   try {
-    return fstatSync(fd).isCharacterDevice();
+    const stat = fstatSync(fd);
+    if (!stat.isCharacterDevice()) return false;
+    return !(process.platform === 'linux' && ((stat.rdev >> 8) & 0xfff) === 1);
   } catch {
     return true;
   }

@@ -290,7 +290,7 @@ export class HttpClient {
         `* proxy: ${via ? redactUrl(via) : 'none for this scheme'}${noProxy ? ` (NO_PROXY=${noProxy})` : ''}`,
       );
       // '' (not undefined) so that undici never falls back to process.env.
-      const { EnvHttpProxyAgent } = await import('./undici-proxy.js');
+      const EnvHttpProxyAgent = (await import('./undici.js')).envHttpProxyAgent();
       return new EnvHttpProxyAgent({
         ...common,
         httpProxy,

@@ -1,8 +1,10 @@
 /**
  * The parts of undici pm uses, not its root module (which also loads fetch, websockets and
- * caches, and costs more than Node's own start-up). The build bundles them into a chunk of their
- * own, loaded on the first request; esbuild.config.mjs also leaves undici's HTTP/2 client out.
+ * caches, and costs more than Node's own start-up). The build makes this module a chunk of its
+ * own (dist/bundle/vendor/undici.cjs, see esbuild.config.mjs), read only by a run that sends a
+ * request; it also leaves undici's HTTP/2 client out.
  */
+import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
 // @ts-expect-error: undici's internal files carry no types; they are typed below.
 import dispatcherModule from 'undici/lib/dispatcher/dispatcher.js';
@@ -19,3 +21,8 @@ if (!('request' in Base.prototype)) Object.assign(Base.prototype, apiModule);
 
 export const Agent = agentModule as typeof Undici.Agent;
 export const buildConnector = connectModule as typeof Undici.buildConnector;
+
+/** undici's proxy agent, loaded only when a proxy variable is set. */
+export function envHttpProxyAgent(): typeof Undici.EnvHttpProxyAgent {
+  return createRequire(import.meta.url)('undici/lib/dispatcher/env-http-proxy-agent.js');
+}

@@ -3,9 +3,10 @@
  * current schema under an immediate transaction so that two processes opening the same new file
  * at once migrate it once.
  */
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { MissingDriverError } from '../core/errors.js';
 import { type Migration, migrations, SCHEMA_VERSION } from './schema.js';
@@ -14,12 +15,23 @@ import { searchText } from './search-keys.js';
 /**
  * better-sqlite3's compiled part, given to it by path: left to itself, it searches a dozen places
  * for it with the `bindings` package, which costs every run some milliseconds (the bundle holds
- * better-sqlite3's JavaScript, where that search would not find it at all).
+ * better-sqlite3's JavaScript, where that search would not find it at all). Looked for first in
+ * the node_modules folders above this file, as Node would find the package (a stat each); Node's
+ * own resolution, which also reads package.json files on the way (a millisecond), is the fallback.
  */
 let binding: string | undefined;
+const BINDING = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
 function nativeBinding(): string {
+  if (binding) return binding;
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (basename(dir) !== 'node_modules' && existsSync(join(dir, BINDING))) {
+      binding = join(dir, BINDING);
+      return binding;
+    }
+    if (dirname(dir) === dir) break;
+  }
   try {
-    binding ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    binding = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
   } catch {
     throw new MissingDriverError('better-sqlite3', 'the SQLite driver');
   }
