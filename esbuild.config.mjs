@@ -160,10 +160,13 @@ const common = {
   // The sources are ES modules: their import.meta.url is the bundle's own file URL. The version
   // is written in (src/cli/version.ts), not read from package.json on every run.
   define: {
-    'import.meta.url': '__pmImportMetaUrl',
+    'import.meta.url': '__pmImport.meta.url',
     __PM_VERSION__: JSON.stringify(JSON.parse(await readFile('package.json', 'utf8')).version),
   },
-  banner: { js: "const __pmImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // Made when first read (most runs never do).
+  banner: {
+    js: "const __pmImport = { meta: { get url() { return require('node:url').pathToFileURL(__filename).href; } } };",
+  },
   logLevel: 'warning',
 };
 

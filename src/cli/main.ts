@@ -101,7 +101,7 @@ function mayBeTerminal(fd: number): boolean {
  * The run. `timing`: the moments bin/pm saw before the bundle ran, given when PM_TIMING=1 (then
  * each phase's time is printed on stderr as the process exits).
  */
-export async function main(timing?: readonly (readonly [string, number])[]): Promise<void> {
+export async function main(timing?: [string, number][]): Promise<void> {
   if (timing) {
     startTiming(timing);
     process.once('exit', () => {

@@ -43,7 +43,8 @@ export type DB = Database.Database;
 const BUSY_TIMEOUT_MS = 10_000;
 
 export function openDatabase(file: string): DB {
-  if (file !== ':memory:') {
+  // Made first when missing (most opens find it: no folder made, no EEXIST thrown and caught).
+  if (file !== ':memory:' && !existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     // Contacts' emails and phone numbers are personal data: a new data file is its owner's alone
     // (SQLite gives its -wal and -shm files the same mode).

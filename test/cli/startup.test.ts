@@ -97,34 +97,60 @@ describe('a run on the embedded default', () => {
     expect(uuids.size).toBe(2);
   });
 
-  it('a list, a get and a create written to a file make no stream for a pipe or a terminal: node:net is not loaded (stderr, a pipe, is not written)', async () => {
-    for (const args of [
-      ['properties', 'list', '--json'],
-      ['properties', 'get', uuid, '--json'],
-      ['reminders', 'create', '--title', 'Check the smoke alarms', '--json'],
-    ]) {
-      const file = join(dir, 'out.json');
-      const fd = openSync(file, 'w');
-      const out = join(dir, 'modules-file.txt');
-      const child = spawn(process.execPath, ['--require', preload, BIN, ...args], {
-        env: { ...env, PM_TEST_MODULES: out },
-        stdio: ['ignore', fd, 'pipe'],
-      });
-      closeSync(fd);
-      let stderr = '';
-      child.stderr?.on('data', (c) => {
-        stderr += String(c);
-      });
-      const [code] = await once(child, 'close');
-      expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: '' });
-      expect(readFileSync(file, 'utf8')).toMatch(args[0] === 'reminders' ? /Check the smoke alarms/ : uuid);
-      const modules = readFileSync(out, 'utf8').split('\n');
-      expect(modules).toContain('NativeModule fs');
-      expect({ args, loaded: modules.filter((m) => m === 'NativeModule net' || m === 'NativeModule tty') }).toEqual({
-        args,
-        loaded: [],
-      });
-    }
+  it('a list, a get and a create written to a file, a pipe or /dev/null make no stream: node:stream, node:net and node:tty are not loaded', async () => {
+    for (const target of ['file', 'pipe', '/dev/null'] as const)
+      for (const args of [
+        ['properties', 'list', '--json'],
+        ['properties', 'get', uuid, '--json'],
+        ['reminders', 'create', '--title', 'Check the smoke alarms', '--json'],
+      ]) {
+        const file = join(dir, 'out.json');
+        const fd = openSync(target === 'file' ? file : '/dev/null', 'w');
+        const out = join(dir, 'modules-file.txt');
+        const child = spawn(process.execPath, ['--require', preload, BIN, ...args], {
+          env: { ...env, PM_TEST_MODULES: out },
+          stdio: ['ignore', target === 'pipe' ? 'pipe' : fd, 'pipe'],
+        });
+        closeSync(fd);
+        let stdout = '';
+        child.stdout?.on('data', (c) => {
+          stdout += String(c);
+        });
+        let stderr = '';
+        child.stderr?.on('data', (c) => {
+          stderr += String(c);
+        });
+        const [code] = await once(child, 'close');
+        expect({ target, args, code, stderr }).toEqual({ target, args, code: 0, stderr: '' });
+        if (target !== '/dev/null') {
+          const written = target === 'file' ? readFileSync(file, 'utf8') : stdout;
+          expect(written).toMatch(args[0] === 'reminders' ? /Check the smoke alarms/ : uuid);
+          expect(() => JSON.parse(written)).not.toThrow();
+        }
+        const modules = readFileSync(out, 'utf8').split('\n');
+        expect(modules).toContain('NativeModule fs');
+        const streams = ['NativeModule stream', 'NativeModule net', 'NativeModule tty'];
+        expect({ target, args, loaded: modules.filter((m) => streams.includes(m)) }).toEqual({
+          target,
+          args,
+          loaded: [],
+        });
+      }
+  });
+
+  it('a list, a get and a create read no chunk of the packages few runs use; a calendar reads ical.js', async () => {
+    const compiled = async (args: string[]) => {
+      await run(args);
+      const r = await run(args, { PM_TIMING: '1' });
+      return r.stderr
+        .split('\n')
+        .map((l) => /^ {2}(\S+) compiled \(/.exec(l)?.[1])
+        .filter(Boolean);
+    };
+    expect(await compiled(['properties', 'list', '--json'])).toEqual(['bundle']);
+    expect(await compiled(['properties', 'get', uuid, '--json'])).toEqual(['bundle']);
+    expect(await compiled(['reminders', 'create', '--title', 'Sweep the chimney', '--json'])).toEqual(['bundle']);
+    expect(await compiled(['reminders', 'list', '-o', 'ics'])).toEqual(['bundle', 'ical']);
   });
 
   it('the check sees a module a run does load', async () => {
