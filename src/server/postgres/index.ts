@@ -34,6 +34,9 @@ export interface PostgresStore extends Store {
   ensureAccount(): Promise<boolean>;
 }
 
+/** The chunks of a file one INSERT writes: fewer round trips to the database (figure 11). */
+const CHUNKS_PER_STATEMENT = 4;
+
 /** The key of the advisory lock the first account is created under. */
 const FIRST_ACCOUNT_LOCK = 7_340_130_014;
 
@@ -92,7 +95,11 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     }),
     get: guard((accountId, r, uuid, embed) => run(records.getRecord(d, accountId, r, uuid, embed))),
     create: guard(
-      (accountId, r, body, parent, uuid) => write(() => records.createRecord(d, accountId, r, body, parent, uuid)),
+      (accountId, r, body, parent, file) =>
+        write(() => {
+          const created = records.createRecord(d, accountId, r, body, parent);
+          return file ? blobs.withChunks(created, file, d.now(), CHUNKS_PER_STATEMENT) : created;
+        }),
       'write',
     ),
     update: guard(
@@ -111,12 +118,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     listFeeds: guard((accountId) => run(feeds.listFeeds(accountId))),
     revokeFeed: guard((accountId, uuid) => run(feeds.revokeFeed(accountId, uuid)), 'statement'),
     openFeed: guard((secret, r) => run(feeds.openFeed(secret, r))),
-    blobs: {
-      put: guard((key, seq, chunks) => write(() => blobs.putChunks(key, seq, chunks, d.now())), 'write'),
-      chunks: guard((key, from, to) => run(blobs.chunks(key, from, to))),
-      remove: guard((key) => run(blobs.removeChunks(key)), 'statement'),
-      sweep: guard((before) => run(blobs.sweepChunks(before)), 'statement'),
-    },
+    blobs: { chunks: guard((key, from, to) => run(blobs.chunks(key, from, to))) },
     ensureAccount: guard(
       () =>
         db.write(async (tx) => {

@@ -141,9 +141,10 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     }),
     recordCount: (accountId, r) => keptCount(sql, accountId, r.table),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
-    create: guard((accountId, r, body, parent, uuid) =>
-      write(records.createRecord(d, accountId, r, body, parent, uuid)),
-    ),
+    create: guard((accountId, r, body, parent, file) => {
+      const created = records.createRecord(d, accountId, r, body, parent);
+      return write(file ? blobs.withChunks(created, file, d.now()) : created);
+    }),
     update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),
     delete: guard((accountId, r, uuid) => write(records.deleteRecord(accountId, r, uuid))),
     quickCheck: () => {
@@ -169,13 +170,7 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     revokeFeed: guard((accountId, uuid) => sql.run(feeds.revokeFeed(accountId, uuid))),
     openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
     write: sql.write,
-    // A few chunks a transaction: an upload never holds the writer while it waits for its client.
-    blobs: {
-      put: guard((key, seq, chunks) => write(blobs.putChunks(key, seq, chunks, d.now()))),
-      chunks: guard((key, from, to) => sql.run(blobs.chunks(key, from, to))),
-      remove: guard((key) => write(blobs.removeChunks(key))),
-      sweep: guard((before) => write(blobs.sweepChunks(before))),
-    },
+    blobs: { chunks: guard((key, from, to) => sql.run(blobs.chunks(key, from, to))) },
     ping: guard(() => {
       db.prepare('SELECT 1').get();
     }),
