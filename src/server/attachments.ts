@@ -299,13 +299,11 @@ async function* bytesOf(store: Store, key: string, start: number, end: number): 
   const first = Math.floor(start / CHUNK_BYTES);
   const last = Math.floor(end / CHUNK_BYTES);
   for (let seq = first; seq <= last; seq++) {
-    const got = await store.blobs.chunks(key, seq, seq);
-    for (const [i, data] of got.entries()) {
-      const at = (seq + i) * CHUNK_BYTES;
-      const from = Math.max(0, start - at);
-      const to = Math.min(data.byteLength, end - at + 1);
-      yield from === 0 && to === data.byteLength ? data : data.subarray(from, to);
-    }
+    const [data] = (await store.blobs.chunks(key, seq, seq)) as [Uint8Array];
+    const at = seq * CHUNK_BYTES;
+    const from = Math.max(0, start - at);
+    const to = Math.min(data.byteLength, end - at + 1);
+    yield from === 0 && to === data.byteLength ? data : data.subarray(from, to);
   }
 }
 

@@ -34,8 +34,14 @@ export interface PostgresStore extends Store {
   ensureAccount(): Promise<boolean>;
 }
 
-/** The chunks of a file one INSERT writes: fewer round trips to the database (figure 11). */
-const CHUNKS_PER_STATEMENT = 4;
+/**
+ * A chunk read as base64 text and decoded here: bytea's own text form is hex, twice the bytes, and
+ * node-postgres reads every column as text (figure 11: a 256 MiB file read in 2.0 s against 3.6).
+ */
+const BASE64: blobs.ChunkText = {
+  select: "encode(data, 'base64')",
+  decode: (v) => Buffer.from(String(v), 'base64'),
+};
 
 /** The key of the advisory lock the first account is created under. */
 const FIRST_ACCOUNT_LOCK = 7_340_130_014;
@@ -98,7 +104,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
       (accountId, r, body, parent, file) =>
         write(() => {
           const created = records.createRecord(d, accountId, r, body, parent);
-          return file ? blobs.withChunks(created, file, d.now(), CHUNKS_PER_STATEMENT) : created;
+          return file ? blobs.withChunks(created, file, d.now()) : created;
         }),
       'write',
     ),
@@ -118,7 +124,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     listFeeds: guard((accountId) => run(feeds.listFeeds(accountId))),
     revokeFeed: guard((accountId, uuid) => run(feeds.revokeFeed(accountId, uuid)), 'statement'),
     openFeed: guard((secret, r) => run(feeds.openFeed(secret, r))),
-    blobs: { chunks: guard((key, from, to) => run(blobs.chunks(key, from, to))) },
+    blobs: { chunks: guard((key, from, to) => run(blobs.chunks(key, from, to, BASE64))) },
     ensureAccount: guard(
       () =>
         db.write(async (tx) => {

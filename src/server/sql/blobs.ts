@@ -8,28 +8,35 @@ import { rows, run, type Steps } from './steps.js';
 
 /**
  * A record made by `created`, then the chunks of its file keyed by its uuid: the caller runs both
- * in one transaction. `perStatement` chunks an INSERT (several rows a statement spare PostgreSQL a
- * round trip each; SQLite's statements cost none).
+ * in one transaction.
  */
-export function* withChunks(created: Steps<ApiRecord>, file: Chunks, now: number, perStatement = 1): Steps<ApiRecord> {
+export function* withChunks(created: Steps<ApiRecord>, file: Chunks, now: number): Steps<ApiRecord> {
   const rec = yield* created;
-  const key = String(rec.uuid);
-  for (let seq = 0; seq < file.count; seq += perStatement) {
-    const n = Math.min(perStatement, file.count - seq);
-    const params: unknown[] = [];
-    for (let i = 0; i < n; i++) params.push(key, seq + i, now, file.read(seq + i));
-    const values = Array.from({ length: n }, () => '(?, ?, ?, ?)').join(', ');
-    yield run(`INSERT INTO attachment_chunks (attachment, seq, written_at, data) VALUES ${values}`, params);
-  }
+  for (let seq = 0; seq < file.count; seq++)
+    yield run('INSERT INTO attachment_chunks (attachment, seq, written_at, data) VALUES (?, ?, ?, ?)', [
+      rec.uuid,
+      seq,
+      now,
+      file.read(seq),
+    ]);
   return rec;
 }
 
-export function* chunks(key: string, from: number, to: number): Steps<Uint8Array[]> {
+/** How a chunk's bytes travel from the database: as they are, or as text a store decodes (PostgreSQL). */
+export interface ChunkText {
+  /** The column's expression (`data` as the store sends it). */
+  readonly select: string;
+  decode(value: unknown): Uint8Array;
+}
+
+const AS_STORED: ChunkText = { select: 'data', decode: (v) => v as Uint8Array };
+
+export function* chunks(key: string, from: number, to: number, as = AS_STORED): Steps<Uint8Array[]> {
   const found = (yield rows(
-    'SELECT seq, data FROM attachment_chunks WHERE attachment = ? AND seq >= ? AND seq <= ? ORDER BY seq',
+    `SELECT seq, ${as.select} AS data FROM attachment_chunks WHERE attachment = ? AND seq >= ? AND seq <= ? ORDER BY seq`,
     [key, from, to],
-  )) as { seq: number; data: Uint8Array }[];
+  )) as { seq: number; data: unknown }[];
   if (found.length !== to - from + 1 || found.some((c, i) => Number(c.seq) !== from + i))
     throw new Error(`the bytes of attachment ${key} are missing chunks ${from} to ${to}`);
-  return found.map((c) => c.data);
+  return found.map((c) => as.decode(c.data));
 }
