@@ -160,7 +160,16 @@ async function listen<S extends Store>(
   } catch (e) {
     if (!opts.store) await started.store.close();
     await closeMore?.();
-    throw new Error(`cannot write uploads' files in ${uploadDir}: ${(e as Error).message}`);
+    const code = (e as { code?: unknown }).code;
+    const why =
+      code === 'ENOENT'
+        ? 'there is no such folder'
+        : code === 'ENOTDIR'
+          ? 'it is not a folder'
+          : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+            ? 'it cannot be written'
+            : (e as Error).message;
+    throw new Error(`uploads cannot wait in ${uploadDir} (the upload folder): ${why}`);
   }
   const log: ServerLog | undefined = opts.log && (await (await import('./access-log.js')).openLog(opts.log));
   let metrics: MetricsServer | undefined;
