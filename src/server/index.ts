@@ -119,10 +119,14 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
   const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, opts.now) : undefined;
   const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
   const answering = pool ? withReaders(store, pool, opts.threadedFrom) : store;
+  if (pool) store.checkpointer = () => pool.checkpoint();
   const started = { store, createdToken, createdAccount: createdToken !== undefined };
   const gauges = pool && { readers: () => ({ size: pool.size, busy: pool.busy }) };
   const uploadDir = opts.uploadDir ?? uploadDirOf(opts.dataFile);
-  return listen({ ...opts, uploadDir }, started, answering, limiter, gauges, async () => pool?.close());
+  return listen({ ...opts, uploadDir }, started, answering, limiter, gauges, async () => {
+    store.checkpointer = undefined;
+    await pool?.close();
+  });
 }
 
 async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, pmBin, tempHome } from '../helpers/cli.js';
+import { BIN, listeningUrl, pmBin, tempHome } from '../helpers/cli.js';
 import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
 import { openSpoolFiles } from '../helpers/spool.js';
 
@@ -232,15 +232,7 @@ describe('pm serve killed half-way through an upload', () => {
     };
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--upload-dir', uploads, ...where], { env });
     try {
-      let stderr = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (d) => {
-          stderr += d;
-          const m = /listening on (http:\/\/\S+)/.exec(stderr);
-          if (m) resolve(m[1] as string);
-        });
-        child.on('exit', (code) => reject(new Error(`pm serve exited ${code}: ${stderr}`)));
-      });
+      const url = await listeningUrl(child);
       const acct = ON_POSTGRES ? await server.newAccount() : undefined;
       const token = acct?.token ?? readFileSync(`${data}.token`, 'utf8').trim();
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
