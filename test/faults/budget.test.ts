@@ -160,7 +160,10 @@ describe.skipIf(ON_POSTGRES)('SQLite: pm serve and its reader threads', () => {
     expect(p95(times), `victim's times: ${times.map((t) => t.toFixed(0)).join(' ')}`).toBeLessThan(1000);
     // Each expensive list was stopped (422), or waited its budget for the attacker's one thread (503);
     // which of the two, and how many of each, depends on how busy the machine is.
-    expect(statuses.filter((s) => s !== 422 && s !== 503), `statuses: ${statuses.join(' ')}`).toEqual([]);
+    expect(
+      statuses.filter((s) => s !== 422 && s !== 503),
+      `statuses: ${statuses.join(' ')}`,
+    ).toEqual([]);
     expect(statuses).toContain(422);
     expect(logged.length).toBe(statuses.length);
     logged.length = 0;
