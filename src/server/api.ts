@@ -35,6 +35,8 @@ interface ApiOptions {
   readonly listBudgetMs?: number | undefined;
   /** The largest attachment taken (bytes; DEFAULT_MAX_ATTACHMENT_BYTES when not given). */
   readonly maxAttachmentBytes?: number | undefined;
+  /** Where an upload's bytes wait for their transaction (spool.ts; the system's temporary directory when not given). */
+  readonly uploadDir?: string | undefined;
 }
 
 export type { Api } from './exchange.js';
@@ -233,6 +235,7 @@ async function files(x: Exchange): Promise<ApiResponse | undefined> {
     store: x.core.store,
     authorize: (scopes: readonly string[]) => authorize(x, scopes),
     maxBytes: x.core.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+    uploadDir: x.core.uploadDir ?? process.getBuiltinModule('node:os').tmpdir(),
   };
   if (found.read) {
     const res = await readBytes(x.req, x.url, found.uuid, found.read, deps);

@@ -1,8 +1,9 @@
 /**
  * Files over the API: the byte path beside the JSON one. An upload under a property or a contact
- * (`POST /<parent>/{uuid}/attachments`, multipart/form-data or a raw body) streams into the blob
- * store chunk by chunk, its size limited and its SHA-256 taken as it comes, and only then is its
- * record written; an upload that fails or stops half-way leaves no record and no bytes. A file is
+ * (`POST /<parent>/{uuid}/attachments`, multipart/form-data or a raw body) streams into a spool
+ * file (spool.ts), its size limited and its SHA-256 taken as it comes; then its record and all its
+ * chunks are written in one transaction. An upload that fails or stops half-way leaves no record,
+ * no bytes and no file. A file is
  * read back (`GET /attachments/{uuid}/download` and `/stream`) chunk by chunk too, with ranges,
  * and validated by its digest (ETag, If-None-Match).
  */
@@ -11,8 +12,9 @@ import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError, ValidationError } from '../core/errors.js';
 import { sizeInWords } from '../core/size.js';
 import type { ValidBody } from '../core/validate.js';
-import { CHUNK_BYTES, CHUNKS_PER_WRITE } from './blobs.js';
+import { CHUNK_BYTES } from './blobs.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
+import { Spool } from './spool.js';
 import type { ApiRecord, Principal, Store } from './store.js';
 
 /** The largest file `pm serve` takes by default (`--max-attachment-size`). */
@@ -35,6 +37,8 @@ interface FileDeps {
   authorize(scopes: readonly string[]): Promise<Principal>;
   /** The largest file taken (bytes). */
   readonly maxBytes: number;
+  /** Where an upload's bytes wait for their transaction (spool.ts). */
+  readonly uploadDir: string;
 }
 
 /** The paths of files: an upload under a parent, or a file's bytes. Undefined for any other path. */
@@ -75,7 +79,7 @@ function tooLarge(maxBytes: number): () => ApiError {
     );
 }
 
-/** POST /<parent>/{uuid}/attachments: the file streamed into the blob store, then its record. */
+/** POST /<parent>/{uuid}/attachments: the file streamed into a spool file, then its record and its chunks. */
 export async function upload(
   req: ApiRequest,
   url: URL,
@@ -96,11 +100,11 @@ export async function upload(
   const multipart = /^multipart\/form-data\s*;/i.test(type);
   const limit = multipart ? maxBytes + MULTIPART_OVERHEAD : maxBytes;
   const source = req.body.bytes(limit, tooLarge(maxBytes));
-  const uuid = process.getBuiltinModule('node:crypto').randomUUID();
+  const spool = await Spool.open(deps.uploadDir);
   try {
     const got = multipart
-      ? await fromMultipart(source, type, uuid, store, maxBytes)
-      : { file: await intoBlobs(source, uuid, store, maxBytes), fields: {}, filename: undefined, mime: type };
+      ? await fromMultipart(source, type, spool, maxBytes)
+      : { file: await intoSpool(source, spool, maxBytes), fields: {}, filename: undefined, mime: type };
     const fields = { ...query, ...got.fields };
     const name = storedName(fields.name ?? got.filename);
     const description = fields.description === undefined || fields.description === '' ? null : fields.description;
@@ -116,89 +120,57 @@ export async function upload(
       sha256: got.file.sha256,
     };
     const body: ValidBody = { values, links: {}, sets: {}, customValues: undefined };
-    const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, uuid);
+    // The record and every chunk of its file in one transaction: all of it, or nothing.
+    const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, spool);
     return {
       status: 201,
       body: { data: withLinks(r, url.origin, rec) },
-      location: `${url.origin}/${r.path}/${uuid}`,
+      location: `${url.origin}/${r.path}/${rec.uuid}`,
     };
-  } catch (e) {
-    // Nothing of an upload that did not become a record is kept.
-    await store.blobs.remove(uuid);
-    throw e;
+  } finally {
+    await spool.close();
   }
 }
 
-/** A file's bytes as they were stored: its size, digest and first bytes (to tell its type). */
-interface Stored {
+/** What an upload's bytes were: their size, digest and first bytes (to tell their type). */
+interface Received {
   readonly size: number;
   readonly sha256: string;
   readonly head: Uint8Array;
 }
 
-/** Writes bytes as they come into the blob `key`, in whole chunks; 413 past `maxBytes`. */
-async function intoBlobs(
-  source: AsyncIterable<Uint8Array>,
-  key: string,
-  store: Store,
-  maxBytes: number,
-): Promise<Stored> {
+/** Writes bytes as they come into the spool file; 413 past `maxBytes`. */
+async function intoSpool(source: AsyncIterable<Uint8Array>, spool: Spool, maxBytes: number): Promise<Received> {
   // node:crypto is loaded by the routes that use it (the CLI's embedded default mostly does not).
   const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let filled = 0;
-  let seq = 0;
-  /** Whole chunks not yet written, from chunk `seq`. */
-  let pending: Buffer[] = [];
-  const flush = async () => {
-    if (!pending.length) return;
-    await store.blobs.put(key, seq, pending);
-    seq += pending.length;
-    pending = [];
-  };
-  let size = 0;
-  let head: Uint8Array | undefined;
+  const head: Uint8Array[] = [];
+  let headBytes = 0;
   for await (const piece of source) {
-    size += piece.byteLength;
-    if (size > maxBytes) throw tooLarge(maxBytes)();
+    if (spool.size + piece.byteLength > maxBytes) throw tooLarge(maxBytes)();
     hash.update(piece);
-    let at = 0;
-    while (at < piece.byteLength) {
-      const n = Math.min(CHUNK_BYTES - filled, piece.byteLength - at);
-      chunk.set(piece.subarray(at, at + n), filled);
-      filled += n;
-      at += n;
-      if (filled === CHUNK_BYTES) {
-        head ??= Buffer.from(chunk.subarray(0, SNIFF_BYTES));
-        pending.push(chunk);
-        if (pending.length === CHUNKS_PER_WRITE) await flush();
-        chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-        filled = 0;
-      }
+    if (headBytes < SNIFF_BYTES) {
+      head.push(Buffer.from(piece.subarray(0, SNIFF_BYTES - headBytes)));
+      headBytes += Math.min(piece.byteLength, SNIFF_BYTES - headBytes);
     }
+    await spool.write(piece);
   }
-  if (filled > 0 || seq + pending.length === 0) {
-    head ??= Buffer.from(chunk.subarray(0, Math.min(filled, SNIFF_BYTES)));
-    pending.push(Buffer.from(chunk.subarray(0, filled)));
-  }
-  await flush();
-  return { size, sha256: hash.digest('hex'), head: head ?? new Uint8Array() };
+  await spool.end();
+  return { size: spool.size, sha256: hash.digest('hex'), head: Buffer.concat(head) };
 }
 
-/** A multipart/form-data body: its `file` part into the blob store, its `name` and `description` parts. */
+/** A multipart/form-data body: its `file` part into the spool file, its `name` and `description` parts. */
 async function fromMultipart(
   source: AsyncIterable<Uint8Array>,
   type: string,
-  key: string,
-  store: Store,
+  spool: Spool,
   maxBytes: number,
-): Promise<{ file: Stored; fields: Record<string, string>; filename: string | undefined; mime: string }> {
+): Promise<{ file: Received; fields: Record<string, string>; filename: string | undefined; mime: string }> {
   // Loaded by an upload alone.
   const { Busboy } = await import('@fastify/busboy');
   const { Readable } = await import('node:stream');
   const { pipeline } = await import('node:stream/promises');
   const fields: Record<string, string> = {};
-  let file: Promise<Stored> | undefined;
+  let file: Promise<Received> | undefined;
   let filename: string | undefined;
   let mime = '';
   const bb = new Busboy({
@@ -215,13 +187,14 @@ async function fromMultipart(
     }
     filename = fname;
     mime = mimeType;
-    file = intoBlobs(stream as AsyncIterable<Uint8Array>, key, store, maxBytes);
-    // A file that fails (413, a store's error) stops the body being read.
+    file = intoSpool(stream as AsyncIterable<Uint8Array>, spool, maxBytes);
+    // A file that fails (413, a full disk) stops the body being read.
     file.catch((e: unknown) => bb.destroy(e as Error));
   });
   try {
     await pipeline(Readable.from(source), bb);
   } catch (e) {
+    // The file's writes end before the spool file is closed.
     if (file) await file.catch(() => {});
     if (e instanceof ApiError) throw e;
     const settled =
@@ -326,13 +299,11 @@ async function* bytesOf(store: Store, key: string, start: number, end: number): 
   const first = Math.floor(start / CHUNK_BYTES);
   const last = Math.floor(end / CHUNK_BYTES);
   for (let seq = first; seq <= last; seq++) {
-    const got = await store.blobs.chunks(key, seq, seq);
-    for (const [i, data] of got.entries()) {
-      const at = (seq + i) * CHUNK_BYTES;
-      const from = Math.max(0, start - at);
-      const to = Math.min(data.byteLength, end - at + 1);
-      yield from === 0 && to === data.byteLength ? data : data.subarray(from, to);
-    }
+    const [data] = (await store.blobs.chunks(key, seq, seq)) as [Uint8Array];
+    const at = seq * CHUNK_BYTES;
+    const from = Math.max(0, start - at);
+    const to = Math.min(data.byteLength, end - at + 1);
+    yield from === 0 && to === data.byteLength ? data : data.subarray(from, to);
   }
 }
 

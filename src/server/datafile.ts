@@ -3,12 +3,23 @@
  * it (`<data file>.token`, mode 0600) for the CLI's embedded default and `pm serve`'s first run.
  */
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import { tokenFileFor } from '../core/paths.js';
 import { ALL_SCOPES } from '../resources/index.js';
 import type { SqliteStore } from './sqlite/index.js';
 
 /** Opens (creating and migrating it when needed) the data file: SQLite. */
 export { openSqliteStore as openStore } from './sqlite/index.js';
+
+/**
+ * Where uploads wait for their transaction by default (spool.ts): beside the data file, on the
+ * disk their bytes are going to (the system's temporary directory may be memory: tmpfs); the
+ * system's temporary directory for a database in memory.
+ */
+export function uploadDirOf(dataFile: string): string {
+  return dataFile === ':memory:' || dataFile === '' ? tmpdir() : dirname(resolve(dataFile));
+}
 
 /**
  * Refuses a secret file that is there and not this user's own: a link, another owner's, or one

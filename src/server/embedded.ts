@@ -6,7 +6,7 @@
  */
 import { createApi } from './api.js';
 import { RequestBody } from './body.js';
-import { bootstrap, openStore, readLocalToken } from './datafile.js';
+import { bootstrap, openStore, readLocalToken, uploadDirOf } from './datafile.js';
 import type { Store } from './store.js';
 import { mark } from '../core/timing.js';
 import { ALL_SCOPES } from '../resources/index.js';
@@ -71,7 +71,7 @@ export function openEmbedded(dataFile: string): Embedded {
     // and looked up on every run to say the same.
     const principal = { userId: owner.userId, accountId: owner.accountId, scopes: new Set(ALL_SCOPES) };
     mark('owner read');
-    const api = createApi({ store });
+    const api = createApi({ store, uploadDir: uploadDirOf(dataFile) });
     const dispatcher: InProcessDispatcher = {
       async request(opts) {
         // One turn of the event loop per request, as a socket would take: without it, a run of

@@ -12,7 +12,7 @@ import { createHttpServer, type Door, type HttpOptions } from './http.js';
 import type { MetricsServer, MetricsSources } from './metrics.js';
 import type { Observer } from './observe.js';
 import { FixedWindowRateLimiter, type RateLimit, type RateLimiter } from './ratelimit.js';
-import { bootstrap, openStore } from './datafile.js';
+import { bootstrap, openStore, uploadDirOf } from './datafile.js';
 import type { PgOptions } from './postgres/db.js';
 import type { PostgresStore } from './postgres/index.js';
 import type { SqliteStore } from './sqlite/index.js';
@@ -39,6 +39,11 @@ interface CommonOptions<S extends Store> extends HttpOptions {
   readonly queryBudgetMs?: number;
   /** The largest attachment taken (bytes; default 100 MiB): a larger upload is answered 413. */
   readonly maxAttachmentBytes?: number | undefined;
+  /**
+   * Where an upload's bytes wait until its record and chunks are written in one transaction
+   * (spool.ts): by default beside the data file, or the system's temporary directory on PostgreSQL.
+   */
+  readonly uploadDir?: string | undefined;
   /**
    * The log (access-log.ts): a line per request at level info, server errors always, with their
    * request ids. Without it, errors go to `logError` alone.
@@ -99,9 +104,6 @@ export async function startServer(
   return 'database' in opts ? startOnPostgres(opts) : startOnFile(opts);
 }
 
-/** How old the chunks of an upload that never became a record are when pm serve removes them at its start. */
-const STRAY_CHUNKS_AGE_MS = 2 * 24 * 3600 * 1000;
-
 async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteStore>> {
   const store = opts.store ?? openStore(opts.dataFile, opts.now);
   let createdToken: string | undefined;
@@ -117,9 +119,14 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
   const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, opts.now) : undefined;
   const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
   const answering = pool ? withReaders(store, pool, opts.threadedFrom) : store;
+  if (pool) store.checkpointer = () => pool.checkpoint();
   const started = { store, createdToken, createdAccount: createdToken !== undefined };
   const gauges = pool && { readers: () => ({ size: pool.size, busy: pool.busy }) };
-  return listen(opts, started, answering, limiter, gauges, async () => pool?.close());
+  const uploadDir = opts.uploadDir ?? uploadDirOf(opts.dataFile);
+  return listen({ ...opts, uploadDir }, started, answering, limiter, gauges, async () => {
+    store.checkpointer = undefined;
+    await pool?.close();
+  });
 }
 
 async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServer<PostgresStore>> {
@@ -150,9 +157,24 @@ async function listen<S extends Store>(
   /** Closes what else the store's start opened (reader threads), after the store. */
   closeMore?: () => Promise<void>,
 ): Promise<RunningServer<S>> {
-  // The bytes of uploads that a crash stopped half-way, left by no record: old enough that no
-  // upload in progress (on another instance) can still be writing them.
-  await started.store.blobs.sweep((opts.now ?? Date.now)() - STRAY_CHUNKS_AGE_MS);
+  const uploadDir = opts.uploadDir ?? (await import('node:os')).tmpdir();
+  // An upload directory that cannot take a file is said at the start, not to each upload.
+  try {
+    await (await (await import('./spool.js')).Spool.open(uploadDir)).close();
+  } catch (e) {
+    if (!opts.store) await started.store.close();
+    await closeMore?.();
+    const code = (e as { code?: unknown }).code;
+    const why =
+      code === 'ENOENT'
+        ? 'there is no such folder'
+        : code === 'ENOTDIR'
+          ? 'it is not a folder'
+          : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+            ? 'it cannot be written'
+            : (e as Error).message;
+    throw new Error(`uploads cannot wait in ${uploadDir} (the upload folder): ${why}`);
+  }
   const log: ServerLog | undefined = opts.log && (await (await import('./access-log.js')).openLog(opts.log));
   let metrics: MetricsServer | undefined;
   const closeStore = async () => {
@@ -171,6 +193,7 @@ async function listen<S extends Store>(
     },
     listBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
     maxAttachmentBytes: opts.maxAttachmentBytes,
+    uploadDir,
   });
   const host = opts.host ?? '127.0.0.1';
   const door: Door = { draining: false };

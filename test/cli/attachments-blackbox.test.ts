@@ -9,12 +9,14 @@ import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
+import { type AddressInfo, createServer, connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, pmBin, tempHome } from '../helpers/cli.js';
-import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
+import { BIN, listeningUrl, pmBin, tempHome } from '../helpers/cli.js';
+import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
+import { openSpoolFiles } from '../helpers/spool.js';
 
 const LIMIT = 3 * 1024 * 1024;
 let server: TestServer;
@@ -216,6 +218,71 @@ describe('an upload cut off on its way', () => {
     }
   });
 });
+
+describe('pm serve killed half-way through an upload', () => {
+  it('leaves nothing of it: no attachment, no chunk in the database, no file in --upload-dir', async () => {
+    const home = tempHome();
+    const uploads = mkdtempSync(join(dir, 'uploads-'));
+    const data = join(home, 'pm.db');
+    const where = ON_POSTGRES ? [] : ['--data', data];
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      ...(ON_POSTGRES ? { PM_DATABASE_URL: server.postgres.database.url } : {}),
+    };
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--upload-dir', uploads, ...where], { env });
+    try {
+      const url = await listeningUrl(child);
+      const acct = ON_POSTGRES ? await server.newAccount() : undefined;
+      const token = acct?.token ?? readFileSync(`${data}.token`, 'utf8').trim();
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const made = await fetch(`${url}/properties`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ address: '1 High Street', postcode: 'LS1 1AA' }),
+      });
+      const property = ((await made.json()) as { data: { uuid: string } }).data.uuid;
+      const u = new URL(url);
+      const socket = netConnect(Number(u.port), u.hostname);
+      socket.on('error', () => {});
+      await once(socket, 'connect');
+      socket.write(
+        `POST /properties/${property}/attachments?name=lease.pdf HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/pdf\r\nContent-Length: ${40 * 1024 * 1024}\r\n\r\n`,
+      );
+      socket.write(randomBytes(8 * 1024 * 1024));
+      // Its bytes are on their way, in the server's spool file...
+      const pid = child.pid as number;
+      await expect.poll(() => openSpoolFiles(uploads, pid)[0] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+      socket.destroy();
+      // ...and nothing of them is left anywhere.
+      expect(readdirSync(uploads)).toEqual([]);
+      const count = async (sql: string) =>
+        ON_POSTGRES ? Number((await server.sql(sql))[0]?.n) : Number(countIn(data, sql));
+      expect(
+        await count(
+          'SELECT COUNT(*) AS n FROM attachment_chunks WHERE attachment NOT IN (SELECT uuid FROM attachments)',
+        ),
+      ).toBe(0);
+      expect(await count("SELECT COUNT(*) AS n FROM attachments WHERE name = 'lease.pdf' AND size > 10000000")).toBe(0);
+      if (!ON_POSTGRES) expect(await count('SELECT COUNT(*) AS n FROM attachment_chunks')).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
+/** A count the SQL asks of a data file (opened read-only). */
+function countIn(file: string, sql: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return Number((db.prepare(sql).get() as { n: number }).n);
+  } finally {
+    db.close();
+  }
+}
 
 describe('pm export and pm import', () => {
   it('carry the files beside the NDJSON, checked by SHA-256; a second import uploads nothing again', async () => {

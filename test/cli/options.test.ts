@@ -337,12 +337,16 @@ describe('auth, config and serve', () => {
       '--max-connections-per-address must be a whole number from 1',
     );
   });
-  it('serve: the largest attachment, in bytes or with a unit', async () => {
+  it('serve: the largest attachment, in bytes or with a unit; where uploads wait', async () => {
     const [, o] = await serve(['--max-attachment-size', '512KiB', '--data', 'x.db']);
     expect(o).toMatchObject({ maxAttachmentBytes: 512 * 1024 });
     expect(await serve(['--max-attachment-size', '1048576', '--data', 'x.db'])).toMatchObject([
       'serve',
       { maxAttachmentBytes: 1048576 },
+    ]);
+    expect(await serve(['--upload-dir', '/srv/pm/uploads', '--data', 'x.db'])).toMatchObject([
+      'serve',
+      { uploadDir: '/srv/pm/uploads' },
     ]);
     await expect(serve(['--max-attachment-size', '12XB'])).rejects.toThrow(
       '--max-attachment-size must be a size: bytes, or with a unit (512KiB, 100MiB, 1GiB), not "12XB".',

@@ -60,6 +60,14 @@ describe('pm serve', () => {
     expect(s.stderr()).not.toContain(token);
   });
 
+  it('refuses to start with an --upload-dir it cannot write files in, naming it', async () => {
+    const home = tempHome();
+    const nowhere = join(home, 'nowhere');
+    const r = await pm(['serve', '--port', '0', '--data', join(home, 'pm.db'), '--upload-dir', nowhere], home);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`uploads cannot wait in ${nowhere} (the upload folder): there is no such folder`);
+  });
+
   it('Ctrl-C (SIGINT) shuts it down cleanly once, saying so once (exit 0, as SIGTERM)', async () => {
     const home = tempHome();
     const s = await serve(['--data', join(home, 'pm.db')], home);

@@ -2,7 +2,7 @@
  * Runs pm in-process with string buffers for its streams, an environment of the test's own and
  * a fixed clock, against a real server.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,4 +139,17 @@ export function pmBin(
   opts: { cwd?: string; stdin?: string } = {},
 ): Promise<SpawnResult> {
   return spawnCollect(process.execPath, [BIN, ...args], { env, ...opts });
+}
+
+/** The URL a `pm serve` child process says it listens on (rejected if it exits first). */
+export function listeningUrl(child: ChildProcess): Promise<string> {
+  let stderr = '';
+  return new Promise<string>((resolve, reject) => {
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+      const m = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (m) resolve(m[1] as string);
+    });
+    child.on('exit', (code) => reject(new Error(`pm serve exited ${code}: ${stderr}`)));
+  });
 }

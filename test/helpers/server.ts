@@ -12,7 +12,7 @@
  * (./postgres.ts). Tests reach the store through `store`, awaiting every answer; `sqlite` is the
  * SQLite store itself, for tests about the data file (SQLite only).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ALL_SCOPES } from '../../src/resources/index.js';
@@ -163,6 +163,8 @@ export interface TestServer {
   readonly postgres: { readonly store: PostgresStore; readonly database: TestDatabase };
   readonly clock: Clock;
   readonly dataFile: string;
+  /** Where the server's uploads wait for their transaction (a folder of the test's own). */
+  readonly uploadDir: string;
   /** `api` with the first account's token. */
   readonly api: Api;
   /**
@@ -203,6 +205,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const kind = opts.store ?? TEST_STORE;
   const dir = mkdtempSync(join(tmpdir(), 'pm-server-test-'));
   const dataFile = join(dir, 'pm.db');
+  const uploadDir = join(dir, 'uploads');
+  mkdirSync(uploadDir);
   const clock = opts.clock ?? new Clock();
   const errors: unknown[] = [];
   const logError = (e: unknown) => errors.push(e);
@@ -235,6 +239,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       ...(limiter ? { rateLimiter: limiter } : {}),
       logError,
       maxAttachmentBytes: opts.maxAttachmentBytes,
+      uploadDir,
     });
     url = IN_PROCESS_ORIGIN;
     apiFor = (tok) => makeInProcessApi(core, url, tok);
@@ -246,6 +251,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
       logError,
       maxAttachmentBytes: opts.maxAttachmentBytes,
+      uploadDir,
     };
     const server = pgStore
       ? await startServer({ ...common, database: (database as TestDatabase).url, store: pgStore })
@@ -286,6 +292,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     },
     clock,
     dataFile,
+    uploadDir,
     api: apiFor(token),
     loggedErrors: errors,
     async newAccount(name = `account ${++n}`) {

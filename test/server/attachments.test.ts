@@ -7,15 +7,15 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAnswer } from '../helpers/openapi.js';
-import { startServer } from '../../src/server/index.js';
-import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
+import { openSpoolFiles } from '../helpers/spool.js';
+import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
 
 const LIMIT = 3 * 1024 * 1024;
 let server: TestServer;
@@ -319,9 +319,10 @@ describe('the size limit', () => {
       },
     );
     expect(chunked.answer).toMatch(/^HTTP\/1\.1 413/);
-    // It was read up to the limit before the answer, and its chunks are gone.
+    // It was read up to the limit before the answer; nothing of it was written, and its file is gone.
     expect(chunked.sent).toBeGreaterThan(LIMIT);
-    await expect.poll(strayChunks).toBe(0);
+    expect(await strayChunks()).toBe(0);
+    await expect.poll(() => openSpoolFiles(server.uploadDir)).toEqual([]);
     expect((await acct.api('GET', '/attachments')).body.data).toEqual([]);
   });
 
@@ -335,27 +336,6 @@ describe('the size limit', () => {
   });
 });
 
-describe('the bytes of an upload a crash stopped', () => {
-  it('are removed when pm serve starts, once they are two days old', async () => {
-    const now = server.clock.now();
-    const chunk = (key: string, at: number) =>
-      server.sql(
-        'INSERT INTO attachment_chunks (attachment, seq, written_at, data) VALUES (?, 0, ?, ?) RETURNING seq',
-        [key, at, Buffer.from('half a file')],
-      );
-    await chunk('crashed-long-ago', now - 3 * 24 * 3600 * 1000);
-    await chunk('in-progress', now - 60_000);
-    const common = { port: 0, now: server.clock.now, logError: (e: unknown) => server.loggedErrors.push(e) };
-    const again = ON_POSTGRES
-      ? await startServer({ ...common, database: server.postgres.database.url, store: server.postgres.store })
-      : await startServer({ ...common, dataFile: server.dataFile, store: server.sqlite });
-    await again.close();
-    expect(await chunksOf('crashed-long-ago')).toBe(0);
-    expect(await chunksOf('in-progress')).toBe(1);
-    await server.sql('DELETE FROM attachment_chunks WHERE attachment = ? RETURNING seq', ['in-progress']);
-  });
-});
-
 describe('an upload cut off half-way', () => {
   // A server of its own, whose limit lets an upload write some of its chunks before it is cut off.
   let big: TestServer;
@@ -364,16 +344,9 @@ describe('an upload cut off half-way', () => {
   });
   afterAll(() => big.close());
 
-  it('leaves no attachment listed and none of its bytes', async () => {
+  it('leaves nothing while it comes nor after: no attachment listed, no chunk written, no file kept', async () => {
     const server = big;
-    const strayChunks = async () =>
-      Number(
-        (
-          await server.sql(
-            'SELECT COUNT(*) AS n FROM attachment_chunks WHERE attachment NOT IN (SELECT uuid FROM attachments)',
-          )
-        )[0]?.n,
-      );
+    const allChunks = async () => Number((await server.sql('SELECT COUNT(*) AS n FROM attachment_chunks'))[0]?.n);
     const acct = await server.newAccount();
     const property = await newProperty(acct);
     const url = new URL(server.url);
@@ -383,10 +356,17 @@ describe('an upload cut off half-way', () => {
       `POST /properties/${property}/attachments?name=half.bin HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${acct.token}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${32 * 1024 * 1024}\r\n\r\n`,
     );
     socket.write(randomBytes(12 * 1024 * 1024));
-    // The first chunk of it is written before the client goes away.
-    await expect.poll(strayChunks, { timeout: 5000 }).toBeGreaterThan(0);
+    // Its bytes are on their way (in a spool file of the server's, its name already removed)...
+    await expect.poll(() => openSpoolFiles(server.uploadDir)[0] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+    // ...and nothing of it is in the database, nor listed.
+    expect(await allChunks()).toBe(0);
+    expect((await acct.api('GET', '/attachments')).body.data).toEqual([]);
+    expect(readdirSync(server.uploadDir)).toEqual([]);
     socket.destroy();
-    await expect.poll(strayChunks, { timeout: 5000 }).toBe(0);
+    // Once its client has gone, its file is closed: its space is the system's again.
+    await expect.poll(() => openSpoolFiles(server.uploadDir), { timeout: 5000 }).toEqual([]);
+    expect(await allChunks()).toBe(0);
+    expect(readdirSync(server.uploadDir)).toEqual([]);
     expect((await acct.api('GET', '/attachments')).body.data).toEqual([]);
     expect((await acct.api('GET', `/properties/${property}`)).body.data.num_attachments).toBe(0);
   });

@@ -2,7 +2,8 @@
  * Lists answered by reader threads (pm serve's default): the same answers as the server's own
  * connection gives, a write visible to the next list at once, and errors as the API answers them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -100,6 +101,36 @@ describe('a reader thread that dies', () => {
       expect((await pool.list(accountId, properties, query)).total).toBe(20);
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe("a file's transaction", () => {
+  it('reaches the data file from the WAL with no write after it (checkpointed by a reader thread), and reads back whole', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'pm-readers-file-'));
+    const dataFile = join(own, 'pm.db');
+    const server = await startServer({ dataFile, port: 0, readers: 1 });
+    try {
+      const api = makeApi(server.url, server.createdToken as string);
+      const property = (await create(api, '/properties', propertyBody({}))).uuid as string;
+      const before = statSync(dataFile).size;
+      const bytes = randomBytes(3 * 1024 * 1024);
+      const res = await fetch(`${server.url}/properties/${property}/attachments?name=plan.bin`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.createdToken}`, 'content-type': 'application/octet-stream' },
+        body: bytes,
+      });
+      expect(res.status).toBe(201);
+      // Its pages reach the data file (from the WAL) with no other write after it.
+      await expect.poll(() => statSync(dataFile).size - before, { timeout: 10_000 }).toBeGreaterThan(bytes.length);
+      const uuid = ((await res.json()) as { data: { uuid: string } }).data.uuid;
+      const got = await fetch(`${server.url}/attachments/${uuid}/download`, {
+        headers: { authorization: `Bearer ${server.createdToken}` },
+      });
+      expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+    } finally {
+      await server.close();
+      rmSync(own, { recursive: true, force: true });
     }
   });
 });

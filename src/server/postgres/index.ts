@@ -34,6 +34,15 @@ export interface PostgresStore extends Store {
   ensureAccount(): Promise<boolean>;
 }
 
+/**
+ * A chunk read as base64 text and decoded here: bytea's own text form is hex, twice the bytes, and
+ * node-postgres reads every column as text (figure 11: a 256 MiB file read in 2.0 s against 3.6).
+ */
+const BASE64: blobs.ChunkText = {
+  select: "encode(data, 'base64')",
+  decode: (v) => Buffer.from(String(v), 'base64'),
+};
+
 /** The key of the advisory lock the first account is created under. */
 const FIRST_ACCOUNT_LOCK = 7_340_130_014;
 
@@ -92,7 +101,11 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     }),
     get: guard((accountId, r, uuid, embed) => run(records.getRecord(d, accountId, r, uuid, embed))),
     create: guard(
-      (accountId, r, body, parent, uuid) => write(() => records.createRecord(d, accountId, r, body, parent, uuid)),
+      (accountId, r, body, parent, file) =>
+        write(() => {
+          const created = records.createRecord(d, accountId, r, body, parent);
+          return file ? blobs.withChunks(created, file, d.now()) : created;
+        }),
       'write',
     ),
     update: guard(
@@ -111,12 +124,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     listFeeds: guard((accountId) => run(feeds.listFeeds(accountId))),
     revokeFeed: guard((accountId, uuid) => run(feeds.revokeFeed(accountId, uuid)), 'statement'),
     openFeed: guard((secret, r) => run(feeds.openFeed(secret, r))),
-    blobs: {
-      put: guard((key, seq, chunks) => write(() => blobs.putChunks(key, seq, chunks, d.now())), 'write'),
-      chunks: guard((key, from, to) => run(blobs.chunks(key, from, to))),
-      remove: guard((key) => run(blobs.removeChunks(key)), 'statement'),
-      sweep: guard((before) => run(blobs.sweepChunks(before)), 'statement'),
-    },
+    blobs: { chunks: guard((key, from, to) => run(blobs.chunks(key, from, to, BASE64))) },
     ensureAccount: guard(
       () =>
         db.write(async (tx) => {

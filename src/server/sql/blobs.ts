@@ -2,35 +2,41 @@
  * The bytes of attachments in the store's own database (../blobs.ts): chunks in attachment_chunks,
  * keyed by the attachment's uuid and their order, for both stores.
  */
+import type { ApiRecord } from '../store.js';
+import type { Chunks } from '../blobs.js';
 import { rows, run, type Steps } from './steps.js';
 
-export function* putChunks(key: string, seq: number, chunks: readonly Uint8Array[], now: number): Steps<void> {
-  for (const [i, data] of chunks.entries())
-    yield run('INSERT INTO attachment_chunks (attachment, seq, data, written_at) VALUES (?, ?, ?, ?)', [
-      key,
-      seq + i,
-      data,
+/**
+ * A record made by `created`, then the chunks of its file keyed by its uuid: the caller runs both
+ * in one transaction.
+ */
+export function* withChunks(created: Steps<ApiRecord>, file: Chunks, now: number): Steps<ApiRecord> {
+  const rec = yield* created;
+  for (let seq = 0; seq < file.count; seq++)
+    yield run('INSERT INTO attachment_chunks (attachment, seq, written_at, data) VALUES (?, ?, ?, ?)', [
+      rec.uuid,
+      seq,
       now,
+      file.read(seq),
     ]);
+  return rec;
 }
 
-export function* chunks(key: string, from: number, to: number): Steps<Uint8Array[]> {
+/** How a chunk's bytes travel from the database: as they are, or as text a store decodes (PostgreSQL). */
+export interface ChunkText {
+  /** The column's expression (`data` as the store sends it). */
+  readonly select: string;
+  decode(value: unknown): Uint8Array;
+}
+
+const AS_STORED: ChunkText = { select: 'data', decode: (v) => v as Uint8Array };
+
+export function* chunks(key: string, from: number, to: number, as = AS_STORED): Steps<Uint8Array[]> {
   const found = (yield rows(
-    'SELECT seq, data FROM attachment_chunks WHERE attachment = ? AND seq >= ? AND seq <= ? ORDER BY seq',
+    `SELECT seq, ${as.select} AS data FROM attachment_chunks WHERE attachment = ? AND seq >= ? AND seq <= ? ORDER BY seq`,
     [key, from, to],
-  )) as { seq: number; data: Uint8Array }[];
+  )) as { seq: number; data: unknown }[];
   if (found.length !== to - from + 1 || found.some((c, i) => Number(c.seq) !== from + i))
     throw new Error(`the bytes of attachment ${key} are missing chunks ${from} to ${to}`);
-  return found.map((c) => c.data);
-}
-
-export function* sweepChunks(before: number): Steps<number> {
-  return (yield run(
-    'DELETE FROM attachment_chunks WHERE written_at < ? AND attachment NOT IN (SELECT uuid FROM attachments)',
-    [before],
-  )) as number;
-}
-
-export function* removeChunks(key: string): Steps<void> {
-  yield run('DELETE FROM attachment_chunks WHERE attachment = ?', [key]);
+  return found.map((c) => as.decode(c.data));
 }

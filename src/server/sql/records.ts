@@ -60,7 +60,6 @@ export function* createRecord(
   r: ResourceDef,
   body: ValidBody,
   parent?: ParentRef,
-  chosenUuid?: string,
 ): Steps<ApiRecord> {
   const bag = new ErrorBag();
   const cols = columnValues(r, body.values);
@@ -75,7 +74,7 @@ export function* createRecord(
   bag.throwIfAny();
   if (r === customFields) yield* beforeCustomFieldWrite(d, accountId, cols);
   const t = d.now();
-  const uuid = chosenUuid ?? d.uuid?.() ?? process.getBuiltinModule('node:crypto').randomUUID();
+  const uuid = d.uuid?.() ?? process.getBuiltinModule('node:crypto').randomUUID();
   withFolds(r, cols);
   d.withSearchKeys?.(accountId, cols);
   const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];

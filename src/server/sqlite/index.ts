@@ -40,6 +40,12 @@ export interface SqliteStore extends StoreOf<'sync'> {
   quickCheck(): string | undefined;
   /** How many records of `r` an account has, from the counts kept. */
   recordCount(accountId: number, r: ResourceDef): number;
+  /**
+   * Where the WAL is checkpointed after a file's transaction (a reader thread: readers.ts), so
+   * that copying its pages into the data file does not hold the event loop; undefined: at its
+   * commit, as after any write (SQLite's wal_autocheckpoint).
+   */
+  checkpointer: (() => void) | undefined;
 }
 
 /**
@@ -115,6 +121,9 @@ function sqlOf(db: DB, now: () => number, tuning: SqliteTuning = {}): Sql {
   return sql;
 }
 
+/** SQLite's default wal_autocheckpoint (pages), put back after a file's transaction. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
 export function openSqliteStore(file: string, now: () => number = Date.now, tuning: SqliteTuning = {}): SqliteStore {
   const db = openDatabase(file);
   let sql: Sql;
@@ -127,7 +136,8 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
   }
   const d = sql.dialect;
   const write = <T>(steps: Steps<T>): T => sql.write(() => sql.run(steps));
-  return {
+  const store: SqliteStore = {
+    checkpointer: undefined,
     file,
     db,
     statements: sql.statements,
@@ -141,9 +151,20 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     }),
     recordCount: (accountId, r) => keptCount(sql, accountId, r.table),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
-    create: guard((accountId, r, body, parent, uuid) =>
-      write(records.createRecord(d, accountId, r, body, parent, uuid)),
-    ),
+    create: guard((accountId, r, body, parent, file) => {
+      const created = records.createRecord(d, accountId, r, body, parent);
+      if (!file) return write(created);
+      const elsewhere = store.checkpointer;
+      if (!elsewhere) return write(blobs.withChunks(created, file, d.now()));
+      // A file's pages are checkpointed on a reader thread, not at this commit.
+      db.pragma('wal_autocheckpoint = 0');
+      try {
+        return write(blobs.withChunks(created, file, d.now()));
+      } finally {
+        db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        elsewhere();
+      }
+    }),
     update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),
     delete: guard((accountId, r, uuid) => write(records.deleteRecord(accountId, r, uuid))),
     quickCheck: () => {
@@ -169,16 +190,11 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     revokeFeed: guard((accountId, uuid) => sql.run(feeds.revokeFeed(accountId, uuid))),
     openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
     write: sql.write,
-    // A few chunks a transaction: an upload never holds the writer while it waits for its client.
-    blobs: {
-      put: guard((key, seq, chunks) => write(blobs.putChunks(key, seq, chunks, d.now()))),
-      chunks: guard((key, from, to) => sql.run(blobs.chunks(key, from, to))),
-      remove: guard((key) => write(blobs.removeChunks(key))),
-      sweep: guard((before) => write(blobs.sweepChunks(before))),
-    },
+    blobs: { chunks: guard((key, from, to) => sql.run(blobs.chunks(key, from, to))) },
     ping: guard(() => {
       db.prepare('SELECT 1').get();
     }),
     close: () => db.close(),
   };
+  return store;
 }

@@ -18,6 +18,11 @@ export interface ListRequest {
   readonly ends?: number | undefined;
 }
 
+/** Checkpoint the WAL (after a file's transaction): no answer. */
+export interface CheckpointRequest {
+  readonly checkpoint: true;
+}
+
 export type ListReply =
   | { readonly id: number; readonly ok: { readonly total: number; readonly json: string; readonly count: number } }
   | {
@@ -36,7 +41,15 @@ const data = workerData as { file: string; cells: SharedArrayBuffer };
 const reader = openSqliteStore(data.file);
 /** Shared with the pool (readers.ts): lists asked to stop, and the one started last. */
 const cells = new Int32Array(data.cells);
-parentPort?.on('message', (m: ListRequest) => {
+parentPort?.on('message', (m: ListRequest | CheckpointRequest) => {
+  if ('checkpoint' in m) {
+    try {
+      reader.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Busy or failed: the next commit's autocheckpoint does it.
+    }
+    return;
+  }
   let reply: ListReply;
   try {
     const stop = { cells, slot: m.id % STOP_SLOTS, id: m.id };

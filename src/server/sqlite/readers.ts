@@ -11,7 +11,7 @@ import type { ResourceDef } from '../../resources/types.js';
 import { type Budget, OverBudget, remainingMs } from '../budget.js';
 import type { RecordPage, Store } from '../store.js';
 import type { SqliteStore } from './index.js';
-import type { ListReply, ListRequest } from './reader-worker.js';
+import type { CheckpointRequest, ListReply, ListRequest } from './reader-worker.js';
 import { packQuery, STOP_SLOTS } from './wire.js';
 
 /**
@@ -199,6 +199,15 @@ export class ReaderPool {
       this.pump();
       if (budget?.signal?.aborted) stop();
     });
+  }
+
+  /**
+   * Checkpoints the WAL (PASSIVE: what no reader still needs) on the thread holding fewest lists,
+   * after the lists it holds: off the server's event loop.
+   */
+  checkpoint(): void {
+    const thread = [...this.threads].sort((a, b) => a.lists.length - b.lists.length)[0];
+    thread?.worker.postMessage({ checkpoint: true } satisfies CheckpointRequest);
   }
 
   async close(): Promise<void> {

@@ -35,6 +35,9 @@ const TEXT_TYPES: Readonly<Record<string, string>> = {
 /** How much of a file is read at a time to be sent (the server keeps it in chunks of 1 MiB). */
 const READ_BYTES = 256 * 1024;
 
+/** How much of a download waits to be written before the next bytes are read: the disk's writes go on meanwhile. */
+const WRITE_BYTES = 1024 * 1024;
+
 const typeOf = (name: string) => TEXT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
 
 /** What is sent: a file on disk (its size known), or standard input (`-`). */
@@ -113,7 +116,10 @@ export async function downloadFile(
   let got = 0;
   try {
     const res = await exchangeBytes(s.http, 'GET', `${r.path}/${rec.uuid}/download`);
-    const out = temp === undefined ? undefined : createWriteStream(temp, { flags: 'wx', mode: 0o644 });
+    const out =
+      temp === undefined
+        ? undefined
+        : createWriteStream(temp, { flags: 'wx', mode: 0o644, highWaterMark: WRITE_BYTES });
     try {
       for await (const chunk of res.body) {
         got += chunk.byteLength;

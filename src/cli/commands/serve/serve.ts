@@ -38,6 +38,7 @@ type ServeFlags = {
     | 'readers'
     | 'queryBudget'
     | 'maxAttachmentSize'
+    | 'uploadDir'
     | 'metricsPort'
     | 'metricsHost',
     string
@@ -116,6 +117,10 @@ export function newCmdServe(f: Factory, runs: Partial<ServeRuns> = {}): Command 
     .option(
       '--max-attachment-size <size>',
       'the largest file an upload may carry: bytes, or with a unit (512KiB, 100MiB, 1GiB; default 100MiB); a whole upload is within --request-timeout too',
+    )
+    .option(
+      '--upload-dir <dir>',
+      "where an upload's bytes wait until its record and bytes are written in one transaction, in a file removed as it is opened (default: the data file's folder; on PostgreSQL, the system's temporary folder, $TMPDIR)",
     )
     .option(
       '--readers <n>',
@@ -207,6 +212,7 @@ async function serveOptionsOf(f: Factory, opts: ServeFlags, cmd: Command): Promi
     queryBudgetMs: parseSeconds('--query-budget', opts.queryBudget, 3600),
     readers: numberFlag('--readers', opts.readers, 0, 32),
     maxAttachmentBytes: sizeFlag('--max-attachment-size', opts.maxAttachmentSize),
+    uploadDir: opts.uploadDir,
     logFormat: opts.logFormat,
     logLevel: opts.logLevel,
     metrics: metricsPort === undefined ? undefined : { host: opts.metricsHost ?? '127.0.0.1', port: metricsPort },

@@ -1,0 +1,108 @@
+/**
+ * An upload's bytes on their way to the store: a file in the upload directory (`pm serve
+ * --upload-dir`), written as the body comes, then read back a chunk at a time in the transaction
+ * that writes the file's record and its chunks (blobs.ts). Its name is removed as soon as it is
+ * opened, so nothing of it is left however the upload ends (a failure, its client gone, the
+ * server stopped or killed): the system frees its space when it is closed, by `close()` or by the
+ * process's end.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { ApiError } from '../core/errors.js';
+import { CHUNK_BYTES, type Chunks } from './blobs.js';
+
+/** A full disk, said as what it is. */
+function spoolError(e: unknown): unknown {
+  if ((e as { code?: unknown }).code !== 'ENOSPC') return e;
+  const said = new ApiError(507, 'The server cannot store this: its disk is full. Nothing was written.');
+  said.cause = e;
+  return said;
+}
+
+export class Spool implements Chunks {
+  /** Bytes not yet written: a whole chunk is written at once. */
+  private pending = Buffer.allocUnsafe(CHUNK_BYTES);
+  private filled = 0;
+  private written = 0;
+
+  private constructor(
+    private readonly file: FileHandle,
+    /** Its path while it still has one (a system that refused to remove it while open). */
+    private path: string | undefined,
+  ) {}
+
+  /** A new spool file in `dir`, readable by this process alone. */
+  static async open(dir: string): Promise<Spool> {
+    const { open, unlink } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const path = join(dir, `.pm-upload-${process.getBuiltinModule('node:crypto').randomUUID()}`);
+    const file = await open(path, 'wx+', 0o600).catch((e: unknown) => {
+      throw spoolError(e);
+    });
+    const kept = await unlink(path).then(
+      () => undefined,
+      () => path,
+    );
+    return new Spool(file, kept);
+  }
+
+  /** Its size so far. */
+  get size(): number {
+    return this.written + this.filled;
+  }
+
+  /** Appends `bytes`: written once a chunk is full. */
+  async write(bytes: Uint8Array): Promise<void> {
+    let at = 0;
+    while (at < bytes.byteLength) {
+      const n = Math.min(CHUNK_BYTES - this.filled, bytes.byteLength - at);
+      this.pending.set(bytes.subarray(at, at + n), this.filled);
+      this.filled += n;
+      at += n;
+      if (this.filled === CHUNK_BYTES) await this.flush();
+    }
+  }
+
+  /** Writes what is left: the file is then whole, and read by `read`. */
+  async end(): Promise<void> {
+    await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.filled === 0) return;
+    try {
+      await this.file.write(this.pending, 0, this.filled, this.written);
+    } catch (e) {
+      throw spoolError(e);
+    }
+    this.written += this.filled;
+    this.filled = 0;
+  }
+
+  get count(): number {
+    return Math.max(1, Math.ceil(this.written / CHUNK_BYTES));
+  }
+
+  read(seq: number): Uint8Array {
+    const { readSync } = process.getBuiltinModule('node:fs');
+    const start = seq * CHUNK_BYTES;
+    const length = Math.max(0, Math.min(CHUNK_BYTES, this.written - start));
+    const data = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(this.file.fd, data, got, length - got, start + got);
+      if (n === 0) throw new Error(`an upload's spool file ended at ${start + got} of its ${this.written} bytes`);
+      got += n;
+    }
+    return data;
+  }
+
+  /** Closes the file (and removes it, when its name could not be removed at its opening). */
+  async close(): Promise<void> {
+    await this.file.close().catch(() => {});
+    if (this.path !== undefined) {
+      const { rm } = await import('node:fs/promises');
+      await rm(this.path, { force: true }).catch(() => {});
+      this.path = undefined;
+    }
+  }
+}
