@@ -66,6 +66,31 @@ const undiciLighter = {
 };
 
 /**
+ * chalk evaluated when a run first colours something (a terminal's table, a record, an agenda),
+ * not on every run (its styles are built at its top: half a millisecond). pm takes only the
+ * Chalk class from it; in the bundle that class is one that requires chalk when first made.
+ */
+const lazyChalk = {
+  name: 'lazy-chalk',
+  setup(b) {
+    b.onResolve({ filter: /^chalk$/ }, (args) =>
+      /[/\\]src[/\\]/.test(args.importer) ? { path: 'chalk', namespace: 'lazy-chalk' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-chalk' }, () => ({
+      contents: `let chalk;
+        export class Chalk {
+          constructor(options) {
+            chalk ??= require('chalk');
+            return new chalk.Chalk(options);
+          }
+        }`,
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * A lazy require in the sources, `createRequire(import.meta.url)('luxon')` (an ES module has no
  * require of its own), is a plain require in the bundle: esbuild then bundles the package (unless
  * it is external), still evaluated only when that line runs, and compiled from the bundle's code
@@ -195,7 +220,7 @@ await build({
   // chrono-node (dates in words) stays out too: few runs read one. pm serve's access log and
   // metrics (pino, prom-client) are loaded when it starts.
   external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg', 'chrono-node', 'pino', 'prom-client'],
-  plugins: [vendorChunks, withoutHttp2, lazyRequires, lighterPackages],
+  plugins: [vendorChunks, lazyChalk, withoutHttp2, lazyRequires, lighterPackages],
 });
 
 if (/\bassert\d*\.\w+\(/.test(await readFile('dist/bundle/vendor/undici.cjs', 'latin1'))) {
