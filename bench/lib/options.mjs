@@ -54,7 +54,7 @@ export const Q = opts.quick;
 
 export const SIZES = {
   startupRounds: Q ? 8 : 30,
-  listRounds: Q ? 6 : 20,
+  listRounds: Q ? 6 : 40,
   smallProperties: 50,
   bulkRecords: Q ? 1_000 : 10_000,
   bulkRounds: Q ? 2 : 5,
