@@ -188,9 +188,9 @@ const common = {
     'import.meta.url': '__pmImport.meta.url',
     __PM_VERSION__: JSON.stringify(JSON.parse(await readFile('package.json', 'utf8')).version),
   },
-  // Made when first read (most runs never do).
+  // Made when first read (most runs never do), once.
   banner: {
-    js: "const __pmImport = { meta: { get url() { return require('node:url').pathToFileURL(__filename).href; } } };",
+    js: "const __pmImport = { meta: { get url() { return (this.href ??= require('node:url').pathToFileURL(__filename).href); } } };",
   },
   logLevel: 'warning',
 };
