@@ -220,7 +220,7 @@ await build({
   // chrono-node (dates in words) stays out too: few runs read one. pm serve's access log and
   // metrics (pino, prom-client) are loaded when it starts.
   external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg', 'chrono-node', 'pino', 'prom-client'],
-  plugins: [vendorChunks, lazyChalk, withoutHttp2, lazyRequires, lighterPackages],
+  plugins: [vendorChunks, lazyChalk, lazyRequires, lighterPackages],
 });
 
 if (/\bassert\d*\.\w+\(/.test(await readFile('dist/bundle/vendor/undici.cjs', 'latin1'))) {
