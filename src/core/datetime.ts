@@ -46,16 +46,56 @@ function precisionOf(text: string): Duration {
   return luxon().Duration.fromObject({ [unit]: 1 });
 }
 
-/** Parses one ISO date or datetime, in UTC unless it carries an offset. */
+/** An ISO date or datetime, its parts in groups: date, time to the fraction, then the offset. */
+const INSTANT_RE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?)?(Z|([+-])(\d{2}):?(\d{2})?)?$/i;
+
+/**
+ * The instant of an ISO date or datetime, in epoch milliseconds: in UTC unless it carries an
+ * offset; undefined when it is not one, or names no real moment (2021-02-29, 10:60). Read here
+ * rather than by luxon, whose loading costs a create with a due date a few milliseconds of its
+ * start-up, and checked against luxon by test/core/datetime.test.ts: the same values and the same
+ * refusals (24:00 is the next day's midnight, as luxon and ISO 8601 allow; fractions past the
+ * millisecond are dropped).
+ */
+export function instantMillis(text: string): number | undefined {
+  const m = INSTANT_RE.exec(text.trim());
+  // An offset belongs to a time: a date alone has none.
+  if (!m || (m[8] !== undefined && m[4] === undefined)) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map((v) => Number(v ?? 0)) as number[] as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const ms = m[7] === undefined ? 0 : Math.floor(Number.parseFloat(`0.${m[7]}`) * 1000);
+  // An offset is at most 14 hours (UTC+14:00 is the farthest zone), its minutes under 60: +99:99
+  // would shift the instant by days.
+  const offsetHours = Number(m[10] ?? 0);
+  const offsetMinutes = Number(m[11] ?? 0);
+  if (offsetHours > 14 || offsetMinutes > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
+  const midnight = hour === 24 && minute === 0 && second === 0 && ms === 0;
+  if ((hour > 23 && !midnight) || minute > 59 || second > 59) return undefined;
+  const at = new Date(0);
+  // setUTCFullYear, not Date.UTC, which reads the years 0 to 99 as 1900 to 1999.
+  at.setUTCFullYear(year, month - 1, day);
+  at.setUTCHours(hour, minute, second, ms);
+  const sign = m[9] === '-' ? -1 : 1;
+  return at.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
+}
+
+function daysIn(year: number, month: number): number {
+  if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] as number;
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+}
+
+/** Parses one ISO date or datetime, in UTC unless it carries an offset, as a luxon DateTime (in UTC). */
 export function parseInstant(text: string): DateTime | undefined {
-  const s = text.trim();
-  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}(:\d{2}(:\d{2}([.,]\d+)?)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/i.test(s)) return undefined;
-  // An offset is at most 14 hours (UTC+14:00 is the farthest zone), its minutes under 60:
-  // +99:99 would shift the instant by days.
-  const offset = /([+-])(\d{2}):?(\d{2})?$/.exec(s.slice(10));
-  if (offset && (Number(offset[2]) > 14 || Number(offset[3] ?? 0) > 59)) return undefined;
-  const dt = luxon().DateTime.fromISO(s.replace(' ', 'T'), UTC);
-  return dt.isValid ? dt.toUTC() : undefined;
+  const ms = instantMillis(text);
+  return ms === undefined ? undefined : luxon().DateTime.fromMillis(ms, { zone: 'utc' });
 }
 
 /**

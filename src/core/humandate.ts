@@ -19,7 +19,7 @@
 import { createRequire } from 'node:module';
 import type { DateTime, Duration, DurationLikeObject, Zone } from 'luxon';
 import { luxon } from './luxon.js';
-import { DatetimeParseError, isDateOnly, parseDuration, parseInstant, parseRange } from './datetime.js';
+import { DatetimeParseError, instantMillis, isDateOnly, parseDuration, parseRange } from './datetime.js';
 
 export interface HumanDateOptions {
   /** The current instant, epoch milliseconds. */
@@ -331,7 +331,7 @@ export function parseHumanInstant(text: string, opts: HumanDateOptions): HumanIn
   if (raw === '') throw new HumanDateError(`is empty; ${DATE_TRY}`);
   // An ISO date or instant needs neither the clock nor the zone (whose reading starts Intl's time
   // zone data): most dates in scripts are these.
-  if (!LOCAL_DATETIME.test(raw) && parseInstant(raw)) return { iso: raw, dateOnly: isDateOnly(raw) };
+  if (!LOCAL_DATETIME.test(raw) && instantMillis(raw) !== undefined) return { iso: raw, dateOnly: isDateOnly(raw) };
   const { zone, now } = clockOf(opts);
   const local = localDatetime(raw, zone);
   if (local) return { iso: utcText(local.at), dateOnly: false };

@@ -9,8 +9,8 @@ import {
   DatetimeParseError,
   formatDate,
   formatTimestamp,
+  instantMillis,
   isDateOnly,
-  parseInstant,
   parseRange,
   type Range,
 } from './datetime.js';
@@ -380,7 +380,7 @@ const PLAIN: Pick<FieldKindDef, 'columns' | 'store' | 'load' | 'isTime'> = {
   isTime: () => false,
 };
 /** A checked datetime as it is stored: epoch milliseconds, or null. */
-const millisOf = (v: WireValue) => (typeof v === 'string' ? (parseInstant(v)?.toMillis() ?? null) : null);
+const millisOf = (v: WireValue) => (typeof v === 'string' ? (instantMillis(v) ?? null) : null);
 
 export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
   text: {
@@ -476,9 +476,9 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     help: (f, note) => `${f.description}${note}`,
     fromText: (_f, text, ctx) => ctx.instant(text),
     check: (f, v, report) => {
-      const at = typeof v === 'string' ? parseInstant(v) : undefined;
-      if (!at) return fail(f, report, 'must be an ISO 8601 datetime');
-      return formatTimestamp(at.toMillis());
+      const at = typeof v === 'string' ? instantMillis(v) : undefined;
+      if (at === undefined) return fail(f, report, 'must be an ISO 8601 datetime');
+      return formatTimestamp(at);
     },
     columns: PLAIN.columns,
     store: (f, v) => ({ [f.name]: millisOf(v) }),
@@ -493,9 +493,9 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
     fromText: (_f, text, ctx) => ctx.instant(text),
     check: (f, v, report) => {
       if (typeof v !== 'string') return fail(f, report, 'must be an ISO 8601 date or datetime');
-      const at = parseInstant(v);
-      if (!at) return fail(f, report, `must be an ISO 8601 date or datetime, not "${v}"`);
-      return isDateOnly(v) ? v.trim() : formatTimestamp(at.toMillis());
+      const at = instantMillis(v);
+      if (at === undefined) return fail(f, report, `must be an ISO 8601 date or datetime, not "${v}"`);
+      return isDateOnly(v) ? v.trim() : formatTimestamp(at);
     },
     // The instant, and whether it was given as a date (all day).
     columns: (f) => [

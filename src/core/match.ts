@@ -5,7 +5,7 @@
  * are whole; a range is half-open. A condition on other records (a parent's fields, a status's
  * label, custom field values) cannot be checked on the record alone.
  */
-import { parseInstant } from './datetime.js';
+import { instantMillis } from './datetime.js';
 import { type Condition, FILTER_KINDS, foldText, isCodeValue } from './kinds.js';
 
 /** The conditions a record alone cannot answer: relational and custom-field filters. */
@@ -43,7 +43,7 @@ function meetsOne(c: Condition, rec: Readonly<Record<string, unknown>>): boolean
     }
     case 'range': {
       const v = rec[c.field.name];
-      const ms = typeof v === 'string' ? parseInstant(v)?.toMillis() : undefined;
+      const ms = typeof v === 'string' ? instantMillis(v) : undefined;
       return ms !== undefined && ms >= c.range.start && ms < c.range.end;
     }
     case 'relation':

@@ -153,6 +153,34 @@ describe('a run on the embedded default', () => {
     expect(await compiled(['reminders', 'list', '-o', 'ics'])).toEqual(['bundle', 'ical']);
   });
 
+  it('a create with an ISO due date, and its check by the server, do without luxon; a date in words loads it', async () => {
+    const phases = async (args: string[]) => {
+      const r = await run(args, { PM_TIMING: '1' });
+      return r.stderr.split('\n').map((l) => /^ {2}(.+?) +[\d.]+ +\+[\d.]+$/.exec(l)?.[1]);
+    };
+    const iso = await phases([
+      'reminders',
+      'create',
+      '--title',
+      'Check the smoke alarms',
+      '--due-at',
+      '2027-03-01T09:30:00+01:00',
+      '--json',
+    ]);
+    expect(iso).toContain('answered');
+    expect(iso).not.toContain('luxon loaded');
+    const words = await phases([
+      'reminders',
+      'create',
+      '--title',
+      'Bleed the radiators',
+      '--due-at',
+      'tomorrow 9am',
+      '--json',
+    ]);
+    expect(words).toContain('luxon loaded');
+  });
+
   it('the check sees a module a run does load', async () => {
     // A token made for pm serve hashes it (node:crypto), and writing it to stdout is all.
     const r = await run(['serve', 'tokens', 'create', '--name', 'ci', '--data', join(dir, 'data', 'pm', 'pm.db')]);

@@ -4,7 +4,7 @@
  */
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
-import { isDateOnly, parseInstant } from '../../core/datetime.js';
+import { instantMillis, isDateOnly } from '../../core/datetime.js';
 import { isCodeValue, isWholeUuid, KindError, uuidOf, uuidPrefixOf } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
@@ -98,8 +98,8 @@ export function problemLines(records: readonly InputRecord[]): string {
 export function keyPart(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') {
-    const at = /^\d{4}-\d{2}-\d{2}/.test(v) ? parseInstant(v) : undefined;
-    if (at) return `${isDateOnly(v) ? 'd' : 't'}${at.toMillis()}`;
+    const at = /^\d{4}-\d{2}-\d{2}/.test(v) ? instantMillis(v) : undefined;
+    if (at !== undefined) return `${isDateOnly(v) ? 'd' : 't'}${at}`;
     return `s${v}`;
   }
   if (isCodeValue(v)) return `c${v.code}`;
