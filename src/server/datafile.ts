@@ -3,7 +3,6 @@
  * it (`<data file>.token`, mode 0600) for the CLI's embedded default and `pm serve`'s first run.
  */
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { tokenFileFor } from '../core/paths.js';
 import { ALL_SCOPES } from '../resources/index.js';
@@ -18,7 +17,10 @@ export { openSqliteStore as openStore } from './sqlite/index.js';
  * system's temporary directory for a database in memory.
  */
 export function uploadDirOf(dataFile: string): string {
-  return dataFile === ':memory:' || dataFile === '' ? tmpdir() : dirname(resolve(dataFile));
+  // node:os only then: loading it costs every run on the embedded default.
+  return dataFile === ':memory:' || dataFile === ''
+    ? process.getBuiltinModule('node:os').tmpdir()
+    : dirname(resolve(dataFile));
 }
 
 /**

@@ -4,7 +4,6 @@
  * at once migrate it once.
  */
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -17,7 +16,8 @@ import { searchText } from './search-keys.js';
  * for it with the `bindings` package, which costs every run some milliseconds (the bundle holds
  * better-sqlite3's JavaScript, where that search would not find it at all). Looked for first in
  * the node_modules folders above this file, as Node would find the package (a stat each); Node's
- * own resolution, which also reads package.json files on the way (a millisecond), is the fallback.
+ * own resolution, which also reads package.json files on the way (a millisecond), is the fallback;
+ * node:module is loaded for it alone (with the ES module loader it brings, which costs every run).
  */
 let binding: string | undefined;
 const BINDING = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
@@ -31,7 +31,10 @@ function nativeBinding(): string {
     if (dirname(dir) === dir) break;
   }
   try {
-    binding = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    binding = process
+      .getBuiltinModule('node:module')
+      .createRequire(import.meta.url)
+      .resolve('better-sqlite3/build/Release/better_sqlite3.node');
   } catch {
     throw new MissingDriverError('better-sqlite3', 'the SQLite driver');
   }

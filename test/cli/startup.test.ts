@@ -23,6 +23,8 @@ const NEVER = [
   'worker_threads',
   'v8', // the HTTP client's flag: no HTTP client here
   'zlib',
+  'module', // bin/pm's code cache needs none of it on Node 20 (it brings the ES module loader)
+  'os', // only for a database in memory (datafile.ts)
 ];
 /**
  * And node:crypto: the embedded default hashes no token, and a new record's uuid comes from
