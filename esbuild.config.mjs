@@ -167,6 +167,15 @@ const vendorChunks = {
   },
 };
 
+/**
+ * The head and tail of every file: `(wrap)(function (exports, require, module, __filename,
+ * __dirname) { ... })`, where wrap gives back the function when the text is run as a script (bin/pm:
+ * no `module` there) and calls it when Node runs the file as a module.
+ */
+const WRAPPED_HEAD =
+  '((f) => (typeof module === "object" && typeof exports === "object" ? f.call(exports, exports, require, module, __filename, __dirname) : f))(function (exports, require, module, __filename, __dirname) {';
+const WRAPPED_TAIL = '\n});';
+
 /** What every file of the bundle is built with. */
 const common = {
   bundle: true,
@@ -188,10 +197,15 @@ const common = {
     'import.meta.url': '__pmImport.meta.url',
     __PM_VERSION__: JSON.stringify(JSON.parse(await readFile('package.json', 'utf8')).version),
   },
-  // Made when first read (most runs never do), once.
+  // Each file is its module's function already, as Node would wrap it: bin/pm compiles the text as
+  // it is read (a wrapper added there would copy the whole text again, and that copy of the
+  // bundle alone fills V8's young generation: a collection on every run). Required by Node (Node
+  // 22's own code cache, --debug, a worker), the file calls that function with the module's own
+  // arguments. And import.meta.url, made when first read (most runs never do), once.
   banner: {
-    js: "const __pmImport = { meta: { get url() { return (this.href ??= require('node:url').pathToFileURL(__filename).href); } } };",
+    js: `${WRAPPED_HEAD}const __pmImport = { meta: { get url() { return (this.href ??= require('node:url').pathToFileURL(__filename).href); } } };`,
   },
+  footer: { js: WRAPPED_TAIL },
   logLevel: 'warning',
 };
 
@@ -203,7 +217,7 @@ for (const defaults of [false, true]) {
     outdir: 'dist/bundle',
     outExtension: { '.js': '.cjs' },
     plugins: [withoutHttp2, undiciLighter, lazyRequires],
-    ...(defaults ? { footer: { js: 'module.exports = module.exports.default;' } } : {}),
+    ...(defaults ? { footer: { js: `module.exports = module.exports.default;${WRAPPED_TAIL}` } } : {}),
   });
 }
 
