@@ -8,7 +8,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { ApiError } from '../core/errors.js';
-import { CHUNK_BYTES, type Chunks } from './blobs.js';
+import { CHUNK_BYTES, type Chunks, type Incoming } from './blobs.js';
 
 /** A full disk, said as what it is. */
 function spoolError(e: unknown): unknown {
@@ -18,7 +18,7 @@ function spoolError(e: unknown): unknown {
   return said;
 }
 
-export class Spool implements Chunks {
+export class Spool implements Chunks, Incoming {
   /** Bytes not yet written: a whole chunk is written at once. */
   private pending = Buffer.allocUnsafe(CHUNK_BYTES);
   private filled = 0;
@@ -76,6 +76,11 @@ export class Spool implements Chunks {
     }
     this.written += this.filled;
     this.filled = 0;
+  }
+
+  /** Itself: its chunks are read by the record's transaction. */
+  get chunks(): Chunks {
+    return this;
   }
 
   get count(): number {
