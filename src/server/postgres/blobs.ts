@@ -22,13 +22,13 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type * as PG from 'pg';
 import { MissingDriverError } from '../../core/errors.js';
-import { CHUNK_BYTES, type Incoming, sliced } from '../blobs.js';
+import { CHUNK_BYTES, type Incoming } from '../blobs.js';
 import type { FairQueue } from '../budget.js';
 import { type HeldTransaction, type PgDatabase, storeError } from './db.js';
 
 /** pg-copy-streams, as used here. */
 interface CopyStreams {
-  from(text: string): Writable & { query_timeout?: number };
+  from(text: string, options?: { highWaterMark?: number }): Writable & { query_timeout?: number };
   to(text: string): Readable;
 }
 
@@ -48,6 +48,12 @@ export function loadCopyStreams(): CopyStreams {
 
 /** The streamed uploads one account may have at once. */
 export const STREAMS_PER_ACCOUNT = 2;
+
+/**
+ * The bytes an upload may have on their way to the database before its body is read on: enough
+ * that receiving and sending overlap (each waiting for the other a chunk at a time halves both).
+ */
+const IN_FLIGHT = 4 * CHUNK_BYTES;
 
 /** The chunks one COPY of a download reads (the most a download holds in memory is two batches). */
 const BATCH = 4;
@@ -118,7 +124,8 @@ export function pgBlobs(deps: PgBlobDeps) {
 export class StreamedUpload implements Incoming {
   readonly key = process.getBuiltinModule('node:crypto').randomUUID();
   readonly chunks = undefined;
-  private pending = Buffer.allocUnsafe(CHUNK_BYTES);
+  /** The bytes of the chunk being filled, as they came (a row is sent once it is whole). */
+  private held: Uint8Array[] = [];
   private filled = 0;
   private written = 0;
   private seq = 0;
@@ -144,7 +151,9 @@ export class StreamedUpload implements Incoming {
     try {
       // The COPY lasts as long as its client sends: the upload's own time limit bounds it.
       await tx.client.query('SET LOCAL statement_timeout = 0');
-      const copy = from('COPY attachment_chunks (attachment, seq, written_at, data) FROM STDIN (FORMAT binary)');
+      const copy = from('COPY attachment_chunks (attachment, seq, written_at, data) FROM STDIN (FORMAT binary)', {
+        highWaterMark: IN_FLIGHT,
+      });
       copy.query_timeout = COPY_WAIT_MS;
       tx.client.query(copy as never);
       copy.write(HEADER);
@@ -159,21 +168,24 @@ export class StreamedUpload implements Incoming {
     return this.written + this.filled;
   }
 
+  /**
+   * Keeps `bytes` (never copied: what a request's body gives is its own) until its chunk is whole,
+   * then sends the chunk.
+   */
   async write(bytes: Uint8Array): Promise<void> {
     let at = 0;
     while (at < bytes.byteLength) {
       const n = Math.min(CHUNK_BYTES - this.filled, bytes.byteLength - at);
-      this.pending.set(bytes.subarray(at, at + n), this.filled);
+      this.held.push(n === bytes.byteLength ? bytes : bytes.subarray(at, at + n));
       this.filled += n;
       at += n;
       if (this.filled === CHUNK_BYTES) await this.flush();
     }
   }
 
-  /** Sends the chunk filled so far as one row (a new buffer takes the next chunk's bytes). */
+  /** Sends the chunk filled so far as one row. */
   private async flush(): Promise<void> {
     if (this.failed) throw storeError(this.failed, 'write');
-    const data = this.filled === CHUNK_BYTES ? this.pending : this.pending.subarray(0, this.filled);
     const key = Buffer.from(this.key);
     const row = Buffer.allocUnsafe(2 + 4 + key.length + 4 + 4 + 4 + 8 + 4);
     let o = row.writeInt16BE(4, 0);
@@ -183,13 +195,13 @@ export class StreamedUpload implements Incoming {
     o = row.writeInt32BE(this.seq, o);
     o = row.writeInt32BE(8, o);
     o = row.writeBigInt64BE(BigInt(this.writtenAt), o);
-    row.writeInt32BE(data.byteLength, o);
-    this.copy.write(row);
-    const more = this.copy.write(data);
+    row.writeInt32BE(this.filled, o);
+    let more = this.copy.write(row);
+    for (const part of this.held) more = this.copy.write(part);
     this.written += this.filled;
     this.seq++;
     this.filled = 0;
-    this.pending = Buffer.allocUnsafe(CHUNK_BYTES);
+    this.held = [];
     if (!more)
       await once(this.copy, 'drain').catch((e: unknown) => {
         throw storeError(e, 'write');
@@ -277,17 +289,26 @@ async function* rangeOf(db: PgDatabase, key: string, start: number, end: number)
     batch.catch(() => {});
     return batch;
   };
-  let coming: Promise<Buffer[]> | undefined = read();
+  let coming: Promise<Buffer[][]> | undefined = read();
   while (coming) {
-    const batch: Buffer[] = await coming;
+    const batch: Buffer[][] = await coming;
     const at = next - batch.length;
     coming = next <= last ? read() : undefined;
-    for (let i = 0; i < batch.length; i++) yield sliced(batch[i] as Buffer, at + i, start, end);
+    for (let i = 0; i < batch.length; i++) {
+      // A chunk's bytes as they came (never copied into one buffer), those within the range.
+      let offset = (at + i) * CHUNK_BYTES;
+      for (const part of batch[i] as Buffer[]) {
+        const from = Math.max(0, start - offset);
+        const to = Math.min(part.byteLength, end - offset + 1);
+        if (to > from) yield from === 0 && to === part.byteLength ? part : part.subarray(from, to);
+        offset += part.byteLength;
+      }
+    }
   }
 }
 
-/** Chunks `from` to `to` of `key`, read by one COPY in the binary format. */
-async function chunksOf(db: PgDatabase, key: string, from: number, to: number): Promise<Buffer[]> {
+/** Chunks `from` to `to` of `key`, read by one COPY in the binary format: each as the parts it came in. */
+async function chunksOf(db: PgDatabase, key: string, from: number, to: number): Promise<Buffer[][]> {
   const { to: copyTo } = loadCopyStreams();
   const sql = `COPY (SELECT seq, data FROM attachment_chunks WHERE attachment = ${literalUuid(key)} AND seq BETWEEN ${from} AND ${to} ORDER BY seq) TO STDOUT (FORMAT binary)`;
   let c: PG.PoolClient;
@@ -315,7 +336,7 @@ async function chunksOf(db: PgDatabase, key: string, from: number, to: number): 
   const found = rows.parse();
   if (found.length !== to - from + 1 || found.some(([seq], i) => seq !== from + i))
     throw new Error(`the bytes of attachment ${key} are missing chunks ${from} to ${to}`);
-  return found.map(([, data]) => data);
+  return found.map(([, parts]) => parts);
 }
 
 /** The rows (seq, data) of a COPY TO in the binary format, from the pieces it came in. */
@@ -328,40 +349,36 @@ class BinaryRows {
     if (piece.byteLength > 0) this.pieces.push(piece);
   }
 
-  /** The next `n` bytes: a view of one piece, or a copy of several. */
-  private take(n: number): Buffer {
-    const piece = this.pieces[this.i];
-    if (piece && piece.byteLength - this.at >= n) {
-      const out = piece.subarray(this.at, this.at + n);
-      this.advance(n);
-      return out;
-    }
-    const out = Buffer.allocUnsafe(n);
-    let got = 0;
-    while (got < n) {
+  /** The next `n` bytes, as views of the pieces they lie in. */
+  private parts(n: number): Buffer[] {
+    const out: Buffer[] = [];
+    let left = n;
+    while (left > 0) {
       const p = this.pieces[this.i];
       if (!p) throw new Error('a COPY of attachment bytes ended short');
-      const k = Math.min(n - got, p.byteLength - this.at);
-      p.copy(out, got, this.at, this.at + k);
-      got += k;
-      this.advance(k);
+      const k = Math.min(left, p.byteLength - this.at);
+      out.push(p.subarray(this.at, this.at + k));
+      left -= k;
+      this.at += k;
+      if (this.at === p.byteLength) {
+        this.i++;
+        this.at = 0;
+      }
     }
     return out;
   }
 
-  private advance(n: number): void {
-    this.at += n;
-    if (this.at === this.pieces[this.i]?.byteLength) {
-      this.i++;
-      this.at = 0;
-    }
+  /** The next `n` bytes in one buffer (a header's fields: a few bytes). */
+  private take(n: number): Buffer {
+    const parts = this.parts(n);
+    return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
   }
 
-  parse(): [number, Buffer][] {
+  parse(): [number, Buffer[]][] {
     if (!this.take(SIGNATURE.length).equals(SIGNATURE)) throw new Error('a COPY of attachment bytes has no signature');
     this.take(4);
-    this.take(this.take(4).readInt32BE(0));
-    const rows: [number, Buffer][] = [];
+    this.parts(this.take(4).readInt32BE(0));
+    const rows: [number, Buffer[]][] = [];
     for (;;) {
       const fields = this.take(2).readInt16BE(0);
       if (fields === -1) return rows;
@@ -369,7 +386,7 @@ class BinaryRows {
       if (this.take(4).readInt32BE(0) !== 4) throw new Error('a COPY of attachment bytes has a seq not of 4 bytes');
       const seq = this.take(4).readInt32BE(0);
       const length = this.take(4).readInt32BE(0);
-      rows.push([seq, length < 0 ? Buffer.alloc(0) : this.take(length)]);
+      rows.push([seq, length <= 0 ? [] : this.parts(length)]);
     }
   }
 }
