@@ -76,7 +76,7 @@ export async function* chunkByChunk(
 }
 
 /** What of chunk `seq` lies within start..end (inclusive). */
-export function sliced(data: Uint8Array, seq: number, start: number, end: number): Uint8Array {
+function sliced(data: Uint8Array, seq: number, start: number, end: number): Uint8Array {
   const at = seq * CHUNK_BYTES;
   const from = Math.max(0, start - at);
   const to = Math.min(data.byteLength, end - at + 1);

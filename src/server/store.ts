@@ -83,13 +83,7 @@ export interface StoreOf<M extends Answering> {
    * `file`: an attachment's bytes (received by `blobs.receive`, ended), written in the transaction
    * that creates its record.
    */
-  create(
-    accountId: number,
-    r: ResourceDef,
-    body: ValidBody,
-    parent?: ParentRef,
-    file?: Incoming,
-  ): Answer<ApiRecord, M>;
+  create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef, file?: Incoming): Answer<ApiRecord, M>;
   update(accountId: number, r: ResourceDef, uuid: string, body: ValidBody): Answer<ApiRecord, M>;
   delete(accountId: number, r: ResourceDef, uuid: string): Answer<void, M>;
 

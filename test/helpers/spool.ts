@@ -37,7 +37,12 @@ export async function onlooker(url: string): Promise<{ sql: Sql; close(): Promis
   return {
     sql: async (text, params = []) => {
       let n = 0;
-      return (await c.query(text.replace(/\?/g, () => `$${++n}`), params as unknown[])).rows;
+      return (
+        await c.query(
+          text.replace(/\?/g, () => `$${++n}`),
+          params as unknown[],
+        )
+      ).rows;
     },
     close: () => c.end(),
   };

@@ -365,8 +365,7 @@ describe('an upload cut off half-way', () => {
       await expect.poll(() => uploadsCopying(look.sql), { timeout: 10_000 }).toHaveLength(1);
       [pid] = (await uploadsCopying(look.sql)) as [number];
       expect(openSpoolFiles(server.uploadDir)).toEqual([]);
-    } else
-      await expect.poll(() => openSpoolFiles(server.uploadDir)[0] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+    } else await expect.poll(() => openSpoolFiles(server.uploadDir)[0] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
     // ...and nothing of it is in the database (to anyone else), nor listed.
     expect(await allChunks()).toBe(0);
     expect((await acct.api('GET', '/attachments')).body.data).toEqual([]);

@@ -35,7 +35,7 @@ interface CopyStreams {
 let copyStreams: CopyStreams | undefined;
 
 /** pg-copy-streams, loaded when first used (a CLI run that does not use PostgreSQL never loads it). */
-export function loadCopyStreams(): CopyStreams {
+function loadCopyStreams(): CopyStreams {
   try {
     copyStreams ??= createRequire(import.meta.url)('pg-copy-streams') as CopyStreams;
   } catch (e) {
@@ -47,7 +47,7 @@ export function loadCopyStreams(): CopyStreams {
 }
 
 /** The streamed uploads one account may have at once. */
-export const STREAMS_PER_ACCOUNT = 2;
+const STREAMS_PER_ACCOUNT = 2;
 
 /**
  * The bytes an upload may have on their way to the database before its body is read on: enough
@@ -82,7 +82,7 @@ function literalUuid(key: string): string {
 }
 
 /** What the PostgreSQL store gives its blob store. */
-export interface PgBlobDeps {
+interface PgBlobDeps {
   readonly db: PgDatabase;
   /** The slots connections held long are taken from (the lists' FairQueue). */
   readonly slots: FairQueue;
@@ -121,7 +121,7 @@ export function pgBlobs(deps: PgBlobDeps) {
  * An upload streamed into its transaction, keyed by the uuid its record takes: `finish` writes the
  * record there and commits; `close` before that rolls it all back.
  */
-export class StreamedUpload implements Incoming {
+class StreamedUpload implements Incoming {
   readonly key = process.getBuiltinModule('node:crypto').randomUUID();
   readonly chunks = undefined;
   /** The bytes of the chunk being filled, as they came (a row is sent once it is whole). */

@@ -194,7 +194,11 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     write: sql.write,
     blobs: {
       bytes: (key, start, end) =>
-        chunkByChunk(guard((seq) => sql.run(blobs.chunks(key, seq, seq))[0] as Uint8Array), start, end),
+        chunkByChunk(
+          guard((seq) => sql.run(blobs.chunks(key, seq, seq))[0] as Uint8Array),
+          start,
+          end,
+        ),
       // An upload waits in a spool file: a transaction on SQLite holds the one writer, and cannot wait for its client.
       receive: async (_accountId, uploadDir) => (await import('../spool.js')).Spool.open(uploadDir),
     },
