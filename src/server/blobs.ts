@@ -54,6 +54,30 @@ export interface Chunks {
   read(seq: number): Uint8Array;
 }
 
+/**
+ * Bytes as they come, cut where chunks end: `add` takes each part in turn, and `whole` is awaited
+ * each time a part fills its chunk (`filled`: the bytes the chunk being filled had before these).
+ */
+export async function intoChunks(
+  bytes: Uint8Array,
+  filled: number,
+  add: (part: Uint8Array) => void,
+  whole: () => Promise<void>,
+): Promise<void> {
+  let at = 0;
+  let now = filled;
+  while (at < bytes.byteLength) {
+    const n = Math.min(CHUNK_BYTES - now, bytes.byteLength - at);
+    add(n === bytes.byteLength ? bytes : bytes.subarray(at, at + n));
+    now += n;
+    at += n;
+    if (now === CHUNK_BYTES) {
+      await whole();
+      now = 0;
+    }
+  }
+}
+
 /** The chunks of an upload a store writes itself in the record's transaction (a store's own `receive` gives them). */
 export function chunksOf(file: Incoming): Chunks {
   if (!file.chunks) throw new Error("an upload's bytes were received by another store");

@@ -8,7 +8,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { ApiError } from '../core/errors.js';
-import { CHUNK_BYTES, type Chunks, type Incoming } from './blobs.js';
+import { CHUNK_BYTES, type Chunks, type Incoming, intoChunks } from './blobs.js';
 
 /** A full disk, said as what it is. */
 function spoolError(e: unknown): unknown {
@@ -52,14 +52,15 @@ export class Spool implements Chunks, Incoming {
 
   /** Appends `bytes`: written once a chunk is full. */
   async write(bytes: Uint8Array): Promise<void> {
-    let at = 0;
-    while (at < bytes.byteLength) {
-      const n = Math.min(CHUNK_BYTES - this.filled, bytes.byteLength - at);
-      this.pending.set(bytes.subarray(at, at + n), this.filled);
-      this.filled += n;
-      at += n;
-      if (this.filled === CHUNK_BYTES) await this.flush();
-    }
+    await intoChunks(
+      bytes,
+      this.filled,
+      (part) => {
+        this.pending.set(part, this.filled);
+        this.filled += part.byteLength;
+      },
+      () => this.flush(),
+    );
   }
 
   /** Writes what is left: the file is then whole, and read by `read`. */

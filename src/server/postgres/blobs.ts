@@ -22,7 +22,7 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type * as PG from 'pg';
 import { MissingDriverError } from '../../core/errors.js';
-import { CHUNK_BYTES, type Incoming } from '../blobs.js';
+import { CHUNK_BYTES, type Incoming, intoChunks } from '../blobs.js';
 import type { FairQueue } from '../budget.js';
 import { type HeldTransaction, type PgDatabase, storeError } from './db.js';
 
@@ -173,14 +173,15 @@ class StreamedUpload implements Incoming {
    * then sends the chunk.
    */
   async write(bytes: Uint8Array): Promise<void> {
-    let at = 0;
-    while (at < bytes.byteLength) {
-      const n = Math.min(CHUNK_BYTES - this.filled, bytes.byteLength - at);
-      this.held.push(n === bytes.byteLength ? bytes : bytes.subarray(at, at + n));
-      this.filled += n;
-      at += n;
-      if (this.filled === CHUNK_BYTES) await this.flush();
-    }
+    await intoChunks(
+      bytes,
+      this.filled,
+      (part) => {
+        this.held.push(part);
+        this.filled += part.byteLength;
+      },
+      () => this.flush(),
+    );
   }
 
   /** Sends the chunk filled so far as one row. */

@@ -60,8 +60,11 @@ function guard<A extends unknown[], T>(
  */
 const listSlots = (poolSize: number): number => Math.max(1, poolSize - 2);
 
-/** The slots (of the lists') streamed uploads may hold between them: half, so lists keep the rest. */
-const streamSlots = (poolSize: number): number => Math.max(1, Math.floor(listSlots(poolSize) / 2));
+/**
+ * The slots (of the lists') streamed uploads may hold between them: half, so lists keep the rest;
+ * none with a pool under four (every upload then waits in a spool file).
+ */
+const streamSlots = (poolSize: number): number => Math.floor(listSlots(poolSize) / 2);
 
 /** Connects to the database at `opts.url`, migrates it (under an advisory lock), and opens its store. */
 export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore> {
