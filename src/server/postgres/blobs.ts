@@ -64,6 +64,12 @@ const BATCH = 4;
  */
 const COPY_WAIT_MS = 24 * 60 * 60 * 1000 + 60_000;
 
+/**
+ * How long a streamed upload waits for the database to take its bytes, or to end its COPY, before
+ * taking it for lost: as long as node-postgres waits for any answer (db.ts, query_timeout).
+ */
+const STALL_MS = 30_000;
+
 /** How long a COPY stopped half-way may take to be refused before its connection is closed instead. */
 const STOP_WAIT_MS = 5000;
 
@@ -132,6 +138,8 @@ class StreamedUpload implements Incoming {
   /** What made the COPY fail, once it did. */
   private failed: unknown;
   private copying = true;
+  /** Whether the database stopped taking its bytes (STALL_MS). */
+  private stalled = false;
   private ended = false;
 
   private constructor(
@@ -203,10 +211,30 @@ class StreamedUpload implements Incoming {
     this.seq++;
     this.filled = 0;
     this.held = [];
-    if (!more)
-      await once(this.copy, 'drain').catch((e: unknown) => {
-        throw storeError(e, 'write');
-      });
+    if (!more) await this.answered('drain');
+  }
+
+  /**
+   * Waits for the COPY's `event`; fails as a lost database does (a 503) when it fails, or when the
+   * database takes nothing for STALL_MS (a network cut without a reset: the socket would wait).
+   */
+  private async answered(event: 'drain' | 'finish'): Promise<void> {
+    const stop = new AbortController();
+    const stalled = new Promise<never>((_, reject) => {
+      const timer = setTimeout(() => {
+        this.stalled = true;
+        reject(new Error('Query read timeout'));
+      }, STALL_MS);
+      stop.signal.addEventListener('abort', () => clearTimeout(timer));
+    });
+    try {
+      await Promise.race([once(this.copy, event, { signal: stop.signal }), stalled]);
+    } catch (e) {
+      this.failed ??= e;
+      throw storeError(e, 'write');
+    } finally {
+      stop.abort();
+    }
   }
 
   /** Sends the last chunk (an empty file is one empty chunk) and ends the COPY. */
@@ -214,11 +242,7 @@ class StreamedUpload implements Incoming {
     if (this.filled > 0 || this.seq === 0) await this.flush();
     if (this.failed) throw storeError(this.failed, 'write');
     this.copy.end(TRAILER);
-    try {
-      await once(this.copy, 'finish');
-    } catch (e) {
-      throw storeError(e, 'write');
-    }
+    await this.answered('finish');
     this.copying = false;
   }
 
@@ -247,6 +271,8 @@ class StreamedUpload implements Incoming {
       this.ended = true;
       // A COPY that failed is over already; one under way is stopped by CopyFail: the database
       // refuses it, and the transaction can be rolled back.
+      // One the database stopped taking may be under way still: its connection is closed.
+      if (this.stalled) return this.tx.drop();
       if (this.copying && !this.failed && !this.copy.destroyed) {
         const refused = once(this.copy, 'close').then(
           () => true,
