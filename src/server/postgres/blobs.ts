@@ -50,8 +50,8 @@ function loadCopyStreams(): CopyStreams {
 const STREAMS_PER_ACCOUNT = 2;
 
 /**
- * The bytes an upload may have on their way to the database before its body is read on: enough
- * that receiving and sending overlap (each waiting for the other a chunk at a time halves both).
+ * The bytes an upload may have on their way to the database before its body is read on: a few
+ * chunks, so that receiving the body and sending it overlap.
  */
 const IN_FLIGHT = 4 * CHUNK_BYTES;
 
@@ -109,7 +109,10 @@ export function pgBlobs(deps: PgBlobDeps) {
         return Spool.open(uploadDir);
       }
       streaming++;
+      let freed = false;
       const free = () => {
+        if (freed) return;
+        freed = true;
         streaming--;
         release();
       };
