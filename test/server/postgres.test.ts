@@ -496,12 +496,9 @@ suite('PostgreSQL: /health and losing the database', () => {
       expect(answer.split(' ')[1]).toBe('503');
       expect(JSON.parse(answer.split('\r\n\r\n')[1] as string).message).toMatch(/Nothing was written/);
       own.start();
-      let healthy = 0;
-      for (let i = 0; i < 50 && healthy !== 200; i++) {
-        healthy = (await fetch(`${s.url}/health`)).status;
-        if (healthy !== 200) await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(healthy).toBe(200);
+      await expect
+        .poll(async () => (await fetch(`${s.url}/health`)).status, { timeout: 10_000, interval: 200 })
+        .toBe(200);
       expect((await api('GET', '/attachments')).body.data).toEqual([]);
       expect((await s.store.db.query('SELECT COUNT(*)::int AS n FROM attachment_chunks'))[0]?.n).toBe(0);
       // And the next upload is kept.
