@@ -1,6 +1,7 @@
 /**
  * The bytes of attachments in the store's own database (../blobs.ts): chunks in attachment_chunks,
- * keyed by the attachment's uuid and their order, for both stores.
+ * keyed by the attachment's uuid and their order. Both stores write a spool file's chunks so;
+ * SQLite reads them so too (PostgreSQL streams its uploads and reads by COPY: ../postgres/blobs.ts).
  */
 import type { ApiRecord } from '../store.js';
 import type { Chunks } from '../blobs.js';
