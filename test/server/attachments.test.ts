@@ -504,4 +504,21 @@ describe.runIf(ON_POSTGRES)('uploads streamed into their transaction (PostgreSQL
     expect(openSpoolFiles(own.uploadDir)).toEqual([]);
     expect((await a.api('GET', `/properties/${pa}`)).body.data.num_attachments).toBe(3);
   });
+
+  it('wait in a spool file when the pool is too small to spare a connection (under four)', async () => {
+    const small = await startTestServer({ maxAttachmentBytes: 64 * 1024 * 1024, poolSize: 3 });
+    onTestFinished(() => small.close());
+    const look = await onlooker(small.postgres.database.url);
+    onTestFinished(() => look.close());
+    const acct = await small.newAccount();
+    const property = await newProperty(acct);
+    const bytes = randomBytes(3 * 1024 * 1024 + 5);
+    const upload = await stalledUpload(small, acct, property, bytes, 'small.bin');
+    await expect.poll(() => openSpoolFiles(small.uploadDir), { timeout: 10_000 }).toHaveLength(1);
+    expect(await uploadsCopying(look.sql)).toEqual([]);
+    const done = await upload.rest();
+    expect(done.status).toBe(201);
+    expect(done.data.sha256).toBe(sha256(bytes));
+    expect(openSpoolFiles(small.uploadDir)).toEqual([]);
+  });
 });
