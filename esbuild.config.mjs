@@ -233,7 +233,7 @@ await build({
   // compiled part (.node) is loaded by path (src/server/db.ts).
   // chrono-node (dates in words) stays out too: few runs read one. pm serve's access log and
   // metrics (pino, prom-client) are loaded when it starts.
-  external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg', 'chrono-node', 'pino', 'prom-client'],
+  external: ['jq-web', 'typescript', 'cosmiconfig', 'cli-progress', 'pg', 'pg-copy-streams', 'chrono-node', 'pino', 'prom-client'],
   plugins: [vendorChunks, lazyChalk, lazyRequires, lighterPackages],
 });
 

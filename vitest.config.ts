@@ -16,6 +16,7 @@ const unit = [
   'test/client/outcome.test.ts',
   'test/server/routes.test.ts',
   'test/server/list-plans.test.ts',
+  'test/server/fair-queue.test.ts',
   'test/cli/output/**/*.test.ts',
   'test/cli/config.test.ts',
   'test/cli/config-command.test.ts',

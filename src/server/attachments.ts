@@ -1,9 +1,10 @@
 /**
  * Files over the API: the byte path beside the JSON one. An upload under a property or a contact
- * (`POST /<parent>/{uuid}/attachments`, multipart/form-data or a raw body) streams into a spool
- * file (spool.ts), its size limited and its SHA-256 taken as it comes; then its record and all its
- * chunks are written in one transaction. An upload that fails or stops half-way leaves no record,
- * no bytes and no file. A file is
+ * (`POST /<parent>/{uuid}/attachments`, multipart/form-data or a raw body) streams to where its
+ * store receives it (blobs.ts: a spool file, or PostgreSQL's open transaction), its size limited
+ * and its SHA-256 taken as it comes; then its record is written, in the one transaction that
+ * holds all its chunks. An upload that fails or stops half-way leaves no record, no bytes and no
+ * file. A file is
  * read back (`GET /attachments/{uuid}/download` and `/stream`) chunk by chunk too, with ranges,
  * and validated by its digest (ETag, If-None-Match).
  */
@@ -12,9 +13,8 @@ import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError, ValidationError } from '../core/errors.js';
 import { sizeInWords } from '../core/size.js';
 import type { ValidBody } from '../core/validate.js';
-import { CHUNK_BYTES } from './blobs.js';
+import type { Incoming } from './blobs.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
-import { Spool } from './spool.js';
 import type { ApiRecord, Principal, Store } from './store.js';
 
 /** The largest file `pm serve` takes by default (`--max-attachment-size`). */
@@ -37,7 +37,7 @@ interface FileDeps {
   authorize(scopes: readonly string[]): Promise<Principal>;
   /** The largest file taken (bytes). */
   readonly maxBytes: number;
-  /** Where an upload's bytes wait for their transaction (spool.ts). */
+  /** Where an upload's bytes may wait for their transaction (spool.ts). */
   readonly uploadDir: string;
 }
 
@@ -79,7 +79,7 @@ function tooLarge(maxBytes: number): () => ApiError {
     );
 }
 
-/** POST /<parent>/{uuid}/attachments: the file streamed into a spool file, then its record and its chunks. */
+/** POST /<parent>/{uuid}/attachments: the file streamed to its store, then its record with its chunks. */
 export async function upload(
   req: ApiRequest,
   url: URL,
@@ -100,11 +100,11 @@ export async function upload(
   const multipart = /^multipart\/form-data\s*;/i.test(type);
   const limit = multipart ? maxBytes + MULTIPART_OVERHEAD : maxBytes;
   const source = req.body.bytes(limit, tooLarge(maxBytes));
-  const spool = await Spool.open(deps.uploadDir);
+  const incoming = await store.blobs.receive(p.accountId, deps.uploadDir);
   try {
     const got = multipart
-      ? await fromMultipart(source, type, spool, maxBytes)
-      : { file: await intoSpool(source, spool, maxBytes), fields: {}, filename: undefined, mime: type };
+      ? await fromMultipart(source, type, incoming, maxBytes)
+      : { file: await intoStore(source, incoming, maxBytes), fields: {}, filename: undefined, mime: type };
     const fields = { ...query, ...got.fields };
     const name = storedName(fields.name ?? got.filename);
     const description = fields.description === undefined || fields.description === '' ? null : fields.description;
@@ -121,14 +121,14 @@ export async function upload(
     };
     const body: ValidBody = { values, links: {}, sets: {}, customValues: undefined };
     // The record and every chunk of its file in one transaction: all of it, or nothing.
-    const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, spool);
+    const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, incoming);
     return {
       status: 201,
       body: { data: withLinks(r, url.origin, rec) },
       location: `${url.origin}/${r.path}/${rec.uuid}`,
     };
   } finally {
-    await spool.close();
+    await incoming.close();
   }
 }
 
@@ -139,30 +139,30 @@ interface Received {
   readonly head: Uint8Array;
 }
 
-/** Writes bytes as they come into the spool file; 413 past `maxBytes`. */
-async function intoSpool(source: AsyncIterable<Uint8Array>, spool: Spool, maxBytes: number): Promise<Received> {
+/** Writes bytes as they come to where the store receives them; 413 past `maxBytes`. */
+async function intoStore(source: AsyncIterable<Uint8Array>, to: Incoming, maxBytes: number): Promise<Received> {
   // node:crypto is loaded by the routes that use it (the CLI's embedded default mostly does not).
   const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
   const head: Uint8Array[] = [];
   let headBytes = 0;
   for await (const piece of source) {
-    if (spool.size + piece.byteLength > maxBytes) throw tooLarge(maxBytes)();
+    if (to.size + piece.byteLength > maxBytes) throw tooLarge(maxBytes)();
     hash.update(piece);
     if (headBytes < SNIFF_BYTES) {
       head.push(Buffer.from(piece.subarray(0, SNIFF_BYTES - headBytes)));
       headBytes += Math.min(piece.byteLength, SNIFF_BYTES - headBytes);
     }
-    await spool.write(piece);
+    await to.write(piece);
   }
-  await spool.end();
-  return { size: spool.size, sha256: hash.digest('hex'), head: Buffer.concat(head) };
+  await to.end();
+  return { size: to.size, sha256: hash.digest('hex'), head: Buffer.concat(head) };
 }
 
-/** A multipart/form-data body: its `file` part into the spool file, its `name` and `description` parts. */
+/** A multipart/form-data body: its `file` part to the store, its `name` and `description` parts. */
 async function fromMultipart(
   source: AsyncIterable<Uint8Array>,
   type: string,
-  spool: Spool,
+  to: Incoming,
   maxBytes: number,
 ): Promise<{ file: Received; fields: Record<string, string>; filename: string | undefined; mime: string }> {
   // Loaded by an upload alone.
@@ -187,14 +187,14 @@ async function fromMultipart(
     }
     filename = fname;
     mime = mimeType;
-    file = intoSpool(stream as AsyncIterable<Uint8Array>, spool, maxBytes);
+    file = intoStore(stream as AsyncIterable<Uint8Array>, to, maxBytes);
     // A file that fails (413, a full disk) stops the body being read.
     file.catch((e: unknown) => bb.destroy(e as Error));
   });
   try {
     await pipeline(Readable.from(source), bb);
   } catch (e) {
-    // The file's writes end before the spool file is closed.
+    // The file's writes end before what receives them is closed.
     if (file) await file.catch(() => {});
     if (e instanceof ApiError) throw e;
     const settled =
@@ -287,24 +287,7 @@ export async function readBytes(
   if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
   const status = range ? 206 : 200;
   if (req.method === 'HEAD' || size === 0) return { status, headers };
-  return { status, headers, stream: bytesOf(deps.store, uuid, start, end) };
-}
-
-/**
- * The bytes start..end (inclusive) of a blob, a chunk read at a time: a database connection
- * keeps a buffer the size of the largest answer it was sent (node-postgres), so one chunk an
- * answer keeps each connection's small.
- */
-async function* bytesOf(store: Store, key: string, start: number, end: number): AsyncGenerator<Uint8Array> {
-  const first = Math.floor(start / CHUNK_BYTES);
-  const last = Math.floor(end / CHUNK_BYTES);
-  for (let seq = first; seq <= last; seq++) {
-    const [data] = (await store.blobs.chunks(key, seq, seq)) as [Uint8Array];
-    const at = seq * CHUNK_BYTES;
-    const from = Math.max(0, start - at);
-    const to = Math.min(data.byteLength, end - at + 1);
-    yield from === 0 && to === data.byteLength ? data : data.subarray(from, to);
-  }
+  return { status, headers, stream: deps.store.blobs.bytes(uuid, start, end) };
 }
 
 /** If-None-Match: any of its tags (compared weakly), or `*`. */

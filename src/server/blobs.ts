@@ -4,9 +4,11 @@
  * that no file is ever held whole in memory and a range is read from the chunks it spans. Both
  * stores keep them in their own database (sql/blobs.ts: the attachment_chunks table, migration 7),
  * keyed by the attachment's uuid: a file's chunks are written in the transaction that creates its
- * record (`Store.create` given its `Chunks`), and a deleted attachment's go with it in the same
- * transaction (a trigger). Another backend would implement this interface and write its bytes
- * before the record's transaction.
+ * record (`Store.create` given its `Incoming`), and a deleted attachment's go with it in the same
+ * transaction (a trigger). An upload's bytes go where the store takes them as they come
+ * (`receive`): a spool file (spool.ts) whose chunks the record's transaction then writes, or, on
+ * PostgreSQL, straight into that transaction (postgres/blobs.ts). Another backend would implement
+ * this interface and write its bytes before the record's transaction.
  */
 
 /** The size of a chunk of bytes as it is written and read. */
@@ -16,8 +18,29 @@ export const CHUNK_BYTES = 1024 * 1024;
 type Answer<T> = T | Promise<T>;
 
 export interface BlobStore {
-  /** The chunks `from` to `to` (inclusive) of the blob `key`, in order. */
-  chunks(key: string, from: number, to: number): Answer<Uint8Array[]>;
+  /** The bytes `start` to `end` (inclusive) of the blob `key`, in order, read as they are sent on. */
+  bytes(key: string, start: number, end: number): AsyncIterable<Uint8Array>;
+  /** A place for the bytes of an upload of `accountId` as they come (`uploadDir`: where a spool file goes). */
+  receive(accountId: number, uploadDir: string): Promise<Incoming>;
+}
+
+/**
+ * An upload's bytes on their way into a store: written as they come, then ended, then given to
+ * `Store.create` with its record; `close()` (always called, after the create or instead of it)
+ * lets go of what holds them, and of any of them not written with a record.
+ */
+export interface Incoming {
+  /** The bytes written so far. */
+  readonly size: number;
+  write(bytes: Uint8Array): Promise<void>;
+  /** The last bytes are written. */
+  end(): Promise<void>;
+  /**
+   * The file's chunks, for the record's transaction to write; undefined when the store already
+   * has them in that transaction (PostgreSQL's streamed upload).
+   */
+  readonly chunks: Chunks | undefined;
+  close(): Promise<void>;
 }
 
 /**
@@ -29,4 +52,57 @@ export interface Chunks {
   readonly count: number;
   /** Chunk `seq` (from 0): CHUNK_BYTES long, but the last. */
   read(seq: number): Uint8Array;
+}
+
+/**
+ * Bytes as they come, cut where chunks end: `add` takes each part in turn, and `whole` is awaited
+ * each time a part fills its chunk (`filled`: the bytes the chunk being filled had before these).
+ */
+export async function intoChunks(
+  bytes: Uint8Array,
+  filled: number,
+  add: (part: Uint8Array) => void,
+  whole: () => Promise<void>,
+): Promise<void> {
+  let at = 0;
+  let now = filled;
+  while (at < bytes.byteLength) {
+    const n = Math.min(CHUNK_BYTES - now, bytes.byteLength - at);
+    add(n === bytes.byteLength ? bytes : bytes.subarray(at, at + n));
+    now += n;
+    at += n;
+    if (now === CHUNK_BYTES) {
+      await whole();
+      now = 0;
+    }
+  }
+}
+
+/** The chunks of an upload a store writes itself in the record's transaction (a store's own `receive` gives them). */
+export function chunksOf(file: Incoming): Chunks {
+  if (!file.chunks) throw new Error("an upload's bytes were received by another store");
+  return file.chunks;
+}
+
+/**
+ * The bytes start..end (inclusive) of a blob read a chunk at a time by `chunk` (a database
+ * connection keeps a buffer the size of the largest answer it was sent (node-postgres), so one
+ * chunk an answer keeps each connection's small).
+ */
+export async function* chunkByChunk(
+  chunk: (seq: number) => Answer<Uint8Array>,
+  start: number,
+  end: number,
+): AsyncGenerator<Uint8Array> {
+  const first = Math.floor(start / CHUNK_BYTES);
+  const last = Math.floor(end / CHUNK_BYTES);
+  for (let seq = first; seq <= last; seq++) yield sliced(await chunk(seq), seq, start, end);
+}
+
+/** What of chunk `seq` lies within start..end (inclusive). */
+function sliced(data: Uint8Array, seq: number, start: number, end: number): Uint8Array {
+  const at = seq * CHUNK_BYTES;
+  const from = Math.max(0, start - at);
+  const to = Math.min(data.byteLength, end - at + 1);
+  return from === 0 && to === data.byteLength ? data : data.subarray(from, to);
 }

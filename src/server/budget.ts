@@ -109,8 +109,35 @@ export class FairQueue {
     });
   }
 
+  /**
+   * A slot now, for something that can do without one (a streamed upload, which otherwise waits
+   * in a spool file): given only when one is free, no list waits for one, and the account holds
+   * fewer than `most` (and `perAccount`); undefined otherwise.
+   */
+  tryAcquire(account: number, most: number): (() => void) | undefined {
+    if (this.busy >= this.slots || this.waiting.length > 0) return undefined;
+    if (this.held(account) >= Math.min(most, this.perAccount)) return undefined;
+    return this.take(account);
+  }
+
   private held(account: number): number {
     return this.running.get(account) ?? 0;
+  }
+
+  /** A slot for `account`, and the function that frees it (once). */
+  private take(account: number): () => void {
+    this.busy++;
+    this.running.set(account, this.held(account) + 1);
+    let freed = false;
+    return () => {
+      if (freed) return;
+      freed = true;
+      this.busy--;
+      const n = this.held(account) - 1;
+      if (n > 0) this.running.set(account, n);
+      else this.running.delete(account);
+      this.next();
+    };
   }
 
   /** Grants free slots to the waiters whose turn it is. */
@@ -122,19 +149,7 @@ export class FairQueue {
           pick = w;
       if (!pick) return;
       this.waiting.splice(this.waiting.indexOf(pick), 1);
-      const account = pick.account;
-      this.busy++;
-      this.running.set(account, this.held(account) + 1);
-      let freed = false;
-      pick.grant(() => {
-        if (freed) return;
-        freed = true;
-        this.busy--;
-        const n = this.held(account) - 1;
-        if (n > 0) this.running.set(account, n);
-        else this.running.delete(account);
-        this.next();
-      });
+      pick.grant(this.take(pick.account));
     }
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { ApiError } from '../core/errors.js';
-import { CHUNK_BYTES, type Chunks } from './blobs.js';
+import { CHUNK_BYTES, type Chunks, type Incoming, intoChunks } from './blobs.js';
 
 /** A full disk, said as what it is. */
 function spoolError(e: unknown): unknown {
@@ -18,7 +18,7 @@ function spoolError(e: unknown): unknown {
   return said;
 }
 
-export class Spool implements Chunks {
+export class Spool implements Chunks, Incoming {
   /** Bytes not yet written: a whole chunk is written at once. */
   private pending = Buffer.allocUnsafe(CHUNK_BYTES);
   private filled = 0;
@@ -52,14 +52,15 @@ export class Spool implements Chunks {
 
   /** Appends `bytes`: written once a chunk is full. */
   async write(bytes: Uint8Array): Promise<void> {
-    let at = 0;
-    while (at < bytes.byteLength) {
-      const n = Math.min(CHUNK_BYTES - this.filled, bytes.byteLength - at);
-      this.pending.set(bytes.subarray(at, at + n), this.filled);
-      this.filled += n;
-      at += n;
-      if (this.filled === CHUNK_BYTES) await this.flush();
-    }
+    await intoChunks(
+      bytes,
+      this.filled,
+      (part) => {
+        this.pending.set(part, this.filled);
+        this.filled += part.byteLength;
+      },
+      () => this.flush(),
+    );
   }
 
   /** Writes what is left: the file is then whole, and read by `read`. */
@@ -76,6 +77,11 @@ export class Spool implements Chunks {
     }
     this.written += this.filled;
     this.filled = 0;
+  }
+
+  /** Itself: its chunks are read by the record's transaction. */
+  get chunks(): Chunks {
+    return this;
   }
 
   get count(): number {

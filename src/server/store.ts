@@ -5,7 +5,7 @@
 import type { ListQuery } from '../core/query.js';
 import type { ValidBody } from '../core/validate.js';
 import type { ResourceDef } from '../resources/types.js';
-import type { BlobStore, Chunks } from './blobs.js';
+import type { BlobStore, Incoming } from './blobs.js';
 import type { Budget } from './budget.js';
 
 export type { Budget } from './budget.js';
@@ -79,8 +79,11 @@ export interface StoreOf<M extends Answering> {
   // stopped when it is spent, with OverBudget (budget.ts).
   list(accountId: number, r: ResourceDef, q: ListQuery, budget?: Budget): Answer<RecordPage, M>;
   get(accountId: number, r: ResourceDef, uuid: string, embed?: readonly string[]): Answer<ApiRecord, M>;
-  /** `file`: an attachment's bytes, its chunks written in the transaction that creates its record. */
-  create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef, file?: Chunks): Answer<ApiRecord, M>;
+  /**
+   * `file`: an attachment's bytes (received by `blobs.receive`, ended), written in the transaction
+   * that creates its record.
+   */
+  create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef, file?: Incoming): Answer<ApiRecord, M>;
   update(accountId: number, r: ResourceDef, uuid: string, body: ValidBody): Answer<ApiRecord, M>;
   delete(accountId: number, r: ResourceDef, uuid: string): Answer<void, M>;
 

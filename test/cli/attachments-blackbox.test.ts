@@ -13,10 +13,10 @@ import { type AddressInfo, createServer, connect as netConnect } from 'node:net'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, listeningUrl, pmBin, tempHome } from '../helpers/cli.js';
 import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
-import { openSpoolFiles } from '../helpers/spool.js';
+import { onlooker, openSpoolFiles, uploadsCopying } from '../helpers/spool.js';
 
 const LIMIT = 3 * 1024 * 1024;
 let server: TestServer;
@@ -250,14 +250,19 @@ describe('pm serve killed half-way through an upload', () => {
         `POST /properties/${property}/attachments?name=lease.pdf HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/pdf\r\nContent-Length: ${40 * 1024 * 1024}\r\n\r\n`,
       );
       socket.write(randomBytes(8 * 1024 * 1024));
-      // Its bytes are on their way, in the server's spool file...
+      // Its bytes are on their way: in the server's spool file on SQLite, in the upload's
+      // transaction (a COPY under way) on PostgreSQL...
       const pid = child.pid as number;
-      await expect.poll(() => openSpoolFiles(uploads, pid)[0] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+      const look = ON_POSTGRES ? await onlooker(server.postgres.database.url) : undefined;
+      onTestFinished(() => look?.close());
+      if (look) await expect.poll(() => uploadsCopying(look.sql), { timeout: 10_000 }).toHaveLength(1);
+      else await expect.poll(() => openSpoolFiles(uploads, pid)[0] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
       const exited = once(child, 'exit');
       child.kill('SIGKILL');
       await exited;
       socket.destroy();
-      // ...and nothing of them is left anywhere.
+      // ...and nothing of them is left anywhere (on PostgreSQL, the transaction ends with its connection).
+      if (look) await expect.poll(() => uploadsCopying(look.sql), { timeout: 10_000 }).toEqual([]);
       expect(readdirSync(uploads)).toEqual([]);
       const count = async (sql: string) =>
         ON_POSTGRES ? Number((await server.sql(sql))[0]?.n) : Number(countIn(data, sql));

@@ -199,6 +199,8 @@ interface TestServerOptions {
   readonly sqliteTuning?: SqliteTuning;
   /** The largest attachment the server takes (bytes; default 100 MiB). */
   readonly maxAttachmentBytes?: number;
+  /** On PostgreSQL, the connections the store's pool holds at most (default: pm serve's). */
+  readonly poolSize?: number;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -217,7 +219,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let limiter: RateLimiter | undefined;
   if (kind === 'postgres') {
     database = await createTestDatabase(undefined, sharedAdminUrl());
-    pgStore = await openPostgres(database.url, { now: clock.now });
+    pgStore = await openPostgres(database.url, { now: clock.now, poolSize: opts.poolSize });
     await pgStore.ensureAccount();
     const first = await pgStore.firstUser();
     if (!first) throw new Error('no first account on a new database');

@@ -12,10 +12,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { checkAnswer } from '../helpers/openapi.js';
-import { openSpoolFiles } from '../helpers/spool.js';
-import { type Account, startTestServer, type TestServer } from '../helpers/server.js';
+import { backend, onlooker, openSpoolFiles, uploadsCopying } from '../helpers/spool.js';
+import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
 
 const LIMIT = 3 * 1024 * 1024;
 let server: TestServer;
@@ -356,18 +356,169 @@ describe('an upload cut off half-way', () => {
       `POST /properties/${property}/attachments?name=half.bin HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${acct.token}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${32 * 1024 * 1024}\r\n\r\n`,
     );
     socket.write(randomBytes(12 * 1024 * 1024));
-    // Its bytes are on their way (in a spool file of the server's, its name already removed)...
-    await expect.poll(() => openSpoolFiles(server.uploadDir)[0] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
-    // ...and nothing of it is in the database, nor listed.
+    // Its bytes are on their way: on SQLite in a spool file of the server's, its name already
+    // removed; on PostgreSQL in the upload's transaction (a COPY under way), no file at all...
+    let pid = 0;
+    const look = ON_POSTGRES ? await onlooker(server.postgres.database.url) : undefined;
+    onTestFinished(() => look?.close());
+    if (look) {
+      await expect.poll(() => uploadsCopying(look.sql), { timeout: 10_000 }).toHaveLength(1);
+      [pid] = (await uploadsCopying(look.sql)) as [number];
+      expect(openSpoolFiles(server.uploadDir)).toEqual([]);
+    } else await expect.poll(() => openSpoolFiles(server.uploadDir)[0] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+    // ...and nothing of it is in the database (to anyone else), nor listed.
     expect(await allChunks()).toBe(0);
     expect((await acct.api('GET', '/attachments')).body.data).toEqual([]);
     expect(readdirSync(server.uploadDir)).toEqual([]);
     socket.destroy();
-    // Once its client has gone, its file is closed: its space is the system's again.
+    // Once its client has gone, its file is closed: its space is the system's again. On
+    // PostgreSQL its transaction is rolled back, and its connection is back in the pool, idle.
     await expect.poll(() => openSpoolFiles(server.uploadDir), { timeout: 5000 }).toEqual([]);
+    if (look) {
+      await expect.poll(() => backend(look.sql, pid), { timeout: 5000 }).toEqual({ state: 'idle', query: 'ROLLBACK' });
+      expect(await uploadsCopying(look.sql)).toEqual([]);
+    }
     expect(await allChunks()).toBe(0);
     expect(readdirSync(server.uploadDir)).toEqual([]);
     expect((await acct.api('GET', '/attachments')).body.data).toEqual([]);
     expect((await acct.api('GET', `/properties/${property}`)).body.data.num_attachments).toBe(0);
+  });
+});
+
+describe('a file of many chunks', () => {
+  let big: TestServer;
+  let acct: Account;
+  let uuid: string;
+  // Ten chunks of 1 MiB and a part: more than two of the batches PostgreSQL reads by one COPY.
+  const bytes = randomBytes(10 * 1024 * 1024 + 12_345);
+  beforeAll(async () => {
+    big = await startTestServer({ maxAttachmentBytes: 64 * 1024 * 1024 });
+    acct = await big.newAccount();
+    const property = await newProperty(acct);
+    const res = await fetch(`${big.url}/properties/${property}/attachments?name=survey.bin`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acct.token}`, 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
+    expect(res.status).toBe(201);
+    uuid = ((await res.json()) as { data: { uuid: string } }).data.uuid;
+  });
+  afterAll(() => big.close());
+
+  const read = async (range?: string) => {
+    const res = await fetch(`${big.url}/attachments/${uuid}/download`, {
+      headers: { authorization: `Bearer ${acct.token}`, ...(range ? { range } : {}) },
+    });
+    return { status: res.status, range: res.headers.get('content-range'), bytes: Buffer.from(await res.arrayBuffer()) };
+  };
+
+  it('is read back whole, and by ranges that start and end inside chunks and span several', async () => {
+    const whole = await read();
+    expect(whole.status).toBe(200);
+    expect(sha256(whole.bytes)).toBe(sha256(bytes));
+    for (const [start, end] of [
+      [3 * 1024 * 1024 - 7, 9 * 1024 * 1024 + 3],
+      [4 * 1024 * 1024, 8 * 1024 * 1024 - 1],
+      [1, bytes.length - 2],
+      [10 * 1024 * 1024 - 1, 10 * 1024 * 1024],
+    ] as const) {
+      const part = await read(`bytes=${start}-${end}`);
+      expect(part.status).toBe(206);
+      expect(part.range).toBe(`bytes ${start}-${end}/${bytes.length}`);
+      expect(part.bytes.equals(bytes.subarray(start, end + 1))).toBe(true);
+    }
+  });
+});
+
+/**
+ * An upload that has sent the start of its body and waits: `rest()` sends the remainder and reads
+ * the answer (the connection closed after it).
+ */
+async function stalledUpload(server: TestServer, acct: Account, property: string, bytes: Buffer, name: string) {
+  const url = new URL(server.url);
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise((r) => socket.once('connect', r));
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const got: Buffer[] = [];
+    socket.on('data', (b) => got.push(b));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(got).toString('utf8');
+      resolve({ status: Number(text.split(' ')[1]), body: text.split('\r\n\r\n')[1] ?? '' });
+    });
+  });
+  const half = bytes.length >> 1;
+  socket.write(
+    `POST /properties/${property}/attachments?name=${name} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${acct.token}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`,
+  );
+  socket.write(bytes.subarray(0, half));
+  return {
+    rest: async () => {
+      socket.write(bytes.subarray(half));
+      const got = await answer;
+      return { status: got.status, data: got.status === 201 ? JSON.parse(got.body).data : got.body };
+    },
+  };
+}
+
+describe.runIf(ON_POSTGRES)('uploads streamed into their transaction (PostgreSQL)', () => {
+  let own: TestServer;
+  beforeAll(async () => {
+    own = await startTestServer({ maxAttachmentBytes: 64 * 1024 * 1024 });
+  });
+  afterAll(() => own.close());
+
+  it('hold a connection, two at most for one account: its third waits in a spool file, and another account still streams', async () => {
+    const look = await onlooker(own.postgres.database.url);
+    onTestFinished(() => look.close());
+    const [a, b] = [await own.newAccount(), await own.newAccount()];
+    const [pa, pb] = [await newProperty(a), await newProperty(b)];
+    const files = [0, 1, 2, 3].map(() => randomBytes(3 * 1024 * 1024 + 5));
+    const copying = () => uploadsCopying(look.sql);
+    const first = await stalledUpload(own, a, pa, files[0] as Buffer, 'a1.bin');
+    const second = await stalledUpload(own, a, pa, files[1] as Buffer, 'a2.bin');
+    await expect.poll(copying, { timeout: 10_000 }).toHaveLength(2);
+    // The account's third upload: no COPY of its own, its bytes in a spool file.
+    const third = await stalledUpload(own, a, pa, files[2] as Buffer, 'a3.bin');
+    await expect.poll(() => openSpoolFiles(own.uploadDir), { timeout: 10_000 }).toHaveLength(1);
+    expect(await copying()).toHaveLength(2);
+    // Another account's upload streams all the same.
+    const other = await stalledUpload(own, b, pb, files[3] as Buffer, 'b1.bin');
+    await expect.poll(copying, { timeout: 10_000 }).toHaveLength(3);
+    expect(openSpoolFiles(own.uploadDir)).toHaveLength(1);
+    // Nothing of them is listed while they come.
+    expect((await a.api('GET', '/attachments')).body.data).toEqual([]);
+    const done = await Promise.all([first, second, third, other].map((u) => u.rest()));
+    expect(done.map((d) => d.status)).toEqual([201, 201, 201, 201]);
+    expect(done.map((d) => d.data.sha256)).toEqual(files.map(sha256));
+    for (const [i, acct] of [
+      [2, a],
+      [3, b],
+    ] as const) {
+      const res = await fetch(`${own.url}/attachments/${done[i]?.data.uuid}/download`, {
+        headers: { authorization: `Bearer ${acct.token}` },
+      });
+      expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(sha256(files[i] as Buffer));
+    }
+    expect(await copying()).toEqual([]);
+    expect(openSpoolFiles(own.uploadDir)).toEqual([]);
+    expect((await a.api('GET', `/properties/${pa}`)).body.data.num_attachments).toBe(3);
+  });
+
+  it('wait in a spool file when the pool is too small to spare a connection (under four)', async () => {
+    const small = await startTestServer({ maxAttachmentBytes: 64 * 1024 * 1024, poolSize: 3 });
+    onTestFinished(() => small.close());
+    const look = await onlooker(small.postgres.database.url);
+    onTestFinished(() => look.close());
+    const acct = await small.newAccount();
+    const property = await newProperty(acct);
+    const bytes = randomBytes(3 * 1024 * 1024 + 5);
+    const upload = await stalledUpload(small, acct, property, bytes, 'small.bin');
+    await expect.poll(() => openSpoolFiles(small.uploadDir), { timeout: 10_000 }).toHaveLength(1);
+    expect(await uploadsCopying(look.sql)).toEqual([]);
+    const done = await upload.rest();
+    expect(done.status).toBe(201);
+    expect(done.data.sha256).toBe(sha256(bytes));
+    expect(openSpoolFiles(small.uploadDir)).toEqual([]);
   });
 });

@@ -4,8 +4,11 @@
  * other, a revoked token refused by both, one rate-limit budget, starting at the same moment),
  * a database newer than the code refused, 409 under concurrency from the unique constraint, the
  * same fuzzy matches as SQLite, /health, and losing the database (503 with Retry-After, then
- * recovery). Runs in the `postgres` project; skips with one line where there is no PostgreSQL.
+ * recovery; during an upload streamed into its transaction, nothing of it kept). Runs in the `postgres` project; skips with one line where there is no PostgreSQL.
  */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, RESOURCES } from '../../src/resources/index.js';
@@ -447,6 +450,64 @@ suite('PostgreSQL: /health and losing the database', () => {
       for (const m of made) expect(stored.get(m.uuid as string)).toBe(m.title);
       const attempted = new Set(answers.map((a) => a.title));
       for (const label of stored.values()) expect(attempted.has(label)).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await s.close();
+      await db.drop();
+    }
+  });
+
+  it('stopped during an upload streamed into its transaction: a 503 that says nothing was written, and nothing was', async () => {
+    const db = await createTestDatabase(own);
+    const s = await startServer({ database: db.url, port: 0, logError: (e) => errors.push(e) });
+    try {
+      const token = await tokenOf(s.store);
+      const api = makeApi(s.url, token);
+      const property = (await api('POST', '/properties', { address: '1 High Street', postcode: 'LS1 1AA' })).body.data
+        .uuid as string;
+      const bytes = randomBytes(4 * 1024 * 1024);
+      const url = new URL(s.url);
+      const socket = connect(Number(url.port), url.hostname);
+      await once(socket, 'connect');
+      const got: Buffer[] = [];
+      socket.on('data', (b) => got.push(b));
+      socket.on('error', () => {});
+      const answered = once(socket, 'end');
+      socket.write(
+        `POST /properties/${property}/attachments?name=lease.pdf HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/pdf\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`,
+      );
+      socket.write(bytes.subarray(0, bytes.length / 2));
+      // Its COPY is under way...
+      const look = new pg.Client({ connectionString: db.url });
+      await look.connect();
+      const copying = async () =>
+        (
+          await look.query(
+            "SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY attachment_chunks %'",
+          )
+        ).rows[0].n;
+      await expect.poll(copying, { timeout: 10_000 }).toBe(1);
+      await look.end();
+      // ...when the database goes away; the rest of the file comes after.
+      own.stop();
+      socket.write(bytes.subarray(bytes.length / 2));
+      await answered;
+      const answer = Buffer.concat(got).toString('utf8');
+      expect(answer.split(' ')[1]).toBe('503');
+      expect(JSON.parse(answer.split('\r\n\r\n')[1] as string).message).toMatch(/Nothing was written/);
+      own.start();
+      await expect
+        .poll(async () => (await fetch(`${s.url}/health`)).status, { timeout: 10_000, interval: 200 })
+        .toBe(200);
+      expect((await api('GET', '/attachments')).body.data).toEqual([]);
+      expect((await s.store.db.query('SELECT COUNT(*)::int AS n FROM attachment_chunks'))[0]?.n).toBe(0);
+      // And the next upload is kept.
+      const again = await fetch(`${s.url}/properties/${property}/attachments?name=lease.pdf`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/pdf' },
+        body: bytes,
+      });
+      expect(again.status).toBe(201);
       expect(errors).toEqual([]);
     } finally {
       await s.close();

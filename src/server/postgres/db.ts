@@ -152,7 +152,26 @@ export interface PgDatabase extends Pg {
    * OverBudget, as it does when statement_timeout stops a statement.
    */
   reading<T>(signal: AbortSignal | undefined, fn: (pg: Pg) => Promise<T>): Promise<T>;
+  /**
+   * A transaction begun on a connection of its own and ended by its holder, for one whose
+   * statements wait for something else between them (an upload streamed into it).
+   */
+  begin(): Promise<HeldTransaction>;
   close(): Promise<void>;
+}
+
+/** A transaction held open (`PgDatabase.begin`): exactly one of its three ends gives its connection back. */
+export interface HeldTransaction {
+  /** Its connection, for what `pg` does not send (a COPY). */
+  readonly client: PG.PoolClient;
+  /** Its statements. */
+  readonly pg: Pg;
+  /** Commits; rolls back when that fails (then throws, a COMMIT sent and not answered as CommitUnknown). */
+  commit(): Promise<void>;
+  /** Rolls back (`cause`: the failure that ends it, which says whether its connection is still sound). */
+  rollback(cause?: unknown): Promise<void>;
+  /** Closes its connection, which ends the transaction: for one left in a state no statement can follow. */
+  drop(): void;
 }
 
 export interface PgOptions {
@@ -247,10 +266,11 @@ export function openPg(opts: PgOptions): PgDatabase {
     };
     return self;
   };
-  /** `fn` in one transaction on a connection of its own. */
-  const transaction = async <T>(fn: (tx: Pg) => Promise<T>): Promise<T> => {
+  /** A transaction begun on a connection of its own, ended by its holder (`HeldTransaction`). */
+  const begin = async (): Promise<HeldTransaction> => {
     const c = await pool.connect();
     let broken: unknown;
+    let ended = false;
     // A connection lost between two statements of the transaction is reported as an event of
     // its client (no query is waiting for it): without a listener it would end the process.
     // The next statement fails, and the client is then dropped rather than given back.
@@ -258,27 +278,60 @@ export function openPg(opts: PgOptions): PgDatabase {
       broken = err;
     };
     c.on('error', lost);
-    try {
-      await c.query('BEGIN');
-      const out = await fn(on(c, true));
-      // A COMMIT sent and not answered may have been written or not: it is said so (storeError).
-      await c.query('COMMIT').catch((e) => {
-        throw isUnavailable(e) ? new CommitUnknown(e) : e;
-      });
-      return out;
-    } catch (e) {
-      broken = isUnavailable(e) || e instanceof CommitUnknown ? e : undefined;
+    const release = (drop = false) => {
+      if (ended) return;
+      ended = true;
+      c.off('error', lost);
+      // A connection that failed is not given back to be used again.
+      c.release(broken instanceof Error ? broken : drop || undefined);
+    };
+    const rollback = async (cause?: unknown) => {
+      if (ended) return;
+      broken = isUnavailable(cause) || cause instanceof CommitUnknown ? cause : undefined;
       try {
         await c.query('ROLLBACK');
       } catch (r) {
         broken = r;
       }
+      release();
+    };
+    try {
+      await c.query('BEGIN');
+    } catch (e) {
+      await rollback(e);
       throw e;
-    } finally {
-      c.off('error', lost);
-      // A connection that failed is not given back to be used again.
-      c.release(broken instanceof Error ? broken : undefined);
     }
+    return {
+      client: c,
+      pg: on(c, true),
+      async commit() {
+        try {
+          // A COMMIT sent and not answered may have been written or not: it is said so (storeError).
+          await c.query('COMMIT').catch((e) => {
+            throw isUnavailable(e) ? new CommitUnknown(e) : e;
+          });
+        } catch (e) {
+          await rollback(e);
+          throw e;
+        }
+        release();
+      },
+      rollback,
+      drop: () => release(true),
+    };
+  };
+  /** `fn` in one transaction on a connection of its own. */
+  const transaction = async <T>(fn: (tx: Pg) => Promise<T>): Promise<T> => {
+    const tx = await begin();
+    let out: T;
+    try {
+      out = await fn(tx.pg);
+    } catch (e) {
+      await tx.rollback(e);
+      throw e;
+    }
+    await tx.commit();
+    return out;
   };
   const reading = async <T>(signal: AbortSignal | undefined, fn: (pg: Pg) => Promise<T>): Promise<T> => {
     signal?.throwIfAborted();
@@ -323,7 +376,7 @@ export function openPg(opts: PgOptions): PgDatabase {
       c.release(cancelled || broken ? (broken instanceof Error ? broken : true) : undefined);
     }
   };
-  return { ...on(pool, false), pool, reading, close: () => pool.end() };
+  return { ...on(pool, false), pool, reading, begin, close: () => pool.end() };
 }
 
 /**

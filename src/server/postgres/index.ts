@@ -4,6 +4,7 @@
  * request, the rate limit counts in the database (ratelimit.ts). A lost database makes every
  * operation a 503 with Retry-After (db.ts), and the pool connects again when it is back.
  */
+import { chunksOf } from '../blobs.js';
 import { FairQueue, OverBudget, spending } from '../budget.js';
 import * as blobs from '../sql/blobs.js';
 import * as feeds from '../sql/feeds.js';
@@ -21,6 +22,7 @@ import {
   type PgOptions,
   storeError,
 } from './db.js';
+import { pgBlobs, streamed } from './blobs.js';
 import { execute, listRecords, pgDialect } from './records.js';
 
 export interface PostgresStore extends Store {
@@ -33,15 +35,6 @@ export interface PostgresStore extends Store {
    */
   ensureAccount(): Promise<boolean>;
 }
-
-/**
- * A chunk read as base64 text and decoded here: bytea's own text form is hex, twice the bytes, and
- * node-postgres reads every column as text (figure 11: a 256 MiB file read in 2.0 s against 3.6).
- */
-const BASE64: blobs.ChunkText = {
-  select: "encode(data, 'base64')",
-  decode: (v) => Buffer.from(String(v), 'base64'),
-};
 
 /** The key of the advisory lock the first account is created under. */
 const FIRST_ACCOUNT_LOCK = 7_340_130_014;
@@ -67,6 +60,12 @@ function guard<A extends unknown[], T>(
  */
 const listSlots = (poolSize: number): number => Math.max(1, poolSize - 2);
 
+/**
+ * The slots (of the lists') streamed uploads may hold between them: half, so lists keep the rest;
+ * none with a pool under four (every upload then waits in a spool file).
+ */
+const streamSlots = (poolSize: number): number => Math.floor(listSlots(poolSize) / 2);
+
 /** Connects to the database at `opts.url`, migrates it (under an advisory lock), and opens its store. */
 export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore> {
   const db = openPg(opts);
@@ -82,7 +81,9 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
   const run = async <T>(steps: Steps<T>, pg: Pg = db) => runSteps((q) => execute(pg, q), steps);
   /** An operation of ../sql/ in one write transaction (made anew if the transaction runs again: db.ts). */
   const write = <T>(steps: () => Steps<T>) => db.write((tx) => run(steps(), tx));
-  const lists = new FairQueue(listSlots(opts.poolSize ?? DEFAULT_POOL_SIZE));
+  const poolSize = opts.poolSize ?? DEFAULT_POOL_SIZE;
+  const lists = new FairQueue(listSlots(poolSize));
+  const files = pgBlobs({ db, slots: lists, streamSlots: streamSlots(poolSize), now: d.now });
   return {
     db,
     // In its account's turn, on a connection of its own, cancelled when its budget is spent.
@@ -100,14 +101,16 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
       }
     }),
     get: guard((accountId, r, uuid, embed) => run(records.getRecord(d, accountId, r, uuid, embed))),
-    create: guard(
-      (accountId, r, body, parent, file) =>
-        write(() => {
-          const created = records.createRecord(d, accountId, r, body, parent);
-          return file ? blobs.withChunks(created, file, d.now()) : created;
-        }),
-      'write',
-    ),
+    create: guard((accountId, r, body, parent, file) => {
+      // An upload streamed into its own transaction: its record is written there, after its chunks.
+      const upload = file && streamed(file);
+      if (upload)
+        return upload.finish((tx, uuid) => run(records.createRecord(d, accountId, r, body, parent, uuid), tx));
+      return write(() => {
+        const created = records.createRecord(d, accountId, r, body, parent);
+        return file ? blobs.withChunks(created, chunksOf(file), d.now()) : created;
+      });
+    }, 'write'),
     update: guard(
       (accountId, r, uuid, body) => write(() => records.updateRecord(d, accountId, r, uuid, body)),
       'write',
@@ -124,7 +127,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     listFeeds: guard((accountId) => run(feeds.listFeeds(accountId))),
     revokeFeed: guard((accountId, uuid) => run(feeds.revokeFeed(accountId, uuid)), 'statement'),
     openFeed: guard((secret, r) => run(feeds.openFeed(secret, r))),
-    blobs: { chunks: guard((key, from, to) => run(blobs.chunks(key, from, to, BASE64))) },
+    blobs: files,
     ensureAccount: guard(
       () =>
         db.write(async (tx) => {

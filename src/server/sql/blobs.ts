@@ -1,6 +1,7 @@
 /**
  * The bytes of attachments in the store's own database (../blobs.ts): chunks in attachment_chunks,
- * keyed by the attachment's uuid and their order, for both stores.
+ * keyed by the attachment's uuid and their order. Both stores write a spool file's chunks so;
+ * SQLite reads them so too (PostgreSQL streams its uploads and reads by COPY: ../postgres/blobs.ts).
  */
 import type { ApiRecord } from '../store.js';
 import type { Chunks } from '../blobs.js';
@@ -22,21 +23,13 @@ export function* withChunks(created: Steps<ApiRecord>, file: Chunks, now: number
   return rec;
 }
 
-/** How a chunk's bytes travel from the database: as they are, or as text a store decodes (PostgreSQL). */
-export interface ChunkText {
-  /** The column's expression (`data` as the store sends it). */
-  readonly select: string;
-  decode(value: unknown): Uint8Array;
-}
-
-const AS_STORED: ChunkText = { select: 'data', decode: (v) => v as Uint8Array };
-
-export function* chunks(key: string, from: number, to: number, as = AS_STORED): Steps<Uint8Array[]> {
+/** Chunks `from` to `to` (inclusive) of the blob `key`, in order. */
+export function* chunks(key: string, from: number, to: number): Steps<Uint8Array[]> {
   const found = (yield rows(
-    `SELECT seq, ${as.select} AS data FROM attachment_chunks WHERE attachment = ? AND seq >= ? AND seq <= ? ORDER BY seq`,
+    'SELECT seq, data FROM attachment_chunks WHERE attachment = ? AND seq >= ? AND seq <= ? ORDER BY seq',
     [key, from, to],
-  )) as { seq: number; data: unknown }[];
+  )) as { seq: number; data: Uint8Array }[];
   if (found.length !== to - from + 1 || found.some((c, i) => Number(c.seq) !== from + i))
     throw new Error(`the bytes of attachment ${key} are missing chunks ${from} to ${to}`);
-  return found.map((c) => as.decode(c.data));
+  return found.map((c) => c.data);
 }

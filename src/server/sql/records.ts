@@ -60,6 +60,8 @@ export function* createRecord(
   r: ResourceDef,
   body: ValidBody,
   parent?: ParentRef,
+  /** Its uuid, when it was chosen before (the key its file's chunks were written under). */
+  given?: string,
 ): Steps<ApiRecord> {
   const bag = new ErrorBag();
   const cols = columnValues(r, body.values);
@@ -74,7 +76,7 @@ export function* createRecord(
   bag.throwIfAny();
   if (r === customFields) yield* beforeCustomFieldWrite(d, accountId, cols);
   const t = d.now();
-  const uuid = d.uuid?.() ?? process.getBuiltinModule('node:crypto').randomUUID();
+  const uuid = given ?? d.uuid?.() ?? process.getBuiltinModule('node:crypto').randomUUID();
   withFolds(r, cols);
   d.withSearchKeys?.(accountId, cols);
   const names = ['account_id', 'uuid', 'created_at', 'updated_at', ...Object.keys(cols)];

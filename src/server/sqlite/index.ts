@@ -1,6 +1,7 @@
 /** The Store on SQLite (better-sqlite3): one connection to a data file (opened and migrated by db.ts). */
 import type { Statement } from 'better-sqlite3';
 import { ApiError } from '../../core/errors.js';
+import { chunkByChunk, chunksOf } from '../blobs.js';
 import { OverBudget } from '../budget.js';
 import { type DB, damageOf, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
@@ -154,12 +155,13 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     create: guard((accountId, r, body, parent, file) => {
       const created = records.createRecord(d, accountId, r, body, parent);
       if (!file) return write(created);
+      const chunks = chunksOf(file);
       const elsewhere = store.checkpointer;
-      if (!elsewhere) return write(blobs.withChunks(created, file, d.now()));
+      if (!elsewhere) return write(blobs.withChunks(created, chunks, d.now()));
       // A file's pages are checkpointed on a reader thread, not at this commit.
       db.pragma('wal_autocheckpoint = 0');
       try {
-        return write(blobs.withChunks(created, file, d.now()));
+        return write(blobs.withChunks(created, chunks, d.now()));
       } finally {
         db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
         elsewhere();
@@ -190,7 +192,16 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     revokeFeed: guard((accountId, uuid) => sql.run(feeds.revokeFeed(accountId, uuid))),
     openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
     write: sql.write,
-    blobs: { chunks: guard((key, from, to) => sql.run(blobs.chunks(key, from, to))) },
+    blobs: {
+      bytes: (key, start, end) =>
+        chunkByChunk(
+          guard((seq) => sql.run(blobs.chunks(key, seq, seq))[0] as Uint8Array),
+          start,
+          end,
+        ),
+      // An upload waits in a spool file: a transaction on SQLite holds the one writer, and cannot wait for its client.
+      receive: async (_accountId, uploadDir) => (await import('../spool.js')).Spool.open(uploadDir),
+    },
     ping: guard(() => {
       db.prepare('SELECT 1').get();
     }),

@@ -120,7 +120,7 @@ export function newCmdServe(f: Factory, runs: Partial<ServeRuns> = {}): Command 
     )
     .option(
       '--upload-dir <dir>',
-      "where an upload's bytes wait until its record and bytes are written in one transaction, in a file removed as it is opened (default: the data file's folder; on PostgreSQL, the system's temporary folder, $TMPDIR)",
+      "where an upload's bytes wait until its record and bytes are written in one transaction, in a file removed as it is opened (default: the data file's folder; on PostgreSQL, where uploads stream into their transaction and only those past its share wait, the system's temporary folder, $TMPDIR)",
     )
     .option(
       '--readers <n>',
