@@ -227,6 +227,13 @@ await build({
   entryPoints: { pm: 'src/cli/main.ts', 'reader-worker': 'src/server/sqlite/reader-worker.ts' },
   outdir: 'dist/bundle',
   outExtension: { '.js': '.cjs' },
+  // pm's own code and the packages bundled with it, minified (shorter names, simpler syntax): a
+  // third less text for every run to read, and fewer instructions to deserialize its code cache
+  // (2.4% of a list's). No code of pm's reads a function's or a class's own name (errors set
+  // theirs); stack traces go through the source map (--debug). The chunks keep their names: the
+  // build checks undici's text below.
+  minifyIdentifiers: true,
+  minifySyntax: true,
   // Loaded by Node itself from node_modules: native or WebAssembly code, and big packages few
   // commands use.
   // better-sqlite3's JavaScript is bundled (compiled with the rest, from the code cache); its
