@@ -99,12 +99,15 @@ describe('a run on the embedded default', () => {
     expect(uuids.size).toBe(2);
   });
 
-  it('a list, a get and a create written to a file, a pipe or /dev/null make no stream: node:stream, node:net and node:tty are not loaded', async () => {
+  it('a list, a get, a create, --version and --help written to a file, a pipe or /dev/null make no stream: node:stream, node:net and node:tty are not loaded', async () => {
     for (const target of ['file', 'pipe', '/dev/null'] as const)
       for (const args of [
         ['properties', 'list', '--json'],
         ['properties', 'get', uuid, '--json'],
         ['reminders', 'create', '--title', 'Check the smoke alarms', '--json'],
+        // bin/pm's own fast paths.
+        ['--version'],
+        ['--help'],
       ]) {
         const file = join(dir, 'out.json');
         const fd = openSync(target === 'file' ? file : '/dev/null', 'w');
@@ -126,8 +129,13 @@ describe('a run on the embedded default', () => {
         expect({ target, args, code, stderr }).toEqual({ target, args, code: 0, stderr: '' });
         if (target !== '/dev/null') {
           const written = target === 'file' ? readFileSync(file, 'utf8') : stdout;
-          expect(written).toMatch(args[0] === 'reminders' ? /Check the smoke alarms/ : uuid);
-          expect(() => JSON.parse(written)).not.toThrow();
+          if (args[0] === '--version') expect(written).toMatch(/^\d+\.\d+\.\d+\n$/);
+          else if (args[0] === '--help')
+            expect(written).toMatch(/^Usage: pm \[options\] \[command\]\n[^]*\nCommands:\n/);
+          else {
+            expect(written).toMatch(args[0] === 'reminders' ? /Check the smoke alarms/ : uuid);
+            expect(() => JSON.parse(written)).not.toThrow();
+          }
         }
         const modules = readFileSync(out, 'utf8').split('\n');
         expect(modules).toContain('NativeModule fs');
