@@ -131,7 +131,7 @@ describe('a run on the embedded default', () => {
           const written = target === 'file' ? readFileSync(file, 'utf8') : stdout;
           if (args[0] === '--version') expect(written).toMatch(/^\d+\.\d+\.\d+\n$/);
           else if (args[0] === '--help')
-            expect(written).toMatch(/^Usage: pm \[options\] \[command\]\n[^]*\nCommands:\n/);
+            expect(written).toMatch(/^Usage: pm \[options\] \[command\]\n[\s\S]*\nCommands:\n/);
           else {
             expect(written).toMatch(args[0] === 'reminders' ? /Check the smoke alarms/ : uuid);
             expect(() => JSON.parse(written)).not.toThrow();
