@@ -6,8 +6,24 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
+
+// better-sqlite3's JavaScript goes into the bundle, so the build needs the package. npm installs
+// an optional dependency whose install step fails (its native part did not build: no compiler, or
+// no Node headers for node-gyp) by leaving it out, without an error: say so here, not as esbuild's
+// "Could not resolve".
+try {
+  createRequire(import.meta.url).resolve('better-sqlite3');
+} catch {
+  process.stderr.write(
+    'build: better-sqlite3 is not installed. npm leaves out an optional dependency whose install step failed;\n' +
+      '  `npm ci --foreground-scripts` shows why (its native part needs python3, make, a C++ compiler and\n' +
+      "  Node's headers for node-gyp), then `npm ci` again.\n",
+  );
+  process.exit(1);
+}
 
 rmSync('dist/bundle', { recursive: true, force: true });
 
