@@ -55,27 +55,35 @@ export interface Chunks {
 }
 
 /**
- * Bytes as they come, cut where chunks end: `add` takes each part in turn, and `whole` is awaited
- * each time a part fills its chunk (`filled`: the bytes the chunk being filled had before these).
+ * An upload's bytes as they come, handed on a chunk at a time: `keep` takes each part of the chunk
+ * being filled (`filled`: the bytes it had before the part), and `flush`, awaited once the chunk is
+ * whole (and by its owner for the last one), hands it on and counts it. The spool file (spool.ts)
+ * and PostgreSQL's streamed upload (postgres/blobs.ts) are each one.
  */
-export async function intoChunks(
-  bytes: Uint8Array,
-  filled: number,
-  add: (part: Uint8Array) => void,
-  whole: () => Promise<void>,
-): Promise<void> {
-  let at = 0;
-  let now = filled;
-  while (at < bytes.byteLength) {
-    const n = Math.min(CHUNK_BYTES - now, bytes.byteLength - at);
-    add(n === bytes.byteLength ? bytes : bytes.subarray(at, at + n));
-    now += n;
-    at += n;
-    if (now === CHUNK_BYTES) {
-      await whole();
-      now = 0;
+export abstract class ChunkWriter {
+  /** The bytes of the chunks handed on. */
+  protected written = 0;
+  /** The bytes of the chunk being filled. */
+  protected filled = 0;
+
+  /** Its size so far. */
+  get size(): number {
+    return this.written + this.filled;
+  }
+
+  async write(bytes: Uint8Array): Promise<void> {
+    let at = 0;
+    while (at < bytes.byteLength) {
+      const n = Math.min(CHUNK_BYTES - this.filled, bytes.byteLength - at);
+      this.keep(n === bytes.byteLength ? bytes : bytes.subarray(at, at + n));
+      this.filled += n;
+      at += n;
+      if (this.filled === CHUNK_BYTES) await this.flush();
     }
   }
+
+  protected abstract keep(part: Uint8Array): void;
+  protected abstract flush(): Promise<void>;
 }
 
 /** The chunks of an upload a store writes itself in the record's transaction (a store's own `receive` gives them). */

@@ -8,7 +8,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { ApiError } from '../core/errors.js';
-import { CHUNK_BYTES, type Chunks, type Incoming, intoChunks } from './blobs.js';
+import { CHUNK_BYTES, ChunkWriter, type Chunks, type Incoming } from './blobs.js';
 
 /** A full disk, said as what it is. */
 function spoolError(e: unknown): unknown {
@@ -18,17 +18,17 @@ function spoolError(e: unknown): unknown {
   return said;
 }
 
-export class Spool implements Chunks, Incoming {
+export class Spool extends ChunkWriter implements Chunks, Incoming {
   /** Bytes not yet written: a whole chunk is written at once. */
   private pending = Buffer.allocUnsafe(CHUNK_BYTES);
-  private filled = 0;
-  private written = 0;
 
   private constructor(
     private readonly file: FileHandle,
     /** Its path while it still has one (a system that refused to remove it while open). */
     private path: string | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   /** A new spool file in `dir`, readable by this process alone. */
   static async open(dir: string): Promise<Spool> {
@@ -45,22 +45,9 @@ export class Spool implements Chunks, Incoming {
     return new Spool(file, kept);
   }
 
-  /** Its size so far. */
-  get size(): number {
-    return this.written + this.filled;
-  }
-
-  /** Appends `bytes`: written once a chunk is full. */
-  async write(bytes: Uint8Array): Promise<void> {
-    await intoChunks(
-      bytes,
-      this.filled,
-      (part) => {
-        this.pending.set(part, this.filled);
-        this.filled += part.byteLength;
-      },
-      () => this.flush(),
-    );
+  /** A part of the chunk being filled, kept until the chunk is written whole. */
+  protected keep(part: Uint8Array): void {
+    this.pending.set(part, this.filled);
   }
 
   /** Writes what is left: the file is then whole, and read by `read`. */
@@ -68,7 +55,7 @@ export class Spool implements Chunks, Incoming {
     await this.flush();
   }
 
-  private async flush(): Promise<void> {
+  protected async flush(): Promise<void> {
     if (this.filled === 0) return;
     try {
       await this.file.write(this.pending, 0, this.filled, this.written);

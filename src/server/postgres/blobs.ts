@@ -22,7 +22,7 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type * as PG from 'pg';
 import { MissingDriverError } from '../../core/errors.js';
-import { CHUNK_BYTES, type Incoming, intoChunks } from '../blobs.js';
+import { CHUNK_BYTES, ChunkWriter, type Incoming } from '../blobs.js';
 import type { FairQueue } from '../budget.js';
 import { type HeldTransaction, type PgDatabase, storeError } from './db.js';
 
@@ -130,13 +130,11 @@ export function pgBlobs(deps: PgBlobDeps) {
  * An upload streamed into its transaction, keyed by the uuid its record takes: `finish` writes the
  * record there and commits; `close` before that rolls it all back.
  */
-class StreamedUpload implements Incoming {
+class StreamedUpload extends ChunkWriter implements Incoming {
   readonly key = process.getBuiltinModule('node:crypto').randomUUID();
   readonly chunks = undefined;
   /** The bytes of the chunk being filled, as they came (a row is sent once it is whole). */
   private held: Uint8Array[] = [];
-  private filled = 0;
-  private written = 0;
   private seq = 0;
   /** What made the COPY fail, once it did. */
   private failed: unknown;
@@ -151,6 +149,7 @@ class StreamedUpload implements Incoming {
     private readonly writtenAt: number,
     private readonly free: () => void,
   ) {
+    super();
     copy.on('error', (e: unknown) => {
       this.failed ??= e;
     });
@@ -175,28 +174,13 @@ class StreamedUpload implements Incoming {
     }
   }
 
-  get size(): number {
-    return this.written + this.filled;
-  }
-
-  /**
-   * Keeps `bytes` (never copied: what a request's body gives is its own) until its chunk is whole,
-   * then sends the chunk.
-   */
-  async write(bytes: Uint8Array): Promise<void> {
-    await intoChunks(
-      bytes,
-      this.filled,
-      (part) => {
-        this.held.push(part);
-        this.filled += part.byteLength;
-      },
-      () => this.flush(),
-    );
+  /** Keeps a part (never copied: what a request's body gives is its own) until its chunk is whole. */
+  protected keep(part: Uint8Array): void {
+    this.held.push(part);
   }
 
   /** Sends the chunk filled so far as one row. */
-  private async flush(): Promise<void> {
+  protected async flush(): Promise<void> {
     if (this.failed) throw storeError(this.failed, 'write');
     const key = Buffer.from(this.key);
     const row = Buffer.allocUnsafe(2 + 4 + key.length + 4 + 4 + 4 + 8 + 4);
