@@ -85,7 +85,7 @@ export async function openSession(globals: GlobalOptions, deps: Deps): Promise<S
     );
   }
 
-  const http = new HttpClient({ baseUrl, token, ...transport, ...(dispatcher ? { dispatcher } : {}) });
+  const http = new HttpClient({ baseUrl, token, ...transport, ...(dispatcher ? { dispatcher, deadline: false } : {}) });
   mark('session opened');
   return {
     target,

@@ -32,6 +32,11 @@ export interface HttpOptions {
   /** Seconds for connect, for the answer's headers, and between chunks of its body, each. */
   readonly timeout?: number;
   readonly dispatcher?: Dispatcher;
+  /**
+   * false: no deadline per request. For an in-process dispatcher (the embedded default), which
+   * makes each answer synchronously: a timer could not fire before the answer is whole.
+   */
+  readonly deadline?: false;
   /** Receives a trace of each exchange (Authorization redacted) and of retry and pacing decisions. */
   readonly debug?: ((line: string) => void) | undefined;
   /** Told of waits a person would wonder about (a rate limit's), for a terminal. */
@@ -195,12 +200,12 @@ export class HttpClient {
     // --timeout is a deadline for the whole answer, not only for each read: a server trickling a
     // byte a second is given up on as one that says nothing. Pacing waits come before it starts.
     const ms = (this.options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), ms);
+    const deadline = this.options.deadline === false ? undefined : new AbortController();
+    const timer = deadline && setTimeout(() => deadline.abort(), ms);
     const user = this.options.signal;
     /** The error to report when the deadline (not the caller) ended the attempt. */
     const late = (code: string) =>
-      deadline.signal.aborted && !user?.aborted
+      deadline?.signal.aborted && !user?.aborted
         ? Object.assign(new Error(`the answer took longer than ${ms / 1000} s in all`), { code })
         : undefined;
     try {
@@ -210,7 +215,7 @@ export class HttpClient {
         method: method as Dispatcher.HttpMethod,
         headers: this.headers(payload !== undefined),
         ...(payload !== undefined ? { body: payload } : {}),
-        signal: user ? AbortSignal.any([user, deadline.signal]) : deadline.signal,
+        signal: deadline ? (user ? AbortSignal.any([user, deadline.signal]) : deadline.signal) : user,
       });
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers))
@@ -247,7 +252,7 @@ export class HttpClient {
     } catch (e) {
       throw late('UND_ERR_HEADERS_TIMEOUT') ?? e;
     } finally {
-      clearTimeout(timer);
+      if (timer) clearTimeout(timer);
     }
   }
 

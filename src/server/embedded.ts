@@ -11,6 +11,9 @@ import type { Store } from './store.js';
 import { mark } from '../core/timing.js';
 import { ALL_SCOPES } from '../resources/index.js';
 
+/** How long requests answered in-process may keep the event loop from a turn (Ctrl-C waits that long at most). */
+const TURN_MS = 20;
+
 /** The origin requests to the embedded default are addressed to (never looked up, never dialled). */
 const EMBEDDED_ORIGIN = 'http://localhost';
 
@@ -72,12 +75,17 @@ export function openEmbedded(dataFile: string): Embedded {
     const principal = { userId: owner.userId, accountId: owner.accountId, scopes: new Set(ALL_SCOPES) };
     mark('owner read');
     const api = createApi({ store, uploadDir: uploadDirOf(dataFile) });
+    let turned = Date.now();
     const dispatcher: InProcessDispatcher = {
       async request(opts) {
-        // One turn of the event loop per request, as a socket would take: without it, a run of
-        // requests answered from memory never lets a signal handler run, and Ctrl-C waits for
-        // the whole run (a list --all, a bulk write) to end.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // A turn of the event loop, as a socket would take, once TURN_MS have passed without
+        // one: without it, a run of requests answered from memory never lets a signal handler
+        // run, and Ctrl-C waits for the whole run (a list --all, a bulk write) to end. A run of
+        // one request (most) takes none, and so never loads the timers it would need.
+        if (Date.now() - turned >= TURN_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          turned = Date.now();
+        }
         opts.signal?.throwIfAborted();
         // Header names are case-insensitive, and the handling asks for them in lower case.
         const headers = new Map(Object.entries(opts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));

@@ -148,6 +148,42 @@ describe('a run on the embedded default', () => {
       }
   });
 
+  it('a list, a get and a create set no timer, and a run that finds its code cache sets no hook at exit', async () => {
+    // Counts the timers a run sets (each loads and compiles Node's timer code) and the listeners
+    // on process 'exit' as it exits: the check's own, and bin/pm's, which writes a code cache.
+    const counter = join(dir, 'timers.cjs');
+    writeFileSync(
+      counter,
+      `let timers = 0;
+      const timersModule = require('node:timers');
+      for (const name of ['setTimeout', 'setImmediate', 'setInterval']) {
+        const real = timersModule[name];
+        const counted = function (...args) { timers++; return real.apply(this, args); };
+        timersModule[name] = counted;
+        globalThis[name] = counted;
+      }
+      process.on('exit', () => require('node:fs').writeFileSync(process.env.PM_TEST_TIMERS, JSON.stringify({ timers, exitHooks: process.listenerCount('exit') })));`,
+    );
+    const cacheHome = join(dir, 'timers-cache');
+    const seen = async (args: string[]) => {
+      const out = join(dir, `timers-${Math.random().toString(36).slice(2)}.json`);
+      const r = await spawnCollect(process.execPath, ['--require', counter, BIN, ...args], {
+        env: { ...env, PM_TEST_TIMERS: out, XDG_CACHE_HOME: cacheHome },
+      });
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
+      return JSON.parse(readFileSync(out, 'utf8')) as { timers: number; exitHooks: number };
+    };
+    for (const args of [
+      ['properties', 'list', '--json'],
+      ['properties', 'get', uuid, '--json'],
+      ['reminders', 'create', '--title', 'Test the carbon monoxide alarm', '--json'],
+    ]) {
+      // The first run has no cache yet: bin/pm's hook writes it as the run ends.
+      expect({ args, ...(await seen(args)) }).toEqual({ args, timers: 0, exitHooks: 2 });
+      expect({ args, ...(await seen(args)) }).toEqual({ args, timers: 0, exitHooks: 1 });
+    }
+  });
+
   it('a list, a get and a create read no chunk of the packages few runs use; a calendar reads ical.js', async () => {
     const compiled = async (args: string[]) => {
       await run(args);
