@@ -164,6 +164,8 @@ const CHUNKS = {
   busboy: '@fastify/busboy',
   'csv-parse': 'csv-parse/sync',
   'csv-stringify': 'csv-stringify/sync',
+  // Durations, ranges and dates in words (an ISO date is read without it: src/core/datetime.ts).
+  luxon: 'luxon',
 };
 const chunkOf = new Map(
   Object.entries(CHUNKS).map(([name, entry]) => [entry.replace(/^src\/(.*)\.ts$/, '$1').replace(/^default:/, ''), name]),

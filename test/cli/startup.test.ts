@@ -184,7 +184,7 @@ describe('a run on the embedded default', () => {
     }
   });
 
-  it('a list, a get and a create read no chunk of the packages few runs use; a calendar reads ical.js', async () => {
+  it('a list, a get and a create read no chunk of the packages few runs use; a calendar reads ical.js, a date in words luxon', async () => {
     const compiled = async (args: string[]) => {
       await run(args);
       const r = await run(args, { PM_TIMING: '1' });
@@ -197,6 +197,11 @@ describe('a run on the embedded default', () => {
     expect(await compiled(['properties', 'get', uuid, '--json'])).toEqual(['bundle']);
     expect(await compiled(['reminders', 'create', '--title', 'Sweep the chimney', '--json'])).toEqual(['bundle']);
     expect(await compiled(['reminders', 'list', '-o', 'ics'])).toEqual(['bundle', 'ical']);
+    // luxon, for a date in words (an ISO date is read without it).
+    expect(await compiled(['reminders', 'create', '--title', 'Bleed the radiators', '--due-at', 'in 3 days'])).toEqual([
+      'bundle',
+      'luxon',
+    ]);
   });
 
   it('a create with an ISO due date, and its check by the server, do without luxon; a date in words loads it', async () => {
