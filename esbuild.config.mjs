@@ -209,10 +209,12 @@ const common = {
   // import() of a package outside the bundle becomes a require() too: bin/pm compiles the bundle
   // with V8's code cache (vm.Script), where a real import() would have no loader to call.
   supported: { 'dynamic-import': false },
-  // The sources are ES modules: their import.meta.url is the bundle's own file URL. The version
+  // The sources are ES modules: their import.meta.url is the bundle's own file URL, and their
+  // import.meta.dirname its folder (Node's __dirname, without a URL made). The version
   // is written in (src/cli/version.ts), not read from package.json on every run.
   define: {
     'import.meta.url': '__pmImport.meta.url',
+    'import.meta.dirname': '__dirname',
     __PM_VERSION__: JSON.stringify(JSON.parse(await readFile('package.json', 'utf8')).version),
   },
   // Each file is its module's function already, as Node would wrap it: bin/pm compiles the text as

@@ -23,7 +23,8 @@ let binding: string | undefined;
 const BINDING = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
 function nativeBinding(): string {
   if (binding) return binding;
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+  // import.meta.dirname is the bundle's own __dirname (esbuild.config.mjs): no file URL made and read back.
+  for (let dir = import.meta.dirname ?? dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     if (basename(dir) !== 'node_modules' && existsSync(join(dir, BINDING))) {
       binding = join(dir, BINDING);
       return binding;
