@@ -246,7 +246,8 @@ export class HttpClient {
           cut = late('UND_ERR_BODY_TIMEOUT') ?? e ?? new Error('the answer was cut off');
         }
       // Most answers come as one chunk (all of the embedded default's do): no copy made of it.
-      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size > this.maxBytes ? 0 : size);
+      const bytes =
+        chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size > this.maxBytes ? 0 : size);
       chunks = [];
       const text = bytes.toString('utf8');
       return { status: res.statusCode, headers, text, cut, tooLarge, ms: Date.now() - started };
