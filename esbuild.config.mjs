@@ -140,6 +140,14 @@ const lighterPackages = {
       const lazy = "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };";
       return { contents: text.replace(LAZY, lazy), loader: 'js' };
     });
+    // better-sqlite3's backup() (which pm never calls) makes its promisified
+    // fs.access at the package's top: made when first called instead.
+    const EAGER = 'const fsAccess = promisify(fs.access);';
+    b.onLoad({ filter: /[/\\]node_modules[/\\]better-sqlite3[/\\]lib[/\\]methods[/\\]backup\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes(EAGER)) throw new Error(`${args.path} no longer has: ${EAGER}`);
+      return { contents: text.replace(EAGER, 'const fsAccess = (p) => promisify(fs.access)(p);'), loader: 'js' };
+    });
     b.onResolve({ filter: /^#supports-color$/ }, (args) => {
       if (!args.importer.includes('/node_modules/chalk/')) return undefined;
       return { path: join(dirname(args.importer), 'vendor', 'supports-color', 'browser.js') };
