@@ -178,6 +178,22 @@ describe('pm attachments against pm serve', () => {
     expect(readdirSync(join(cwd, 'out'))).toEqual([]);
   });
 
+  it('says at once when the place it downloads to cannot be written, and leaves nothing behind', async () => {
+    const { cwd, pm, property } = await setUp();
+    writeFileSync(join(cwd, 'plan.bin'), randomBytes(300_000));
+    const uuid = (await pm(['attachments', 'upload', 'plan.bin', '--property', property])).stdout.trim();
+    const missing = await pm(['attachments', 'download', uuid, '--to', 'nowhere/plan.bin']);
+    expect({ code: missing.code, stdout: missing.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(missing.stderr).toContain(`cannot write ${join(cwd, 'nowhere', 'plan.bin')}: ENOENT`);
+    expect(readdirSync(cwd)).toEqual(['plan.bin']);
+    // A file where the folder should be: the same, and the file left as it was.
+    writeFileSync(join(cwd, 'notes'), 'mine');
+    const blocked = await pm(['attachments', 'download', uuid, '--to', 'notes/plan.bin']);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toContain(`cannot write ${join(cwd, 'notes', 'plan.bin')}: ENOTDIR`);
+    expect(readFileSync(join(cwd, 'notes'), 'utf8')).toBe('mine');
+  });
+
   it("reads the server's 413 while it sends a file over the limit", async () => {
     const { cwd, pm, property } = await setUp();
     writeFileSync(join(cwd, 'video.mp4'), randomBytes(LIMIT + 1));

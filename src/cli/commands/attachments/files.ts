@@ -3,7 +3,7 @@
  * `pm export|import`: sent as it is read; fetched into a temporary file beside its place, checked
  * against its record's size and SHA-256, and only then renamed into place.
  */
-import { createReadStream, createWriteStream, linkSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, createReadStream, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { extname } from 'node:path';
 import { exchangeBytes } from '../../../client/bytes.js';
 import { visible } from '../../../core/redact.js';
@@ -34,9 +34,6 @@ const TEXT_TYPES: Readonly<Record<string, string>> = {
 
 /** How much of a file is read at a time to be sent (the server keeps it in chunks of 1 MiB). */
 const READ_BYTES = 256 * 1024;
-
-/** How much of a download waits to be written before the next bytes are read: the disk's writes go on meanwhile. */
-const WRITE_BYTES = 1024 * 1024;
 
 const typeOf = (name: string) => TEXT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
 
@@ -114,32 +111,35 @@ export async function downloadFile(
   const hash = (await import('node:crypto')).createHash('sha256');
   const temp = dest === '-' ? undefined : `${dest}.${process.pid}.pm-part`;
   let got = 0;
+  let res: Awaited<ReturnType<typeof exchangeBytes>> | undefined;
+  // The file is made before anything is asked of the server: a place that cannot be written is
+  // said at once. It is written as the bytes come, at once: a write to the page cache takes less
+  // than handing it to a thread (a stream's writes), and the socket holds the next bytes meanwhile.
+  let fd: number | undefined;
   try {
-    const res = await exchangeBytes(s.http, 'GET', `${r.path}/${rec.uuid}/download`);
-    const out =
-      temp === undefined
-        ? undefined
-        : createWriteStream(temp, { flags: 'wx', mode: 0o644, highWaterMark: WRITE_BYTES });
-    try {
-      for await (const chunk of res.body) {
-        got += chunk.byteLength;
-        hash.update(chunk);
-        progress.add(chunk.byteLength);
-        const sink = out ?? f.io.stdout;
-        if (sink.write(chunk) === false && sink.once)
-          await new Promise<void>((done) => sink.once?.('drain', () => done()));
-      }
-    } finally {
-      if (out) await new Promise<void>((done, fail) => out.end((e?: Error | null) => (e ? fail(e) : done())));
+    if (temp !== undefined) fd = openSync(temp, 'wx', 0o644);
+    res = await exchangeBytes(s.http, 'GET', `${r.path}/${rec.uuid}/download`);
+    for await (const chunk of res.body) {
+      got += chunk.byteLength;
+      hash.update(chunk);
+      progress.add(chunk.byteLength);
+      if (fd !== undefined) for (let at = 0; at < chunk.byteLength; ) at += writeSync(fd, chunk, at);
+      else if (f.io.stdout.write(chunk) === false && f.io.stdout.once)
+        await new Promise<void>((done) => f.io.stdout.once?.('drain', () => done()));
     }
   } catch (e) {
-    if (temp) rmSync(temp, { force: true });
+    // An answer left unread would hold its connection, and the run's end, open.
+    res?.destroy();
+    if (fd !== undefined) closeSync(fd);
+    fd = undefined;
+    if (temp) discard(temp);
     if (e instanceof CliError) throw e;
     // The disk's refusal (a directory missing, no space), not the server's.
     if (e instanceof Error && 'syscall' in e)
       throw new CliError(EXIT.api, `cannot write ${dest}: ${(e as NodeJS.ErrnoException).code ?? e.message}.`);
     throw describeApiError(e, r);
   } finally {
+    if (fd !== undefined) closeSync(fd);
     progress.stop();
   }
   const sum = hash.digest('hex');
@@ -151,6 +151,15 @@ export async function downloadFile(
     );
   }
   if (temp) place(temp, dest, clobber);
+}
+
+/** A part file removed, if there is one: none is made where its folder is missing or is not one. */
+function discard(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Nothing there to remove.
+  }
 }
 
 /** Into place: renamed over an existing file only with `clobber`; else linked, which fails if one appeared. */
