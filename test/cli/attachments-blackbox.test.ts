@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, listeningUrl, pmBin, tempHome } from '../helpers/cli.js';
+import { startFaultyServer } from '../helpers/faulty-server.js';
 import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
 import { onlooker, openSpoolFiles, uploadsCopying } from '../helpers/spool.js';
 
@@ -192,6 +193,25 @@ describe('pm attachments against pm serve', () => {
     expect(blocked.code).toBe(1);
     expect(blocked.stderr).toContain(`cannot write ${join(cwd, 'notes', 'plan.bin')}: ENOTDIR`);
     expect(readFileSync(join(cwd, 'notes'), 'utf8')).toBe('mine');
+  });
+
+  it('a download cut off on the way is the connection, not the disk: nothing is left of it', async () => {
+    const { acct, cwd, pm, property } = await setUp();
+    writeFileSync(join(cwd, 'survey.bin'), randomBytes(2_000_000));
+    const uuid = (await pm(['attachments', 'upload', 'survey.bin', '--property', property])).stdout.trim();
+    const cut = await startFaultyServer({ upstream: server.url });
+    onTestFinished(() => cut.close());
+    // The record comes whole; every download after it, half its bytes and then a closed connection.
+    cut.script('GET', { kind: 'forward' }, ...Array.from({ length: 8 }, () => ({ kind: 'forward-truncate' as const })));
+    const env = { HOME: tempHome(), PATH: process.env.PATH ?? '', PM_BASE_URL: cut.url, PM_TOKEN: acct.token };
+    mkdirSync(join(cwd, 'out'));
+    const down = await pmBin(['attachments', 'download', uuid, '--dir', 'out'], env, { cwd });
+    expect({ code: down.code, stdout: down.stdout }).toEqual({ code: 5, stdout: '' });
+    expect(down.stderr).toMatch(
+      /^error: the download of survey\.bin was cut off after \d+ of 2000000 bytes \(the connection was closed\): nothing was written\.\n/,
+    );
+    expect(down.stderr).not.toContain('cannot write');
+    expect(readdirSync(join(cwd, 'out'))).toEqual([]);
   });
 
   it("reads the server's 413 while it sends a file over the limit", async () => {

@@ -6,6 +6,7 @@
 import { closeSync, createReadStream, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { extname } from 'node:path';
 import { exchangeBytes } from '../../../client/bytes.js';
+import { classify } from '../../../client/retry.js';
 import { visible } from '../../../core/redact.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { CliError, EXIT } from '../../errors.js';
@@ -116,15 +117,30 @@ export async function downloadFile(
   // said at once. It is written as the bytes come, at once: a write to the page cache takes less
   // than handing it to a thread (a stream's writes), and the socket holds the next bytes meanwhile.
   let fd: number | undefined;
+  /** The disk's refusal (a folder missing, no space), said as such: not the server's. */
+  const onDisk = <T>(write: () => T): T => {
+    try {
+      return write();
+    } catch (e) {
+      throw new CliError(
+        EXIT.api,
+        `cannot write ${dest}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
+      );
+    }
+  };
   try {
-    if (temp !== undefined) fd = openSync(temp, 'wx', 0o644);
+    if (temp !== undefined) fd = onDisk(() => openSync(temp, 'wx', 0o644));
     res = await exchangeBytes(s.http, 'GET', `${r.path}/${rec.uuid}/download`);
     for await (const chunk of res.body) {
       got += chunk.byteLength;
       hash.update(chunk);
       progress.add(chunk.byteLength);
-      if (fd !== undefined) for (let at = 0; at < chunk.byteLength; ) at += writeSync(fd, chunk, at);
-      else if (f.io.stdout.write(chunk) === false && f.io.stdout.once)
+      if (fd !== undefined) {
+        const out = fd;
+        onDisk(() => {
+          for (let at = 0; at < chunk.byteLength; ) at += writeSync(out, chunk, at);
+        });
+      } else if (f.io.stdout.write(chunk) === false && f.io.stdout.once)
         await new Promise<void>((done) => f.io.stdout.once?.('drain', () => done()));
     }
   } catch (e) {
@@ -134,9 +150,13 @@ export async function downloadFile(
     fd = undefined;
     if (temp) discard(temp);
     if (e instanceof CliError) throw e;
-    // The disk's refusal (a directory missing, no space), not the server's.
-    if (e instanceof Error && 'syscall' in e)
-      throw new CliError(EXIT.api, `cannot write ${dest}: ${(e as NodeJS.ErrnoException).code ?? e.message}.`);
+    // The answer began and stopped short (not by Ctrl-C): the connection's doing, said with how far it got.
+    if (res !== undefined && !s.http.options.signal?.aborted)
+      throw new CliError(
+        EXIT.network,
+        `the download of ${visible(name)} was cut off after ${got} of ${size} bytes (${classify(e).reason})${temp ? ': nothing was written' : ''}.`,
+        { hint: 'Run it again: a download starts over from the first byte.' },
+      );
     throw describeApiError(e, r);
   } finally {
     if (fd !== undefined) closeSync(fd);
