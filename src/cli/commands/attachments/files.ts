@@ -117,30 +117,25 @@ export async function downloadFile(
   // said at once. It is written as the bytes come, at once: a write to the page cache takes less
   // than handing it to a thread (a stream's writes), and the socket holds the next bytes meanwhile.
   let fd: number | undefined;
-  /** The disk's refusal (a folder missing, no space), said as such: not the server's. */
-  const onDisk = <T>(write: () => T): T => {
-    try {
-      return write();
-    } catch (e) {
-      throw new CliError(
-        EXIT.api,
-        `cannot write ${dest}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
-      );
-    }
-  };
   try {
-    if (temp !== undefined) fd = onDisk(() => openSync(temp, 'wx', 0o644));
+    if (temp !== undefined)
+      try {
+        fd = openSync(temp, 'wx', 0o644);
+      } catch (e) {
+        throw diskError(dest, e);
+      }
     res = await exchangeBytes(s.http, 'GET', `${r.path}/${rec.uuid}/download`);
     for await (const chunk of res.body) {
       got += chunk.byteLength;
       hash.update(chunk);
       progress.add(chunk.byteLength);
-      if (fd !== undefined) {
-        const out = fd;
-        onDisk(() => {
-          for (let at = 0; at < chunk.byteLength; ) at += writeSync(out, chunk, at);
-        });
-      } else if (f.io.stdout.write(chunk) === false && f.io.stdout.once)
+      if (fd !== undefined)
+        try {
+          for (let at = 0; at < chunk.byteLength; ) at += writeSync(fd, chunk, at);
+        } catch (e) {
+          throw diskError(dest, e);
+        }
+      else if (f.io.stdout.write(chunk) === false && f.io.stdout.once)
         await new Promise<void>((done) => f.io.stdout.once?.('drain', () => done()));
     }
   } catch (e) {
@@ -171,6 +166,11 @@ export async function downloadFile(
     );
   }
   if (temp) place(temp, dest, clobber);
+}
+
+/** The disk's refusal (a folder missing, no space), said as such: not the server's. */
+function diskError(dest: string, e: unknown): CliError {
+  return new CliError(EXIT.api, `cannot write ${dest}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
 }
 
 /** A part file removed, if there is one: none is made where its folder is missing or is not one. */
