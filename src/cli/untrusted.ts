@@ -30,7 +30,7 @@ export function serverUuid(value: unknown, what: string): string {
 }
 
 /** The most a file's name may take on disk (NAME_MAX of Linux, macOS and Windows file systems), in UTF-8 bytes. */
-export const NAME_BYTES = 255;
+const NAME_BYTES = 255;
 
 /** Control characters (C0, DEL, C1) and the marks, overrides and isolates of bidirectional text. */
 const UNSEEN = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;

@@ -104,7 +104,7 @@ export async function uploadFile(
 }
 
 /** How a downloaded file is written. */
-export interface Placing {
+interface Placing {
   /** Over a file that is there already. */
   readonly clobber: boolean;
   /** The new file's mode (before the umask): 0644 for a download, 0600 for an export. */

@@ -10,7 +10,7 @@ import type { Deps } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { Session } from '../../session.js';
-import { isUuid, serverUuid } from '../../untrusted.js';
+import { inside, isUuid, serverUuid } from '../../untrusted.js';
 import { writeFileAtomic } from '../../write-file.js';
 import { describeApiError } from '../../api-errors.js';
 import { importFile } from '../attachments/transfer-files.js';
@@ -132,7 +132,7 @@ async function importAccount(
   const map = readMap(dir, exported);
   const counts: Record<string, number> = {};
   let already = 0;
-  const save = () => writeFileAtomic(join(dir, MAP_FILE), `${JSON.stringify(map, null, 2)}\n`);
+  const save = () => writeFileAtomic(inside(dir, MAP_FILE), `${JSON.stringify(map, null, 2)}\n`);
   try {
     for (const { r, records } of files) {
       let n = 0;
