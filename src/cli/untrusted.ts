@@ -6,7 +6,7 @@
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { ProtocolError } from '../client/errors.js';
 import { isWholeUuid } from '../core/kinds.js';
-import { jsonText } from '../core/redact.js';
+import { jsonText, withoutUnseen } from '../core/redact.js';
 import { CliError, EXIT } from './errors.js';
 
 /** A value as a message may quote it: JSON (C0 escaped), with DEL, C1 and bidi escaped too, cut short. */
@@ -32,9 +32,6 @@ export function serverUuid(value: unknown, what: string): string {
 /** The most a file's name may take on disk (NAME_MAX of Linux, macOS and Windows file systems), in UTF-8 bytes. */
 const NAME_BYTES = 255;
 
-/** Control characters (C0, DEL, C1) and the marks, overrides and isolates of bidirectional text. */
-const UNSEEN = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
-
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 /** `s` cut to at most `max` UTF-8 bytes, never inside a character. */
@@ -54,7 +51,7 @@ function cut(s: string, max: number): string {
  */
 export function fileName(name: unknown, fallback: string): string {
   const text = typeof name === 'string' ? name : '';
-  const last = text.replace(UNSEEN, '').replace(/\\/g, '/').split('/').pop()?.trim() ?? '';
+  const last = withoutUnseen(text).replace(/\\/g, '/').split('/').pop()?.trim() ?? '';
   if (last === '' || last === '.' || last === '..') return fallback;
   if (bytes(last) <= NAME_BYTES) return last;
   const ext = extname(last);

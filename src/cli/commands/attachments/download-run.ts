@@ -45,7 +45,7 @@ export async function downloadRun(o: DownloadOptions): Promise<void> {
     await downloadFile(f, s, r, rec, dest, { clobber: o.clobber, mode: 0o644 });
     if (dest !== '-') {
       f.io.stdout.write(`${visible(dest)}\n`);
-      f.io.stderr.write(`Downloaded ${name} (${rec.size} bytes, SHA-256 checked) to ${visible(dest)}.\n`);
+      f.io.stderr.write(`Downloaded ${visible(name)} (${rec.size} bytes, SHA-256 checked) to ${visible(dest)}.\n`);
     }
   }
 }
