@@ -15,6 +15,7 @@ import { describeRecord } from './commands/shared.js';
 import { CliError, EXIT, usageError } from './errors.js';
 import { checkUuid, kebab, optKey } from './flags.js';
 import type { Session } from './session.js';
+import { serverUuid } from './untrusted.js';
 
 type Flags = Readonly<Record<string, unknown>>;
 
@@ -44,7 +45,8 @@ export async function resolveUuid(s: Session, r: ResourceDef, input: string, wha
     if (e instanceof HttpStatusError && e.status === 400 && e.message.includes(param)) throw wholeNeeded();
     throw about(e, r);
   }
-  const uuids = page.records.map((x) => (typeof x.uuid === 'string' ? x.uuid.toLowerCase() : ''));
+  // Used in paths and messages from here on: each checked to be a uuid (serverUuid), not only to begin so.
+  const uuids = page.records.map((x) => serverUuid(x.uuid, `the uuid of the ${r.singular} found for ${input}`));
   // A server that ignores parameters it does not know answers records that do not begin so.
   if (uuids.some((u) => !u.startsWith(input))) throw wholeNeeded();
   const [first, second] = uuids;

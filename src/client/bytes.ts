@@ -45,7 +45,17 @@ export async function exchangeBytes(
   http: HttpClient,
   method: 'GET' | 'POST',
   path: string,
-  opts: { query?: URLSearchParams; body?: ByteBody; headers?: Record<string, string> } = {},
+  opts: {
+    query?: URLSearchParams;
+    body?: ByteBody;
+    headers?: Record<string, string>;
+    /**
+     * The most bytes the answer's body may have (a file's size, as its record says): a
+     * Content-Length above it is refused before anything is read, and a body that grows past it
+     * stops with a ProtocolError before the chunk that crosses it is handed on.
+     */
+    most?: number;
+  } = {},
 ): Promise<ByteAnswer> {
   const url = http.url(path);
   if (opts.query) for (const [k, v] of opts.query) url.searchParams.append(k, v);
@@ -93,7 +103,16 @@ export async function exchangeBytes(
     if (ticket) http.pacer?.release(ticket, { status, headers });
     debug?.(`< ${status}`);
     const body = res.body as unknown as AsyncIterable<Uint8Array> & { destroy(): void };
-    if (status >= 200 && status < 300) return { status, headers, body, destroy: () => body.destroy() };
+    if (status >= 200 && status < 300) {
+      const destroy = () => body.destroy();
+      if (opts.most === undefined) return { status, headers, body, destroy };
+      const said = headers['content-length'];
+      if (said !== undefined && Number(said) > opts.most) {
+        destroy();
+        throw new ProtocolError(`the answer says it has ${said} bytes, more than the ${opts.most} expected`);
+      }
+      return { status, headers, body: bounded(body, opts.most), destroy };
+    }
     const text = await readSome(body);
     if (RETRY_STATUSES.has(status) && !last && replayable && (method === 'GET' || status === 429)) {
       const after = parseRetryAfter(headers['retry-after'], Date.now());
@@ -113,6 +132,16 @@ export async function exchangeBytes(
     if (status < 400)
       throw new ProtocolError(`the server answered ${status}; pm does not follow redirects, so nothing was done`);
     throw Object.assign(new HttpStatusError(status, said.message, response, said.fields), { attempts: attempt });
+  }
+}
+
+/** `body` as it comes, stopped (a ProtocolError) before a chunk that would take it past `most` bytes. */
+async function* bounded(body: AsyncIterable<Uint8Array>, most: number): AsyncGenerator<Uint8Array> {
+  let got = 0;
+  for await (const chunk of body) {
+    got += chunk.byteLength;
+    if (got > most) throw new ProtocolError(`the answer has more than the ${most} bytes expected`);
+    yield chunk;
   }
 }
 

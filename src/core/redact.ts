@@ -53,6 +53,15 @@ export function visible(text: string, lines = false): string {
 }
 
 /**
+ * Text from elsewhere with every control character (C0, DEL, C1) and every bidi control (the
+ * overrides and isolates visible() replaces, and the marks U+061C, U+200E, U+200F) taken out:
+ * for a file's name, where a space in their place would change the name.
+ */
+export function withoutUnseen(text: string): string {
+  return text.replace(/[\p{Cc}؜‎‏‪-‮⁦-⁩]/gu, '');
+}
+
+/**
  * Text a program wrote for a terminal (CSV, TSV, jq's output): its tabs and line breaks kept, as
  * its format needs them; every other control character, and each bidi override or isolate
  * (U+202A-U+202E, U+2066-U+2069: they make text read other than it is), a space.

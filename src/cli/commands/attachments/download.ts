@@ -29,6 +29,9 @@ A file is written to a temporary file beside its place, checked (size and SHA-25
 then renamed into place: an interrupted or damaged download leaves nothing behind, and an
 existing file is never overwritten without --clobber. With --to -, the bytes go to standard
 output (into a pipe or a file: never to a terminal), and a mismatch is reported at the end.
+With --dir, a file is named after its record: the last part of its name, without control or
+bidi characters, at most 255 bytes (its extension kept), or its uuid when no name is left; it
+is never written outside the directory. No more bytes are read than the record says.
 
 Examples:
   pm ${r.path} download 5c1d7e2a

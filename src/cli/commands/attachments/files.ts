@@ -4,15 +4,16 @@
  * against its record's size and SHA-256, and only then renamed into place.
  */
 import { closeSync, createReadStream, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { extname } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { exchangeBytes } from '../../../client/bytes.js';
+import { ProtocolError } from '../../../client/errors.js';
 import { classify } from '../../../client/retry.js';
-import { visible } from '../../../core/redact.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { Deps } from '../../context.js';
 import type { Session } from '../../session.js';
 import { describeApiError } from '../../api-errors.js';
+import { fileName, serverUuid } from '../../untrusted.js';
 import { byteProgress } from './progress.js';
 
 type Rec = Record<string, unknown>;
@@ -42,6 +43,11 @@ const typeOf = (name: string) => TEXT_TYPES[extname(name).toLowerCase()] ?? 'app
 export interface Source {
   readonly path: string;
   readonly size: number | undefined;
+  /**
+   * The file, opened already: read from it (from its first byte, on every attempt) and never
+   * from `path` again, so that what is sent is the file that was checked. Its owner closes it.
+   */
+  readonly fd?: number;
 }
 
 /** Uploads a file under `parent` as `name`: the new record. */
@@ -73,7 +79,15 @@ export async function uploadFile(
         file.path === '-'
           ? { open: () => counted(f.io.stdin), again: false, type }
           : {
-              open: () => counted(createReadStream(file.path, { highWaterMark: READ_BYTES })),
+              open: () =>
+                counted(
+                  createReadStream(
+                    file.path,
+                    file.fd === undefined
+                      ? { highWaterMark: READ_BYTES }
+                      : { highWaterMark: READ_BYTES, fd: file.fd, start: 0, autoClose: false },
+                  ),
+                ),
               again: true,
               type,
               length: file.size,
@@ -89,9 +103,30 @@ export async function uploadFile(
   }
 }
 
+/** How a downloaded file is written. */
+interface Placing {
+  /** Over a file that is there already. */
+  readonly clobber: boolean;
+  /** The new file's mode (before the umask): 0644 for a download, 0600 for an export. */
+  readonly mode: number;
+}
+
+/** A file's record as a download uses it: each value checked for what it claims to be. */
+function checkedRecord(r: ResourceDef, rec: Rec) {
+  const uuid = serverUuid(rec.uuid, `the uuid of the ${r.singular}`);
+  const size = rec.size;
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+    throw new ProtocolError(`the size of ${r.singular} ${uuid} is not a number of bytes`);
+  const digest = rec.sha256;
+  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest))
+    throw new ProtocolError(`the SHA-256 of ${r.singular} ${uuid} is not one`);
+  return { uuid, size, digest, label: fileName(rec.name, uuid) };
+}
+
 /**
  * Downloads the bytes of `rec` to `dest` (or standard output, `-`), checked against its size and
- * SHA-256; a file is written beside its place and renamed into it, never over one without `clobber`.
+ * SHA-256; a file is written beside its place and renamed into it, never over one without
+ * `clobber`. The answer is read only up to the size the record says: a byte more stops it.
  */
 export async function downloadFile(
   f: Pick<Deps, 'io'>,
@@ -99,18 +134,18 @@ export async function downloadFile(
   r: ResourceDef,
   rec: Rec,
   dest: string,
-  clobber: boolean,
+  how: Placing,
 ) {
-  const size = Number(rec.size);
-  const digest = String(rec.sha256);
-  const name = String(rec.name);
-  if (dest !== '-' && !clobber && exists(dest))
+  const { uuid, size, digest, label } = checkedRecord(r, rec);
+  if (dest !== '-' && !how.clobber && exists(dest))
     throw new CliError(EXIT.usage, `${dest} is there already: pm does not overwrite it.`, {
       hint: 'Give --clobber to overwrite it, or --to/--dir for another place.',
     });
-  const progress = await byteProgress(f, name, size);
+  const progress = await byteProgress(f, label, size);
   const hash = (await import('node:crypto')).createHash('sha256');
-  const temp = dest === '-' ? undefined : `${dest}.${process.pid}.pm-part`;
+  // Beside its place, under a short name of its own: the place's name may take all a name can.
+  const temp =
+    dest === '-' ? undefined : join(dirname(dest), `.${process.pid}.${Math.random().toString(36).slice(2)}.pm-part`);
   let got = 0;
   let res: Awaited<ReturnType<typeof exchangeBytes>> | undefined;
   // The file is made before anything is asked of the server: a place that cannot be written is
@@ -120,11 +155,11 @@ export async function downloadFile(
   try {
     if (temp !== undefined)
       try {
-        fd = openSync(temp, 'wx', 0o644);
+        fd = openSync(temp, 'wx', how.mode);
       } catch (e) {
         throw diskError(dest, e);
       }
-    res = await exchangeBytes(s.http, 'GET', `${r.path}/${rec.uuid}/download`);
+    res = await exchangeBytes(s.http, 'GET', `${r.path}/${uuid}/download`, { most: size });
     for await (const chunk of res.body) {
       got += chunk.byteLength;
       hash.update(chunk);
@@ -145,11 +180,18 @@ export async function downloadFile(
     fd = undefined;
     if (temp) discard(temp);
     if (e instanceof CliError) throw e;
+    const nothing = temp ? ': nothing was written' : '';
+    // More than the record says: the server's error, not the connection's.
+    if (e instanceof ProtocolError)
+      throw new CliError(
+        EXIT.api,
+        `the download of ${label} was stopped: ${e.message} (its record says ${size} bytes)${nothing}.`,
+      );
     // The answer began and stopped short (not by Ctrl-C): the connection's doing, said with how far it got.
     if (res !== undefined && !s.http.options.signal?.aborted)
       throw new CliError(
         EXIT.network,
-        `the download of ${visible(name)} was cut off after ${got} of ${size} bytes (${classify(e).reason})${temp ? ': nothing was written' : ''}.`,
+        `the download of ${label} was cut off after ${got} of ${size} bytes (${classify(e).reason})${nothing}.`,
         { hint: 'Run it again: a download starts over from the first byte.' },
       );
     throw describeApiError(e, r);
@@ -162,10 +204,10 @@ export async function downloadFile(
     if (temp) rmSync(temp, { force: true });
     throw new CliError(
       EXIT.api,
-      `the download of ${visible(name)} does not match its record (${got} bytes with SHA-256 ${sum}; the record says ${size} bytes, ${digest})${temp ? ': nothing was written' : ''}.`,
+      `the download of ${label} does not match its record (${got} bytes with SHA-256 ${sum}; the record says ${size} bytes, ${digest})${temp ? ': nothing was written' : ''}.`,
     );
   }
-  if (temp) place(temp, dest, clobber);
+  if (temp) place(temp, dest, how.clobber);
 }
 
 /** The disk's refusal (a folder missing, no space), said as such: not the server's. */
@@ -209,9 +251,10 @@ function exists(path: string): boolean {
   }
 }
 
-/** A file's SHA-256, read as a stream. */
-export async function sha256Of(path: string): Promise<string> {
+/** A file's SHA-256, read as a stream: from `path`, or from the descriptor `fd` (from its first byte, left open). */
+export async function sha256Of(path: string, fd?: number): Promise<string> {
   const hash = (await import('node:crypto')).createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  const stream = fd === undefined ? createReadStream(path) : createReadStream(path, { fd, start: 0, autoClose: false });
+  for await (const chunk of stream) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }

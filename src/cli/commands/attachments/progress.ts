@@ -2,6 +2,7 @@
  * A progress bar of bytes for an upload or a download: on stderr, only when stderr is a terminal
  * and the file is more than a few MB (never in a pipe or a log). cli-progress is loaded then alone.
  */
+import { visible } from '../../../core/redact.js';
 import type { Deps } from '../../context.js';
 
 /** Files smaller than this are sent or fetched without a bar: they take a moment. */
@@ -33,7 +34,8 @@ export async function byteProgress(
   });
   const started = performance.now();
   let done = 0;
-  bar.start(total, 0, { label, done: '0.0', size: mib(total), speed: '0.0' });
+  // A file's name (a server's, or one from disk) drawn on the terminal: made visible first.
+  bar.start(total, 0, { label: visible(label), done: '0.0', size: mib(total), speed: '0.0' });
   return {
     add(bytes) {
       done += bytes;

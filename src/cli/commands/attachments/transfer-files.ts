@@ -4,36 +4,41 @@
  * both ways. An import uploads a file under its parent as it was, once: the uuid map of the
  * import (transfer.ts) says which are done.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, fstatSync, mkdirSync } from 'node:fs';
 import { resourceByPath } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import type { Deps } from '../../context.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { Session } from '../../session.js';
+import { inside, isUuid } from '../../untrusted.js';
+import { openOwnFile } from '../transfer/files.js';
 import { downloadFile, sha256Of, uploadFile } from './files.js';
 
 type Rec = Record<string, unknown>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Where an exported file's bytes are: never outside the folder (its uuid is checked to be one). */
+/** Where an exported file's bytes are: `<dir>/<resource>/<uuid>`, never outside the folder (its uuid is checked to be one). */
 function pathOf(dir: string, r: ResourceDef, rec: Rec, where: string): string {
-  const uuid = String(rec.uuid);
-  if (!UUID.test(uuid)) throw new CliError(EXIT.usage, `${where}: its uuid ${JSON.stringify(rec.uuid)} is not a uuid.`);
-  return join(dir, r.path, uuid.toLowerCase());
+  if (!isUuid(rec.uuid))
+    throw new CliError(EXIT.usage, `${where}: its uuid ${JSON.stringify(rec.uuid)} is not a uuid.`);
+  return inside(dir, r.path, rec.uuid.toLowerCase());
 }
 
-/** Downloads the bytes of every exported record of `r` beside its NDJSON, each checked. */
+/** Folders an export makes: its owner's alone, as the files in them (0600). */
+export const PRIVATE_DIR = 0o700;
+
+/** Downloads the bytes of every exported record of `r` beside its NDJSON, each checked, each 0600. */
 export async function exportFiles(deps: Pick<Deps, 'io'>, s: Session, r: ResourceDef, rows: Rec[], dir: string) {
   if (!rows.length) return;
-  mkdirSync(join(dir, r.path), { recursive: true });
-  for (const rec of rows) await downloadFile(deps, s, r, rec, pathOf(dir, r, rec, r.path), true);
+  mkdirSync(inside(dir, r.path), { recursive: true, mode: PRIVATE_DIR });
+  for (const rec of rows)
+    await downloadFile(deps, s, r, rec, pathOf(dir, r, rec, r.path), { clobber: true, mode: 0o600 });
 }
 
 /**
  * Uploads an exported file under its (new) parent: its bytes must be the ones the export
- * recorded (SHA-256), and a file of its own (a symbolic link is never followed).
+ * recorded (SHA-256), and a file of its own. It is opened once, never through a symbolic link
+ * (O_NOFOLLOW), and checked, hashed and sent through that one descriptor: a link swapped in for
+ * it meanwhile changes nothing of what is read.
  */
 export async function importFile(
   deps: Pick<Deps, 'io'>,
@@ -45,31 +50,31 @@ export async function importFile(
   where: string,
 ): Promise<Rec> {
   const path = pathOf(dir, r, rec, where);
-  let size: number;
+  const fd = openOwnFile(path, (code) => new CliError(EXIT.usage, `${where}: ${path} cannot be read (${code}).`));
+  if (fd === undefined) throw new CliError(EXIT.usage, `${where}: the file's bytes are not in the export (${path}).`);
+  if (fd === 'link') throw new CliError(EXIT.usage, `${where}: ${path} is not a file (a link is never followed).`);
   try {
-    const st = lstatSync(path);
+    const st = fstatSync(fd);
     if (!st.isFile()) throw new CliError(EXIT.usage, `${where}: ${path} is not a file (a link is never followed).`);
-    size = st.size;
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    throw new CliError(EXIT.usage, `${where}: the file's bytes are not in the export (${path}).`);
-  }
-  const digest = await sha256Of(path);
-  if (digest !== rec.sha256)
-    throw new CliError(
-      EXIT.usage,
-      `${where}: ${path} is not the file that was exported (its SHA-256 is ${digest}, the export says ${rec.sha256}).`,
+    const digest = await sha256Of(path, fd);
+    if (digest !== rec.sha256)
+      throw new CliError(
+        EXIT.usage,
+        `${where}: ${path} is not the file that was exported (its SHA-256 is ${digest}, the export says ${String(rec.sha256)}).`,
+      );
+    const description = typeof rec.description === 'string' ? rec.description : undefined;
+    const type = typeof rec.mime_type === 'string' ? rec.mime_type : undefined;
+    return await uploadFile(
+      deps,
+      s,
+      r,
+      { resource: resourceByPath(parent.resource), uuid: parent.uuid },
+      { path, size: st.size, fd },
+      String(rec.name),
+      description,
+      type,
     );
-  const description = typeof rec.description === 'string' ? rec.description : undefined;
-  const type = typeof rec.mime_type === 'string' ? rec.mime_type : undefined;
-  return uploadFile(
-    deps,
-    s,
-    r,
-    { resource: resourceByPath(parent.resource), uuid: parent.uuid },
-    { path, size },
-    String(rec.name),
-    description,
-    type,
-  );
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -6,11 +6,12 @@
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { encodeListQuery } from '../../../core/query.js';
-import { visible } from '../../../core/redact.js';
+import { jsonText, visible } from '../../../core/redact.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { CliError, usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { Session } from '../../session.js';
+import { serverUuid } from '../../untrusted.js';
 import { resolveUuid } from '../../uuids.js';
 import { describeApiError } from '../../api-errors.js';
 import { type Source, sha256Of, uploadFile } from './files.js';
@@ -44,9 +45,13 @@ export async function uploadRun(o: UploadOptions): Promise<void> {
       }
     }
     const rec = await uploadFile(f, s, r, { resource: o.parent.resource, uuid: parentUuid }, file, name, o.description);
-    if (o.json) f.io.stdout.write(`${JSON.stringify(rec)}\n`);
-    else f.io.stdout.write(`${rec.uuid}\n`);
-    f.io.stderr.write(`Uploaded ${visible(String(rec.name))} (${rec.size} bytes) as ${r.singular} ${rec.uuid}.\n`);
+    // What the server answered is printed only as what it claims to be: a uuid, and text made visible.
+    const uuid = serverUuid(rec.uuid, `the uuid of the ${r.singular} made of ${visible(name)}`);
+    if (o.json) f.io.stdout.write(`${jsonText(JSON.stringify(rec))}\n`);
+    else f.io.stdout.write(`${uuid}\n`);
+    f.io.stderr.write(
+      `Uploaded ${visible(String(rec.name))} (${visible(String(rec.size))} bytes) as ${r.singular} ${uuid}.\n`,
+    );
   }
 }
 

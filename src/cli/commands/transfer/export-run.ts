@@ -1,6 +1,6 @@
 /** `pm export`: every record of the account as NDJSON files, a file per resource. */
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { DEPENDENCY_ORDER, embedsOf, resourceByPath } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import type { Deps } from '../../context.js';
@@ -8,7 +8,8 @@ import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { Session } from '../../session.js';
 import { writeFileAtomic } from '../../write-file.js';
-import { exportFiles } from '../attachments/transfer-files.js';
+import { inside, serverUuid } from '../../untrusted.js';
+import { exportFiles, PRIVATE_DIR } from '../attachments/transfer-files.js';
 import { countOf } from '../shared.js';
 import { fileOf, summary } from './files.js';
 
@@ -45,8 +46,8 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
         const count = countOf(parent, r);
         for (const p of exported.get(parent.path) ?? []) {
           if (count && !(Number(p[count.name]) > 0)) continue;
-          for await (const rec of all(s, r, { [`${rel.name}[uuid]`]: String(p.uuid) }))
-            rows.push({ ...rec, [rel.name]: p.uuid });
+          const uuid = serverUuid(p.uuid, `the uuid of a ${parent.singular}`);
+          for await (const rec of all(s, r, { [`${rel.name}[uuid]`]: uuid })) rows.push({ ...rec, [rel.name]: p.uuid });
         }
       }
       const total = (await s.client.list(r, new URLSearchParams({ per_page: '1' }))).pagination.total;
@@ -79,7 +80,7 @@ async function exportAccount(s: Session, dir: string, deps: Deps): Promise<Recor
     }
     if (r.files) await exportFiles(deps, s, r, rows, dir);
     exported.set(r.path, rows);
-    writeFileAtomic(join(dir, fileOf(r)), rows.map((x) => `${JSON.stringify(x)}\n`).join(''));
+    writeFileAtomic(inside(dir, fileOf(r)), rows.map((x) => `${JSON.stringify(x)}\n`).join(''));
     counts[r.path] = rows.length;
   }
   return counts;
@@ -91,7 +92,8 @@ export async function exportRun(o: ExportOptions): Promise<void> {
   const dir = resolve(f.cwd, o.dir);
   if (existsSync(dir) && readdirSync(dir).length && !o.force)
     throw usageError(`--dir ${o.dir} is not empty; give another folder, or --force to overwrite its files.`);
-  mkdirSync(dir, { recursive: true });
+  // The folders it makes are its owner's alone (0700), as every file in them (0600).
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
   const { withSession } = await import('../../session.js');
   await withSession(f.globals(), f, async (s) => {
     const counts = await exportAccount(s, dir, f);

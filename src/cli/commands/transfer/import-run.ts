@@ -1,20 +1,22 @@
 /** `pm import`: the records of a pm export created on this server, old uuids mapped to new ones. */
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isObject } from '../../../core/json.js';
 import { isCodeValue } from '../../../core/kinds.js';
+import { jsonText } from '../../../core/redact.js';
 import { CUSTOM_VALUES_KEY, DEPENDENCY_ORDER, inputFields } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import type { Deps } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { Session } from '../../session.js';
+import { inside, isUuid, serverUuid } from '../../untrusted.js';
 import { writeFileAtomic } from '../../write-file.js';
 import { describeApiError } from '../../api-errors.js';
 import { importFile } from '../attachments/transfer-files.js';
 import { withUnabortedSession } from '../shared.js';
 import { all } from './export-run.js';
-import { fileOf, MAP_FILE, summary } from './files.js';
+import { fileOf, MAP_FILE, openOwnFile, summary } from './files.js';
 
 type Rec = Record<string, unknown>;
 
@@ -24,30 +26,10 @@ export interface ImportOptions {
   readonly dir: string;
 }
 
-/**
- * The text of a file of the export folder, undefined when there is none; `link` when it is a
- * symbolic link, which is never followed (O_NOFOLLOW, and lstat where the system has no such
- * flag): a link planted among the files would make pm read, and send, a file from anywhere.
- */
+/** The text of a file of the export folder (openOwnFile): undefined when there is none, `link` for a link. */
 function readOwnFile(file: string): string | undefined | 'link' {
-  const isLink = () => {
-    try {
-      return lstatSync(file).isSymbolicLink();
-    } catch {
-      return false;
-    }
-  };
-  if (constants.O_NOFOLLOW === undefined && isLink()) return 'link';
-  let fd: number;
-  try {
-    // O_NONBLOCK: a FIFO planted in its place is not waited on (it is refused below).
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    if ((code === 'ELOOP' || code === 'EMLINK') && isLink()) return 'link';
-    throw usageError(`${file} cannot be read (${code ?? (e as Error).message}).`);
-  }
+  const fd = openOwnFile(file, (code) => usageError(`${file} cannot be read (${code}).`));
+  if (fd === undefined || fd === 'link') return fd;
   try {
     if (!fstatSync(fd).isFile()) throw usageError(`${file} is not a file: pm import reads the files pm export wrote.`);
     return readFileSync(fd, 'utf8');
@@ -101,8 +83,6 @@ async function existing(s: Session, r: ResourceDef, rec: Rec): Promise<Rec | und
   return undefined;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The old-to-new uuids of an earlier import from this folder, if any, checked against the export:
  * each key the uuid of one of its records, each value a uuid. A map that does not fit (crafted,
@@ -124,10 +104,10 @@ function readMap(dir: string, exported: ReadonlySet<string>): Record<string, str
   for (const [from, to] of Object.entries(v)) {
     if (!exported.has(from))
       throw usageError(
-        `${file} does not belong to this export: ${JSON.stringify(from)} is not the uuid of a record in it; ${anew}.`,
+        `${file} does not belong to this export: ${jsonText(JSON.stringify(from))} is not the uuid of a record in it; ${anew}.`,
       );
-    if (typeof to !== 'string' || !UUID.test(to))
-      throw usageError(`${file}: the new uuid of ${from}, ${JSON.stringify(to)}, is not a uuid; ${anew}.`);
+    if (!isUuid(to))
+      throw usageError(`${file}: the new uuid of ${from}, ${jsonText(JSON.stringify(to))}, is not a uuid; ${anew}.`);
   }
   return v as Record<string, string>;
 }
@@ -152,7 +132,7 @@ async function importAccount(
   const map = readMap(dir, exported);
   const counts: Record<string, number> = {};
   let already = 0;
-  const save = () => writeFileAtomic(join(dir, MAP_FILE), `${JSON.stringify(map, null, 2)}\n`);
+  const save = () => writeFileAtomic(inside(dir, MAP_FILE), `${JSON.stringify(map, null, 2)}\n`);
   try {
     for (const { r, records } of files) {
       let n = 0;
@@ -206,7 +186,8 @@ async function importAccount(
           else if (err.status === 409 && r.unique) throw err;
           else throw new CliError(err.exitCode, `${where}: ${err.message}`, { fields: err.fields });
         }
-        if (typeof rec.uuid === 'string') map[rec.uuid] = String(created.uuid);
+        // The new uuid is the server's: used as a parent's in later requests and kept in the map, so checked first.
+        if (typeof rec.uuid === 'string') map[rec.uuid] = serverUuid(created.uuid, `${where}: the new uuid`);
         n++;
         if (deps.signal?.aborted)
           throw new CliError(
