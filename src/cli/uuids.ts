@@ -73,13 +73,21 @@ async function listed(s: Session, n: Naming, filter: ListFilter): Promise<{ reco
 const uuidOfRecord = (x: Rec): string => (typeof x.uuid === 'string' ? x.uuid.toLowerCase() : '');
 
 /** A name that names several records: an error listing them (one a line, after the sentence) and how many more. */
-function several(n: Naming, input: string, records: Rec[], total: number, how: string, remedy: string): CliError {
+function several(
+  code: ExitCode,
+  n: Naming,
+  input: string,
+  records: Rec[],
+  total: number,
+  how: string,
+  remedy: string,
+): CliError {
   const lines = records.map((x) => {
     const words = describeRecord(n.target, x);
     return `  ${uuidOfRecord(x)}${words ? `  ${words}` : ''}`;
   });
   if (total > lines.length) lines.push(`  and ${total - lines.length} more`);
-  return new CliError(EXIT.usage, `${n.what} ${input} ${how} of ${total} ${n.target.plural}: ${remedy}`, {
+  return new CliError(code, `${n.what} ${input} ${how} of ${total} ${n.target.plural}: ${remedy}`, {
     hint: lines.join('\n'),
   });
 }
@@ -163,6 +171,7 @@ export async function resolveName(s: Session, n: Naming, input: string, many = f
     if (found && found.records.length === 1) return [uuidOfRecord(found.records[0] as Rec)];
     if (found && found.records.length > 1)
       throw several(
+        EXIT.usage,
         n,
         text.toLowerCase(),
         found.records,
@@ -175,8 +184,17 @@ export async function resolveName(s: Session, n: Naming, input: string, many = f
   for (const b of n.by) {
     const found = await byField(s, n, b, text);
     if (found.length === 1 || (many && found.length)) return found.map(uuidOfRecord);
+    // Labels that are not unique: the data's fault, not the command's.
     if (found.length)
-      throw several(n, `"${text}"`, found.slice(0, LISTED), found.length, `is the ${b}`, 'give the uuid of one.');
+      throw several(
+        EXIT.api,
+        n,
+        `"${text}"`,
+        found.slice(0, LISTED),
+        found.length,
+        `is the ${b}`,
+        'give the uuid of one.',
+      );
   }
   if (unsupported)
     throw usageError(
