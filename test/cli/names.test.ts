@@ -150,6 +150,25 @@ afterAll(() => server.close());
 refusals('against a server', () => againstServer);
 refusals('on the embedded default', () => embedded);
 
+describe('an email where a contact is meant', () => {
+  it('names the contact as an argument and as a parent, in any case; one that names nothing is not found, with the nearest', async () => {
+    const acct = await server.newAccount();
+    const { pm } = pmAgainst(server.url, acct.token);
+    const made = await acct.api('POST', '/contacts', { name: 'Ann Lee', email: 'ann@example.com' });
+    const uuid = made.body.data.uuid as string;
+    await acct.api('POST', `/contacts/${uuid}/notes`, { content: 'Called Ann' });
+    const got = await pm(['contacts', 'get', 'ANN@example.com', '--json', 'uuid']);
+    expect(JSON.parse(got.stdout)).toEqual({ uuid });
+    const notes = await pm(['notes', 'list', '--contact', 'ann@example.com', '--json', 'content']);
+    expect(JSON.parse(notes.stdout)).toEqual([{ content: 'Called Ann' }]);
+    const none = await pm(['contacts', 'get', 'an@example.com']);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toBe(
+      'error: <uuid>: no contact has email "an@example.com".\nDid you mean "ann@example.com"? List them with `pm contacts list`.\n',
+    );
+  });
+});
+
 describe('a name that names several', () => {
   it('a beginning several uuids share lists them one a line, under the sentence', async () => {
     const acct = await server.newAccount();
