@@ -31,7 +31,7 @@ const LISTED = 10;
 const NEAREST_AMONG = 100;
 
 /** What a name typed somewhere may stand for: a record of `target`, by uuid or by one of `by`, of `only`'s code. */
-export interface Naming {
+interface Naming {
   readonly target: ResourceDef;
   /** Fields besides the uuid that name a record whole (label, email); none: uuids alone. */
   readonly by: readonly string[];
@@ -42,7 +42,7 @@ export interface Naming {
 }
 
 /** A record of `r` typed for `what`, by uuid or by anything its records are named by. */
-export const namingOf = (r: ResourceDef, what: string): Naming => ({ target: r, by: namesOf(r), what });
+const namingOf = (r: ResourceDef, what: string): Naming => ({ target: r, by: namesOf(r), what });
 
 /** A record a link or a set names (a status, a competency), typed for `what`. */
 const namingOfRelation = (rel: LinkDef | SetDef, what: string): Naming => ({
@@ -161,7 +161,7 @@ async function nothing(s: Session, n: Naming, input: string, prefix: boolean): P
  * it whole, case aside: one, or with `many` (a filter: any of them) every one. A name that names
  * nothing, or several where one is wanted, is an error.
  */
-export async function resolveName(s: Session, n: Naming, input: string, many = false): Promise<string[]> {
+async function resolveName(s: Session, n: Naming, input: string, many = false): Promise<string[]> {
   const text = input.trim();
   if (isWholeUuid(text)) return [text.toLowerCase()];
   const prefix = isUuidPrefix(text);
@@ -216,7 +216,7 @@ export async function resolveUuid(s: Session, r: ResourceDef, input: string, wha
 // ------------------------------------------------------------------ flags that name records
 
 /** The commands whose flags name records: a list's filters (also apply's), a create's or an update's inputs. */
-export type Use = 'list' | 'create' | 'update';
+type Use = 'list' | 'create' | 'update';
 
 /** A flag that names records: where its value is kept, and what it names. */
 interface NamingFlag {

@@ -224,7 +224,8 @@ async function optionCase(r: ResourceDef, verb: string, option: Option): Promise
   if (rel && verb === 'apply') {
     // --prune checks what it deletes on each record itself, so it takes no filter on other records:
     // the name is taken, and the filter refused for what it is.
-    const uuid = await ('by' in rel ? makeTarget(rel) : make(resourceByPath(rel.target)));
+    const named = link ?? set;
+    const uuid = await (named ? makeTarget(named) : make(resourceByPath(rel.target)));
     return {
       uuid,
       args: prune,
