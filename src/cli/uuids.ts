@@ -12,7 +12,8 @@
 import { fieldOf, filterRelationsOf, namedBy, namesOf, resourceByPath, writableLinks } from '../resources/index.js';
 import type { LinkDef, ResourceDef, SetDef } from '../resources/types.js';
 import { HttpStatusError } from '../client/errors.js';
-import { filterKind, isWholeUuid, prefixParameter } from '../core/kinds.js';
+import { filterKind, isCodeValue, isWholeUuid, prefixParameter } from '../core/kinds.js';
+import { MAX_PER_PAGE, MAX_SEARCH_VALUE } from '../core/limits.js';
 import { sameText } from '../core/match.js';
 import { encodeListQuery, type ListFilter, prefixFields } from '../core/query.js';
 import { about } from './api-errors.js';
@@ -28,7 +29,7 @@ type Rec = Record<string, unknown>;
 /** Records a name that names several lists, at most; the rest are counted. */
 const LISTED = 10;
 /** The records of a catalogue the nearest names are looked for among: one page. */
-const NEAREST_AMONG = 100;
+const NEAREST_AMONG = MAX_PER_PAGE;
 
 /** What a name typed somewhere may stand for: a record of `target`, by uuid or by one of `by`, of `only`'s code. */
 interface Naming {
@@ -113,19 +114,30 @@ async function byPrefix(s: Session, n: Naming, prefix: string): Promise<{ record
   return found;
 }
 
-/** The records whose `field` is `text` whole, case aside: those a list filtered on it answers (each page). */
+/**
+ * The records whose `field` is `text` whole, case aside, among those a list filtered on it answers
+ * (each page); where the server refuses the filter (it is ours: a label's), or the text is longer
+ * than a search takes, among every record of the catalogue.
+ */
 async function byField(s: Session, n: Naming, field: string, text: string): Promise<Rec[]> {
   const f = fieldOf(n.target, field);
-  if (!f?.filter) return [];
-  const query = encodeListQuery(n.target, { fields: { [field]: [text], ...onlyFields(n) }, perPage: 100 });
-  const out: Rec[] = [];
+  const whole = (x: Rec) => typeof x[field] === 'string' && sameText(x[field], text);
+  const among = async (search: boolean) => {
+    const fields = { ...(search ? { [field]: [text] } : {}), ...onlyFields(n) };
+    const out: Rec[] = [];
+    for await (const page of s.client.pages(n.target, encodeListQuery(n.target, { fields, perPage: MAX_PER_PAGE })))
+      out.push(...page.records.filter(whole));
+    return out;
+  };
+  const search = f?.filter !== undefined && text.length <= MAX_SEARCH_VALUE;
   try {
-    for await (const page of s.client.pages(n.target, query))
-      out.push(...page.records.filter((x) => typeof x[field] === 'string' && sameText(x[field], text)));
+    return await among(search).catch((e) => {
+      if (search && e instanceof HttpStatusError && e.status === 400) return among(false);
+      throw e;
+    });
   } catch (e) {
     throw about(e, n.target);
   }
-  return out;
 }
 
 /** A name that names nothing: what it is not, and the nearest names of the catalogue (or where to list them). */
@@ -137,7 +149,7 @@ async function nothing(s: Session, n: Naming, input: string, prefix: boolean): P
   if (n.only) {
     const other = (await Promise.all(n.by.map((b) => byField(s, { ...n, only: undefined }, b, input)))).flat()[0];
     const code = other?.[n.only.field];
-    const name = fieldOf(n.target, n.only.field)?.codes?.[Number((code as { code?: unknown })?.code ?? code)];
+    const name = isCodeValue(code) ? fieldOf(n.target, n.only.field)?.codes?.[Number(code.code)] : undefined;
     if (other && name)
       return new CliError(EXIT.api, `${n.what} "${input}" is a ${name} ${n.target.singular}, not a ${recordWords(n)}.`);
   }

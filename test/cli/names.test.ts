@@ -17,6 +17,7 @@ import {
 } from '../../src/resources/index.js';
 import type { LinkDef, ResourceDef, SetDef } from '../../src/resources/types.js';
 import { pmAgainst, pmBin, tempHome } from '../helpers/cli.js';
+import { startFaultyServer } from '../helpers/faulty-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 type Pm = (args: readonly string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
@@ -166,6 +167,38 @@ describe('an email where a contact is meant', () => {
     expect(none.stderr).toBe(
       'error: <uuid>: no contact has email "an@example.com".\nDid you mean "ann@example.com"? List them with `pm contacts list`.\n',
     );
+  });
+});
+
+describe('a server without the label filter (the hosted API has none)', () => {
+  it('refusing it: the label is found among the whole catalogue, and a typo is still refused', async () => {
+    const acct = await server.newAccount();
+    const status = await acct.api('POST', '/statuses', { label: 'For Let', type: { code: 2 } });
+    const made = await acct.api('POST', '/properties', {
+      address: '1 Hosted Way',
+      postcode: 'LS1 1AA',
+      status: { uuid: status.body.data.uuid },
+    });
+    const hosted = await startFaultyServer({ upstream: server.url });
+    try {
+      const { pm } = pmAgainst(hosted.url, acct.token);
+      const refuse = {
+        kind: 'respond',
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'Unknown query parameter "label". statuses accepts: uuid.' }),
+      } as const;
+      hosted.script('GET', refuse);
+      const r = await pm(['properties', 'list', '--status', 'for let', '-q']);
+      expect(r).toEqual({ code: 0, stdout: `${made.body.data.uuid}\n`, stderr: '' });
+      expect(hosted.requests.map((x) => x.path.split('?')[0])).toEqual(['/statuses', '/statuses', '/properties']);
+      hosted.script('GET', refuse);
+      const typo = await pm(['properties', 'list', '--status', 'For Lte']);
+      expect(typo.code).toBe(1);
+      expect(typo.stderr).toContain('Did you mean "For Let"?');
+    } finally {
+      await hosted.close();
+    }
   });
 });
 
