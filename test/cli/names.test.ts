@@ -1,5 +1,5 @@
 /**
- * A name that names nothing is refused: every list filter and every create input that names a
+ * A name that names nothing is refused: every list filter and every create and update input that names a
  * record by a field of its (a status's label, a contact's email), found from the descriptions,
  * given a name one letter off. The built pm, against the real server and against the embedded
  * default: exit 1, nothing listed or made, the flag named, and the nearest name offered; as JSON
@@ -47,6 +47,21 @@ const FILTERS: Named[] = RESOURCES.flatMap((r) =>
 /** Every create input that does. */
 const INPUTS: Named[] = RESOURCES.flatMap((r) =>
   r.verbs.create ? [...writableLinks(r, 'create'), ...(r.sets ?? [])].map((rel) => namedOf(r, rel)) : [],
+);
+
+/** Every update input that does, the changes of a set included (--add-competency). */
+const UPDATES: Named[] = RESOURCES.flatMap((r) =>
+  r.verbs.update
+    ? [
+        ...writableLinks(r, 'update').map((rel) => namedOf(r, rel)),
+        ...(r.sets ?? []).flatMap((set) =>
+          [set.one, `add_${set.one}`, `remove_${set.one}`].map((word) => ({
+            ...namedOf(r, set),
+            flag: `--${kebab(word)}`,
+          })),
+        ),
+      ]
+    : [],
 );
 
 /** The name a test's record of `n`'s target has: its own for each relation (an email where the field is one). */
@@ -129,6 +144,19 @@ function refusals(where: string, pmOf: () => Pm) {
         expect(r.stderr).toContain(`error: ${n.flag}: no `);
         expect(r.stderr).toContain(`Did you mean "${nameOf(n)}"?`);
         expect((await pm([n.r.path, 'list', '--all', '-q'])).stdout).toBe(before);
+      });
+
+    for (const n of UPDATES)
+      it(`pm ${n.r.path} update ${n.flag}: one letter off its ${n.field} is exit 1 with the nearest, and nothing is changed`, async () => {
+        const pm = pmOf();
+        const made = await pm([n.r.path, 'create', ...requiredFlags(n.r), '-q']);
+        const uuid = made.stdout.trim();
+        const before = (await pm([n.r.path, 'get', uuid, '--json'])).stdout;
+        const r = await pm([n.r.path, 'update', uuid, n.flag, typo(nameOf(n))]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain(`error: ${n.flag}: no `);
+        expect(r.stderr).toContain(`Did you mean "${nameOf(n)}"?`);
+        expect((await pm([n.r.path, 'get', uuid, '--json'])).stdout).toBe(before);
       });
   });
 }
