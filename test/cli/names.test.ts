@@ -1,9 +1,9 @@
 /**
- * A name that names nothing is refused: every list filter and every create and update input that names a
- * record by a field of its (a status's label, a contact's email), found from the descriptions,
- * given a name one letter off. The built pm, against the real server and against the embedded
- * default: exit 1, nothing listed or made, the flag named, and the nearest name offered; as JSON
- * under --json. The name itself is taken.
+ * A name that names nothing is refused: every list filter and every create and update input that
+ * names a record by a field of its (a status's label, a contact's email), found from the
+ * descriptions, given a name one letter off. The built pm, against the real server and against
+ * the embedded default: exit 1, nothing listed, made or changed, the flag named, and the nearest
+ * name offered; as JSON under --json. The name itself is taken.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kebab } from '../../src/cli/flags.js';
