@@ -171,15 +171,7 @@ export function bodyFromFlags(
     // A switch (--has-garage, --no-has-garage) gives true or false itself.
     body[f.name] = typeof v === 'boolean' ? v : typed(kebab(f.name), () => kind.fromText(f, String(v), ctx));
   }
-  for (const link of writableLinks(r, mode)) {
-    const v = opts[optKey(link.name)] as string | undefined;
-    if (v !== undefined) body[link.name] = nameOf(link, v);
-    else if (opts[optKey(clearFlag(link))] === true) body[link.name] = null;
-  }
-  for (const set of r.sets ?? []) {
-    const values = opts[optKey(set.one)] as string[] | undefined;
-    if (values) body[set.name] = values.map((v) => nameOf(set, v));
-  }
+  Object.assign(body, namedBody(r, opts, mode));
   if (r.customValues) {
     const pairs = (opts.customField as string[] | undefined) ?? [];
     if (pairs.length)
@@ -193,6 +185,24 @@ export function bodyFromFlags(
     if (!f || f.readOnly) throw usageError(`--unset: ${r.path} have no field "${name}".`);
     if (!f.nullable) throw usageError(`--unset: ${f.name} cannot be empty.`);
     body[f.name] = null;
+  }
+  return body;
+}
+
+/**
+ * The body fields the link and set flags give (--status, --no-status, --competency): records
+ * named as a body names them, `{"uuid": …}` once the run has resolved the flags (uuids.ts).
+ */
+export function namedBody(r: ResourceDef, opts: Record<string, unknown>, mode: 'create' | 'update') {
+  const body: Record<string, unknown> = {};
+  for (const link of writableLinks(r, mode)) {
+    const v = opts[optKey(link.name)] as string | undefined;
+    if (v !== undefined) body[link.name] = nameOf(link, v);
+    else if (opts[optKey(clearFlag(link))] === true) body[link.name] = null;
+  }
+  for (const set of r.sets ?? []) {
+    const values = opts[optKey(set.one)] as string[] | undefined;
+    if (values) body[set.name] = values.map((v) => nameOf(set, v));
   }
   return body;
 }

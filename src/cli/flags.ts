@@ -10,6 +10,7 @@ import {
   filterRelationsOf,
   inputFields,
   namedBy,
+  namesOf,
   resourceByPath,
   writableLinks,
 } from '../resources/index.js';
@@ -54,6 +55,28 @@ export function checkUuid(value: string, what: string): string {
     return isWholeUuid(value) ? uuidOf(value) : uuidPrefixOf(value);
   } catch (e) {
     throw e instanceof KindError ? usageError(`${what} ${e.message}`) : e;
+  }
+}
+
+/**
+ * A record of `target` as typed for `what` (<uuid>, --contact): a uuid or its beginning, as
+ * checkUuid takes them, or, where its records are also named by a field (namesOf: a contact's
+ * email, a status's label), any text that is not empty. The run resolves it (uuids.ts).
+ */
+export function checkName(target: ResourceDef, value: string, what: string): string {
+  if (!namesOf(target).length) return checkUuid(value, what);
+  const v = value.trim();
+  if (!v) throw usageError(`${what} needs a uuid or ${namesOf(target).join(' or ')}, not an empty value.`);
+  return isUuidPrefix(v) ? v.toLowerCase() : v;
+}
+
+/** Whether text has the form of a uuid's first 8 characters or more, in any case (3f2a9c1e, 3F2A9C1E-5B7D). */
+export function isUuidPrefix(text: string): boolean {
+  try {
+    uuidPrefixOf(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

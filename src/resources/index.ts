@@ -381,6 +381,17 @@ export function filterRelationsOf(r: ResourceDef): FilterRelation[] {
 /** Whether a relation names its records by `by` fields matched whole (a link or a set), rather than by any filter. */
 export const namedBy = (rel: FilterRelation): rel is LinkDef | SetDef => 'by' in rel;
 
+/**
+ * The fields a record of `target` may be named by besides its uuid: the `by` fields of every link
+ * and set that names such records (a contact by email, a status by label); none for a property.
+ */
+export function namesOf(target: ResourceDef): string[] {
+  const naming = RESOURCES.flatMap((r) => [...(r.links ?? []), ...(r.sets ?? [])]).filter(
+    (l) => l.target === target.path,
+  );
+  return [...new Set(naming.flatMap((l) => l.by))].filter((b) => b !== 'uuid');
+}
+
 /** Resources whose records belong to a record of `r` (notes under a property): the nested routes. */
 export function childrenOf(r: ResourceDef): { child: ResourceDef; relation: RelationDef }[] {
   return RESOURCES.flatMap((child) =>

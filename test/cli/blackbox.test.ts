@@ -163,7 +163,10 @@ describe('bin/pm', () => {
     );
     const wrong = await pm('properties', 'update', p, '--status', 'Active');
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain("is a Contact status; a property's status must be a Property status.");
+    expect(wrong.stderr).toBe('error: --status "Active" is a Contact status, not a Property status.\n');
+    const typo = await pm('properties', 'list', '--status', 'For Lte');
+    expect(typo).toMatchObject({ code: 1, stdout: '' });
+    expect(typo.stderr).toContain('Did you mean "For Let"?');
     const both = await pm('properties', 'update', p, '--status', 'For Let', '--no-status');
     expect({ code: both.code, stderr: both.stderr.split('\n')[0] }).toEqual({
       code: 2,

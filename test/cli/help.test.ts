@@ -449,7 +449,11 @@ const SEEDED: Record<string, string[]> = {
   reminders: ['9d4e6f21-0000-4000-8000-000000000001'],
   statuses: ['a1b2c3d4-0000-4000-8000-000000000001'],
   types: ['b2c3d4e5-0000-4000-8000-000000000001'],
-  competencies: ['c3d4e5f6-0000-4000-8000-000000000001'],
+  competencies: [
+    'c3d4e5f6-0000-4000-8000-000000000001',
+    'c4d5e6f7-0000-4000-8000-000000000001',
+    'c5d6e7f8-0000-4000-8000-000000000001',
+  ],
   attachments: ['5c1d7e2a-0000-4000-8000-000000000001'],
 };
 
@@ -458,6 +462,9 @@ const SEEDS: [string, Record<string, unknown>][] = [
   ['statuses', { label: 'For Let', type: { code: 2 } }],
   ['types', { label: 'Contractor' }],
   ['competencies', { label: 'Plumbing' }],
+  // A label an example names must be there: one that names nothing is refused.
+  ['competencies', { label: 'Electrics' }],
+  ['competencies', { label: 'Gas Safe' }],
   ['contacts', { name: 'Jo Bloggs', email: 'jo@example.com', company: 'Acme' }],
   ['properties', { address: '1 High St', postcode: 'LS1 1AA', city: 'Leeds', bedrooms: 3 }],
   ['properties', { address: '2 Mill Lane', postcode: 'LS2 7EW', city: 'Leeds' }],

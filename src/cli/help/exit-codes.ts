@@ -10,9 +10,9 @@ import { section } from './text.js';
 const WHEN: Readonly<Record<number, string>> = {
   [EXIT.ok]: 'the command did what it was asked; pm serve stopped by SIGTERM or Ctrl-C, cleanly',
   [EXIT.api]:
-    'a refusal such as a 422 (its field errors one a line), a 429 (rate limited), or a 500; a download that cannot be written where asked, or does not match its record',
+    'a refusal such as a 422 (its field errors one a line), a 429 (rate limited), or a 500; a flag naming a record that is not there (a label, an email, a uuid\'s beginning: --status "To Let"); a download that cannot be written where asked, or does not match its record',
   [EXIT.usage]: 'an unknown flag or command, a bad value, a delete refused at its prompt or without --yes',
-  [EXIT.notFound]: 'no record with that uuid (404)',
+  [EXIT.notFound]: "no record with that uuid (404), or none named so: a uuid's beginning, a contact's email",
   [EXIT.auth]: "no token, a token refused (401) or lacking a scope (403), or PM_TOKEN kept from a project's server",
   [EXIT.network]:
     'a wrong base URL, the server down or restarting, the network (a download cut off on the way), the timeout',

@@ -112,8 +112,9 @@ By ${inWords(named.map((x) => x.flag.slice(2)))}, named by a label or a uuid
 ${namedSection()}
 
   A label matches whole, ignoring case: --status "for let" finds "For Let", never "Not for let
-  (owner occupied)". A value with a uuid's form is a uuid; give every value of one flag by label or
-  every one by uuid.
+  (owner occupied)". A uuid, or its first 8 characters or more, names one too. Each value is looked
+  up before the list is asked for: one that names nothing is refused (exit 1) with the nearest
+  labels ("did you mean For Let?"), never answered with an empty list.
 
 Custom field values (${custom})
   --custom-field NAME=VALUE      the custom field named NAME (exactly) has a value containing

@@ -7,7 +7,7 @@ import type { ResourceDef } from '../../../resources/types.js';
 import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { checkUuid } from '../../flags.js';
+import { checkName } from '../../flags.js';
 import type { DownloadOptions } from './download-run.js';
 
 type Flags = { to?: string; dir?: string; clobber?: boolean };
@@ -45,7 +45,7 @@ Examples:
       return runF({
         f,
         resource: r,
-        uuids: uuids.map((u) => checkUuid(u, '<uuid>')),
+        uuids: uuids.map((u) => checkName(r, u, '<uuid>')),
         to: flags.to,
         dir: flags.dir,
         clobber: flags.clobber === true,

@@ -8,7 +8,7 @@ import type { ResourceDef } from '../../../resources/types.js';
 import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { checkUuid, optKey } from '../../flags.js';
+import { checkName, optKey } from '../../flags.js';
 import type { UploadOptions } from './upload-run.js';
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -60,7 +60,10 @@ Examples:
       f,
       resource: r,
       files,
-      parent: { resource: resourceByPath(p.target), uuid: checkUuid(String(flags[optKey(p.name)]), `--${p.name}`) },
+      parent: {
+        resource: resourceByPath(p.target),
+        uuid: checkName(resourceByPath(p.target), String(flags[optKey(p.name)]), `--${p.name}`),
+      },
       name,
       description: typeof flags.description === 'string' ? flags.description : undefined,
       skipExisting: flags.skipExisting === true,

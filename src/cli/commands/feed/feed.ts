@@ -35,6 +35,6 @@ app needs a server it can reach: \`pm serve --host 0.0.0.0\` on a machine your p
 Examples:
   pm ${r.path} feed create --name "My phone"
   pm ${r.path} feed list
-  pm ${r.path} feed revoke 3f2a9c1e-…`,
+  pm ${r.path} feed revoke 3f2a9c1e        # its uuid, or its first 8 characters or more`,
   );
 }

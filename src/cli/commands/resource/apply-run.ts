@@ -16,6 +16,7 @@ import { filterFields } from '../../../resources/index.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { filterQuery } from '../../flag-values.js';
 import { kebab } from '../../flags.js';
+import { namingFlagsChecked, resolveNamingFlags } from '../../uuids.js';
 import type { Session } from '../../session.js';
 import { fillForUpdate } from '../../writes.js';
 import { confirmDelete, everyRecord, withUnabortedSession } from '../shared.js';
@@ -98,9 +99,9 @@ interface Prune {
  * alone (one on a parent, a status, custom fields) is refused: --prune deletes only what it has
  * seen match.
  */
-function pruneFilter(o: ApplyOptions): Prune {
+function pruneFilter(o: ApplyOptions, flags: Flags): Prune {
   const { f, resource: r } = o;
-  const query = filterQuery(r, o.flags, f.now(), f.timeZone);
+  const query = filterQuery(r, flags, f.now(), f.timeZone);
   let conditions: readonly Condition[];
   try {
     conditions = parseListQuery(r, query, f.now()).conditions;
@@ -221,8 +222,11 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
   const spec = o.json ? await dataSpecFrom(o.output, o.dryRun ? PLAN_FIELDS : RESULT_FIELDS) : undefined;
   const { records, format, where } = await readRecords(r, o.fromFile, o.send.format, f);
   checkAll(r, 'create', records);
-  const prune = o.prune ? pruneFilter(o) : undefined;
+  // The filters are checked before anything is sent, a uuid's beginning standing for a uuid;
+  // then their names are resolved (--uuid 3f2a9c1e).
+  if (o.prune) pruneFilter(o, namingFlagsChecked(r, o.flags));
   await withUnabortedSession(f, async (s) => {
+    const prune = o.prune ? pruneFilter(o, await resolveNamingFlags(s, r, o.flags, 'list')) : undefined;
     const { steps, unmatched } = await plan(o, s, records, keys, prune);
     if (unmatched)
       f.io.stderr.write(

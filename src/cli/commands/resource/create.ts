@@ -6,7 +6,7 @@ import { addBulkFlags } from '../../bulk/flags.js';
 import { commandOf } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { addInputFlags, checkUuid, matchKeys, optKey } from '../../flags.js';
+import { addInputFlags, checkName, matchKeys, optKey } from '../../flags.js';
 import { examples } from '../../help/examples.js';
 import { addOutputFlags } from '../../output/flags.js';
 import { bulkOptionsOf, type WithBulk, withBulk } from './bulk.js';
@@ -33,7 +33,10 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: WithBulk<'create'
       const names = r.parents.map((p) => `--${p.name}`).join(' or ');
       if (!p || more.length)
         throw usageError(p ? `give only one of ${names}.` : `a ${r.singular} belongs to a parent: give ${names}.`);
-      parent = { resource: p.target, uuid: checkUuid(String(flags[optKey(p.name)]), `--${p.name}`) };
+      parent = {
+        resource: p.target,
+        uuid: checkName(resourceByPath(p.target), String(flags[optKey(p.name)]), `--${p.name}`),
+      };
     }
     return runs.create({
       ...writeOptions(f, r, flags),

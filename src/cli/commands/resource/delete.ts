@@ -5,7 +5,7 @@ import { addBulkFlags } from '../../bulk/flags.js';
 import { commandOf } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { checkUuid } from '../../flags.js';
+import { checkName } from '../../flags.js';
 import { examples } from '../../help/examples.js';
 import { addDataFlags, dataFlagsOf } from '../../output/flags.js';
 import { bulkOptionsOf, type WithBulk, withBulk } from './bulk.js';
@@ -36,7 +36,7 @@ export function newCmdDelete(f: Factory, r: ResourceDef, runs: WithBulk<'delete'
     return runs.delete({
       f,
       resource: r,
-      uuids: uuids.map((u) => checkUuid(u, '<uuid>')),
+      uuids: uuids.map((u) => checkName(r, u, '<uuid>')),
       yes: flags.yes === true,
       dryRun: flags.dryRun === true,
       quiet: flags.quiet === true,

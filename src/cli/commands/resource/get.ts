@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { ResourceDef } from '../../../resources/types.js';
 import { commandOf, type Run } from '../../command.js';
 import type { Factory } from '../../factory.js';
-import { checkUuid } from '../../flags.js';
+import { checkName } from '../../flags.js';
 import { examples } from '../../help/examples.js';
 import { addOutputFlags, outputFlagsOf } from '../../output/flags.js';
 import type { GetOptions } from './get-run.js';
@@ -20,7 +20,7 @@ export function newCmdGet(f: Factory, r: ResourceDef, run: Run<GetOptions> = RUN
     run({
       f,
       resource: r,
-      uuid: checkUuid(uuid, '<uuid>'),
+      uuid: checkName(r, uuid, '<uuid>'),
       embed: embedOf(r, flags.embed),
       output: outputFlagsOf(flags),
     }),

@@ -7,7 +7,7 @@ import { mark } from '../../../core/timing.js';
 import { CliError, EXIT } from '../../errors.js';
 import { filterQuery } from '../../flag-values.js';
 import { autoEmbeds, createListPrinter, type OutputFlags, type PageInfo } from '../../output/index.js';
-import { resolveUuidFlags, uuidFlagsChecked } from '../../uuids.js';
+import { namingFlagsChecked, resolveNamingFlags } from '../../uuids.js';
 import { describeApiError } from '../../api-errors.js';
 import { customColumns, embedList, embedRefused, outputSpec } from './common-run.js';
 import type { Flags, OnResource } from './options.js';
@@ -42,12 +42,13 @@ export async function listRun(o: ListOptions): Promise<void> {
     return q;
   };
   const auto = autoEmbeds(r, spec).length > 0;
-  // The filters are read (and a mistake refused) before anything is opened; a uuid's beginning
-  // (--property 3f2a9c1e) is then resolved, and the query made again with the whole uuid.
-  let q = query(auto, uuidFlagsChecked(r, o.flags));
+  // The filters are read (and a mistake refused) before anything is opened; a name (--property
+  // 3f2a9c1e, --status "For Let") is then resolved to its records' uuids, a name that names
+  // nothing refused, and the query made again with the uuids.
+  let q = query(auto, namingFlagsChecked(r, o.flags));
 
   const s = await f.session();
-  const flags = await resolveUuidFlags(s, r, o.flags);
+  const flags = await resolveNamingFlags(s, r, o.flags, 'list');
   if (flags !== o.flags) q = query(auto, flags);
   await customColumns(s, r, spec, embedList(r, o.embed, spec, false));
   const printer = createListPrinter(r, spec, await f.display({ paged: true }));

@@ -1,10 +1,10 @@
 /** `pm <resource> update`: the fields given, changed; the others keep their values. */
 import { inputFields } from '../../../resources/index.js';
-import { bodyFromFlags, setChanges } from '../../flag-values.js';
+import { bodyFromFlags, namedBody, setChanges } from '../../flag-values.js';
 import { kebab, setChangeFlags } from '../../flags.js';
 import { usageError } from '../../errors.js';
 import { printRecord } from '../../output/index.js';
-import { resolveUuid } from '../../uuids.js';
+import { resolveNamingFlags, resolveUuid } from '../../uuids.js';
 import { fillForUpdate } from '../../writes.js';
 import { about } from '../../api-errors.js';
 import { when } from '../shared.js';
@@ -33,8 +33,11 @@ export async function updateRun(o: UpdateOptions): Promise<void> {
   }
   const s = await f.session();
   const uuid = await resolveUuid(s, r, o.uuid, '<uuid>');
+  // The records the flags name (--status "For Let", --add-competency 0af1153a), sent by uuid.
+  const named = await resolveNamingFlags(s, r, o.flags, 'update');
+  Object.assign(body, namedBody(r, named, 'update'));
   try {
-    await fillForUpdate(s.client, r, uuid, body, changes);
+    await fillForUpdate(s.client, r, uuid, body, setChanges(r, named));
     precheck(r, body, 'update');
     if (o.dryRun) return dryRun(s, f, 'PUT', s.client.recordPath(r, uuid), body, o.output);
     const rec = await s.client.update(r, uuid, body);

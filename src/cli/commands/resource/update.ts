@@ -5,7 +5,7 @@ import { addBulkFlags } from '../../bulk/flags.js';
 import { commandOf } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { addInputFlags, checkNamedFlags, checkUuid } from '../../flags.js';
+import { addInputFlags, checkNamedFlags, checkName } from '../../flags.js';
 import { examples } from '../../help/examples.js';
 import { addOutputFlags } from '../../output/flags.js';
 import { bulkOptionsOf, type WithBulk, withBulk } from './bulk.js';
@@ -30,6 +30,6 @@ export function newCmdUpdate(f: Factory, r: ResourceDef, runs: WithBulk<'update'
     if (uuid === undefined) throw usageError('missing <uuid> (or --from-file with records that carry their uuid).');
     bulkFlagsAlone(flags);
     checkNamedFlags(r, flags);
-    return runs.update({ ...writeOptions(f, r, flags), uuid: checkUuid(uuid, '<uuid>') });
+    return runs.update({ ...writeOptions(f, r, flags), uuid: checkName(r, uuid, '<uuid>') });
   });
 }
