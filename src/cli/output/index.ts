@@ -62,6 +62,13 @@ export interface OutputSpec {
   customFields?: readonly string[];
 }
 
+/**
+ * Whether a write says what it did ("Created property …") on stderr: always, a terminal or not,
+ * unless the data alone is asked for (-q, --json, --jq). Every write follows this one rule.
+ */
+export const talks = (spec: Pick<OutputSpec, 'quiet' | 'format' | 'jq'>): boolean =>
+  !spec.quiet && spec.format !== 'json' && spec.jq === undefined;
+
 /** Whether the output gives custom values a column each (CSV and TSV), so needs their names. */
 export const customColumnsWanted = (spec: OutputSpec): boolean =>
   !spec.quiet && spec.jq === undefined && (spec.format === 'csv' || spec.format === 'tsv');
