@@ -7,6 +7,7 @@ import type { FieldDef } from '../../resources/types.js';
 import { isObject } from '../../core/json.js';
 import { FIELD_KINDS, isCodeValue } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
+import { roundedSize } from '../../core/size.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -107,7 +108,7 @@ export function humanValue(
     // Control characters would let a record's text move the cursor or recolour a terminal.
     return visible(v, multiline);
   }
-  if (typeof v === 'number' && times && f?.unit === 'bytes') return bytesText(v);
+  if (typeof v === 'number' && times && f?.unit === 'bytes') return roundedSize(v);
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
   // An embedded record (a property's contact, a note's parent): its uuid and what names it.
   const one = (v as { data?: unknown }).data;
@@ -126,23 +127,6 @@ export function humanValue(
     return visible(shown.join(', '));
   }
   return visible(JSON.stringify(v));
-}
-
-const BYTE_UNITS = ['KB', 'MB', 'GB', 'TB'] as const;
-
-/**
- * A number of bytes as a person reads it: "512 B", "2.9 MB", "140 KB" (multiples of 1024, as
- * the progress bar's MiB; one decimal under 10).
- */
-export function bytesText(n: number): string {
-  if (!Number.isFinite(n) || Math.abs(n) < 1024) return `${n} B`;
-  let v = n / 1024;
-  let u = 0;
-  while (Math.abs(v) >= 1024 && u < BYTE_UNITS.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${Math.abs(v) < 10 ? v.toFixed(1) : Math.round(v)} ${BYTE_UNITS[u]}`;
 }
 
 /** A value for a CSV/TSV cell: ISO strings as sent, true/false, codes as numbers, JSON otherwise. */

@@ -16,6 +16,7 @@ import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps, Env, OutStream } from '../context.js';
 import { usageError } from '../errors.js';
 import { knownBy, splitList } from '../flags.js';
+import { wrap } from '../help/text.js';
 import { editDistance } from '../suggest.js';
 import {
   TimeFormatter,
@@ -376,7 +377,8 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
 
 /**
  * The stderr line naming the columns a terminal's table left out, grouped by why:
- * "hidden: status (empty), num_notes (all 0), company (to fit 80 columns); --fields to show them".
+ * "hidden: status (empty), num_notes (all 0), company (to fit 80 columns); --fields to show them",
+ * wrapped to the terminal's width.
  */
 function hiddenLine(hidden: TableWriter['hidden'], names: readonly string[], total: number): string {
   const groups = new Map<HiddenWhy, string[]>([
@@ -388,7 +390,8 @@ function hiddenLine(hidden: TableWriter['hidden'], names: readonly string[], tot
   const parts = [...groups]
     .filter(([, cols]) => cols.length)
     .map(([why, cols]) => `${cols.join(', ')} (${why === 'to fit' ? `to fit ${total} columns` : why})`);
-  return `hidden: ${parts.join(', ')}; --fields to show them`;
+  // Wrapped to the terminal, as the table is.
+  return wrap(`${parts.join(', ')}; --fields to show them`.split(' '), total, 'hidden:', '  ');
 }
 
 /**

@@ -207,7 +207,7 @@ describe('at 80 columns: what says nothing goes first, what names a record stays
     uuid: 'a0000000-0000-4000-8000-000000000001',
     name: 'gas-safety.pdf',
     description: 'Gas safety certificate for the whole building',
-    size: 3_000_000,
+    size: 2_900_000,
     mime_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     type: 'Document',
     property: { data: { uuid: '0b6e2a0e-5b1d-4f3a-9c51-000000000001' } },
@@ -253,7 +253,7 @@ describe('at 80 columns: what says nothing goes first, what names a record stays
     expect(row).toContain('property 0b6e2a0e');
     // Piped: the bytes as sent, nothing cut.
     const piped = await list(attachments, {}, screen({ tty: false, columns: 80 }), [[attachment]]);
-    expect(piped.out.text).toContain('\t3000000\t');
+    expect(piped.out.text).toContain('\t2900000\t');
     expect(piped.out.text).toContain(attachment.description);
     expect(piped.out.text).toContain(attachment.mime_type);
   });
