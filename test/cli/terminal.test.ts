@@ -267,7 +267,7 @@ describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
           'pm types create --label Tenant -q >/dev/null',
           `pm contacts create --name "Ann Lee" --email ${EMAIL} --contact-number "0113 496 0000" --type Tenant -q >/dev/null`,
           'p=$(pm properties create --address "2 Low Street, Lower Wortley" --postcode "LS12 4AB" -q)',
-          'pm attachments upload gas-safety.pdf --property $p --description "Gas safety certificate 2026" -q >/dev/null',
+          'pm attachments upload gas-safety.pdf --property $p --description "Gas safety certificate 2026" --json >/dev/null',
           `pm reminders create --title "${TITLE}" --due-at tomorrow -q >/dev/null`,
           'pm reminders create --title "Call the tenant" --due-at today -q >/dev/null',
           'pm reminders create --title "Read the meter" --due-at "2 days ago" -q >/dev/null',
