@@ -22,9 +22,28 @@ export async function readFileOrStdin(file: string, deps: Pick<Deps, 'io' | 'cwd
   try {
     bytes = readFileSync(resolve(deps.cwd, file));
   } catch (e) {
-    throw usageError(`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+    throw usageError(`${flag}: cannot read ${file}: ${whyUnreadable(e)}.`);
   }
   return utf8(bytes, `${flag} ${file}`);
+}
+
+/** Why a file could not be opened or read, in words ("there is no such file"); the system's message otherwise. */
+export function whyUnreadable(e: unknown): string {
+  switch ((e as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return 'there is no such file';
+    case 'ENOTDIR':
+      return 'a part of its path is not a folder';
+    case 'EISDIR':
+      return 'it is a folder, not a file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ELOOP':
+      return 'its symbolic links go round in a loop';
+    default:
+      return (e as Error).message;
+  }
 }
 
 /** Text that must be UTF-8: bytes that are not (a Latin-1 file, say) are an error naming the line. */

@@ -6,6 +6,7 @@
 import { resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { isObject as isObj } from '../core/json.js';
+import { aOr } from '../core/words.js';
 import { ProtocolError } from './errors.js';
 import type { HttpClient, HttpResponse } from './http.js';
 
@@ -30,7 +31,7 @@ function unwrap(r: ResourceDef, res: HttpResponse): ApiRecord | undefined {
   if (!isObj(b)) return undefined;
   if (isObj(b.data)) return b.data;
   if (typeof b.uuid === 'string') return b;
-  throw new ProtocolError(`the server's answer for a ${r.singular} has no record in it`);
+  throw new ProtocolError(`the server's answer for ${aOr(r.singular)} has no record in it`);
 }
 
 function preview(v: unknown): string {

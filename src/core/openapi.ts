@@ -26,6 +26,7 @@ import { CALENDAR_FEEDS_PATH, FEED_PATH, HEALTH_PATH, OPENAPI_PATH } from './end
 import { FILTER_KINDS, fieldKind, prefixParameter, type Schema } from './kinds.js';
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE, MAX_SEARCH_VALUE } from './limits.js';
 import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES, MAX_SET_ITEMS } from './validate.js';
+import { aOr } from './words.js';
 
 /** The version of the API the document describes: it changes when the API does. */
 const API_VERSION = '1.0.0';
@@ -83,7 +84,7 @@ function recordSchema(r: ResourceDef): Schema {
   }
   const names = embedNames(r);
   const embeds = names.length ? ` ${names.join(' and ')} only with ?embed=.` : '';
-  return object(properties, `A ${r.singular}.${embeds}`, r.fields.map(nameOf));
+  return object(properties, `${aOr(r.singular, true)}.${embeds}`, r.fields.map(nameOf));
 }
 
 function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
@@ -313,7 +314,7 @@ const data = (r: ResourceDef) => object({ data: ref('schemas', one(r)) });
 /** A create of a record of `r`, under a record of `parent` if given: `errors` besides AUTHORIZED and BODY_ERRORS. */
 function create(r: ResourceDef, parent: ResourceDef | undefined, errors: number[]): Obj {
   const operationId = `create${parent ? one(parent) : ''}${one(r)}`;
-  const summary = `Create a ${r.singular}${parent ? ` of a ${parent.singular}` : ''}`;
+  const summary = `Create ${aOr(r.singular)}${parent ? ` of ${aOr(parent.singular)}` : ''}`;
   return op(r, operationId, summary, 'write', [...errors, ...BODY_ERRORS], {
     requestBody: { required: true, ...json(ref('schemas', `${one(r)}Create`)) },
     responses: { 201: ok(`the new ${r.singular}`, data(r), headers('Location')) },
@@ -335,12 +336,12 @@ function operations(r: ResourceDef): Record<string, Obj> {
   if (Object.keys(base).length) paths[`/${r.path}`] = base;
   const itemOps: Obj = { parameters: [UUID_PARAM] };
   if (r.verbs.get)
-    itemOps.get = op(r, `get${one(r)}`, `Get a ${r.singular}`, 'read', [404], {
+    itemOps.get = op(r, `get${one(r)}`, `Get ${aOr(r.singular)}`, 'read', [404], {
       parameters: embedParam(r),
       responses: { 200: ok(`the ${r.singular}`, data(r)) },
     });
   if (r.verbs.update) {
-    const summary = `Update a ${r.singular}: the fields given change, the others are kept`;
+    const summary = `Update ${aOr(r.singular)}: the fields given change, the others are kept`;
     itemOps.put = op(r, `update${one(r)}`, summary, 'write', [404, ...unique, ...BODY_ERRORS], {
       requestBody: { required: true, ...json(ref('schemas', `${one(r)}Update`)) },
       responses: { 200: ok(`the ${r.singular} as updated`, data(r)) },
@@ -349,7 +350,7 @@ function operations(r: ResourceDef): Record<string, Obj> {
   const children = childrenOf(r).map((c) => c.child.plural);
   const cascade = children.length ? ` and its ${children.join(', ')}` : '';
   if (r.verbs.delete)
-    itemOps.delete = op(r, `delete${one(r)}`, `Delete a ${r.singular}${cascade}`, 'write', [404, 507], {
+    itemOps.delete = op(r, `delete${one(r)}`, `Delete ${aOr(r.singular)}${cascade}`, 'write', [404, 507], {
       responses: { 204: { description: 'deleted', headers: RATE_HEADERS } },
     });
   paths[`/${r.path}/{uuid}`] = itemOps;
@@ -377,7 +378,7 @@ function fileOperations(r: ResourceDef): Record<string, Obj> {
       post: op(
         r,
         `upload${one(parent)}${one(r)}`,
-        `Upload a file to a ${parent.singular}`,
+        `Upload a file to ${aOr(parent.singular)}`,
         'write',
         [404, 413, 422, 507],
         {
@@ -426,7 +427,7 @@ function fileOperations(r: ResourceDef): Record<string, Obj> {
   ] as const)
     paths[`/${r.path}/{uuid}/${leaf}`] = {
       parameters: [UUID_PARAM],
-      get: op(r, `${leaf}${one(r)}`, `The bytes of a ${r.singular}, ${how}`, 'read', [404, 416], {
+      get: op(r, `${leaf}${one(r)}`, `The bytes of ${aOr(r.singular)}, ${how}`, 'read', [404, 416], {
         parameters: [
           {
             name: 'Range',
@@ -587,8 +588,17 @@ const REQUEST_ID_SCHEMA = {
   description: "the request's id (its X-Request-Id): quote it to whoever runs the server",
 };
 
-/** The document; each caller that needs it again keeps its own (the server keeps its text). */
-export function openApiDocument(): Obj {
+/** What a document says where the API is when it is not served (docs/openapi.json): pm serve's default address. */
+const DEFAULT_SERVER = {
+  url: 'http://127.0.0.1:8080',
+  description: "pm serve, by default (a server's own /openapi.json names the server it is served from)",
+};
+
+/**
+ * The document; each caller that needs it again keeps its own (the server keeps its text).
+ * `server`: where the API is (the origin a served document is asked at), else pm serve's default.
+ */
+export function openApiDocument(server: { url: string; description: string } = DEFAULT_SERVER): Obj {
   const paths: Obj = {};
   for (const r of RESOURCES) for (const [p, ops] of Object.entries(operations(r))) paths[p] = withHead(ops);
   for (const r of RESOURCES) for (const [p, ops] of Object.entries(fileOperations(r))) paths[p] = withHead(ops);
@@ -697,7 +707,7 @@ export function openApiDocument(): Obj {
         'Properties, contacts, custom fields, notes and reminders of an account. Lists are oldest first, paged with page and per_page. Every error answers {"message"} (and "errors" by field on 409 and 422). Any method a path does not list is 405 (MethodNotAllowed, with Allow); any other path is 404 (NotFound). HEAD is answered wherever GET is.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: 'http://127.0.0.1:8080', description: 'pm serve, by default' }],
+    servers: [server],
     security: [{ bearerAuth: [] }],
     tags: [
       ...RESOURCES.map((r) => ({ name: r.path, description: `${r.plural}: scopes ${r.scope}.read, ${r.scope}.write` })),

@@ -30,3 +30,25 @@ export function sizeInWords(bytes: number): string {
     if (bytes >= n && bytes % (n / 16) === 0) return `${bytes / n} ${unit}`;
   return `${bytes} bytes`;
 }
+
+const SCALES = [
+  ['GB', 1e9],
+  ['MB', 1e6],
+  ['kB', 1e3],
+] as const;
+
+/**
+ * A size as a person reads it, rounded: `512 B`, `140 kB`, `2.9 MB` (powers of 1000, as
+ * parseSize reads them back; one decimal under 10).
+ */
+export function roundedSize(bytes: number): string {
+  for (const [unit, n] of SCALES)
+    if (Math.abs(bytes) >= n) {
+      const v = bytes / n;
+      const text = Math.abs(v) < 10 ? v.toFixed(1) : String(Math.round(v));
+      // 999.6 kB rounds to 1000 kB: say it in the next unit up instead.
+      if (text === '1000' && unit !== 'GB') return roundedSize(1000 * n);
+      return `${text} ${unit}`;
+    }
+  return `${bytes} B`;
+}

@@ -150,7 +150,7 @@ const contacts: ResourceDef = {
   customValues: { entity: CONTACT, column: 'contact_id' },
   links: [
     statusLink(CONTACT, 3),
-    { name: 'type', target: 'types', column: 'type_id', by: ['uuid', 'label'], onUpdate: true, filter: true },
+    { name: 'type', target: 'types', column: 'type_id', by: ['uuid', 'label'], onUpdate: true, filter: true, shown: 2 },
   ],
   sets: [
     {
@@ -238,10 +238,18 @@ export const attachments: ResourceDef = {
   fields: [
     ...common,
     text('name', 'file name', { ...required, readOnly: true, column: 1, example: 'gas-safety' }),
-    { name: 'description', kind: 'text', description: 'what the file is', nullable: true, max: 65535, readOnly: true },
-    serverSet('size', 'int', 'size in bytes', { column: 2 }),
-    serverSet('mime_type', 'text', 'MIME type, e.g. application/pdf', { column: 3 }),
-    serverSet('type', 'text', 'Document, Image, Video or Audio', { column: 4 }),
+    {
+      name: 'description',
+      kind: 'text',
+      description: 'what the file is',
+      nullable: true,
+      max: 65535,
+      readOnly: true,
+      column: 3,
+    },
+    serverSet('size', 'int', 'size in bytes', { column: 2, unit: 'bytes' }),
+    serverSet('mime_type', 'text', 'MIME type, e.g. application/pdf', { column: 4 }),
+    serverSet('type', 'text', 'Document, Image, Video or Audio', { column: 5 }),
     serverSet('sha256', 'text', 'SHA-256 digest of the bytes, in hex', {}),
     serverSet('download_url', 'text', 'where the bytes are downloaded (as an attachment)', {
       computed: { link: 'download' },

@@ -56,6 +56,8 @@ export interface FieldDef {
   readonly max?: number;
   /** Int: minimum value. */
   readonly min?: number;
+  /** Int: what the number counts, when a person reads it better scaled ('bytes': 2.9 MB on a terminal). */
+  readonly unit?: 'bytes';
   /** Filter kind on the list endpoint, when the field can be filtered on. */
   readonly filter?: FilterKind;
   /** For kind 'code': the allowed codes and their names. */

@@ -308,14 +308,26 @@ function withId<B extends object>(req: ApiRequest, body: B): B | (B & { request_
   return req.requestId === undefined ? body : { ...body, request_id: req.requestId };
 }
 
-let documentText: string | undefined;
+/** The document's text around its server's URL (a JSON string), made once: [before, after]. */
+let documentText: [string, string] | undefined;
+const SERVER_HERE = 'urn:pm:this-server';
 
-/** The OpenAPI document: no token needed, GET and HEAD only, no query parameters. */
+/**
+ * The OpenAPI document: no token needed, GET and HEAD only, no query parameters. Its `servers`
+ * names the origin it was asked at (--public-url's, behind a proxy), so a client generated from
+ * it calls this server.
+ */
 async function document(req: ApiRequest): Promise<ApiResponse> {
   onlyGet(req);
   // Loaded when asked for: the CLI's embedded default never pays for it.
-  documentText ??= JSON.stringify((await import('../core/openapi.js')).openApiDocument());
-  return respondText(req, 200, {}, documentText);
+  if (!documentText) {
+    const { openApiDocument } = await import('../core/openapi.js');
+    const text = JSON.stringify(openApiDocument({ url: SERVER_HERE, description: 'this server' }));
+    const [before, after] = text.split(JSON.stringify(SERVER_HERE)) as [string, string];
+    documentText = [before, after];
+  }
+  const [before, after] = documentText;
+  return respondText(req, 200, {}, `${before}${JSON.stringify(new URL(req.url).origin)}${after}`);
 }
 
 function notAllowed(req: ApiRequest, allow: string, hint = ''): ApiError {

@@ -294,7 +294,7 @@ describe('output', () => {
     );
   });
 
-  it('a contacts table shows the status; get shows status, type and competencies by label', async () => {
+  it('a contacts table shows the status and type; get shows status, type and competencies by label', async () => {
     const c = await contact(
       'Al',
       '--status',
@@ -308,8 +308,8 @@ describe('output', () => {
     );
     const list = await term(['contacts', 'list']);
     expect(scrub(list.stdout).split('\n')).toEqual([
-      `uuid${' '.repeat(6)}name  email           contact_number  company  num_notes  status`,
-      `<short>  Al    al@example.com  ${' '.repeat(33)}0  Active`,
+      `uuid${' '.repeat(6)}name  email           contact_number  company  num_notes  status  type`,
+      `<short>  Al    al@example.com  ${' '.repeat(33)}0  Active  Contractor`,
       '',
     ]);
     const got = await term(['contacts', 'get', c]);
@@ -389,11 +389,11 @@ describe('a write shows what it set', () => {
       '--status',
       'For Let',
     ]);
-    expect(ok(created)).toEqual({ code: 0, stderr: '' });
+    expect(ok(created)).toEqual({ code: 0, stderr: expect.stringMatching(/^Created property [0-9a-f-]{36}\.\n$/) });
     expect(created.stdout).toContain('status\tFor Let\n');
     const c = await contact('Ann', '--competency', 'Plumbing');
     const updated = await pm(['contacts', 'update', c, '--add-competency', 'electrics', '--type', 'Tenant']);
-    expect(ok(updated)).toEqual({ code: 0, stderr: '' });
+    expect(ok(updated)).toEqual({ code: 0, stderr: `Updated contact ${c}.\n` });
     expect(updated.stdout).toContain('type\tTenant\n');
     expect(updated.stdout).toContain('competencies\tPlumbing, Electrics\n');
     // A write that sets none of them reads nothing more.

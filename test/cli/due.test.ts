@@ -52,10 +52,14 @@ afterAll(async () => {
   await server.close();
 });
 
-const line = (when: string, title: string, width: number) => `  ${when}  ${title.padEnd(width)}  <uuid>`.trimEnd();
+/** An agenda line: when, the title padded to `width`, the uuid's first 8 characters (as a table shows it). */
+const line = (when: string, title: string, width: number) =>
+  `  ${when}  ${title.padEnd(width)}  ${(uuids.get(title) ?? '').slice(0, 8)}`.trimEnd();
+/** Today's lines have no date: a blank as wide as the others' dates. */
+const TODAY = ' '.repeat(12);
 
 describe('on a terminal: grouped, in the user’s zone', () => {
-  it('shows overdue, today and upcoming, all-day ones as "all day"', async () => {
+  it('shows overdue, today and upcoming, all-day ones as "all day"; one layout for every section, 8-character uuids', async () => {
     const r = await pm([], { tty: true });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
@@ -67,9 +71,9 @@ describe('on a terminal: grouped, in the user’s zone', () => {
         line('today       08:00  ', 'Call plumber', 12),
         '',
         'Today, Saturday 21 November (3)',
-        line('all day', 'Gas safety', 10),
-        line('14:30  ', 'Viewing', 10),
-        line('22:00  ', 'Late call', 10),
+        line(`${TODAY}all day`, 'Gas safety', 12),
+        line(`${TODAY}14:30  `, 'Viewing', 12),
+        line(`${TODAY}22:00  `, 'Late call', 12),
         '',
         'Upcoming (2)',
         line('Mon 23 Nov  10:00  ', 'Inspection', 12),
@@ -90,7 +94,7 @@ describe('on a terminal: grouped, in the user’s zone', () => {
         line('today       08:00  ', 'Call plumber', 12),
         '',
         'Today, Saturday 21 November (3)',
-        line('all day', 'Gas safety', 10),
+        line(`${TODAY}all day`, 'Gas safety', 12),
         '  … 2 more (--limit)',
         '',
         'Upcoming (2)',
@@ -156,7 +160,18 @@ describe('on a terminal: grouped, in the user’s zone', () => {
     const r = await pm([], { tty: true }, other);
     const row = r.stdout.split('\n')[1] as string;
     expect(row.length).toBeLessThanOrEqual(120);
-    expect(scrub(row)).toMatch(/^ {2}tomorrow {2}10:00 {4}Renew the very .*… {2}<uuid>$/);
+    expect(row).toMatch(/^ {2}tomorrow {2}10:00 {4}Renew the very .*… {2}[0-9a-f]{8}$/);
+  });
+
+  it('at 80 columns a title is cut only where the terminal ends', async () => {
+    const other = await server.newAccount();
+    const title = 'Renew the insurance before it runs out';
+    const id = await remind(other, title, '2026-11-22T15:00:00Z');
+    await remind(other, 'Call', '2026-11-21T20:00:00Z');
+    const r = await pm([], { tty: true, columns: 80 }, other);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain(`  tomorrow  10:00    ${title}  ${id.slice(0, 8)}`);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
   });
 });
 

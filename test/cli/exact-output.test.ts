@@ -56,7 +56,7 @@ describe('piped: tab-separated default columns, ISO times, no header', () => {
       'properties',
       '<uuid>\t1 High St\tLeeds\tLS1 1AA\t\t3\t0\t1\tFor Let\n<uuid>\t2 Mill Lane\t\tYO1 7HH\thouse\t0\t0\t0\t\n',
     ],
-    ['contacts', '<uuid>\tAnn Lee\tann@acme.test\t\tAcme\t0\t\n'],
+    ['contacts', '<uuid>\tAnn Lee\tann@acme.test\t\tAcme\t0\t\t\n'],
     ['custom-fields', '<uuid>\tboiler_make\tBoiler Make\tText\tProperty\n'],
     ['notes', '<uuid>\tKeys with the neighbour\tproperty <uuid>\n'],
     ['reminders', '<uuid>\tGas safety check\t2026-12-01\tyes\n<uuid>\tViewing\t2026-11-23T14:30:00+00:00\tno\n'],

@@ -239,6 +239,84 @@ describe.skipIf(!HAS_TMUX)('a terminal session (tmux)', () => {
     );
   });
 
+  describe('tables at 80 columns', () => {
+    /** Runs one command on a clear screen; its screen without the prompt lines. */
+    async function shown(command: string): Promise<string[]> {
+      type('clear');
+      press('Enter');
+      await waitFor('a clear screen', (l) => l.length === 1 && prompt(l));
+      tmux('clear-history', '-t', 'pm');
+      type(command);
+      press('Enter');
+      const lines = await waitFor(command, (l) => l.length > 1 && prompt(l));
+      return lines.filter((l) => !l.startsWith('$'));
+    }
+    const fits = (lines: readonly string[]) => {
+      // -J joins a line the terminal wrapped: longer than 80 means it did not fit.
+      for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(80);
+    };
+    const EMAIL = 'ann.lee@example-lettings.co.uk';
+    const TITLE = 'Renew the insurance before it runs out';
+
+    beforeAll(async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pm-tables-'));
+      writeFileSync(join(dir, 'gas-safety.pdf'), Buffer.alloc(2_900_000));
+      const made = await shown(
+        [
+          `cd ${dir}`,
+          'pm types create --label Tenant -q >/dev/null',
+          `pm contacts create --name "Ann Lee" --email ${EMAIL} --contact-number "0113 496 0000" --type Tenant -q >/dev/null`,
+          'p=$(pm properties create --address "2 Low Street, Lower Wortley" --postcode "LS12 4AB" -q)',
+          'pm attachments upload gas-safety.pdf --property $p --description "Gas safety certificate 2026" --json >/dev/null',
+          `pm reminders create --title "${TITLE}" --due-at tomorrow -q >/dev/null`,
+          'pm reminders create --title "Call the tenant" --due-at today -q >/dev/null',
+          'pm reminders create --title "Read the meter" --due-at "2 days ago" -q >/dev/null',
+          'echo made',
+        ].join(' && '),
+      );
+      expect(made).toContain('made');
+    });
+
+    it('contacts: whole emails, the type, and the columns that say nothing named', async () => {
+      const lines = await shown('pm contacts list');
+      fits(lines);
+      expect(lines[0]).toMatch(/^uuid +name +email +contact_number +type$/);
+      expect(lines.find((l) => l.includes('Ann Lee'))).toMatch(new RegExp(` ${EMAIL} +0113 496 0000 +Tenant$`));
+      expect(lines).toContain('hidden: company, status (empty), num_notes (all 0); --fields to show them');
+    });
+
+    it('attachments: the name, the description, the size as people read it, before the MIME type', async () => {
+      const lines = await shown('pm attachments list');
+      fits(lines);
+      expect(lines[0]).toMatch(/^uuid +name +description +size +mime_type/);
+      expect(lines[1]).toMatch(/^[0-9a-f]{8} {2}gas-safety\.pdf {2}Gas safety \S+ +2\.9 MB {2}\S/);
+    });
+
+    it('reminders due: 8-character uuids, titles whole, one alignment across the sections', async () => {
+      const lines = await shown('pm reminders due');
+      fits(lines);
+      const items = lines.filter((l) => l.startsWith('  '));
+      expect(items).toHaveLength(3);
+      for (const l of items) expect(l).toMatch(/ {2}[0-9a-f]{8}$/);
+      expect(items.some((l) => l.includes(`  ${TITLE}  `))).toBe(true);
+      // Every section in one layout: the titles start, and the uuids end, in the same columns.
+      expect(new Set(items.map((l) => l.length)).size).toBe(1);
+      expect(new Set(items.map((l) => l.search(/(Renew|Call|Read) /))).size).toBe(1);
+    });
+
+    it('properties: the columns that say nothing hidden first, and named', async () => {
+      const lines = await shown('pm properties list');
+      fits(lines);
+      expect(lines[0]).toMatch(/^uuid +address +postcode/);
+      // Nothing cut: the columns that say nothing made the room.
+      expect(lines.some((l) => l.includes('2 Low Street, Lower Wortley'))).toBe(true);
+      const at = lines.findIndex((l) => l.startsWith('hidden: '));
+      expect(lines.slice(at, -1).join(' ').replace(/ +/g, ' ')).toMatch(
+        /^hidden: .*status \(empty\).*; --fields to show them$/,
+      );
+    });
+  });
+
   it('Ctrl-C at the delete question ends its line, deletes nothing and exits 130', async () => {
     type('clear; pm properties create --address "9 Ctrl St" --postcode "C1 1CC" -q');
     press('Enter');

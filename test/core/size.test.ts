@@ -1,6 +1,6 @@
 /** Sizes as a person writes them (pm serve --max-attachment-size), and as messages say them. */
 import { describe, expect, it } from 'vitest';
-import { parseSize, sizeInWords } from '../../src/core/size.js';
+import { parseSize, roundedSize, sizeInWords } from '../../src/core/size.js';
 
 describe('parseSize', () => {
   it('takes bytes, and binary and decimal units in any case', () => {
@@ -22,5 +22,22 @@ describe('sizeInWords', () => {
     expect(sizeInWords(100 * 1024 * 1024)).toBe('100 MiB');
     expect(sizeInWords(512 * 1024)).toBe('512 KiB');
     expect(sizeInWords(1000)).toBe('1000 bytes');
+  });
+});
+
+describe('roundedSize', () => {
+  it.each([
+    [0, '0 B'],
+    [512, '512 B'],
+    [1000, '1.0 kB'],
+    [140_400, '140 kB'],
+    [999_600, '1.0 MB'],
+    [2_900_000, '2.9 MB'],
+    [3_000_000, '3.0 MB'],
+    [12_345_678, '12 MB'],
+    [4_200_000_000, '4.2 GB'],
+  ])('%d bytes: %s, as parseSize reads it back', (bytes, text) => {
+    expect(roundedSize(bytes)).toBe(text);
+    if (bytes > 0) expect(Math.abs((parseSize(text.replace(' ', '')) as number) - bytes) / bytes).toBeLessThan(0.05);
   });
 });

@@ -27,6 +27,8 @@ export interface RunOptions {
   readonly stdin?: string;
   /** Both stdout and stderr are terminals (and stdin too, when no stdin text is given). */
   readonly tty?: boolean;
+  /** The terminal's width (120 unless given). */
+  readonly columns?: number;
   readonly home?: string;
   readonly cwd?: string;
   readonly now?: number;
@@ -46,8 +48,8 @@ export function tempHome(): string {
 }
 
 export async function runPm(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
-  const stdout = new Buffer_(opts.tty ?? false);
-  const stderr = new Buffer_(opts.tty ?? false);
+  const stdout = new Buffer_(opts.tty ?? false, opts.columns);
+  const stderr = new Buffer_(opts.tty ?? false, opts.columns);
   const stdin = Object.assign(Readable.from(opts.stdin !== undefined ? [opts.stdin] : []), {
     isTTY: opts.stdin === undefined && (opts.tty ?? false),
   });

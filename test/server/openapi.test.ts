@@ -3,10 +3,13 @@
  * validator, equal to docs/openapi.json, and naming exactly the routes the server has. (Every
  * answer of the server tests is checked against it by test/helpers/openapi.ts.)
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/resources/index.js';
+import { startServer } from '../../src/server/index.js';
 import { create, propertyBody } from './fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -52,10 +55,31 @@ describe('GET /openapi.json', () => {
     expect(JSON.stringify(result)).toMatch(/Nothing/);
   });
 
-  it('equals docs/openapi.json (after a change of the API, `npm run openapi` writes it again)', async () => {
+  it('equals docs/openapi.json (after a change of the API, `npm run openapi` writes it again), but for its server', async () => {
     const res = await server.api('GET', '/openapi.json', undefined, { token: null });
-    const copy = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
-    expect(JSON.parse(copy), 'docs/openapi.json is out of date: run `npm run openapi`').toEqual(res.body);
+    const copy = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+    expect(copy, 'docs/openapi.json is out of date: run `npm run openapi`').toEqual({
+      ...res.body,
+      servers: copy.servers,
+    });
+    // The copy names pm serve's default address; a served one, the server it is served from.
+    expect(copy.servers).toEqual([expect.objectContaining({ url: 'http://127.0.0.1:8080' })]);
+    expect(res.body.servers).toEqual([{ url: new URL(server.url).origin, description: 'this server' }]);
+  });
+
+  it('names the origin it is asked at: --public-url behind a proxy, else the Host it was sent to', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-openapi-'));
+    const proxied = await startServer({ dataFile: join(dir, 'pm.db'), port: 0, publicUrl: 'https://pm.example.com' });
+    try {
+      const doc = (await (await fetch(`${proxied.url}/openapi.json`)).json()) as { servers: { url: string }[] };
+      expect(doc.servers.map((x) => x.url)).toEqual(['https://pm.example.com']);
+    } finally {
+      await proxied.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const port = new URL(server.url).port;
+    const other = await fetch(`http://localhost:${port}/openapi.json`);
+    expect(((await other.json()) as { servers: { url: string }[] }).servers[0]?.url).toBe(`http://localhost:${port}`);
   });
 });
 

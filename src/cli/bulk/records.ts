@@ -6,6 +6,7 @@ import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { instantMillis, isDateOnly } from '../../core/datetime.js';
 import { isCodeValue, isWholeUuid, KindError, uuidOf, uuidPrefixOf } from '../../core/kinds.js';
+import { aOr } from '../../core/words.js';
 import { visible } from '../../core/redact.js';
 import { splitList } from '../flags.js';
 import { similar } from '../suggest.js';
@@ -38,7 +39,7 @@ export function prepare(
   for (const x of r.parents) delete body[x.name];
   if (given.length === 1) return { body, problems: [], parent };
   const names = r.parents.map((x) => x.name).join(' or ');
-  return { body, problems: [given.length ? `give only one of ${names}` : `a ${r.singular} needs a ${names} uuid`] };
+  return { body, problems: [given.length ? `give only one of ${names}` : `${aOr(r.singular)} needs a ${names} uuid`] };
 }
 
 /** The keys a record of `r` may carry in a bulk file besides the input fields. */

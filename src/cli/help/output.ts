@@ -22,11 +22,16 @@ export function outputTopic(): string {
 
 The same data, for people and for programs. Data goes to stdout; everything else (messages
 such as "Created property …", the page footer, warnings and errors) goes to stderr, so a
-pipe or $(...) only ever sees data.
+pipe or $(...) only ever sees data. Every write says what it did on stderr, a terminal or
+not; -q and --json ask for the data alone, and get nothing else.
 
 On a terminal
   A list is a table with colour and times in your time zone, and a footer on stderr:
   "showing 1-10 of 53, page 1 of 6". One record (get, create, update) is a list of its fields.
+  A table too wide for the terminal first leaves out the columns that say nothing (empty, or
+  all 0), then the least important ones, and says which on stderr (--fields shows them); text
+  is shortened with … last, the least important first, and never a uuid, an email or a label.
+  Sizes read as 2.9 MB (piped: bytes).
   An empty list prints "No properties found." on stderr and exits 0. A list (or an agenda)
   longer than the screen opens in a pager: PM_PAGER, else PAGER, else less -FRX (--no-pager or
   PM_PAGER=cat: none). Piped output is never paged.

@@ -7,6 +7,7 @@ import type { FieldDef } from '../../resources/types.js';
 import { isObject } from '../../core/json.js';
 import { FIELD_KINDS, isCodeValue } from '../../core/kinds.js';
 import { visible } from '../../core/redact.js';
+import { roundedSize } from '../../core/size.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -107,6 +108,7 @@ export function humanValue(
     // Control characters would let a record's text move the cursor or recolour a terminal.
     return visible(v, multiline);
   }
+  if (typeof v === 'number' && times && f?.unit === 'bytes') return roundedSize(v);
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
   // An embedded record (a property's contact, a note's parent): its uuid and what names it.
   const one = (v as { data?: unknown }).data;

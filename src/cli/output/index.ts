@@ -8,7 +8,7 @@
  * not grow with --all (a terminal table takes its column widths from the first page; --jq buffers).
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import { CUSTOM_VALUES_KEY, embedNames, embedsOf } from '../../resources/index.js';
+import { CUSTOM_VALUES_KEY, RESOURCES, embedNames, embedsOf } from '../../resources/index.js';
 import { isObject } from '../../core/json.js';
 import { MIN_UUID_PREFIX } from '../../core/kinds.js';
 import { jsonText, terminalText, visible } from '../../core/redact.js';
@@ -16,6 +16,7 @@ import type { FieldDef, ResourceDef } from '../../resources/types.js';
 import type { Deps, Env, OutStream } from '../context.js';
 import { usageError } from '../errors.js';
 import { knownBy, splitList } from '../flags.js';
+import { wrap } from '../help/text.js';
 import { editDistance } from '../suggest.js';
 import {
   TimeFormatter,
@@ -29,7 +30,7 @@ import {
   tsvCell,
 } from './format.js';
 import { checkJq, runJq } from './jq.js';
-import { type Column, startTable, type TableWriter, width } from './table.js';
+import { type Column, type HiddenWhy, startTable, type TableWriter, width } from './table.js';
 
 type Rec = Record<string, unknown>;
 
@@ -61,6 +62,13 @@ export interface OutputSpec {
    */
   customFields?: readonly string[];
 }
+
+/**
+ * Whether a write says what it did ("Created property …") on stderr: always, a terminal or not,
+ * unless the data alone is asked for (-q, --json, --jq). Every write follows this one rule.
+ */
+export const talks = (spec: Pick<OutputSpec, 'quiet' | 'format' | 'jq'>): boolean =>
+  !spec.quiet && spec.format !== 'json' && spec.jq === undefined;
 
 /** Whether the output gives custom values a column each (CSV and TSV), so needs their names. */
 export const customColumnsWanted = (spec: OutputSpec): boolean =>
@@ -151,7 +159,7 @@ function parentCell(resource: ResourceDef, r: Rec, uuid: (u: string) => string):
  * A uuid in a terminal's table: its first 8 characters, as git shows a commit, which every
  * command takes (a uuid's beginning); whole when piped.
  */
-const shortUuid = (u: string): string => u.slice(0, MIN_UUID_PREFIX);
+export const shortUuid = (u: string): string => u.slice(0, MIN_UUID_PREFIX);
 
 /** The links and sets of `resource` whose records a person knows by a label, by name: that field (knownBy). */
 const namedEmbeds = (resource: ResourceDef): Map<string, string> =>
@@ -320,10 +328,10 @@ interface Sink {
   end(): Promise<void> | void;
 }
 
-/** Writes a line (or nothing) per record, as records come. */
 /** Text for stdout: on a terminal, no control character or bidi override but tabs and line breaks (terminalText). */
 const forTerminal = (d: Display, text: string): string => (d.tty ? terminalText(text) : text);
 
+/** Writes a line (or nothing) per record, as records come. */
 function lineSink(d: Display, line: (r: Rec) => string): Sink {
   return {
     add(records) {
@@ -368,6 +376,35 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
 }
 
 /**
+ * The stderr line naming the columns a terminal's table left out, grouped by why:
+ * "hidden: status (empty), num_notes (all 0), company (to fit 80 columns); --fields to show them",
+ * wrapped to the terminal's width.
+ */
+function hiddenLine(hidden: TableWriter['hidden'], names: readonly string[], total: number): string {
+  const groups = new Map<HiddenWhy, string[]>([
+    ['empty', []],
+    ['all 0', []],
+    ['to fit', []],
+  ]);
+  for (const h of hidden) groups.set(h.why, [...(groups.get(h.why) ?? []), names[h.index] as string]);
+  const parts = [...groups]
+    .filter(([, cols]) => cols.length)
+    .map(([why, cols]) => `${cols.join(', ')} (${why === 'to fit' ? `to fit ${total} columns` : why})`);
+  // Wrapped to the terminal, as the table is.
+  return wrap(`${parts.join(', ')}; --fields to show them`.split(' '), total, 'hidden:', '  ');
+}
+
+/**
+ * The fields a person names a record of `resource` by, other than its uuid: those the links of
+ * any resource name it by (a contact's email, a status's label), with the uuid. A table never
+ * cuts them short: half an email names no one.
+ */
+function namingFields(resource: ResourceDef): Set<string> {
+  const by = RESOURCES.flatMap((r) => (r.links ?? []).filter((l) => l.target === resource.path).flatMap((l) => l.by));
+  return new Set(['uuid', ...by]);
+}
+
+/**
  * Piped, a line per record as records come; on a terminal, a table written page by page, its
  * columns as wide as the first page needs (within the terminal).
  */
@@ -386,14 +423,15 @@ function tableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
   const row = (r: Rec) => names.map((n) => cell(r, n));
   if (!d.tty) return lineSink(d, (r) => `${row(r).join('\t')}\n`);
   const c = colors(d);
+  const whole = namingFields(resource);
   const columns: Column[] = names.map((n) => {
     const f = defs.get(n);
     return {
       header: c.bold(n),
       headerWidth: width(n),
       right: f?.kind === 'int',
-      // A uuid shortened would look like a whole one: never.
-      shrinkable: n !== 'uuid' && n !== PARENT_COLUMN && (f === undefined || f.kind === 'text'),
+      // A uuid shortened would look like a whole one, an email cut names no one: never.
+      shrinkable: !whole.has(n) && n !== PARENT_COLUMN && (f === undefined || f.kind === 'text'),
       // Columns asked for with --fields are all kept.
       priority: spec.fields ? 1 : (f?.column ?? shown.get(n) ?? (n === PARENT_COLUMN ? 2 : 1)),
       // A code is one of a few names: a later page's is never cut short.
@@ -410,10 +448,7 @@ function tableSink(resource: ResourceDef, spec: OutputSpec, d: Display): Sink {
       else if (rows.length) table = startTable(columns, rows, total, (text) => d.stdout.write(text));
     },
     end() {
-      if (table?.hidden.length)
-        d.stderr.write(
-          c.dim(`${table.hidden.map((i) => names[i]).join(', ')} hidden to fit ${total} columns (--fields chooses)\n`),
-        );
+      if (table?.hidden.length) d.stderr.write(c.dim(`${hiddenLine(table.hidden, names, total)}\n`));
     },
   };
 }

@@ -29,9 +29,30 @@ const READABLE = 10;
 export const width = (s: string): number => [...s].length;
 
 /**
- * Column widths that fit `total`: columns that fit keep their natural width; otherwise the
- * shrinkable ones share what is left, the narrow ones first keeping theirs ("water filling").
- * A column keeps its header whole while that still fits, and never goes below MIN_WIDTH.
+ * Widths for the columns in `part` that share `budget` ("water filling"): the narrow ones keep
+ * their natural width, the others share what is left; none goes below `floorOf`.
+ */
+function share(
+  widths: number[],
+  natural: readonly number[],
+  part: readonly number[],
+  budget: number,
+  floorOf: (i: number) => number,
+): void {
+  let left = budget;
+  const order = [...part].sort((a, b) => (natural[a] ?? 0) - (natural[b] ?? 0));
+  order.forEach((i, k) => {
+    const w = Math.max(Math.min(natural[i] ?? 0, Math.floor(left / (order.length - k))), floorOf(i));
+    widths[i] = w;
+    left -= w;
+  });
+}
+
+/**
+ * Column widths that fit `total`: columns that fit keep their natural width; otherwise text is
+ * shortened, that of the least important columns (the highest priority number) first, each
+ * down to READABLE (its header kept) before a more important one is touched; only when that is
+ * not enough do all the shrinkable ones share what is left, never below MIN_WIDTH.
  */
 export function fitWidths(natural: readonly number[], columns: readonly Column[], total: number): number[] {
   const widths = [...natural];
@@ -39,18 +60,22 @@ export function fitWidths(natural: readonly number[], columns: readonly Column[]
   if (used <= total) return widths;
   const shrink = columns.map((c, i) => (c.shrinkable ? i : -1)).filter((i) => i >= 0);
   if (!shrink.length) return widths;
+  const readable = (i: number) => Math.min(natural[i] ?? 0, Math.max(READABLE, columns[i]?.headerWidth ?? 0));
+  let over = used - total;
+  const priorities = [...new Set(shrink.map((i) => (columns[i] as Column).priority))].sort((a, b) => b - a);
+  for (const p of priorities) {
+    const part = shrink.filter((i) => (columns[i] as Column).priority === p);
+    const room = part.reduce((a, i) => a + (natural[i] ?? 0) - readable(i), 0);
+    const now = part.reduce((a, i) => a + (natural[i] ?? 0), 0);
+    share(widths, natural, part, now - Math.min(over, room), readable);
+    over -= Math.min(over, room);
+    if (over === 0) return widths;
+  }
   const budget = total - (used - shrink.reduce((a, i) => a + (natural[i] ?? 0), 0));
   const floorOf = (i: number, keepHeader: boolean): number =>
     Math.min(natural[i] ?? 0, Math.max(MIN_WIDTH, keepHeader ? (columns[i]?.headerWidth ?? 0) : 0));
   const keepHeaders = shrink.reduce((a, i) => a + floorOf(i, true), 0) <= budget;
-  let left = budget;
-  const order = [...shrink].sort((a, b) => (natural[a] ?? 0) - (natural[b] ?? 0));
-  order.forEach((i, k) => {
-    const share = Math.floor(left / (order.length - k));
-    const w = Math.max(Math.min(natural[i] ?? 0, share), floorOf(i, keepHeaders));
-    widths[i] = w;
-    left -= w;
-  });
+  share(widths, natural, shrink, budget, (i) => floorOf(i, keepHeaders));
   return widths;
 }
 
@@ -79,8 +104,13 @@ const CHUNK = 50;
  * The columns to show in `total`: while even readable widths (text at READABLE) overflow, the
  * column of the highest priority number (the last of equals) is hidden. Returns their indexes.
  */
-export function columnsThatFit(natural: readonly number[], columns: readonly Column[], total: number): number[] {
-  const shown = columns.map((_, i) => i);
+export function columnsThatFit(
+  natural: readonly number[],
+  columns: readonly Column[],
+  total: number,
+  from: readonly number[] = columns.map((_, i) => i),
+): number[] {
+  const shown = [...from];
   const least = (i: number) =>
     (columns[i] as Column).shrinkable ? Math.min(natural[i] ?? 0, READABLE) : (natural[i] ?? 0);
   const need = () => shown.reduce((a, i) => a + least(i), 0) + GAP * Math.max(0, shown.length - 1);
@@ -94,19 +124,37 @@ export function columnsThatFit(natural: readonly number[], columns: readonly Col
   return shown;
 }
 
+/**
+ * Why a column is not shown: every value of the first rows is empty, or (a number) 0, so that it
+ * says nothing; or the terminal is too narrow for it.
+ */
+export type HiddenWhy = 'empty' | 'all 0' | 'to fit';
+
 /** A table being written: rows are added as they come, in the layout its first rows set. */
 export interface TableWriter {
   /** Writes more rows, in the columns and widths of the first. */
   add(rows: readonly string[][]): void;
-  /** The indexes of the columns hidden to fit the terminal. */
-  readonly hidden: readonly number[];
+  /** The columns not shown, by index, and why, in the order of the columns. */
+  readonly hidden: readonly { readonly index: number; readonly why: HiddenWhy }[];
 }
+
+/** 'empty' or 'all 0' when every cell of column `i` says nothing (a number column's 0 too). */
+function saysNothing(column: Column, rows: readonly string[][], i: number): HiddenWhy | undefined {
+  const cells = rows.map((r) => (r[i] ?? '').trim());
+  if (cells.every((x) => x === '')) return 'empty';
+  if (column.right && cells.every((x) => x === '0' || x === '')) return 'all 0';
+  return undefined;
+}
+
+const totalWidth = (natural: readonly number[], shown: readonly number[]): number =>
+  shown.reduce((a, i) => a + (natural[i] ?? 0), 0) + GAP * Math.max(0, shown.length - 1);
 
 /**
  * Starts a table: the header and the first rows, then `add` for more. The columns shown and their
  * widths are those the first rows need (within `total`), so rows can be written as they come (a
  * list's pages); a longer value in a later row is shortened with …, as one too wide for the
- * terminal is.
+ * terminal is. When the columns do not fit `total`, those that say nothing (empty, or all 0 in
+ * the first rows) are left out first, before any text is shortened or another column hidden.
  */
 export function startTable(
   allColumns: readonly Column[],
@@ -118,7 +166,19 @@ export function startTable(
   const allNatural = allColumns.map((c, i) =>
     firstRows.reduce((w, r) => Math.max(w, width(r[i] ?? '')), Math.max(c.headerWidth, c.widest ?? 0)),
   );
-  const shown = columnsThatFit(allNatural, allColumns, total);
+  const every = allColumns.map((_, i) => i);
+  const nothing = new Map<number, HiddenWhy>();
+  if (totalWidth(allNatural, every) > total)
+    allColumns.forEach((c, i) => {
+      const why = c.priority > 1 ? saysNothing(c, firstRows, i) : undefined;
+      if (why) nothing.set(i, why);
+    });
+  const shown = columnsThatFit(
+    allNatural,
+    allColumns,
+    total,
+    every.filter((i) => !nothing.has(i)),
+  );
   const columns = shown.map((i) => allColumns[i] as Column);
   const natural = shown.map((i) => allNatural[i] ?? 0);
   const colWidths = fitWidths(natural, columns, total);
@@ -146,5 +206,8 @@ export function startTable(
   const first = firstRows.map((r) => shown.map((i) => r[i] ?? ''));
   write(chunk(true, first.slice(0, CHUNK)));
   add(firstRows.slice(CHUNK));
-  return { add, hidden: allColumns.map((_, i) => i).filter((i) => !shown.includes(i)) };
+  const hidden = every
+    .filter((i) => !shown.includes(i))
+    .map((index) => ({ index, why: nothing.get(index) ?? ('to fit' as const) }));
+  return { add, hidden };
 }

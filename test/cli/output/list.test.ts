@@ -6,6 +6,7 @@ import {
   outputSpecFrom,
   printRecord,
 } from '../../../src/cli/output/index.js';
+import { RESOURCES } from '../../../src/resources/index.js';
 import type { ResourceDef } from '../../../src/resources/types.js';
 import {
   ANSI,
@@ -169,7 +170,7 @@ describe('tables fit the terminal', () => {
     // (priority 2) stays while its bathrooms (3) go.
     expect(lines[0]).toMatch(/^uuid +address +city +postcode +type +bedrooms +status$/);
     expect(lines[1]).toMatch(new RegExp(`^${(wide[0]?.uuid as string).slice(0, 8)}  `));
-    expect(s.err.text).toContain('bathrooms, num_notes hidden to fit 80 columns (--fields chooses)');
+    expect(s.err.text).toBe('hidden: bathrooms, num_notes (to fit 80 columns); --fields to show them\n');
   });
 
   test('wide enough, every column; --fields keeps what it asks for, shortening text instead', async () => {
@@ -184,6 +185,79 @@ describe('tables fit the terminal', () => {
     );
     expect(asked.out.text.split('\n')[0]).toMatch(/^uuid +address +city +type +num_notes$/);
     for (const l of asked.out.text.trimEnd().split('\n')) expect([...l].length).toBeLessThanOrEqual(80);
+  });
+});
+
+describe('at 80 columns: what says nothing goes first, what names a record stays whole', () => {
+  const resource = (path: string) => RESOURCES.find((r) => r.path === path) as ResourceDef;
+  const contacts = resource('contacts');
+  const attachments = resource('attachments');
+  const contact = (n: number, extra: Record<string, unknown> = {}) => ({
+    uuid: `c0000000-0000-4000-8000-00000000000${n}`,
+    name: `Ann Smith ${n}`,
+    email: `ann.smith${n}@example-lettings.co.uk`,
+    contact_number: '0113 496 0000',
+    company: null,
+    num_notes: 0,
+    status: { data: null },
+    type: { data: { uuid: 'e0000000-0000-4000-8000-000000000001', label: 'Tenant' } },
+    ...extra,
+  });
+  const attachment = {
+    uuid: 'a0000000-0000-4000-8000-000000000001',
+    name: 'gas-safety.pdf',
+    description: 'Gas safety certificate for the whole building',
+    size: 2_900_000,
+    mime_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    type: 'Document',
+    property: { data: { uuid: '0b6e2a0e-5b1d-4f3a-9c51-000000000001' } },
+  };
+
+  test('empty and all-0 columns are hidden before any text is cut, and named with why', async () => {
+    const s = await list(properties, {}, screen({ tty: true, columns: 80 }), [
+      [
+        listed(property(1, { address: '12 Long Street', city: 'Newcastle upon Tyne', type: null, num_notes: 0 })),
+        listed(property(2, { type: null, num_notes: 0 })),
+      ],
+    ]);
+    const lines = s.out.text.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^uuid +address +city +postcode +bedrooms +bathrooms$/);
+    // Nothing cut: every value whole.
+    expect(lines[1]).toContain('12 Long Street  Newcastle upon Tyne');
+    expect(s.out.text).not.toContain('…');
+    expect(s.err.text).toBe('hidden: type, status (empty), num_notes (all 0); --fields to show them\n');
+    // Wide enough for all: nothing hidden, empty or not.
+    const wide = await list(properties, {}, screen({ tty: true, columns: 200 }), [
+      [listed(property(1, { type: null }))],
+    ]);
+    expect(wide.out.text.split('\n')[0]).toMatch(/ type .*status$/);
+    expect(wide.err.text).toBe('');
+  });
+
+  test('contacts: whole emails and their type', async () => {
+    const s = await list(contacts, {}, screen({ tty: true, columns: 80 }), [[contact(1), contact(2)]]);
+    const lines = s.out.text.trimEnd().split('\n');
+    for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/^uuid +name +email +.*type$/);
+    expect(lines[1]).toContain('  ann.smith1@example-lettings.co.uk  0113 496 0000');
+    expect(lines[1]).toMatch(/ Tenant$/);
+    expect(s.err.text).toBe('hidden: company, status (empty), num_notes (all 0); --fields to show them\n');
+  });
+
+  test('attachments: size as people read it, the description, the name whole before the MIME type', async () => {
+    const s = await list(attachments, {}, screen({ tty: true, columns: 80 }), [[attachment]]);
+    const [head, row] = s.out.text.split('\n') as [string, string];
+    for (const l of [head, row]) expect([...l].length, l).toBeLessThanOrEqual(80);
+    expect(head).toMatch(/^uuid +name +description +size +mime_type/);
+    expect(row).toMatch(
+      /^a0000000 {2}gas-safety\.pdf {2}Gas safety [^ ]*… {2,}2\.9 MB {2}applicati… {2}property 0b6e2a0e$/,
+    );
+    expect(row).toContain('property 0b6e2a0e');
+    // Piped: the bytes as sent, nothing cut.
+    const piped = await list(attachments, {}, screen({ tty: false, columns: 80 }), [[attachment]]);
+    expect(piped.out.text).toContain('\t2900000\t');
+    expect(piped.out.text).toContain(attachment.description);
+    expect(piped.out.text).toContain(attachment.mime_type);
   });
 });
 

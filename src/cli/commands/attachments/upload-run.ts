@@ -9,7 +9,9 @@ import { encodeListQuery } from '../../../core/query.js';
 import { jsonText, visible } from '../../../core/redact.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { CliError, usageError } from '../../errors.js';
+import type { OutStream } from '../../context.js';
 import type { Factory } from '../../factory.js';
+import { whyUnreadable } from '../../input.js';
 import type { Session } from '../../session.js';
 import { serverUuid } from '../../untrusted.js';
 import { resolveUuid } from '../../uuids.js';
@@ -27,10 +29,14 @@ export interface UploadOptions {
   readonly description?: string | undefined;
   readonly skipExisting: boolean;
   readonly json: boolean;
+  /** -q: the uuids alone, no talk (as --json: the data alone). */
+  readonly quiet?: boolean | undefined;
 }
 
 export async function uploadRun(o: UploadOptions): Promise<void> {
-  const { f, resource: r } = o;
+  const { resource: r } = o;
+  // The data alone is asked for: what is skipped and uploaded is not said (as for every write).
+  const f = o.quiet || o.json ? withoutTalk(o.f) : o.f;
   const s = await f.session();
   const parentUuid = await resolveUuid(s, o.parent.resource, o.parent.uuid, `--${relationName(o)}`);
   const files = await Promise.all(o.files.map((file) => fileOf(f.cwd, file)));
@@ -55,6 +61,12 @@ export async function uploadRun(o: UploadOptions): Promise<void> {
   }
 }
 
+/** The factory with its stderr saying nothing (no talk, no progress bar); errors still reach the user through run.ts. */
+function withoutTalk(f: Factory): Factory {
+  const silent: OutStream = { write: () => true, isTTY: false };
+  return { ...f, io: { ...f.io, stderr: silent } };
+}
+
 /** The flag the parent was named by (--property). */
 function relationName(o: UploadOptions): string {
   return o.resource.parents?.find((p) => p.target === o.parent.resource.path)?.name ?? o.parent.resource.singular;
@@ -70,7 +82,7 @@ async function fileOf(cwd: string, file: string): Promise<Source> {
     return { path, size: st.size };
   } catch (e) {
     if (e instanceof CliError) throw e;
-    throw usageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+    throw usageError(`cannot read ${file}: ${whyUnreadable(e)}.`);
   }
 }
 

@@ -3,6 +3,7 @@
  * combine; the work is in upload-run.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
+import { aOr } from '../../../core/words.js';
 import { resourceByPath } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { commandOf, type Run } from '../../command.js';
@@ -21,7 +22,7 @@ export function newCmdUpload(
   const parents = r.parents ?? [];
   const names = parents.map((p) => `--${p.name}`).join(' or ');
   const cmd = commandOf('upload <file...>').description(
-    `Upload files as ${r.plural} of a ${parents.map((p) => resourceByPath(p.target).singular).join(' or ')}`,
+    `Upload files as ${r.plural} of ${parents.map((p) => aOr(resourceByPath(p.target).singular)).join(' or ')}`,
   );
   for (const p of parents) cmd.option(`--${p.name} <uuid>`, `the ${resourceByPath(p.target).singular} they belong to`);
   cmd
@@ -32,6 +33,7 @@ export function newCmdUpload(
       'skip a file whose name and SHA-256 are already on that record (a re-run uploads nothing twice)',
     )
     .option('--json', `print each new ${r.singular} as a JSON line`)
+    .option('-q, --quiet', `print only the uuid of each new ${r.singular}, nothing on stderr`)
     .addHelpText(
       'after',
       `
@@ -48,12 +50,13 @@ Examples:
     const given = parents.filter((p) => flags[optKey(p.name)] !== undefined);
     const [p, ...more] = given;
     if (!p || more.length)
-      throw usageError(p ? `give only one of ${names}.` : `a ${r.singular} belongs to a record: give ${names}.`);
+      throw usageError(p ? `give only one of ${names}.` : `${aOr(r.singular)} belongs to a record: give ${names}.`);
     const stdin = files.filter((x) => x === '-').length;
     const name = typeof flags.name === 'string' ? flags.name : undefined;
     if (stdin > 1) throw usageError('- (standard input) can be given once.');
     if (stdin && name === undefined) throw usageError('- (standard input) has no file name: give --name.');
     if (name !== undefined && files.length > 1) throw usageError('--name names one file: give one file with it.');
+    if (flags.quiet === true && flags.json === true) throw usageError('--json and --quiet cannot be used together.');
     if (stdin && flags.skipExisting === true)
       throw usageError('--skip-existing compares files before they are sent: it cannot read - (standard input) twice.');
     return runF({
@@ -68,6 +71,7 @@ Examples:
       description: typeof flags.description === 'string' ? flags.description : undefined,
       skipExisting: flags.skipExisting === true,
       json: flags.json === true,
+      quiet: flags.quiet === true,
     });
   });
 }

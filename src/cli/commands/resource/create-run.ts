@@ -4,7 +4,7 @@ import { mark } from '../../../core/timing.js';
 import { bodyFromFlags, namedBody, withClientDefaults } from '../../flag-values.js';
 import { kebab } from '../../flags.js';
 import { readFileOrStdin, readStdin } from '../../input.js';
-import { printRecord } from '../../output/index.js';
+import { printRecord, talks } from '../../output/index.js';
 import { resolveNamingFlags, resolveUuid } from '../../uuids.js';
 import { about } from '../../api-errors.js';
 import { when } from '../shared.js';
@@ -44,5 +44,5 @@ export async function createRun(o: CreateOptions): Promise<void> {
   mark('answered');
   await printRecord(r, await withWritten(s, r, rec, body, spec), spec, await f.display());
   mark('printed');
-  if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
+  if (talks(spec)) f.io.stderr.write(`Created ${r.singular} ${String(rec.uuid ?? '')}.\n`);
 }

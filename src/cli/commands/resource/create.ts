@@ -1,5 +1,6 @@
 /** `pm <resource> create`, declared: a flag per input field, a parent where it has one, --from-file. */
 import type { Command } from 'commander';
+import { aOr } from '../../../core/words.js';
 import { resourceByPath } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { addBulkFlags } from '../../bulk/flags.js';
@@ -16,7 +17,7 @@ import { bulkFlagsAlone, type Flags, type ParentOption, str, writeOptions } from
 const RUNS = withBulk({ create: async (o: CreateOptions) => (await import('./create-run.js')).createRun(o) });
 
 export function newCmdCreate(f: Factory, r: ResourceDef, runs: WithBulk<'create', CreateOptions> = RUNS): Command {
-  const cmd = commandOf('create').description(`Create a ${r.singular}`);
+  const cmd = commandOf('create').description(`Create ${aOr(r.singular)}`);
   addInputFlags(cmd, r, 'create');
   for (const parent of r.parents ?? [])
     cmd.option(`--${parent.name} <uuid>`, `the ${resourceByPath(parent.target).singular} it belongs to`);
@@ -32,7 +33,7 @@ export function newCmdCreate(f: Factory, r: ResourceDef, runs: WithBulk<'create'
       const [p, ...more] = r.parents.filter((x) => flags[optKey(x.name)] !== undefined);
       const names = r.parents.map((p) => `--${p.name}`).join(' or ');
       if (!p || more.length)
-        throw usageError(p ? `give only one of ${names}.` : `a ${r.singular} belongs to a parent: give ${names}.`);
+        throw usageError(p ? `give only one of ${names}.` : `${aOr(r.singular)} belongs to a parent: give ${names}.`);
       parent = {
         resource: p.target,
         uuid: checkName(resourceByPath(p.target), String(flags[optKey(p.name)]), `--${p.name}`),

@@ -20,7 +20,9 @@ import {
   type OutputFlags,
   outputSpecFrom,
   prepareOutput,
+  shortUuid,
 } from '../../output/index.js';
+import { width } from '../../output/table.js';
 import { everyRecord } from '../shared.js';
 import type { OnResource } from './options.js';
 
@@ -181,7 +183,10 @@ export async function dueRun(o: DueOptions): Promise<void> {
   await printer.end();
 }
 
-/** The agenda on a terminal: a heading per group, then `date  time  title  uuid` lines. */
+/**
+ * The agenda on a terminal: a heading per group, then `date  time  title  uuid` lines, in one
+ * layout for every group; uuids as a table shows them (their first 8 characters).
+ */
 async function printAgenda(
   entries: Entry[],
   w: AgendaWindow,
@@ -211,40 +216,43 @@ async function printAgenda(
     today: `Today, ${today.toFormat('cccc d LLLL')}`,
     upcoming: 'Upcoming',
   };
-  let text = '';
+  // The groups' lines within --limit, then one layout for all of them: the times, titles and
+  // uuids of every section line up.
   let quota = limit;
-  for (const group of GROUPS) {
+  const groups = GROUPS.flatMap((group) => {
     const all = entries.filter((e) => e.group === group);
-    if (!all.length) continue;
-    if (text) text += '\n';
-    // Each heading says how many are under it.
-    const heading = `${headings[group]} (${all.length})`;
-    text += `${group === 'overdue' ? c.red.bold(heading) : c.bold(heading)}\n`;
+    if (!all.length) return [];
     const list = all.slice(0, Math.max(0, quota));
     quota -= list.length;
-    const left = all.length - list.length;
-    if (!list.length) {
-      text += `  … ${left} more (--limit)\n`;
-      continue;
-    }
-    // Today's lines need no date.
-    const dates = list.map((e) => (group === 'today' ? '' : `${dayLabel(e.date)}  `));
-    const dateWidth = Math.max(...dates.map((x) => x.length));
-    const whens = list.map((e, i) => `${(dates[i] as string).padEnd(dateWidth)}${(e.time ?? 'all day').padEnd(7)}`);
-    const titles = list.map((e) => visible(String(e.record[title] ?? '')));
-    const uuidWidth = Math.max(0, ...list.map((e) => String(e.record.uuid ?? '').length));
-    // The title column: as wide as the longest title, or what the terminal leaves for it.
-    const room = Math.max(10, columns - 2 - (whens[0] as string).length - 2 - (uuidWidth ? uuidWidth + 2 : 0));
-    const titleWidth = Math.min(room, Math.max(...titles.map((t) => [...t].length)));
-    list.forEach((e, i) => {
-      let title = titles[i] as string;
-      if ([...title].length > titleWidth) title = `${[...title].slice(0, titleWidth - 1).join('')}…`;
-      const when = whens[i] as string;
-      const uuid = String(e.record.uuid ?? '');
-      const padded = title + ' '.repeat(titleWidth - [...title].length);
-      const line = `  ${group === 'overdue' ? c.red(when) : when}  ${padded}${uuid ? `  ${c.dim(uuid)}` : ''}`;
+    return [{ group, count: all.length, list }];
+  });
+  const shown = groups.flatMap((g) => g.list);
+  // Today's lines need no date: theirs is blank, as wide as the others'.
+  const dateOf = (e: Entry) => (e.group === 'today' ? '' : dayLabel(e.date));
+  const dateWidth = Math.max(0, ...shown.map((e) => dateOf(e).length));
+  const when = (e: Entry) => `${dateWidth ? `${dateOf(e).padEnd(dateWidth)}  ` : ''}${(e.time ?? 'all day').padEnd(7)}`;
+  const titleOf = (e: Entry) => visible(String(e.record[title] ?? ''));
+  const uuidWidth = Math.max(0, ...shown.map((e) => shortUuid(String(e.record.uuid ?? '')).length));
+  // The title column: as wide as the longest title, or what the terminal leaves for it.
+  const whenWidth = dateWidth ? dateWidth + 2 + 7 : 7;
+  const room = Math.max(10, columns - 2 - whenWidth - 2 - (uuidWidth ? uuidWidth + 2 : 0));
+  const titleWidth = Math.min(room, Math.max(0, ...shown.map((e) => width(titleOf(e)))));
+  let text = '';
+  for (const { group, count, list } of groups) {
+    if (text) text += '\n';
+    // Each heading says how many are under it.
+    const heading = `${headings[group]} (${count})`;
+    text += `${group === 'overdue' ? c.red.bold(heading) : c.bold(heading)}\n`;
+    for (const e of list) {
+      let name = titleOf(e);
+      if (width(name) > titleWidth) name = `${[...name].slice(0, titleWidth - 1).join('')}…`;
+      const at = when(e);
+      const uuid = shortUuid(String(e.record.uuid ?? ''));
+      const padded = name + ' '.repeat(titleWidth - width(name));
+      const line = `  ${group === 'overdue' ? c.red(at) : at}  ${padded}${uuid ? `  ${c.dim(uuid)}` : ''}`;
       text += `${line.trimEnd()}\n`;
-    });
+    }
+    const left = count - list.length;
     if (left) text += `  … ${left} more (--limit)\n`;
   }
   d.stdout.write(text);

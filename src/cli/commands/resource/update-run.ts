@@ -3,7 +3,7 @@ import { inputFields } from '../../../resources/index.js';
 import { bodyFromFlags, namedBody, setChanges } from '../../flag-values.js';
 import { kebab, setChangeFlags } from '../../flags.js';
 import { usageError } from '../../errors.js';
-import { printRecord } from '../../output/index.js';
+import { printRecord, talks } from '../../output/index.js';
 import { resolveNamingFlags, resolveUuid } from '../../uuids.js';
 import { fillForUpdate } from '../../writes.js';
 import { about } from '../../api-errors.js';
@@ -42,7 +42,7 @@ export async function updateRun(o: UpdateOptions): Promise<void> {
     if (o.dryRun) return dryRun(s, f, 'PUT', s.client.recordPath(r, uuid), body, o.output);
     const rec = await s.client.update(r, uuid, body);
     await printRecord(r, await withWritten(s, r, rec, body, spec), spec, await f.display());
-    if (f.io.stderr.isTTY && !spec.quiet) f.io.stderr.write(`Updated ${r.singular} ${uuid}.\n`);
+    if (talks(spec)) f.io.stderr.write(`Updated ${r.singular} ${uuid}.\n`);
   } catch (e) {
     throw about(e, r);
   }

@@ -1,5 +1,6 @@
 /** `pm <resource> update [uuid]`, declared: a flag per input field, --unset, --from-file. */
 import type { Command } from 'commander';
+import { aOr } from '../../../core/words.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { addBulkFlags } from '../../bulk/flags.js';
 import { commandOf } from '../../command.js';
@@ -16,7 +17,7 @@ const RUNS = withBulk({ update: async (o: UpdateOptions) => (await import('./upd
 
 export function newCmdUpdate(f: Factory, r: ResourceDef, runs: WithBulk<'update', UpdateOptions> = RUNS): Command {
   const cmd = commandOf('update [uuid]').description(
-    `Change fields of a ${r.singular}; fields not given keep their values`,
+    `Change fields of ${aOr(r.singular)}; fields not given keep their values`,
   );
   addInputFlags(cmd, r, 'update');
   addBulkFlags(cmd, 'update');

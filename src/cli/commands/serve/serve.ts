@@ -158,6 +158,9 @@ beside the data file (FILE.token, mode 0600) and pm uses it when nothing else is
 On first use of a PostgreSQL database, the account is created and no token is written: make one
 with \`pm serve tokens create --database URL\`.
 
+GET /openapi.json (no token needed) describes the API as an OpenAPI 3.1 document whose servers
+name the origin it was asked at (--public-url's, behind a proxy): generate a client from it.
+
 Each answer carries an X-Request-Id header (the client's own, when it sends a sane one), which
 its log line and every error body ("request_id") repeat. On SIGTERM or Ctrl-C, pm serve stops
 accepting connections, answers GET /health with 503, and lets requests in flight finish for
