@@ -58,7 +58,7 @@ export function visible(text: string, lines = false): string {
  * for a file's name, where a space in their place would change the name.
  */
 export function withoutUnseen(text: string): string {
-  return text.replace(/[\p{Cc}؜‎‏‪-‮⁦-⁩]/gu, '');
+  return text.replace(/[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, '');
 }
 
 /**
