@@ -1,0 +1,94 @@
+/**
+ * What one account's files may cost the others, over real HTTP on either store (the postgres
+ * project runs this file again): a disk that takes fewer bytes than it is given, one account's
+ * uploads while another reads, the quota of stored bytes, and downloads whose client reads slowly
+ * or not at all.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { openSpoolFiles } from '../helpers/spool.js';
+import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
+
+const MiB = 1024 * 1024;
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+async function newProperty(acct: Account): Promise<string> {
+  const res = await acct.api('POST', '/properties', { address: '1 High Street', postcode: 'LS1 1AA' });
+  expect(res.status).toBe(201);
+  return res.body.data.uuid as string;
+}
+
+/** Chunks of bytes the store holds that belong to no attachment. */
+async function strayChunks(server: TestServer): Promise<number> {
+  const rows = await server.sql(
+    'SELECT COUNT(*) AS n FROM attachment_chunks WHERE attachment NOT IN (SELECT uuid FROM attachments)',
+  );
+  return Number(rows[0]?.n);
+}
+
+/**
+ * A raw upload sent by hand: `send(n)` sends the next n bytes of the body, `answer` is what the
+ * server answers (the connection closed after it).
+ */
+async function rawUpload(server: TestServer, acct: Account, property: string, length: number, name: string) {
+  const url = new URL(server.url);
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise((r) => socket.once('connect', r));
+  socket.on('error', () => {});
+  const answer = new Promise<{ status: number; body: string }>((resolve) => {
+    const got: Buffer[] = [];
+    socket.on('data', (b) => got.push(b));
+    socket.on('close', () => {
+      const text = Buffer.concat(got).toString('utf8');
+      resolve({ status: Number(text.split(' ')[1]), body: text.split('\r\n\r\n')[1] ?? '' });
+    });
+  });
+  socket.write(
+    `POST /properties/${property}/attachments?name=${name} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${acct.token}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`,
+  );
+  return {
+    send: (bytes: Uint8Array) => new Promise<void>((r) => (socket.destroyed ? r() : socket.write(bytes, () => r()))),
+    answer,
+  };
+}
+
+const asRoot = process.getuid?.() === 0;
+
+// The spool file: PostgreSQL's uploads wait in one when no connection is spared for them (a pool
+// under four spares none).
+describe.runIf(ON_POSTGRES)('a disk nearly full under the upload directory', () => {
+  it.skipIf(!asRoot)('a write the disk takes short is written again: 507, and nothing stored', async () => {
+    const server = await startTestServer({ maxAttachmentBytes: 64 * MiB, poolSize: 3 });
+    onTestFinished(() => server.close());
+    // A small file system of its own as the upload directory.
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', server.uploadDir]);
+    onTestFinished(() => execFileSync('umount', [server.uploadDir]));
+    const free = () => {
+      const s = statfsSync(server.uploadDir);
+      return s.bavail * s.bsize;
+    };
+    // A filler leaves a chunk and a half free.
+    const filler = join(server.uploadDir, 'filler');
+    writeFileSync(filler, Buffer.alloc(free() - 1.5 * MiB));
+    const acct = await server.newAccount();
+    const property = await newProperty(acct);
+    const bytes = randomBytes(4 * MiB);
+    const up = await rawUpload(server, acct, property, bytes.length, 'full.bin');
+    await up.send(bytes.subarray(0, 2.25 * MiB));
+    // The second chunk went in by half; then the space comes back, and the rest is sent.
+    await new Promise((r) => setTimeout(r, 1000));
+    rmSync(filler);
+    await up.send(bytes.subarray(2.25 * MiB));
+    const got = await up.answer;
+    expect(got.status).toBe(507);
+    expect(JSON.parse(got.body).message).toMatch(/disk is full/);
+    expect((await acct.api('GET', '/attachments')).body.data).toEqual([]);
+    expect(await strayChunks(server)).toBe(0);
+    await expect.poll(() => openSpoolFiles(server.uploadDir), { timeout: 5000 }).toEqual([]);
+    expect(readdirSync(server.uploadDir)).toEqual([]);
+  });
+});
