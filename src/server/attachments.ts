@@ -1,10 +1,10 @@
 /**
  * Files over the API: the byte path beside the JSON one. An upload under a property or a contact
  * (`POST /<parent>/{uuid}/attachments`, multipart/form-data or a raw body) streams to where its
- * store receives it (blobs.ts: a spool file, or PostgreSQL's open transaction), its size limited
- * and its SHA-256 taken as it comes; then its record is written, in the one transaction that
- * holds all its chunks. An upload that fails or stops half-way leaves no record, no bytes and no
- * file. A file is
+ * store receives it (blobs.ts: SQLite's data file a chunk a transaction, PostgreSQL's open
+ * transaction, or a spool file), its size limited and its SHA-256 taken as it comes; then its
+ * record is written last: until then nothing lists, reads or counts its bytes. An upload that
+ * fails or stops half-way leaves no record, no bytes and no file. A file is
  * read back (`GET /attachments/{uuid}/download` and `/stream`) chunk by chunk too, with ranges,
  * and validated by its digest (ETag, If-None-Match).
  */
@@ -120,7 +120,7 @@ export async function upload(
       sha256: got.file.sha256,
     };
     const body: ValidBody = { values, links: {}, sets: {}, customValues: undefined };
-    // The record and every chunk of its file in one transaction: all of it, or nothing.
+    // The record, written once every chunk of its file is: all of it, or nothing.
     const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, incoming);
     return {
       status: 201,

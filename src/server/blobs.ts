@@ -3,11 +3,12 @@
  * are written and read in chunks of CHUNK_BYTES (every chunk of a blob but its last is whole), so
  * that no file is ever held whole in memory and a range is read from the chunks it spans. Both
  * stores keep them in their own database (sql/blobs.ts: the attachment_chunks table, migration 7),
- * keyed by the attachment's uuid: a file's chunks are written in the transaction that creates its
- * record (`Store.create` given its `Incoming`), and a deleted attachment's go with it in the same
- * transaction (a trigger). An upload's bytes go where the store takes them as they come
- * (`receive`): a spool file (spool.ts) whose chunks the record's transaction then writes, or, on
- * PostgreSQL, straight into that transaction (postgres/blobs.ts). Another backend would implement
+ * keyed by the attachment's uuid: a file's chunks are written before its record, or in the
+ * transaction that creates it (`Store.create` given its `Incoming`), and belong to no attachment
+ * until then; a deleted attachment's go with it in the same transaction (a trigger). An upload's
+ * bytes go where the store takes them as they come (`receive`): on SQLite into the data file, a
+ * chunk a transaction (sqlite/uploads.ts); on PostgreSQL straight into the record's transaction
+ * (postgres/blobs.ts), or a spool file (spool.ts) whose chunks that transaction then writes. Another backend would implement
  * this interface and write its bytes before the record's transaction.
  */
 

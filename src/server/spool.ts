@@ -1,7 +1,8 @@
 /**
  * An upload's bytes on their way to the store: a file in the upload directory (`pm serve
- * --upload-dir`), written as the body comes, then read back a chunk at a time in the transaction
- * that writes the file's record and its chunks (blobs.ts). Its name is removed as soon as it is
+ * --upload-dir`), written as the body comes (PostgreSQL's uploads no connection is spared for),
+ * then read back a chunk at a time in the transaction that writes the file's record and its
+ * chunks (blobs.ts). Its name is removed as soon as it is
  * opened, so nothing of it is left however the upload ends (a failure, its client gone, the
  * server stopped or killed): the system frees its space when it is closed, by `close()` or by the
  * process's end.

@@ -51,7 +51,11 @@ async function rawUpload(server: TestServer, acct: Account, property: string, le
     `POST /properties/${property}/attachments?name=${name} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${acct.token}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`,
   );
   return {
-    send: (bytes: Uint8Array) => new Promise<void>((r) => (socket.destroyed ? r() : socket.write(bytes, () => r()))),
+    send: (bytes: Uint8Array) =>
+      new Promise<void>((r) => {
+        if (socket.destroyed) r();
+        else socket.write(bytes, () => r());
+      }),
     answer,
   };
 }
@@ -66,7 +70,9 @@ describe.runIf(ON_POSTGRES)('a disk nearly full under the upload directory', () 
     onTestFinished(() => server.close());
     // A small file system of its own as the upload directory.
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', server.uploadDir]);
-    onTestFinished(() => execFileSync('umount', [server.uploadDir]));
+    onTestFinished(() => {
+      execFileSync('umount', [server.uploadDir]);
+    });
     const free = () => {
       const s = statfsSync(server.uploadDir);
       return s.bavail * s.bsize;
@@ -90,5 +96,44 @@ describe.runIf(ON_POSTGRES)('a disk nearly full under the upload directory', () 
     expect(await strayChunks(server)).toBe(0);
     await expect.poll(() => openSpoolFiles(server.uploadDir), { timeout: 5000 }).toEqual([]);
     expect(readdirSync(server.uploadDir)).toEqual([]);
+  });
+});
+
+describe('an upload under way', () => {
+  it('is written as it comes yet seen by nobody: not listed, counted, got nor read until its record is written', async () => {
+    const server = await startTestServer({ maxAttachmentBytes: 64 * MiB });
+    onTestFinished(() => server.close());
+    const acct = await server.newAccount();
+    const property = await newProperty(acct);
+    const bytes = randomBytes(12 * MiB + 7);
+    const up = await rawUpload(server, acct, property, bytes.length, 'coming.bin');
+    await up.send(bytes.subarray(0, 8 * MiB));
+    if (!ON_POSTGRES) {
+      // On SQLite its chunks are in the data file already, each written by a transaction of its
+      // own (no transaction holds the one writer for the whole file), under the uuid its record
+      // will take, which nothing answers for yet.
+      await expect.poll(() => strayChunks(server), { timeout: 10_000 }).toBeGreaterThanOrEqual(6);
+      const [staged] = (await server.sql('SELECT DISTINCT attachment AS key FROM attachment_chunks')) as {
+        key: string;
+      }[];
+      for (const path of [`/attachments/${staged?.key}`, `/attachments/${staged?.key}/download`])
+        expect((await acct.api('GET', path)).status).toBe(404);
+    }
+    const list = await acct.api('GET', '/attachments');
+    expect(list.body.data).toEqual([]);
+    expect(list.body.meta.pagination.total).toBe(0);
+    expect((await acct.api('GET', `/attachments?property[uuid]=${property}`)).body.data).toEqual([]);
+    expect((await acct.api('GET', `/properties/${property}`)).body.data.num_attachments).toBe(0);
+    await up.send(bytes.subarray(8 * MiB));
+    const got = await up.answer;
+    expect(got.status).toBe(201);
+    const rec = JSON.parse(got.body).data;
+    expect(rec.sha256).toBe(sha256(bytes));
+    const back = await fetch(`${server.url}/attachments/${rec.uuid}/download`, {
+      headers: { authorization: `Bearer ${acct.token}` },
+    });
+    expect(sha256(Buffer.from(await back.arrayBuffer()))).toBe(sha256(bytes));
+    expect((await acct.api('GET', `/properties/${property}`)).body.data.num_attachments).toBe(1);
+    expect(await strayChunks(server)).toBe(0);
   });
 });

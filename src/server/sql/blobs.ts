@@ -33,3 +33,42 @@ export function* chunks(key: string, from: number, to: number): Steps<Uint8Array
     throw new Error(`the bytes of attachment ${key} are missing chunks ${from} to ${to}`);
   return found.map((c) => c.data);
 }
+
+/** Chunk `seq` of `key`, written as an upload comes (SQLite: ../sqlite/uploads.ts). */
+export function* writeChunk(key: string, seq: number, now: number, data: Uint8Array): Steps<void> {
+  yield run('INSERT INTO attachment_chunks (attachment, seq, written_at, data) VALUES (?, ?, ?, ?)', [
+    key,
+    seq,
+    now,
+    data,
+  ]);
+}
+
+/** Deletes chunks `from` to `to` (inclusive) of `key`. */
+export function* dropChunks(key: string, from: number, to: number): Steps<void> {
+  yield run('DELETE FROM attachment_chunks WHERE attachment = ? AND seq >= ? AND seq <= ?', [key, from, to]);
+}
+
+/**
+ * A record made by `created` under the uuid `key` its file's `count` chunks were written under
+ * before: the caller runs it in one transaction, which fails when any of them is missing.
+ */
+export function* withStagedChunks(created: Steps<ApiRecord>, key: string, count: number): Steps<ApiRecord> {
+  const [found] = (yield rows('SELECT COUNT(*) AS n FROM attachment_chunks WHERE attachment = ?', [key])) as {
+    n: number;
+  }[];
+  if (Number(found?.n) !== count) throw new Error(`an upload's chunks were deleted before its record was written`);
+  return yield* created;
+}
+
+/**
+ * The keys of chunks that belong to no attachment (an upload under way, or one its process did
+ * not finish) whose last chunk was written at `before` or earlier, with how many chunks each has.
+ */
+export function* strayUploads(before: number): Steps<{ key: string; count: number }[]> {
+  const found = (yield rows(
+    'SELECT attachment AS key, MAX(seq) + 1 AS count FROM attachment_chunks c WHERE NOT EXISTS (SELECT 1 FROM attachments a WHERE a.uuid = c.attachment) GROUP BY attachment HAVING MAX(written_at) <= ?',
+    [before],
+  )) as { key: string; count: number }[];
+  return found.map((f) => ({ key: f.key, count: Number(f.count) }));
+}

@@ -120,7 +120,7 @@ export function newCmdServe(f: Factory, runs: Partial<ServeRuns> = {}): Command 
     )
     .option(
       '--upload-dir <dir>',
-      "where an upload's bytes wait until its record and bytes are written in one transaction, in a file removed as it is opened (default: the data file's folder; on PostgreSQL, where uploads stream into their transaction and only those past its share wait, the system's temporary folder, $TMPDIR)",
+      "PostgreSQL: where an upload past the connections spared for streamed uploads waits until it is whole, in a file removed as it is opened (default: the system's temporary folder, $TMPDIR); SQLite writes uploads into its data file as they come",
     )
     .option(
       '--readers <n>',
