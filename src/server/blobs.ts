@@ -23,6 +23,18 @@ export interface BlobStore {
   bytes(key: string, start: number, end: number): AsyncIterable<Uint8Array>;
   /** A place for the bytes of an upload of `accountId` as they come (`uploadDir`: where a spool file goes). */
   receive(accountId: number, uploadDir: string): Promise<Incoming>;
+  /** The bytes of the files `accountId` keeps. */
+  stored(accountId: number): Answer<number>;
+  /** What each account keeps: its files and their bytes, by account id. */
+  usage(): Answer<AccountUsage[]>;
+}
+
+/** What an account keeps (`pm serve accounts list`). */
+export interface AccountUsage {
+  readonly id: number;
+  readonly name: string;
+  readonly files: number;
+  readonly bytes: number;
 }
 
 /**

@@ -39,6 +39,8 @@ interface CommonOptions<S extends Store> extends HttpOptions {
   readonly queryBudgetMs?: number;
   /** The largest attachment taken (bytes; default 100 MiB): a larger upload is answered 413. */
   readonly maxAttachmentBytes?: number | undefined;
+  /** The most bytes of files an account may keep, its uploads under way included: past it an upload is 413 or 507. */
+  readonly quotaBytes?: number | undefined;
   /**
    * Where an upload's bytes may wait until they are written with its record (spool.ts): on
    * PostgreSQL, an upload no connection is spared for (by default the system's temporary
@@ -205,6 +207,7 @@ async function listen<S extends Store>(
     listBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
     maxAttachmentBytes: opts.maxAttachmentBytes,
     uploadDir,
+    quotaBytes: opts.quotaBytes,
   });
   const host = opts.host ?? '127.0.0.1';
   const door: Door = { draining: false };

@@ -137,3 +137,54 @@ describe('an upload under way', () => {
     expect(await strayChunks(server)).toBe(0);
   });
 });
+
+describe('a quota of stored bytes an account (pm serve --quota)', () => {
+  it('counts kept files and uploads under way: past it, 413 for a declared length, 507 for bytes as they come, naming it', async () => {
+    const server = await startTestServer({ maxAttachmentBytes: 64 * MiB, quotaBytes: 5 * MiB });
+    onTestFinished(() => server.close());
+    const [a, b] = [await server.newAccount(), await server.newAccount()];
+    const [pa, pb] = [await newProperty(a), await newProperty(b)];
+    const post = (
+      acct: Account,
+      property: string,
+      body: Uint8Array | ReadableStream,
+      name: string,
+      type = 'application/octet-stream',
+    ) =>
+      fetch(`${server.url}/properties/${property}/attachments?name=${name}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.token}`, 'content-type': type },
+        body,
+        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+      } as RequestInit);
+    expect((await post(a, pa, randomBytes(3 * MiB), 'kept.bin')).status).toBe(201);
+    // An upload under way counts while it comes...
+    const bytes = randomBytes(Math.round(1.8 * MiB));
+    const coming = await rawUpload(server, a, pa, bytes.length, 'coming.bin');
+    await coming.send(bytes.subarray(0, 1.2 * MiB));
+    await new Promise((r) => setTimeout(r, 500));
+    // ...so that 3 MiB kept, 1.2 under way and 1 declared pass the 5: a 413 before a byte is read.
+    const declared = await post(a, pa, randomBytes(1 * MiB), 'over.bin');
+    expect(declared.status).toBe(413);
+    const said = ((await declared.json()) as { message: string }).message;
+    expect(said).toContain('quota of 5 MiB (5242880 bytes)');
+    await coming.send(bytes.subarray(1.2 * MiB));
+    expect((await coming.answer).status).toBe(201);
+    // A body of no declared length is stopped as it passes the quota: 507, nothing kept.
+    const streamed = new ReadableStream({
+      start(c) {
+        c.enqueue(randomBytes(MiB));
+        c.enqueue(randomBytes(MiB));
+        c.close();
+      },
+    });
+    const chunked = await post(a, pa, streamed, 'chunked.bin');
+    expect(chunked.status).toBe(507);
+    expect(((await chunked.json()) as { message: string }).message).toContain('quota of 5 MiB');
+    const listed = (await a.api('GET', '/attachments')).body.data.map((f: { name: string }) => f.name).sort();
+    expect(listed).toEqual(['coming.bin', 'kept.bin']);
+    // Another account has its own.
+    expect((await post(b, pb, randomBytes(4 * MiB), 'other.bin')).status).toBe(201);
+    await expect.poll(() => strayChunks(server)).toBe(0);
+  });
+});

@@ -4,7 +4,7 @@
  * SQLite reads them so too (PostgreSQL streams its uploads and reads by COPY: ../postgres/blobs.ts).
  */
 import type { ApiRecord } from '../store.js';
-import type { Chunks } from '../blobs.js';
+import type { AccountUsage, Chunks } from '../blobs.js';
 import { rows, run, type Steps } from './steps.js';
 
 /**
@@ -71,4 +71,21 @@ export function* strayUploads(before: number): Steps<{ key: string; count: numbe
     [before],
   )) as { key: string; count: number }[];
   return found.map((f) => ({ key: f.key, count: Number(f.count) }));
+}
+
+/** The bytes of the files `accountId` keeps. */
+export function* storedBytes(accountId: number): Steps<number> {
+  const [found] = (yield rows('SELECT COALESCE(SUM(size), 0) AS n FROM attachments WHERE account_id = ?', [
+    accountId,
+  ])) as { n: number | string }[];
+  return Number(found?.n ?? 0);
+}
+
+/** What each account keeps: its files and their bytes. */
+export function* usage(): Steps<AccountUsage[]> {
+  const found = (yield rows(
+    'SELECT a.id, a.name, COUNT(f.id) AS files, COALESCE(SUM(f.size), 0) AS bytes FROM accounts a LEFT JOIN attachments f ON f.account_id = a.id GROUP BY a.id, a.name ORDER BY a.id',
+    [],
+  )) as { id: number | string; name: string; files: number | string; bytes: number | string }[];
+  return found.map((f) => ({ id: Number(f.id), name: f.name, files: Number(f.files), bytes: Number(f.bytes) }));
 }

@@ -226,6 +226,8 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
       // An upload is written a chunk a transaction as it comes: a transaction on SQLite holds the
       // one writer, and cannot wait for its client.
       receive: async () => new StagedUpload(staging),
+      stored: guard((accountId) => sql.run(blobs.storedBytes(accountId))),
+      usage: guard(() => sql.run(blobs.usage())),
     },
     async sweepUploads(idleMs) {
       const strays = sql.run(blobs.strayUploads(d.now() - idleMs)).filter((u) => !staging.underWay.has(u.key));
