@@ -380,7 +380,7 @@ export async function readBytes(
   if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
   const status = range ? 206 : 200;
   if (req.method === 'HEAD' || size === 0) return { status, headers };
-  return { status, headers, stream: deps.store.blobs.bytes(uuid, start, end) };
+  return { status, headers, stream: deps.store.blobs.bytes(p.accountId, uuid, start, end) };
 }
 
 /** If-None-Match: any of its tags (compared weakly), or `*`. */

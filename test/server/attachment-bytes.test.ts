@@ -4,12 +4,14 @@
  * uploads while another reads, the quota of stored bytes, and downloads whose client reads slowly
  * or not at all.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { downloadReads } from '../../src/server/blobs.js';
 import { openSpoolFiles } from '../helpers/spool.js';
 import { type Account, ON_POSTGRES, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -186,5 +188,52 @@ describe('a quota of stored bytes an account (pm serve --quota)', () => {
     // Another account has its own.
     expect((await post(b, pb, randomBytes(4 * MiB), 'other.bin')).status).toBe(201);
     await expect.poll(() => strayChunks(server)).toBe(0);
+  });
+});
+
+describe('a download whose client does not read', () => {
+  it('reads no chunk ahead of what the client takes: one in hand at most, however big the file', async () => {
+    const server = await startTestServer({ maxAttachmentBytes: 64 * MiB });
+    onTestFinished(() => server.close());
+    const acct = await server.newAccount();
+    const property = await newProperty(acct);
+    const bytes = randomBytes(24 * MiB);
+    const made = await fetch(`${server.url}/properties/${property}/attachments?name=big.bin`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acct.token}`, 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
+    const uuid = ((await made.json()) as { data: { uuid: string } }).data.uuid;
+    const url = new URL(server.url);
+    // A client with a receive window of a few KiB that reads the answer's head and then nothing.
+    const before = downloadReads.chunks;
+    const client = spawn('python3', [
+      '-c',
+      `import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect((sys.argv[1], int(sys.argv[2])))
+s.sendall(('GET /attachments/${uuid}/download HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer ${acct.token}\\r\\n\\r\\n').encode())
+print(s.recv(512).split(b' ')[1].decode(), flush=True)
+time.sleep(60)`,
+      url.hostname,
+      url.port,
+    ]);
+    onTestFinished(() => {
+      client.kill('SIGKILL');
+    });
+    const [status] = (await once(client.stdout, 'data')) as [Buffer];
+    expect(status.toString().trim()).toBe('200');
+    await new Promise((r) => setTimeout(r, 1500));
+    // What the system's socket buffers took (its send buffer grows to 4 MiB at most here:
+    // net.ipv4.tcp_wmem) and one chunk in hand; reading ahead of the client, two batches of four
+    // were read besides.
+    expect(downloadReads.chunks - before).toBeGreaterThanOrEqual(1);
+    expect(downloadReads.chunks - before).toBeLessThan(6);
+    // A client that reads gets every byte.
+    const whole = await fetch(`${server.url}/attachments/${uuid}/download`, {
+      headers: { authorization: `Bearer ${acct.token}` },
+    });
+    expect(sha256(Buffer.from(await whole.arrayBuffer()))).toBe(sha256(bytes));
   });
 });

@@ -2,7 +2,7 @@
 import type { Statement } from 'better-sqlite3';
 import { ApiError } from '../../core/errors.js';
 import { chunkByChunk } from '../blobs.js';
-import { OverBudget } from '../budget.js';
+import { FairQueue, OverBudget } from '../budget.js';
 import { type DB, damageOf, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { ListQuery } from '../../core/query.js';
@@ -143,6 +143,8 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
   }
   const d = sql.dialect;
   const write = <T>(steps: Steps<T>): T => sql.write(() => sql.run(steps));
+  // Downloads read their chunks in turn, one account's at most one at a time while another's wait.
+  const downloads = new FairQueue(2);
   const staging: Staging = {
     writeChunk: guard((key, seq, data) => {
       const elsewhere = store.checkpointer;
@@ -217,11 +219,12 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
     write: sql.write,
     blobs: {
-      bytes: (key, start, end) =>
+      bytes: (accountId, key, start, end) =>
         chunkByChunk(
           guard((seq) => sql.run(blobs.chunks(key, seq, seq))[0] as Uint8Array),
           start,
           end,
+          () => downloads.acquire(accountId),
         ),
       // An upload is written a chunk a transaction as it comes: a transaction on SQLite holds the
       // one writer, and cannot wait for its client.
