@@ -24,7 +24,7 @@ import type { Readable, Writable } from 'node:stream';
 import type * as PG from 'pg';
 import { MissingDriverError } from '../../core/errors.js';
 import { CHUNK_BYTES, ChunkWriter, downloadReads, type Incoming } from '../blobs.js';
-import type { FairQueue } from '../budget.js';
+import { FairQueue } from '../budget.js';
 import { type HeldTransaction, type PgDatabase, storeError } from './db.js';
 
 /** pg-copy-streams, as used here. */
@@ -98,9 +98,12 @@ interface PgBlobDeps {
 /** The blob store of a PostgreSQL store, and what its `create` asks of an upload it received. */
 export function pgBlobs(deps: PgBlobDeps) {
   let streaming = 0;
+  // Downloads read in turn: an account one chunk at a time, and at most half the lists' slots
+  // between them, so that one account's many downloads leave the database's time to the others.
+  const downloads = new FairQueue(Math.max(1, deps.streamSlots), 1);
   return {
     bytes: (accountId: number, key: string, start: number, end: number) =>
-      rangeOf(deps.db, deps.slots, accountId, key, start, end),
+      rangeOf(deps.db, downloads, accountId, key, start, end),
     async receive(accountId: number, uploadDir: string): Promise<Incoming> {
       const release = streaming < deps.streamSlots ? deps.slots.tryAcquire(accountId, STREAMS_PER_ACCOUNT) : undefined;
       if (!release) {
@@ -292,8 +295,8 @@ export function streamed(file: Incoming): StreamedUpload | undefined {
 /**
  * The bytes start..end (inclusive) of `key`, a chunk a COPY, each read once the one before is
  * taken by the client (nothing read ahead of it: a download holds at most one chunk, however
- * slowly it is read), on a connection taken in its account's turn among the lists' (`slots`):
- * one account's downloads never hold the connections another's requests need.
+ * slowly it is read), in its account's turn (`slots`: one chunk at a time an account), so that
+ * one account's downloads never hold the connections or the time another's requests need.
  */
 async function* rangeOf(
   db: PgDatabase,
