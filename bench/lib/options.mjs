@@ -39,7 +39,9 @@ function parseArgs(argv) {
         .map((s) => String(NAMES[s.trim()] ?? s.trim()))
         .filter(Boolean);
       if (!nums.length || nums.some((n) => !/^([1-9]|1[013])$/.test(n)))
-        usage(`--only takes figure numbers 1-11, 13 (or scale, pg-scale, feed, isolation, files, sharing), not "${v ?? ''}"`);
+        usage(
+          `--only takes figure numbers 1-11, 13 (or scale, pg-scale, feed, isolation, files, sharing), not "${v ?? ''}"`,
+        );
       o.only = [...new Set(nums.map(Number))].sort((a, b) => a - b);
     } else usage(`unknown argument "${a}"`);
   }

@@ -67,8 +67,8 @@ class QuotaShare {
   static async of(deps: FileDeps, accountId: number, declared: number | undefined): Promise<QuotaShare | undefined> {
     const quota = deps.quotaBytes;
     if (quota === undefined) return undefined;
-    let uploads = underWay.get(deps.store);
-    if (!uploads) underWay.set(deps.store, (uploads = new Map()));
+    const uploads = underWay.get(deps.store) ?? new Map<number, number>();
+    underWay.set(deps.store, uploads);
     const share = new QuotaShare(deps.store, accountId, quota, await deps.store.blobs.stored(accountId), uploads);
     if (declared !== undefined && share.used() + declared > quota) throw overQuota(413, quota, share.used());
     return share;
