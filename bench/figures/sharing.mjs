@@ -12,8 +12,8 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { baseline, NODE, PM } from '../lib/env.mjs';
 import { opts } from '../lib/options.mjs';
-import { startCluster } from '../lib/postgres.mjs';
-import { cleanEnv, mustSucceed, runTimed, startListening, startPmServe, tmpDir } from '../lib/processes.mjs';
+import { startPmServeOnPostgres } from '../lib/postgres.mjs';
+import { cleanEnv, mustSucceed, runTimed, startPmServe, tmpDir } from '../lib/processes.mjs';
 import { median, row, say } from '../lib/stats.mjs';
 
 const MiB = 1024 * 1024;
@@ -165,31 +165,17 @@ export async function figure13() {
     stores.push([
       'PostgreSQL',
       async () => {
-        const cluster = await startCluster();
-        const url = cluster.url('pm_sharing');
-        const { default: pg } = await import('pg');
-        const admin = new pg.Client({ connectionString: cluster.url('postgres') });
-        await admin.connect();
-        await admin.query('CREATE DATABASE pm_sharing');
-        await admin.end();
-        const env = cleanEnv(home, { PM_DATABASE_URL: url });
-        const first = await startListening('pm serve --database', NODE, [PM, 'serve', '--port', '0'], env);
-        await first.stop();
-        const token = async (args) =>
-          mustSucceed('serve', await runTimed(NODE, [PM, 'serve', ...args], { env, stdout: 'capture' })).stdout.trim();
-        const load = await token(['tokens', 'create', '--name', 'bench']);
-        const other = await token(['accounts', 'create', '--name', 'other']);
-        const args = [PM, 'serve', '--port', '0', '--max-attachment-size', '1GiB', '--request-timeout', '600'];
-        const s = await startListening('pm serve --database', NODE, args, env);
-        return {
-          ...s,
-          token: load,
-          other,
-          stop: async () => {
-            await s.stop();
-            cluster.destroy();
-          },
-        };
+        const s = await startPmServeOnPostgres(home, 'pm_sharing', [
+          '--max-attachment-size',
+          '1GiB',
+          '--request-timeout',
+          '600',
+        ]);
+        const made = await runTimed(NODE, [PM, 'serve', 'accounts', 'create', '--name', 'other'], {
+          env: s.env,
+          stdout: 'capture',
+        });
+        return { ...s, other: mustSucceed('accounts create', made).stdout.trim() };
       },
     ]);
   else say('  initdb not on PATH: figure 13 on SQLite only');
