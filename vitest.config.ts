@@ -55,6 +55,7 @@ const blackBox = [
  */
 const onPostgres = [
   'test/server/attachments.test.ts',
+  'test/server/attachment-bytes.test.ts',
   'test/server/bad-input.test.ts',
   'test/server/calendar-feeds.test.ts',
   'test/server/catalogues.test.ts',

@@ -21,6 +21,7 @@ import { figure10 } from './figures/isolation.mjs';
 import { figure5 } from './figures/list-all.mjs';
 import { figure7, figure8 } from './figures/scale.mjs';
 import { figure2 } from './figures/serve-list.mjs';
+import { figure13 } from './figures/sharing.mjs';
 import { figure6 } from './figures/server.mjs';
 import { figure1 } from './figures/startup.mjs';
 import { BENCH, DIST, NODE, PM, ROOT } from './lib/env.mjs';
@@ -44,6 +45,7 @@ const FIGURES = {
   9: ['calendar feed polls/second', figure9],
   10: ["search isolation: another account's matches do not change a search's cost", figure10],
   11: ['files: a big attachment through pm and pm serve, vs curl and node:http', figure11],
+  13: ["files shared: another account's GET during uploads and downloads; memory of downloads not read", figure13],
 };
 
 async function preflight() {

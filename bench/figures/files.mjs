@@ -7,7 +7,7 @@ import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } fr
 import { join } from 'node:path';
 import { baseline, NODE, PM, TIME } from '../lib/env.mjs';
 import { SIZES } from '../lib/options.mjs';
-import { startCluster } from '../lib/postgres.mjs';
+import { startPmServeOnPostgres } from '../lib/postgres.mjs';
 import { cleanEnv, mustSucceed, runTimed, startListening, startPmServe, tmpDir } from '../lib/processes.mjs';
 import { interleave, median, row, say } from '../lib/stats.mjs';
 
@@ -63,32 +63,7 @@ export async function figure11() {
     if (spawnSync('initdb', ['--version']).status === 0)
       stores.push([
         'PostgreSQL',
-        async () => {
-          const cluster = await startCluster();
-          const url = cluster.url('pm_files');
-          const { default: pg } = await import('pg');
-          const admin = new pg.Client({ connectionString: cluster.url('postgres') });
-          await admin.connect();
-          await admin.query('CREATE DATABASE pm_files');
-          await admin.end();
-          const env = cleanEnv(home, { PM_DATABASE_URL: url });
-          const first = await startListening('pm serve --database', NODE, [PM, 'serve', '--port', '0'], env);
-          await first.stop();
-          const made = await runTimed(NODE, [PM, 'serve', 'tokens', 'create', '--name', 'bench'], {
-            env,
-            stdout: 'capture',
-          });
-          const args = [PM, 'serve', '--port', '0', '--max-attachment-size', '1GiB', '--request-timeout', '3600'];
-          const s = await startListening('pm serve --database', NODE, args, env);
-          return {
-            ...s,
-            token: mustSucceed('tokens create', made).stdout.trim(),
-            stop: async () => {
-              await s.stop();
-              cluster.destroy();
-            },
-          };
-        },
+        () => startPmServeOnPostgres(home, 'pm_files', ['--max-attachment-size', '1GiB', '--request-timeout', '3600']),
       ]);
     else say('  initdb not on PATH: figure 11 on SQLite only');
     for (const [name, start] of stores) {

@@ -7,8 +7,8 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST } from './env.mjs';
-import { clusters, removeDir, tmpDir } from './processes.mjs';
+import { DIST, NODE, PM } from './env.mjs';
+import { cleanEnv, clusters, mustSucceed, removeDir, runTimed, startListening, tmpDir } from './processes.mjs';
 import { CITIES, TYPES } from './seed.mjs';
 
 /**
@@ -123,4 +123,32 @@ export async function seedPostgres(url, count) {
   } finally {
     await c.end();
   }
+}
+
+/**
+ * `pm serve --database` on a database `name` of its own in a private cluster, started once to
+ * migrate it, given a token of its first account, then started with `args`: its URL, pid, token
+ * and environment (`PM_DATABASE_URL`); `stop()` stops it and removes the cluster.
+ */
+export async function startPmServeOnPostgres(home, name, args = []) {
+  const cluster = await startCluster();
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: cluster.url('postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const env = cleanEnv(home, { PM_DATABASE_URL: cluster.url(name) });
+  const first = await startListening('pm serve --database', NODE, [PM, 'serve', '--port', '0'], env);
+  await first.stop();
+  const made = await runTimed(NODE, [PM, 'serve', 'tokens', 'create', '--name', 'bench'], { env, stdout: 'capture' });
+  const s = await startListening('pm serve --database', NODE, [PM, 'serve', '--port', '0', ...args], env);
+  return {
+    ...s,
+    env,
+    token: mustSucceed('tokens create', made).stdout.trim(),
+    stop: async () => {
+      await s.stop();
+      cluster.destroy();
+    },
+  };
 }

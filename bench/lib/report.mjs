@@ -14,10 +14,10 @@ export function fmt(v, unit) {
   return `${Math.round(v).toLocaleString('en')} ${unit}`;
 }
 
-function targetText(t) {
+function targetText(t, unit) {
   if (!t) return '(none)';
   const op = t.op === '<=' ? '≤' : '≥';
-  return t.of === 'pm' ? `pm ${op} ${t.value} MB` : `${op} ${t.value}x`;
+  return t.of === 'pm' ? `pm ${op} ${t.value} ${unit === 'ms' ? 'ms' : 'MB'}` : `${op} ${t.value}x`;
 }
 
 export function table(rows) {
@@ -30,7 +30,7 @@ export function table(rows) {
           fmt(r.pm, r.unit),
           fmt(r.baseline, r.unit),
           `${r.ratio.toFixed(2)}x`,
-          targetText(r.target),
+          targetText(r.target, r.unit),
           r.pass === null ? 'info' : r.pass ? 'pass' : 'FAIL',
         ],
   );

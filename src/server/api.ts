@@ -37,6 +37,8 @@ interface ApiOptions {
   readonly maxAttachmentBytes?: number | undefined;
   /** Where an upload's bytes wait for their transaction (spool.ts; the system's temporary directory when not given). */
   readonly uploadDir?: string | undefined;
+  /** The most bytes of files an account may keep (`pm serve --quota`); none when not given. */
+  readonly quotaBytes?: number | undefined;
 }
 
 export type { Api } from './exchange.js';
@@ -236,6 +238,7 @@ async function files(x: Exchange): Promise<ApiResponse | undefined> {
     authorize: (scopes: readonly string[]) => authorize(x, scopes),
     maxBytes: x.core.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
     uploadDir: x.core.uploadDir ?? process.getBuiltinModule('node:os').tmpdir(),
+    quotaBytes: x.core.quotaBytes,
   };
   if (found.read) {
     const res = await readBytes(x.req, x.url, found.uuid, found.read, deps);

@@ -1,10 +1,10 @@
 /**
  * Files over the API: the byte path beside the JSON one. An upload under a property or a contact
  * (`POST /<parent>/{uuid}/attachments`, multipart/form-data or a raw body) streams to where its
- * store receives it (blobs.ts: a spool file, or PostgreSQL's open transaction), its size limited
- * and its SHA-256 taken as it comes; then its record is written, in the one transaction that
- * holds all its chunks. An upload that fails or stops half-way leaves no record, no bytes and no
- * file. A file is
+ * store receives it (blobs.ts: SQLite's data file a chunk a transaction, PostgreSQL's open
+ * transaction, or a spool file), its size limited and its SHA-256 taken as it comes; then its
+ * record is written last: until then nothing lists, reads or counts its bytes. An upload that
+ * fails or stops half-way leaves no record, no bytes and no file. A file is
  * read back (`GET /attachments/{uuid}/download` and `/stream`) chunk by chunk too, with ranges,
  * and validated by its digest (ETag, If-None-Match).
  */
@@ -39,6 +39,73 @@ interface FileDeps {
   readonly maxBytes: number;
   /** Where an upload's bytes may wait for their transaction (spool.ts). */
   readonly uploadDir: string;
+  /** The most bytes of files an account may keep, its uploads under way included (`pm serve --quota`); none when undefined. */
+  readonly quotaBytes?: number | undefined;
+}
+
+/** The bytes of the uploads under way in this process, by store and account. */
+const underWay = new WeakMap<Store, Map<number, number>>();
+
+/**
+ * An upload's share of its account's quota: the bytes the account keeps, read as the upload
+ * starts, and those of its uploads under way here (a spool file's, chunks not yet a file's, a
+ * transaction's), this one's counted as they come. `take` fails (507) once they would pass the
+ * quota; `check` asks the store again, once the file is whole, before its record is written.
+ */
+class QuotaShare {
+  private taken = 0;
+
+  private constructor(
+    private readonly store: Store,
+    private readonly accountId: number,
+    private readonly quota: number,
+    private readonly stored: number,
+    private readonly uploads: Map<number, number>,
+  ) {}
+
+  /** A share for an upload of `declared` bytes (when its length is known): 413 when they would pass the quota. */
+  static async of(deps: FileDeps, accountId: number, declared: number | undefined): Promise<QuotaShare | undefined> {
+    const quota = deps.quotaBytes;
+    if (quota === undefined) return undefined;
+    const uploads = underWay.get(deps.store) ?? new Map<number, number>();
+    underWay.set(deps.store, uploads);
+    const share = new QuotaShare(deps.store, accountId, quota, await deps.store.blobs.stored(accountId), uploads);
+    if (declared !== undefined && share.used() + declared > quota) throw overQuota(413, quota, share.used());
+    return share;
+  }
+
+  /** The account's bytes: kept, and under way here. */
+  private used(): number {
+    return this.stored + (this.uploads.get(this.accountId) ?? 0);
+  }
+
+  take(bytes: number): void {
+    this.taken += bytes;
+    this.uploads.set(this.accountId, (this.uploads.get(this.accountId) ?? 0) + bytes);
+    if (this.used() > this.quota) throw overQuota(507, this.quota, this.used() - bytes);
+  }
+
+  /** A whole file of `size` bytes: 507 when the account now keeps too much for it. */
+  async check(size: number): Promise<void> {
+    const stored = await this.store.blobs.stored(this.accountId);
+    if (stored + size > this.quota) throw overQuota(507, this.quota, stored);
+  }
+
+  /** The upload is over (kept or not): its bytes are no longer under way. */
+  release(): void {
+    const left = (this.uploads.get(this.accountId) ?? 0) - this.taken;
+    if (left > 0) this.uploads.set(this.accountId, left);
+    else this.uploads.delete(this.accountId);
+    this.taken = 0;
+  }
+}
+
+/** An upload past its account's quota: 413 (its declared length) or 507 (its bytes as they came). */
+function overQuota(status: 413 | 507, quota: number, used: number): ApiError {
+  return new ApiError(
+    status,
+    `The file would take this account past its quota of ${sizeInWords(quota)} (${quota} bytes) of files on this server: it uses ${used} bytes. Nothing was written.`,
+  );
 }
 
 /** The paths of files: an upload under a parent, or a file's bytes. Undefined for any other path. */
@@ -99,12 +166,22 @@ export async function upload(
   const type = req.header('content-type') ?? '';
   const multipart = /^multipart\/form-data\s*;/i.test(type);
   const limit = multipart ? maxBytes + MULTIPART_OVERHEAD : maxBytes;
+  const length = req.header('content-length');
+  const declared = !multipart && length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+  const quota = await QuotaShare.of(deps, p.accountId, declared);
   const source = req.body.bytes(limit, tooLarge(maxBytes));
-  const incoming = await store.blobs.receive(p.accountId, deps.uploadDir);
+  let incoming: Incoming;
   try {
+    incoming = await store.blobs.receive(p.accountId, deps.uploadDir);
+  } catch (e) {
+    quota?.release();
+    throw e;
+  }
+  try {
+    const to = { incoming, maxBytes, quota };
     const got = multipart
-      ? await fromMultipart(source, type, incoming, maxBytes)
-      : { file: await intoStore(source, incoming, maxBytes), fields: {}, filename: undefined, mime: type };
+      ? await fromMultipart(source, type, to)
+      : { file: await intoStore(source, to), fields: {}, filename: undefined, mime: type };
     const fields = { ...query, ...got.fields };
     const name = storedName(fields.name ?? got.filename);
     const description = fields.description === undefined || fields.description === '' ? null : fields.description;
@@ -120,7 +197,8 @@ export async function upload(
       sha256: got.file.sha256,
     };
     const body: ValidBody = { values, links: {}, sets: {}, customValues: undefined };
-    // The record and every chunk of its file in one transaction: all of it, or nothing.
+    await quota?.check(got.file.size);
+    // The record, written once every chunk of its file is: all of it, or nothing.
     const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, incoming);
     return {
       status: 201,
@@ -128,7 +206,11 @@ export async function upload(
       location: `${url.origin}/${r.path}/${rec.uuid}`,
     };
   } finally {
-    await incoming.close();
+    try {
+      await incoming.close();
+    } finally {
+      quota?.release();
+    }
   }
 }
 
@@ -139,14 +221,25 @@ interface Received {
   readonly head: Uint8Array;
 }
 
-/** Writes bytes as they come to where the store receives them; 413 past `maxBytes`. */
-async function intoStore(source: AsyncIterable<Uint8Array>, to: Incoming, maxBytes: number): Promise<Received> {
+/** Where an upload's bytes go: what its store receives them with, its limit and its share of its account's quota. */
+interface Destination {
+  readonly incoming: Incoming;
+  readonly maxBytes: number;
+  readonly quota: QuotaShare | undefined;
+}
+
+/** Writes bytes as they come to where the store receives them; 413 past `maxBytes`, 507 past the quota. */
+async function intoStore(
+  source: AsyncIterable<Uint8Array>,
+  { incoming: to, maxBytes, quota }: Destination,
+): Promise<Received> {
   // node:crypto is loaded by the routes that use it (the CLI's embedded default mostly does not).
   const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
   const head: Uint8Array[] = [];
   let headBytes = 0;
   for await (const piece of source) {
     if (to.size + piece.byteLength > maxBytes) throw tooLarge(maxBytes)();
+    quota?.take(piece.byteLength);
     hash.update(piece);
     if (headBytes < SNIFF_BYTES) {
       head.push(Buffer.from(piece.subarray(0, SNIFF_BYTES - headBytes)));
@@ -162,9 +255,9 @@ async function intoStore(source: AsyncIterable<Uint8Array>, to: Incoming, maxByt
 async function fromMultipart(
   source: AsyncIterable<Uint8Array>,
   type: string,
-  to: Incoming,
-  maxBytes: number,
+  to: Destination,
 ): Promise<{ file: Received; fields: Record<string, string>; filename: string | undefined; mime: string }> {
+  const { maxBytes } = to;
   // Loaded by an upload alone.
   const { Busboy } = await import('@fastify/busboy');
   const { Readable } = await import('node:stream');
@@ -187,7 +280,7 @@ async function fromMultipart(
     }
     filename = fname;
     mime = mimeType;
-    file = intoStore(stream as AsyncIterable<Uint8Array>, to, maxBytes);
+    file = intoStore(stream as AsyncIterable<Uint8Array>, to);
     // A file that fails (413, a full disk) stops the body being read.
     file.catch((e: unknown) => bb.destroy(e as Error));
   });
@@ -287,7 +380,7 @@ export async function readBytes(
   if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
   const status = range ? 206 : 200;
   if (req.method === 'HEAD' || size === 0) return { status, headers };
-  return { status, headers, stream: deps.store.blobs.bytes(uuid, start, end) };
+  return { status, headers, stream: deps.store.blobs.bytes(p.accountId, uuid, start, end) };
 }
 
 /** If-None-Match: any of its tags (compared weakly), or `*`. */

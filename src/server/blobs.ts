@@ -3,11 +3,12 @@
  * are written and read in chunks of CHUNK_BYTES (every chunk of a blob but its last is whole), so
  * that no file is ever held whole in memory and a range is read from the chunks it spans. Both
  * stores keep them in their own database (sql/blobs.ts: the attachment_chunks table, migration 7),
- * keyed by the attachment's uuid: a file's chunks are written in the transaction that creates its
- * record (`Store.create` given its `Incoming`), and a deleted attachment's go with it in the same
- * transaction (a trigger). An upload's bytes go where the store takes them as they come
- * (`receive`): a spool file (spool.ts) whose chunks the record's transaction then writes, or, on
- * PostgreSQL, straight into that transaction (postgres/blobs.ts). Another backend would implement
+ * keyed by the attachment's uuid: a file's chunks are written before its record, or in the
+ * transaction that creates it (`Store.create` given its `Incoming`), and belong to no attachment
+ * until then; a deleted attachment's go with it in the same transaction (a trigger). An upload's
+ * bytes go where the store takes them as they come (`receive`): on SQLite into the data file, a
+ * chunk a transaction (sqlite/uploads.ts); on PostgreSQL straight into the record's transaction
+ * (postgres/blobs.ts), or a spool file (spool.ts) whose chunks that transaction then writes. Another backend would implement
  * this interface and write its bytes before the record's transaction.
  */
 
@@ -18,10 +19,25 @@ export const CHUNK_BYTES = 1024 * 1024;
 type Answer<T> = T | Promise<T>;
 
 export interface BlobStore {
-  /** The bytes `start` to `end` (inclusive) of the blob `key`, in order, read as they are sent on. */
-  bytes(key: string, start: number, end: number): AsyncIterable<Uint8Array>;
+  /**
+   * The bytes `start` to `end` (inclusive) of the blob `key` of `accountId`, in order: each chunk
+   * read once the one before is sent on, in its account's turn (budget.ts FairQueue).
+   */
+  bytes(accountId: number, key: string, start: number, end: number): AsyncIterable<Uint8Array>;
   /** A place for the bytes of an upload of `accountId` as they come (`uploadDir`: where a spool file goes). */
   receive(accountId: number, uploadDir: string): Promise<Incoming>;
+  /** The bytes of the files `accountId` keeps. */
+  stored(accountId: number): Answer<number>;
+  /** What each account keeps: its files and their bytes, by account id. */
+  usage(): Answer<AccountUsage[]>;
+}
+
+/** What an account keeps (`pm serve accounts list`). */
+export interface AccountUsage {
+  readonly id: number;
+  readonly name: string;
+  readonly files: number;
+  readonly bytes: number;
 }
 
 /**
@@ -92,19 +108,36 @@ export function chunksOf(file: Incoming): Chunks {
   return file.chunks;
 }
 
+/** The chunks downloads have read, since the process started (for tests and figures). */
+export const downloadReads = { chunks: 0 };
+
 /**
- * The bytes start..end (inclusive) of a blob read a chunk at a time by `chunk` (a database
- * connection keeps a buffer the size of the largest answer it was sent (node-postgres), so one
- * chunk an answer keeps each connection's small).
+ * The bytes start..end (inclusive) of a blob read a chunk at a time by `chunk`, each once the one
+ * before is taken (a download reads nothing ahead of its client), in a turn `turn` gives (its
+ * account's share: budget.ts FairQueue), other requests served between two.
  */
 export async function* chunkByChunk(
   chunk: (seq: number) => Answer<Uint8Array>,
   start: number,
   end: number,
+  turn: () => Promise<() => void>,
 ): AsyncGenerator<Uint8Array> {
+  const { setImmediate: next } = await import('node:timers/promises');
   const first = Math.floor(start / CHUNK_BYTES);
   const last = Math.floor(end / CHUNK_BYTES);
-  for (let seq = first; seq <= last; seq++) yield sliced(await chunk(seq), seq, start, end);
+  for (let seq = first; seq <= last; seq++) {
+    const release = await turn();
+    let data: Uint8Array;
+    try {
+      data = await chunk(seq);
+      downloadReads.chunks++;
+    } finally {
+      release();
+    }
+    yield sliced(data, seq, start, end);
+    // A client that takes each chunk at once still lets others' requests in between.
+    await next();
+  }
 }
 
 /** What of chunk `seq` lies within start..end (inclusive). */

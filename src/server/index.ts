@@ -39,9 +39,12 @@ interface CommonOptions<S extends Store> extends HttpOptions {
   readonly queryBudgetMs?: number;
   /** The largest attachment taken (bytes; default 100 MiB): a larger upload is answered 413. */
   readonly maxAttachmentBytes?: number | undefined;
+  /** The most bytes of files an account may keep, its uploads under way included: past it an upload is 413 or 507. */
+  readonly quotaBytes?: number | undefined;
   /**
-   * Where an upload's bytes wait until its record and chunks are written in one transaction
-   * (spool.ts): by default beside the data file, or the system's temporary directory on PostgreSQL.
+   * Where an upload's bytes may wait until they are written with its record (spool.ts): on
+   * PostgreSQL, an upload no connection is spared for (by default the system's temporary
+   * directory); SQLite writes uploads into its data file as they come (checked all the same).
    */
   readonly uploadDir?: string | undefined;
   /**
@@ -104,6 +107,11 @@ export async function startServer(
   return 'database' in opts ? startOnPostgres(opts) : startOnFile(opts);
 }
 
+/** How often a SQLite server looks for uploads another process left unfinished in its data file. */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+/** How long an upload's chunks stay untouched before they are taken for left (longer than any request takes). */
+const STRAY_UPLOAD_MS = 25 * 60 * 60 * 1000;
+
 async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteStore>> {
   const store = opts.store ?? openStore(opts.dataFile, opts.now);
   let createdToken: string | undefined;
@@ -123,7 +131,12 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
   const started = { store, createdToken, createdAccount: createdToken !== undefined };
   const gauges = pool && { readers: () => ({ size: pool.size, busy: pool.busy }) };
   const uploadDir = opts.uploadDir ?? uploadDirOf(opts.dataFile);
+  // What a process killed during an upload left is deleted now, and what one left since, on a timer.
+  await store.sweepUploads(0);
+  const sweeper = setInterval(() => void store.sweepUploads(STRAY_UPLOAD_MS).catch(() => {}), SWEEP_EVERY_MS);
+  sweeper.unref();
   return listen({ ...opts, uploadDir }, started, answering, limiter, gauges, async () => {
+    clearInterval(sweeper);
     store.checkpointer = undefined;
     await pool?.close();
   });
@@ -194,6 +207,7 @@ async function listen<S extends Store>(
     listBudgetMs: opts.queryBudgetMs ?? DEFAULT_QUERY_BUDGET_MS,
     maxAttachmentBytes: opts.maxAttachmentBytes,
     uploadDir,
+    quotaBytes: opts.quotaBytes,
   });
   const host = opts.host ?? '127.0.0.1';
   const door: Door = { draining: false };

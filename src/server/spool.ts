@@ -1,7 +1,8 @@
 /**
  * An upload's bytes on their way to the store: a file in the upload directory (`pm serve
- * --upload-dir`), written as the body comes, then read back a chunk at a time in the transaction
- * that writes the file's record and its chunks (blobs.ts). Its name is removed as soon as it is
+ * --upload-dir`), written as the body comes (PostgreSQL's uploads no connection is spared for),
+ * then read back a chunk at a time in the transaction that writes the file's record and its
+ * chunks (blobs.ts). Its name is removed as soon as it is
  * opened, so nothing of it is left however the upload ends (a failure, its client gone, the
  * server stopped or killed): the system frees its space when it is closed, by `close()` or by the
  * process's end.
@@ -10,13 +11,18 @@ import type { FileHandle } from 'node:fs/promises';
 import { ApiError } from '../core/errors.js';
 import { CHUNK_BYTES, ChunkWriter, type Chunks, type Incoming } from './blobs.js';
 
-/** A full disk, said as what it is. */
+/** A full disk (or a quota of the file system's), said as what it is. */
 function spoolError(e: unknown): unknown {
-  if ((e as { code?: unknown }).code !== 'ENOSPC') return e;
+  const code = (e as { code?: unknown }).code;
+  if (code !== 'ENOSPC' && code !== 'EDQUOT') return e;
   const said = new ApiError(507, 'The server cannot store this: its disk is full. Nothing was written.');
   said.cause = e;
   return said;
 }
+
+/** A write that wrote nothing though it was given bytes: the disk takes no more. */
+const tookNothing = () =>
+  Object.assign(new Error('the upload directory took none of the bytes written'), { code: 'ENOSPC' });
 
 export class Spool extends ChunkWriter implements Chunks, Incoming {
   /** Bytes not yet written: a whole chunk is written at once. */
@@ -58,7 +64,14 @@ export class Spool extends ChunkWriter implements Chunks, Incoming {
   protected async flush(): Promise<void> {
     if (this.filled === 0) return;
     try {
-      await this.file.write(this.pending, 0, this.filled, this.written);
+      // A write may take fewer bytes than it was given (a disk nearly full): the rest is written
+      // again until all are, or the disk refuses them (ENOSPC), or takes none.
+      let done = 0;
+      while (done < this.filled) {
+        const { bytesWritten } = await this.file.write(this.pending, done, this.filled - done, this.written + done);
+        if (bytesWritten <= 0) throw tookNothing();
+        done += bytesWritten;
+      }
     } catch (e) {
       throw spoolError(e);
     }

@@ -277,7 +277,7 @@ describe('auth, config and serve', () => {
   const serve = (argv: string[]) =>
     recorded(
       (runs: ServeRuns) => newCmdServe(f, runs),
-      ['serve', 'tokensCreate', 'tokensList', 'tokensRevoke', 'accountsCreate'],
+      ['serve', 'tokensCreate', 'tokensList', 'tokensRevoke', 'accountsCreate', 'accountsList'],
       argv,
     );
 

@@ -133,6 +133,38 @@ describe('pm serve', () => {
     }
   });
 
+  it('--quota limits the bytes of files an account keeps, naming it; accounts list shows what each keeps', async () => {
+    const home = tempHome();
+    const data = join(home, 'team.db');
+    const s = await serve(['--data', data, '--quota', '2MiB'], home);
+    const token = readFileSync(`${data}.token`, 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}` };
+    const made = await fetch(`${s.url}/properties`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ address: '1 High Street', postcode: 'LS1 1AA' }),
+    });
+    const property = ((await made.json()) as { data: { uuid: string } }).data.uuid;
+    const upload = (bytes: number) =>
+      fetch(`${s.url}/properties/${property}/attachments?name=f.bin`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/octet-stream' },
+        body: Buffer.alloc(bytes, 1),
+      });
+    expect((await upload(1_500_000)).status).toBe(201);
+    const over = await upload(1_000_000);
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { message: string }).message).toContain('quota of 2 MiB (2097152 bytes)');
+    const listed = await pm(['serve', 'accounts', 'list', '--data', data, '--quota', '2MiB'], home);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^1\tdefault\t1 file\t1500000 bytes of 2 MiB \(71%\)\n$/);
+    const json = await pm(['serve', 'accounts', 'list', '--data', data, '--json'], home);
+    expect(JSON.parse(json.stdout)).toEqual([{ id: 1, name: 'default', files: 1, bytes: 1_500_000, quota: null }]);
+    const bad = await pm(['serve', '--data', data, '--quota', 'lots'], home);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--quota must be a size');
+  });
+
   it('refuses bad flags with exit 2', async () => {
     const home = tempHome();
     expect((await pm(['serve', '--port', 'http'], home)).code).toBe(2);

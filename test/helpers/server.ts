@@ -199,6 +199,8 @@ interface TestServerOptions {
   readonly sqliteTuning?: SqliteTuning;
   /** The largest attachment the server takes (bytes; default 100 MiB). */
   readonly maxAttachmentBytes?: number;
+  /** The most bytes of files an account may keep (`pm serve --quota`; default none). */
+  readonly quotaBytes?: number;
   /** On PostgreSQL, the connections the store's pool holds at most (default: pm serve's). */
   readonly poolSize?: number;
 }
@@ -242,6 +244,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       logError,
       maxAttachmentBytes: opts.maxAttachmentBytes,
       uploadDir,
+      quotaBytes: opts.quotaBytes,
     });
     url = IN_PROCESS_ORIGIN;
     apiFor = (tok) => makeInProcessApi(core, url, tok);
@@ -254,6 +257,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       logError,
       maxAttachmentBytes: opts.maxAttachmentBytes,
       uploadDir,
+      quotaBytes: opts.quotaBytes,
     };
     const server = pgStore
       ? await startServer({ ...common, database: (database as TestDatabase).url, store: pgStore })

@@ -344,7 +344,7 @@ describe('an upload cut off half-way', () => {
   });
   afterAll(() => big.close());
 
-  it('leaves nothing while it comes nor after: no attachment listed, no chunk written, no file kept', async () => {
+  it('leaves nothing while it comes nor after: no attachment listed, no chunk of it kept, no file kept', async () => {
     const server = big;
     const allChunks = async () => Number((await server.sql('SELECT COUNT(*) AS n FROM attachment_chunks'))[0]?.n);
     const acct = await server.newAccount();
@@ -356,29 +356,30 @@ describe('an upload cut off half-way', () => {
       `POST /properties/${property}/attachments?name=half.bin HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${acct.token}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${32 * 1024 * 1024}\r\n\r\n`,
     );
     socket.write(randomBytes(12 * 1024 * 1024));
-    // Its bytes are on their way: on SQLite in a spool file of the server's, its name already
-    // removed; on PostgreSQL in the upload's transaction (a COPY under way), no file at all...
+    // Its bytes are on their way: on SQLite in the data file, a chunk a transaction, belonging
+    // to no attachment; on PostgreSQL in the upload's transaction (a COPY under way), no file at
+    // all and nothing in the database to anyone else...
     let pid = 0;
     const look = ON_POSTGRES ? await onlooker(server.postgres.database.url) : undefined;
     onTestFinished(() => look?.close());
     if (look) {
       await expect.poll(() => uploadsCopying(look.sql), { timeout: 10_000 }).toHaveLength(1);
       [pid] = (await uploadsCopying(look.sql)) as [number];
-      expect(openSpoolFiles(server.uploadDir)).toEqual([]);
-    } else await expect.poll(() => openSpoolFiles(server.uploadDir)[0] ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
-    // ...and nothing of it is in the database (to anyone else), nor listed.
-    expect(await allChunks()).toBe(0);
+      expect(await allChunks()).toBe(0);
+    } else await expect.poll(allChunks, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(openSpoolFiles(server.uploadDir)).toEqual([]);
+    // ...and nothing of it is listed.
     expect((await acct.api('GET', '/attachments')).body.data).toEqual([]);
     expect(readdirSync(server.uploadDir)).toEqual([]);
     socket.destroy();
-    // Once its client has gone, its file is closed: its space is the system's again. On
-    // PostgreSQL its transaction is rolled back, and its connection is back in the pool, idle.
-    await expect.poll(() => openSpoolFiles(server.uploadDir), { timeout: 5000 }).toEqual([]);
+    // Once its client has gone, its chunks are deleted (SQLite); on PostgreSQL its transaction is
+    // rolled back, and its connection is back in the pool, idle.
     if (look) {
       await expect.poll(() => backend(look.sql, pid), { timeout: 5000 }).toEqual({ state: 'idle', query: 'ROLLBACK' });
       expect(await uploadsCopying(look.sql)).toEqual([]);
     }
-    expect(await allChunks()).toBe(0);
+    await expect.poll(allChunks, { timeout: 5000 }).toBe(0);
+    expect(openSpoolFiles(server.uploadDir)).toEqual([]);
     expect(readdirSync(server.uploadDir)).toEqual([]);
     expect((await acct.api('GET', '/attachments')).body.data).toEqual([]);
     expect((await acct.api('GET', `/properties/${property}`)).body.data.num_attachments).toBe(0);

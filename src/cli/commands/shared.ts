@@ -1,6 +1,7 @@
 /** Pieces every command shares: confirmation, a number flag, a record's short description, every page. */
 import type { ResourceDef } from '../../resources/types.js';
 import { visible } from '../../core/redact.js';
+import { parseSize } from '../../core/size.js';
 import type { Deps } from '../context.js';
 import { about } from '../api-errors.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -84,4 +85,13 @@ export async function* everyRecord(s: Session, r: ResourceDef, query: URLSearchP
 export async function withUnabortedSession(f: Factory, fn: (s: Session) => Promise<void>): Promise<void> {
   const { withSession } = await import('../session.js');
   await withSession(f.globals(), { ...f, signal: undefined }, fn);
+}
+
+/** A size flag: bytes, or with a unit (512KiB, 100MiB, 1GiB). */
+export function sizeFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const bytes = parseSize(text);
+  if (bytes === undefined)
+    throw usageError(`${flag} must be a size: bytes, or with a unit (512KiB, 100MiB, 1GiB), not "${text}".`);
+  return bytes;
 }

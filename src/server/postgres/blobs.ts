@@ -13,17 +13,18 @@
  *   STREAMS_PER_ACCOUNT for one account, and half the slots for all uploads. An upload that finds
  *   none waits in a spool file (../spool.ts) and is written once whole, its connection held for the
  *   writes alone; nobody is refused or kept waiting.
- * - A range is read by `COPY (SELECT seq, data ...) TO STDOUT`, BATCH chunks at a time, the next
- *   batch read while the last is sent: a connection is held for as long as the database takes to
- *   send a batch, never for as long as a slow client takes to read it.
+ * - A range is read by `COPY (SELECT seq, data ...) TO STDOUT`, a chunk at a time, each once the
+ *   client has taken the one before, in its account's turn (the lists' FairQueue): a connection is
+ *   held for as long as the database takes to send a chunk, never for as long as a slow client
+ *   takes to read it, and a download holds at most one chunk in memory.
  */
 import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type * as PG from 'pg';
 import { MissingDriverError } from '../../core/errors.js';
-import { CHUNK_BYTES, ChunkWriter, type Incoming } from '../blobs.js';
-import type { FairQueue } from '../budget.js';
+import { CHUNK_BYTES, ChunkWriter, downloadReads, type Incoming } from '../blobs.js';
+import { FairQueue } from '../budget.js';
 import { type HeldTransaction, type PgDatabase, storeError } from './db.js';
 
 /** pg-copy-streams, as used here. */
@@ -54,9 +55,6 @@ const STREAMS_PER_ACCOUNT = 2;
  * chunks, so that receiving the body and sending it overlap.
  */
 const IN_FLIGHT = 4 * CHUNK_BYTES;
-
-/** The chunks one COPY of a download reads (the most a download holds in memory is two batches). */
-const BATCH = 4;
 
 /**
  * How long node-postgres waits for a streamed upload's COPY to end: the upload's own time limit
@@ -100,8 +98,12 @@ interface PgBlobDeps {
 /** The blob store of a PostgreSQL store, and what its `create` asks of an upload it received. */
 export function pgBlobs(deps: PgBlobDeps) {
   let streaming = 0;
+  // Downloads read in turn: an account one chunk at a time, and at most half the lists' slots
+  // between them, so that one account's many downloads leave the database's time to the others.
+  const downloads = new FairQueue(Math.max(1, deps.streamSlots), 1);
   return {
-    bytes: (key: string, start: number, end: number) => rangeOf(deps.db, key, start, end),
+    bytes: (accountId: number, key: string, start: number, end: number) =>
+      rangeOf(deps.db, downloads, accountId, key, start, end),
     async receive(accountId: number, uploadDir: string): Promise<Incoming> {
       const release = streaming < deps.streamSlots ? deps.slots.tryAcquire(accountId, STREAMS_PER_ACCOUNT) : undefined;
       if (!release) {
@@ -290,34 +292,41 @@ export function streamed(file: Incoming): StreamedUpload | undefined {
   return file instanceof StreamedUpload ? file : undefined;
 }
 
-/** The bytes start..end (inclusive) of `key`, BATCH chunks a COPY, the next batch read while one is sent. */
-async function* rangeOf(db: PgDatabase, key: string, start: number, end: number): AsyncGenerator<Uint8Array> {
+/**
+ * The bytes start..end (inclusive) of `key`, a chunk a COPY, each read once the one before is
+ * taken by the client (nothing read ahead of it: a download holds at most one chunk, however
+ * slowly it is read), in its account's turn (`slots`: one chunk at a time an account), so that
+ * one account's downloads never hold the connections or the time another's requests need.
+ */
+async function* rangeOf(
+  db: PgDatabase,
+  slots: FairQueue,
+  accountId: number,
+  key: string,
+  start: number,
+  end: number,
+): AsyncGenerator<Uint8Array> {
+  const { setImmediate: next } = await import('node:timers/promises');
   const first = Math.floor(start / CHUNK_BYTES);
   const last = Math.floor(end / CHUNK_BYTES);
-  let next = first;
-  const read = () => {
-    const from = next;
-    next = Math.min(last, from + BATCH - 1) + 1;
-    const batch = chunksOf(db, key, from, next - 1);
-    // Awaited below; a download given up before then leaves it unawaited, and its failure unsaid.
-    batch.catch(() => {});
-    return batch;
-  };
-  let coming: Promise<Buffer[][]> | undefined = read();
-  while (coming) {
-    const batch: Buffer[][] = await coming;
-    const at = next - batch.length;
-    coming = next <= last ? read() : undefined;
-    for (let i = 0; i < batch.length; i++) {
-      // A chunk's bytes as they came (never copied into one buffer), those within the range.
-      let offset = (at + i) * CHUNK_BYTES;
-      for (const part of batch[i] as Buffer[]) {
-        const from = Math.max(0, start - offset);
-        const to = Math.min(part.byteLength, end - offset + 1);
-        if (to > from) yield from === 0 && to === part.byteLength ? part : part.subarray(from, to);
-        offset += part.byteLength;
-      }
+  for (let seq = first; seq <= last; seq++) {
+    const release = await slots.acquire(accountId);
+    let parts: Buffer[];
+    try {
+      parts = (await chunksOf(db, key, seq, seq))[0] as Buffer[];
+      downloadReads.chunks++;
+    } finally {
+      release();
     }
+    // A chunk's bytes as they came (never copied into one buffer), those within the range.
+    let offset = seq * CHUNK_BYTES;
+    for (const part of parts) {
+      const from = Math.max(0, start - offset);
+      const to = Math.min(part.byteLength, end - offset + 1);
+      if (to > from) yield from === 0 && to === part.byteLength ? part : part.subarray(from, to);
+      offset += part.byteLength;
+    }
+    await next();
   }
 }
 

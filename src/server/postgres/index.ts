@@ -127,7 +127,11 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     listFeeds: guard((accountId) => run(feeds.listFeeds(accountId))),
     revokeFeed: guard((accountId, uuid) => run(feeds.revokeFeed(accountId, uuid)), 'statement'),
     openFeed: guard((secret, r) => run(feeds.openFeed(secret, r))),
-    blobs: files,
+    blobs: {
+      ...files,
+      stored: guard((accountId) => run(blobs.storedBytes(accountId))),
+      usage: guard(() => run(blobs.usage())),
+    },
     ensureAccount: guard(
       () =>
         db.write(async (tx) => {

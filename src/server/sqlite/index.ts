@@ -1,8 +1,8 @@
 /** The Store on SQLite (better-sqlite3): one connection to a data file (opened and migrated by db.ts). */
 import type { Statement } from 'better-sqlite3';
 import { ApiError } from '../../core/errors.js';
-import { chunkByChunk, chunksOf } from '../blobs.js';
-import { OverBudget } from '../budget.js';
+import { chunkByChunk } from '../blobs.js';
+import { FairQueue, OverBudget } from '../budget.js';
 import { type DB, damageOf, openDatabase } from '../db.js';
 import type { ResourceDef } from '../../resources/types.js';
 import type { ListQuery } from '../../core/query.js';
@@ -14,6 +14,7 @@ import { type Query, runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
 import { execute, sqliteDialect } from './dialect.js';
 import { keptCount, listRecords, TUNING } from './records.js';
+import { dropStaged, type Staging, StagedUpload, staged } from './uploads.js';
 import {
   Bounded,
   type PageEnd,
@@ -42,11 +43,16 @@ export interface SqliteStore extends StoreOf<'sync'> {
   /** How many records of `r` an account has, from the counts kept. */
   recordCount(accountId: number, r: ResourceDef): number;
   /**
-   * Where the WAL is checkpointed after a file's transaction (a reader thread: readers.ts), so
-   * that copying its pages into the data file does not hold the event loop; undefined: at its
+   * Where the WAL is checkpointed after an upload's chunk is written (a reader thread: readers.ts),
+   * so that copying its pages into the data file does not hold the event loop; undefined: at its
    * commit, as after any write (SQLite's wal_autocheckpoint).
    */
   checkpointer: (() => void) | undefined;
+  /**
+   * Deletes the chunks of uploads not under way in this process and untouched for `idleMs` (a
+   * process killed during an upload leaves them): how many uploads' it deleted.
+   */
+  sweepUploads(idleMs: number): Promise<number>;
 }
 
 /**
@@ -137,6 +143,24 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
   }
   const d = sql.dialect;
   const write = <T>(steps: Steps<T>): T => sql.write(() => sql.run(steps));
+  // Downloads read their chunks in turn, one account's at most one at a time while another's wait.
+  const downloads = new FairQueue(2);
+  const staging: Staging = {
+    writeChunk: guard((key, seq, data) => {
+      const elsewhere = store.checkpointer;
+      if (!elsewhere) return write(blobs.writeChunk(key, seq, d.now(), data));
+      // A chunk's pages are checkpointed on a reader thread, not at this commit.
+      db.pragma('wal_autocheckpoint = 0');
+      try {
+        write(blobs.writeChunk(key, seq, d.now(), data));
+      } finally {
+        db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        elsewhere();
+      }
+    }),
+    dropChunks: guard((key, from, to) => write(blobs.dropChunks(key, from, to))),
+    underWay: new Set(),
+  };
   const store: SqliteStore = {
     checkpointer: undefined,
     file,
@@ -153,19 +177,21 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     recordCount: (accountId, r) => keptCount(sql, accountId, r.table),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
     create: guard((accountId, r, body, parent, file) => {
-      const created = records.createRecord(d, accountId, r, body, parent);
-      if (!file) return write(created);
-      const chunks = chunksOf(file);
-      const elsewhere = store.checkpointer;
-      if (!elsewhere) return write(blobs.withChunks(created, chunks, d.now()));
-      // A file's pages are checkpointed on a reader thread, not at this commit.
-      db.pragma('wal_autocheckpoint = 0');
-      try {
-        return write(blobs.withChunks(created, chunks, d.now()));
-      } finally {
-        db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
-        elsewhere();
+      const upload = staged(file);
+      if (upload) {
+        // Its chunks are written already: the record alone, in a transaction as short as any write's.
+        const rec = write(
+          blobs.withStagedChunks(
+            records.createRecord(d, accountId, r, body, parent, upload.key),
+            upload.key,
+            upload.count,
+          ),
+        );
+        upload.keptBy();
+        return rec;
       }
+      if (file) throw new Error("an upload's bytes were received by another store");
+      return write(records.createRecord(d, accountId, r, body, parent));
     }),
     update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),
     delete: guard((accountId, r, uuid) => write(records.deleteRecord(accountId, r, uuid))),
@@ -193,14 +219,23 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
     write: sql.write,
     blobs: {
-      bytes: (key, start, end) =>
+      bytes: (accountId, key, start, end) =>
         chunkByChunk(
           guard((seq) => sql.run(blobs.chunks(key, seq, seq))[0] as Uint8Array),
           start,
           end,
+          () => downloads.acquire(accountId),
         ),
-      // An upload waits in a spool file: a transaction on SQLite holds the one writer, and cannot wait for its client.
-      receive: async (_accountId, uploadDir) => (await import('../spool.js')).Spool.open(uploadDir),
+      // An upload is written a chunk a transaction as it comes: a transaction on SQLite holds the
+      // one writer, and cannot wait for its client.
+      receive: async () => new StagedUpload(staging),
+      stored: guard((accountId) => sql.run(blobs.storedBytes(accountId))),
+      usage: guard(() => sql.run(blobs.usage())),
+    },
+    async sweepUploads(idleMs) {
+      const strays = sql.run(blobs.strayUploads(d.now() - idleMs)).filter((u) => !staging.underWay.has(u.key));
+      for (const u of strays) await dropStaged(staging, u.key, u.count);
+      return strays.length;
     },
     ping: guard(() => {
       db.prepare('SELECT 1').get();

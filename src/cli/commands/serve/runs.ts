@@ -1,5 +1,6 @@
 /** The run functions of `pm serve` and its subcommands, as their constructors take them. */
 import type { AccountsCreateOptions } from './accounts-create-run.js';
+import type { AccountsListOptions } from './accounts-list-run.js';
 import type { ServeOptions } from './serve-run.js';
 import type { TokensCreateOptions } from './tokens-create-run.js';
 import type { TokensListOptions } from './tokens-list-run.js';
@@ -13,4 +14,5 @@ export interface ServeRuns {
   readonly tokensList: Run<TokensListOptions>;
   readonly tokensRevoke: Run<TokensRevokeOptions>;
   readonly accountsCreate: Run<AccountsCreateOptions>;
+  readonly accountsList: Run<AccountsListOptions>;
 }

@@ -26,6 +26,7 @@ export type ServeOptions = OnDataFile &
     | 'readers'
     | 'queryBudgetMs'
     | 'maxAttachmentBytes'
+    | 'quotaBytes'
     | 'uploadDir'
     | 'metrics'
   > &

@@ -4,13 +4,12 @@
  * (tokens.ts, accounts.ts: a module pair per leaf command).
  */
 import { Command, Option } from 'commander';
-import { parseSize } from '../../../core/size.js';
 import { adopt } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../../../server/access-log.js';
 import type { RateLimit } from '../../../server/index.js';
-import { numberFlag } from '../shared.js';
+import { numberFlag, sizeFlag } from '../shared.js';
 import { newCmdServeAccounts } from './accounts.js';
 import type { ServeRuns } from './runs.js';
 import type { ServeOptions } from './serve-run.js';
@@ -38,6 +37,7 @@ type ServeFlags = {
     | 'readers'
     | 'queryBudget'
     | 'maxAttachmentSize'
+    | 'quota'
     | 'uploadDir'
     | 'metricsPort'
     | 'metricsHost',
@@ -49,15 +49,6 @@ type ServeFlags = {
 function parseSeconds(flag: string, text: string | undefined, max = 86_400): number | undefined {
   const seconds = numberFlag(flag, text, 1, max, `a whole number of seconds from 1 to ${max}`);
   return seconds === undefined ? undefined : seconds * 1000;
-}
-
-/** A size flag: bytes, or with a unit (512KiB, 100MiB, 1GiB). */
-function sizeFlag(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const bytes = parseSize(text);
-  if (bytes === undefined)
-    throw usageError(`${flag} must be a size: bytes, or with a unit (512KiB, 100MiB, 1GiB), not "${text}".`);
-  return bytes;
 }
 
 /** --public-url: an http(s) origin, nothing more (no path, query or credentials). */
@@ -119,8 +110,12 @@ export function newCmdServe(f: Factory, runs: Partial<ServeRuns> = {}): Command 
       'the largest file an upload may carry: bytes, or with a unit (512KiB, 100MiB, 1GiB; default 100MiB); a whole upload is within --request-timeout too',
     )
     .option(
+      '--quota <size>',
+      "the most bytes of files one account may keep, its uploads under way included: bytes, or with a unit (512MiB, 10GiB); an upload past it is refused (413 or 507, naming it); default: none; `pm serve accounts list` shows each account's use",
+    )
+    .option(
       '--upload-dir <dir>',
-      "where an upload's bytes wait until its record and bytes are written in one transaction, in a file removed as it is opened (default: the data file's folder; on PostgreSQL, where uploads stream into their transaction and only those past its share wait, the system's temporary folder, $TMPDIR)",
+      "PostgreSQL: where an upload past the connections spared for streamed uploads waits until it is whole, in a file removed as it is opened (default: the system's temporary folder, $TMPDIR); SQLite writes uploads into its data file as they come",
     )
     .option(
       '--readers <n>',
@@ -215,6 +210,7 @@ async function serveOptionsOf(f: Factory, opts: ServeFlags, cmd: Command): Promi
     queryBudgetMs: parseSeconds('--query-budget', opts.queryBudget, 3600),
     readers: numberFlag('--readers', opts.readers, 0, 32),
     maxAttachmentBytes: sizeFlag('--max-attachment-size', opts.maxAttachmentSize),
+    quotaBytes: sizeFlag('--quota', opts.quota),
     uploadDir: opts.uploadDir,
     logFormat: opts.logFormat,
     logLevel: opts.logLevel,
