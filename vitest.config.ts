@@ -60,6 +60,7 @@ const onPostgres = [
   'test/server/datetime-filters.test.ts',
   'test/server/filters.test.ts',
   'test/server/http.test.ts',
+  'test/server/idempotency.test.ts',
   'test/server/note-parents.test.ts',
   'test/server/openapi.test.ts',
   'test/server/pagination.test.ts',

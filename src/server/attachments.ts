@@ -15,6 +15,7 @@ import { sizeInWords } from '../core/size.js';
 import type { ValidBody } from '../core/validate.js';
 import type { Incoming } from './blobs.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
+import { claimOf } from './idempotency.js';
 import type { ApiRecord, Principal, Store } from './store.js';
 
 /** The largest file `pm serve` takes by default (`--max-attachment-size`). */
@@ -39,6 +40,8 @@ interface FileDeps {
   readonly maxBytes: number;
   /** Where an upload's bytes may wait for their transaction (spool.ts). */
   readonly uploadDir: string;
+  /** An upload's idempotency key (idempotency.ts), when its request names one. */
+  readonly key?: string | undefined;
 }
 
 /** The paths of files: an upload under a parent, or a file's bytes. Undefined for any other path. */
@@ -120,8 +123,10 @@ export async function upload(
       sha256: got.file.sha256,
     };
     const body: ValidBody = { values, links: {}, sets: {}, customValues: undefined };
+    // The same key with the same upload (its parent, and its file's name, description and bytes) is the same create.
+    const claim = claimOf(deps.key, [url.pathname, JSON.stringify(values)]);
     // The record and every chunk of its file in one transaction: all of it, or nothing.
-    const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, incoming);
+    const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, incoming, claim);
     return {
       status: 201,
       body: { data: withLinks(r, url.origin, rec) },

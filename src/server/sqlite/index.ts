@@ -9,6 +9,7 @@ import type { ListQuery } from '../../core/query.js';
 import type { RecordPage, StoreOf } from '../store.js';
 import * as blobs from '../sql/blobs.js';
 import * as feeds from '../sql/feeds.js';
+import * as idempotency from '../sql/idempotency.js';
 import * as records from '../sql/records.js';
 import { type Query, runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
@@ -152,8 +153,9 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     }),
     recordCount: (accountId, r) => keptCount(sql, accountId, r.table),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
-    create: guard((accountId, r, body, parent, file) => {
-      const created = records.createRecord(d, accountId, r, body, parent);
+    create: guard((accountId, r, body, parent, file, key) => {
+      const made = records.createRecord(d, accountId, r, body, parent);
+      const created = key ? idempotency.keyed(d, accountId, key, made) : made;
       if (!file) return write(created);
       const chunks = chunksOf(file);
       const elsewhere = store.checkpointer;
@@ -191,6 +193,7 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     listFeeds: guard((accountId) => sql.run(feeds.listFeeds(accountId))),
     revokeFeed: guard((accountId, uuid) => sql.run(feeds.revokeFeed(accountId, uuid))),
     openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
+    sweepKeys: guard(() => write(idempotency.sweepKeys(d))),
     write: sql.write,
     blobs: {
       bytes: (key, start, end) =>
