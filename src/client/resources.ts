@@ -140,8 +140,21 @@ export class ResourceClient {
     return `${this.recordPath(resourceByPath(parent.resource), parent.uuid)}/${r.path}`;
   }
 
-  async create(r: ResourceDef, body: ApiRecord, parent?: { resource: string; uuid: string }): Promise<ApiRecord> {
-    const res = await this.http.request('POST', this.createPath(r, parent), { body, tolerateBody: true });
+  /**
+   * A new record. Sent with an idempotency key (`key`, else a new one), the same on every attempt:
+   * a server that keeps keys makes it once however often it is sent.
+   */
+  async create(
+    r: ResourceDef,
+    body: ApiRecord,
+    parent?: { resource: string; uuid: string },
+    key: string | undefined = this.http.freshKey(),
+  ): Promise<ApiRecord> {
+    const res = await this.http.request('POST', this.createPath(r, parent), {
+      body,
+      tolerateBody: true,
+      idempotencyKey: key,
+    });
     return this.written(r, res);
   }
 

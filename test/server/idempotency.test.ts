@@ -128,7 +128,7 @@ describe('an upload with an Idempotency-Key', () => {
     const p = (await acct.api('POST', '/properties', { address: '3 Mill Lane', postcode: 'LS1 1AA' })).body.data.uuid;
     const first = await upload(acct, p, 'gas safety certificate', 'gas.txt', 'gas-file');
     expect(first.status).toBe(201);
-    const firstBody = await first.json();
+    const firstBody = (await first.json()) as { data: { download_url: string } };
     const again = await upload(acct, p, 'gas safety certificate', 'gas.txt', 'gas-file');
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -136,7 +136,7 @@ describe('an upload with an Idempotency-Key', () => {
     expect(firstBody.data.download_url).toMatch(/^http/);
     const other = await upload(acct, p, 'another certificate', 'gas.txt', 'gas-file');
     expect(other.status).toBe(422);
-    expect(Object.keys((await other.json()).errors)).toEqual(['Idempotency-Key']);
+    expect(Object.keys(((await other.json()) as { errors: object }).errors)).toEqual(['Idempotency-Key']);
     expect(await total(acct, `/attachments?property[uuid]=${p}`)).toBe(1);
   });
 });
