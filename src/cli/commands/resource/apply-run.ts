@@ -21,6 +21,7 @@ import { fillForUpdate } from '../../writes.js';
 import { confirmDelete, everyRecord, withUnabortedSession } from '../shared.js';
 import type { SendOptions } from '../../bulk/flags.js';
 import type { InputRecord } from '../../bulk/input.js';
+import { createKeyed, recordKey } from '../../bulk/keys.js';
 import { checkAll, keyFields, keyOf, keyPart, prepare, problemLines, readRecords } from '../../bulk/records.js';
 import { type Outcome, RESULT_FIELDS, runBulk } from '../../bulk/run.js';
 import { type DataOutput, dataSpecFrom, dataStream, printData } from '../../output/index.js';
@@ -267,8 +268,9 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
           return { status: 'updated', uuid: step.uuid };
         }
         case 'create': {
+          // Under a key derived from the record: two runs of the file at once make it once.
           const { body, parent } = prepare(r, 'create', rec);
-          const got = await s.client.create(r, body, parent);
+          const got = await createKeyed(s, r, body, parent, recordKey(r, keys, body, parent));
           return { status: 'created', uuid: String(got.uuid) };
         }
       }
