@@ -6,9 +6,10 @@
  */
 import { ApiError } from '../core/errors.js';
 import type { ApiRequest } from './exchange.js';
-import { KEY_HEADER, type KeyClaim, KEPT_MS, REPLAYED_HEADER, Replayed } from './sql/idempotency.js';
+import { KEY_HEADER, REPLAYED_HEADER, type Replayed } from './sql/idempotency.js';
+import type { KeyClaim } from './store.js';
 
-export { KEY_HEADER, type KeyClaim, KEPT_MS, REPLAYED_HEADER, Replayed };
+export { Replayed } from './sql/idempotency.js';
 
 /** A key: 1 to 255 printable ASCII characters. */
 const KEY = /^[\x20-\x7e]{1,255}$/;
@@ -39,7 +40,7 @@ export function replayHeaders(origin: string, path: string, r: Replayed): Record
 }
 
 /** How often the API core sweeps keys older than a day (ms). */
-export const SWEEP_EVERY_MS = 60_000;
+const SWEEP_EVERY_MS = 60_000;
 
 /** The sweep, at most once every SWEEP_EVERY_MS of `now`'s clock; its failures reported, never the request's. */
 export function sweeper(sweep: () => unknown, now: () => number, report: (e: unknown) => void): () => void {

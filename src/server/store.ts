@@ -7,7 +7,6 @@ import type { ValidBody } from '../core/validate.js';
 import type { ResourceDef } from '../resources/types.js';
 import type { BlobStore, Incoming } from './blobs.js';
 import type { Budget } from './budget.js';
-import type { KeyClaim } from './sql/idempotency.js';
 
 export type { Budget } from './budget.js';
 
@@ -20,6 +19,12 @@ export type ApiRecord = Record<string, unknown>;
  * reader thread), which an answer carries as it is, and `count` how many they are.
  */
 export type RecordPage = { records: ApiRecord[]; total: number; json?: { text: string; count: number } };
+
+/** A create's idempotency key, and what its request was (a digest of its path and body): sql/idempotency.ts. */
+export interface KeyClaim {
+  readonly key: string;
+  readonly fingerprint: string;
+}
 
 /** The record a new one is created under (a note's property). */
 export interface ParentRef {

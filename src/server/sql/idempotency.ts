@@ -7,21 +7,15 @@
  * insert waits for the other transaction), and on SQLite cannot happen (writers take turns).
  */
 import { ApiError, ValidationError } from '../../core/errors.js';
-import type { ApiRecord } from '../store.js';
+import type { ApiRecord, KeyClaim } from '../store.js';
 import { type Dialect, get, type Row, run, type Steps } from './steps.js';
 
 /** How long a key is kept (ms): at least a day, as the API promises. */
-export const KEPT_MS = 24 * 60 * 60 * 1000;
+const KEPT_MS = 24 * 60 * 60 * 1000;
 
 /** The header a request names its key in, and the one a replayed answer carries. */
 export const KEY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
-
-/** A request's key, and what its request was (a digest of its path and body). */
-export interface KeyClaim {
-  readonly key: string;
-  readonly fingerprint: string;
-}
 
 /** The answer a key was first given: its status, and its record as JSON text. */
 export class Replayed extends Error {
