@@ -4,6 +4,9 @@
  * twice, and a write that was done is never reported lost. docs/faults.md lists them all.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli/run.js';
 import { Buffer_, tempHome, pmAgainstServer } from '../helpers/cli.js';
@@ -482,6 +485,22 @@ describe('writes: nothing done twice, nothing done reported lost', () => {
     expect(r.code).toBe(0);
     expect(faulty.count('POST')).toBe(2);
     expect(await onServer('post stalled, keyed')).toHaveLength(1);
+  });
+
+  it('an upload done, then the connection reset, to a server that keeps keys: sent again with the same key; one attachment', async () => {
+    const property = (await acct.api('POST', '/properties', { address: '1 Mill Lane', postcode: 'LS1 1AA' })).body.data
+      .uuid;
+    const file = join(mkdtempSync(join(tmpdir(), 'pm-keyed-upload-')), 'gas.txt');
+    writeFileSync(file, 'gas safety certificate');
+    faulty.script('POST', { kind: 'forward-then-reset' });
+    const r = await pm(['attachments', 'upload', file, '--property', property]);
+    clean(r);
+    expect(r.code, r.stderr).toBe(0);
+    const posts = faulty.requests.filter((q) => q.method === 'POST');
+    expect(posts).toHaveLength(2);
+    expect(posts[1]?.headers['idempotency-key']).toBe(posts[0]?.headers['idempotency-key']);
+    const listed = await acct.api('GET', `/attachments?property[uuid]=${property}`);
+    expect(listed.body.data.map((a: { uuid: string }) => a.uuid)).toEqual([r.stdout.trim()]);
   });
 
   it('POST answered 201 with a cut body and no Location: exit 1 saying it was created', async () => {
