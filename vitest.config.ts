@@ -26,6 +26,7 @@ const unit = [
   'test/repository.test.ts',
 ];
 const blackBox = [
+  'test/cli/apply-overlap.test.ts',
   'test/cli/attachments-blackbox.test.ts',
   'test/cli/blackbox.test.ts',
   'test/cli/bulk-interrupt.test.ts',
@@ -63,6 +64,7 @@ const onPostgres = [
   'test/server/datetime-filters.test.ts',
   'test/server/filters.test.ts',
   'test/server/http.test.ts',
+  'test/server/idempotency.test.ts',
   'test/server/note-parents.test.ts',
   'test/server/openapi.test.ts',
   'test/server/pagination.test.ts',
@@ -76,6 +78,7 @@ const onPostgres = [
   'test/server/scale.test.ts',
   'test/server/tables.test.ts',
   'test/cli/serve-postgres.test.ts',
+  'test/cli/apply-overlap.test.ts',
   'test/cli/attachments-blackbox.test.ts',
   'test/cli/transfer.test.ts',
   'test/cli/commands.test.ts',

@@ -15,7 +15,7 @@ import {
 } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef, SetDef } from '../resources/types.js';
 import { HumanDateError, type HumanDateOptions, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
-import { type ClientContext, FIELD_KINDS, FILTER_KINDS, KindError } from '../core/kinds.js';
+import { blankValue, type ClientContext, FIELD_KINDS, FILTER_KINDS, isBlank, KindError } from '../core/kinds.js';
 import { sameText } from '../core/match.js';
 import { encodeListQuery } from '../core/query.js';
 import { usageError } from './errors.js';
@@ -168,8 +168,11 @@ export function bodyFromFlags(
     const v = opts[optKey(f.name)];
     if (v === undefined) continue;
     const kind = FIELD_KINDS[f.kind];
-    // A switch (--has-garage, --no-has-garage) gives true or false itself.
-    body[f.name] = typeof v === 'boolean' ? v : typed(kebab(f.name), () => kind.fromText(f, String(v), ctx));
+    // A switch (--has-garage, --no-has-garage) gives true or false itself; "" clears (isBlank).
+    body[f.name] =
+      typeof v === 'boolean'
+        ? v
+        : typed(kebab(f.name), () => (isBlank(f, String(v)) ? blankValue(f) : kind.fromText(f, String(v), ctx)));
   }
   Object.assign(body, namedBody(r, opts, mode));
   if (r.customValues) {

@@ -4,7 +4,8 @@
  * held whole. It shares the client's connection pool, token, pacing and error reading; its own
  * rules: no deadline for the whole exchange (a big file takes as long as it takes; undici's
  * timeouts still end a connection that goes quiet), an upload is retried only when it was never
- * sent, and a download only before its first byte.
+ * sent (or, carrying its idempotency key, to a server that keeps keys, when its file can be read
+ * again), and a download only before its first byte.
  */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
@@ -58,6 +59,10 @@ export async function exchangeBytes(
   } = {},
 ): Promise<ByteAnswer> {
   const url = http.url(path);
+  // An upload is a create: its key, the same on every attempt.
+  const key = method === 'POST' ? http.freshKey() : undefined;
+  /** Whether a request that may have been done may be sent again: its key kept by the server. */
+  const keyed = async () => key !== undefined && (await http.keepsKeys());
   if (opts.query) for (const [k, v] of opts.query) url.searchParams.append(k, v);
   const { debug, signal } = http.options;
   const max = http.policy.retries + 1;
@@ -68,7 +73,7 @@ export async function exchangeBytes(
     debug?.(`> ${method} ${url.pathname}${url.search}${attempt > 1 ? `  (attempt ${attempt} of ${max})` : ''}`);
     let res: Dispatcher.ResponseData;
     try {
-      const headers: Record<string, string> = { ...http.headers(false), accept: '*/*', ...opts.headers };
+      const headers: Record<string, string> = { ...http.headers(false, false, key), accept: '*/*', ...opts.headers };
       if (opts.body) {
         headers['content-type'] = opts.body.type;
         if (opts.body.length !== undefined) headers['content-length'] = String(opts.body.length);
@@ -89,7 +94,7 @@ export async function exchangeBytes(
       const f = classify(e);
       debug?.(`* ${method} ${url.pathname}: ${f.reason}`);
       // An upload goes again only when none of it went; a download, before it began.
-      if (!last && f.transient && replayable && (method === 'GET' || f.sent === 'no')) {
+      if (!last && f.transient && replayable && (method === 'GET' || f.sent === 'no' || (await keyed()))) {
         await pause(http, attempt, f.reason);
         continue;
       }
@@ -114,7 +119,7 @@ export async function exchangeBytes(
       return { status, headers, body: bounded(body, opts.most), destroy };
     }
     const text = await readSome(body);
-    if (RETRY_STATUSES.has(status) && !last && replayable && (method === 'GET' || status === 429)) {
+    if (RETRY_STATUSES.has(status) && !last && replayable && (method === 'GET' || status === 429 || (await keyed()))) {
       const after = parseRetryAfter(headers['retry-after'], Date.now());
       if (after === undefined || after <= http.policy.maxRetryAfterMs) {
         await pause(http, attempt, String(status), after);

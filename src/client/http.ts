@@ -13,7 +13,17 @@
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import { InsecureTransportError, NetworkError, ProtocolError } from './errors.js';
-import { decide, type HttpResponse, type Outcome, type Raw } from './outcome.js';
+import {
+  type Attempt,
+  decide,
+  describesKeys,
+  type HttpResponse,
+  KEY_HEADER,
+  type Outcome,
+  REPLAYED_HEADER,
+  type Raw,
+  type Step,
+} from './outcome.js';
 import { abortReason, Pacer, type PacerClock, realClock } from './pacer.js';
 import { BEFORE_REQUEST, backoffMs, classify, type RetryPolicy, retryPolicy } from './retry.js';
 import { hideFeedSecrets, printableUrl } from '../core/redact.js';
@@ -65,6 +75,8 @@ interface RequestOptions {
   readonly body?: unknown;
   /** Return a 2xx whose body is unusable with `problem` set, instead of failing. */
   readonly tolerateBody?: boolean;
+  /** Sent as Idempotency-Key on every attempt (a create's: `freshKey()`, or one derived from its record). */
+  readonly idempotencyKey?: string | undefined;
 }
 
 const clip = (s: string) => (s.length > 2000 ? `${s.slice(0, 2000)}... (${s.length} characters)` : s);
@@ -79,6 +91,9 @@ export class HttpClient {
   private dispatcher: Dispatcher | undefined;
   private making: Promise<Dispatcher> | undefined;
   private readonly clock: PacerClock;
+  /** Whether the server keeps idempotency keys: undefined until it has said (`keepsKeys`). */
+  private keysKept: boolean | undefined;
+  private asking: Promise<boolean> | undefined;
 
   constructor(readonly options: HttpOptions) {
     this.baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -107,10 +122,36 @@ export class HttpClient {
     return new URL(path.replace(/^\//, ''), this.baseUrl);
   }
 
+  /**
+   * A new idempotency key for a create, sent on each of its attempts; none for the in-process
+   * dispatcher (the embedded default), whose answers cannot be lost on the way.
+   */
+  freshKey(): string | undefined {
+    if (this.options.deadline === false) return undefined;
+    return createRequire(import.meta.url)('node:crypto').randomUUID() as string;
+  }
+
+  /**
+   * Whether the server keeps idempotency keys, so that a create whose answer was lost may be sent
+   * again: known once one of its answers was replayed, else asked once of its OpenAPI document
+   * (a server without one, or whose document does not name the header, does not).
+   */
+  async keepsKeys(): Promise<boolean> {
+    if (this.keysKept !== undefined) return this.keysKept;
+    this.asking ??= this.request('GET', 'openapi.json').then(
+      (res) => describesKeys(res.body),
+      () => false,
+    );
+    const kept = await this.asking;
+    this.keysKept ??= kept;
+    return this.keysKept;
+  }
+
   /** Request headers, with the token in place; `redacted` for traces and dry runs. */
-  headers(withBody: boolean, redacted = false): Record<string, string> {
+  headers(withBody: boolean, redacted = false, key?: string): Record<string, string> {
     const h: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent ?? 'pm' };
     if (withBody) h['content-type'] = 'application/json';
+    if (key !== undefined) h[KEY_HEADER] = key;
     if (this.options.token) h.authorization = redacted ? 'Bearer ***' : `Bearer ${this.options.token}`;
     return h;
   }
@@ -133,12 +174,12 @@ export class HttpClient {
       const ticket = this.pacer ? await this.pacer.acquire(signal) : undefined;
       if (debug) {
         debug(`> ${method} ${printableUrl(url.toString())}${attempt > 1 ? `  (attempt ${attempt} of ${max})` : ''}`);
-        for (const [k, v] of Object.entries(this.headers(hasBody, true))) debug(`> ${k}: ${v}`);
+        for (const [k, v] of Object.entries(this.headers(hasBody, true, opts.idempotencyKey))) debug(`> ${k}: ${v}`);
         if (payload) debug(`> ${clip(payload)}`);
       }
       let outcome: Outcome;
       try {
-        outcome = { raw: await this.once(method, url, payload) };
+        outcome = { raw: await this.once(method, url, payload, opts.idempotencyKey) };
       } catch (e) {
         if (ticket) this.pacer?.release(ticket);
         // Only the caller's signal interrupts: undici also calls a proxy's refusal an AbortError.
@@ -155,7 +196,7 @@ export class HttpClient {
           if (raw.cut) debug(`* the answer stopped early: ${classify(raw.cut).reason}`);
         }
       }
-      const step = decide(
+      const step = await this.decideKeyed(
         {
           method,
           url,
@@ -168,6 +209,7 @@ export class HttpClient {
           now: this.clock.now(),
         },
         outcome,
+        opts.idempotencyKey,
       );
       for (const note of step.notes) debug?.(`* ${note}`);
       if (step.kind === 'answer') return step.response;
@@ -175,6 +217,20 @@ export class HttpClient {
       uncertain = step.uncertain;
       await this.pause(attempt, step.why, step.waitMs);
     }
+  }
+
+  /**
+   * What an attempt comes to, for a request with an idempotency key: as a PUT's when the server
+   * keeps keys, found out (`keepsKeys`) only when that would change what is done.
+   */
+  private async decideKeyed(a: Attempt, outcome: Outcome, key: string | undefined): Promise<Step> {
+    if (key === undefined) return decide(a, outcome);
+    if ('raw' in outcome && outcome.raw.headers[REPLAYED_HEADER] === 'true') this.keysKept = true;
+    if (this.keysKept !== undefined) return decide({ ...a, keyed: this.keysKept }, outcome);
+    const plain = decide(a, outcome);
+    const keyed = decide({ ...a, keyed: true }, outcome);
+    if (keyed.kind !== 'retry' || plain.kind === 'retry') return plain;
+    return (await this.keepsKeys()) ? keyed : plain;
   }
 
   private get maxBytes(): number {
@@ -194,7 +250,7 @@ export class HttpClient {
   }
 
   /** One attempt: send, and read the whole answer (up to the size limit). */
-  private async once(method: string, url: URL, payload: string | undefined): Promise<Raw> {
+  private async once(method: string, url: URL, payload: string | undefined, key?: string): Promise<Raw> {
     const dispatcher = await this.getDispatcher();
     const started = Date.now();
     // --timeout is a deadline for the whole answer, not only for each read: a server trickling a
@@ -213,7 +269,7 @@ export class HttpClient {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: method as Dispatcher.HttpMethod,
-        headers: this.headers(payload !== undefined),
+        headers: this.headers(payload !== undefined, false, key),
         ...(payload !== undefined ? { body: payload } : {}),
         signal: deadline ? (user ? AbortSignal.any([user, deadline.signal]) : deadline.signal) : user,
       });

@@ -8,7 +8,10 @@
  * worth it and safe (a method that may be repeated, or one that certainly never reached the
  * server); an answer of 429, 502, 503 or 504 likewise (a POST only after a 429), after the
  * Retry-After the server asks for unless it is longer than pm waits; a DELETE whose earlier
- * attempt may have been done counts a 404 as deleted.
+ * attempt may have been done counts a 404 as deleted. A POST that carries an idempotency key the
+ * server is known to keep (`keyed`) is retried as a PUT is: sent again, it gets the first answer,
+ * and makes nothing twice; a 409 with a Retry-After (its key's first request still running) is
+ * waited for.
  */
 import { HttpStatusError, NetworkError, ProtocolError, type ResponseLike } from './errors.js';
 import { readErrorBody } from './error-body.js';
@@ -51,6 +54,11 @@ export interface Attempt {
   readonly tolerateBody: boolean;
   /** A Retry-After longer than this (ms) is not waited for. */
   readonly maxRetryAfterMs: number;
+  /**
+   * The request carries an idempotency key, and the server keeps them: sending it again is safe.
+   * Undefined or false: a POST is sent again only when it certainly never reached the server.
+   */
+  readonly keyed?: boolean;
   /** The size limit of an answer, for the message of one larger. */
   readonly maxBytes: number;
   /** The clock's time (ms), to read a Retry-After given as a date. */
@@ -86,7 +94,7 @@ const counted = <E extends Error>(error: E, attempts: number): E => Object.assig
 function decideThrown(a: Attempt, e: unknown): Step {
   const { method, url, attempt } = a;
   const last = attempt >= a.max;
-  const idempotent = IDEMPOTENT.has(method);
+  const idempotent = IDEMPOTENT.has(method) || a.keyed === true;
   const f = classify(e);
   const notes = [`${method} ${url.pathname}: ${f.reason}${f.code ? ` (${f.code})` : ''}`];
   if (!last && f.transient && (idempotent || f.sent === 'no'))
@@ -102,7 +110,7 @@ function decideThrown(a: Attempt, e: unknown): Step {
 function decideAnswer(a: Attempt, raw: Raw): Step {
   const { method, url, attempt } = a;
   const last = attempt >= a.max;
-  const idempotent = IDEMPOTENT.has(method);
+  const idempotent = IDEMPOTENT.has(method) || a.keyed === true;
   const { status, headers } = raw;
   const where = url.toString();
   const notes: string[] = [];
@@ -134,6 +142,12 @@ function decideAnswer(a: Attempt, raw: Raw): Step {
         const uncertain = a.uncertain || status === 502 || status === 504;
         return { kind: 'retry', why, waitMs: after, uncertain, notes };
       }
+    }
+    if (status === 409 && a.keyed && !last && headers['retry-after'] !== undefined) {
+      // The first request with this key is still being written: its answer will be there.
+      const after = parseRetryAfter(headers['retry-after'], a.now);
+      if (after === undefined || after <= a.maxRetryAfterMs)
+        return { kind: 'retry', why: '409, its key still in use', waitMs: after, uncertain: true, notes };
     }
     if (method === 'DELETE' && status === 404 && a.uncertain) {
       // The attempt that got no answer deleted it.
@@ -174,6 +188,27 @@ function decideAnswer(a: Attempt, raw: Raw): Step {
     return { kind: 'fail', error: new ProtocolError(said), notes };
   }
   return { kind: 'answer', response, notes };
+}
+
+/** The header a create's idempotency key goes in, and the one a server's replayed answer carries. */
+export const KEY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/** Whether an OpenAPI document says the server takes an Idempotency-Key on some POST. */
+export function describesKeys(doc: unknown): boolean {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+  if (!isObj(doc) || !isObj(doc.paths)) return false;
+  const components = isObj(doc.components) && isObj(doc.components.parameters) ? doc.components.parameters : {};
+  const named = (p: unknown): unknown => {
+    const ref =
+      isObj(p) && typeof p.$ref === 'string' ? /^#\/components\/parameters\/(.+)$/.exec(p.$ref)?.[1] : undefined;
+    return ref === undefined ? p : components[ref];
+  };
+  return Object.values(doc.paths).some((item) => {
+    const post = isObj(item) ? item.post : undefined;
+    const params = isObj(post) && Array.isArray(post.parameters) ? post.parameters : [];
+    return params.map(named).some((p) => isObj(p) && p.in === 'header' && String(p.name).toLowerCase() === KEY_HEADER);
+  });
 }
 
 export function excerpt(text: string): string {

@@ -9,6 +9,7 @@ import { isObject as isObj } from '../core/json.js';
 import { aOr } from '../core/words.js';
 import { ProtocolError } from './errors.js';
 import type { HttpClient, HttpResponse } from './http.js';
+import { REPLAYED_HEADER } from './outcome.js';
 
 type ApiRecord = Record<string, unknown>;
 
@@ -141,9 +142,36 @@ export class ResourceClient {
     return `${this.recordPath(resourceByPath(parent.resource), parent.uuid)}/${r.path}`;
   }
 
-  async create(r: ResourceDef, body: ApiRecord, parent?: { resource: string; uuid: string }): Promise<ApiRecord> {
-    const res = await this.http.request('POST', this.createPath(r, parent), { body, tolerateBody: true });
-    return this.written(r, res);
+  /**
+   * A new record. Sent with an idempotency key (`key`, else a new one), the same on every attempt:
+   * a server that keeps keys makes it once however often it is sent.
+   */
+  async create(
+    r: ResourceDef,
+    body: ApiRecord,
+    parent?: { resource: string; uuid: string },
+    key: string | undefined = this.http.freshKey(),
+  ): Promise<ApiRecord> {
+    return (await this.createOnce(r, body, parent, key)).record;
+  }
+
+  /**
+   * A create under `key`, and whether the server answered it with the first answer the key was
+   * given (`replayed`: the record an earlier request with the key made, which may since have
+   * been deleted).
+   */
+  async createOnce(
+    r: ResourceDef,
+    body: ApiRecord,
+    parent: { resource: string; uuid: string } | undefined,
+    key: string | undefined,
+  ): Promise<{ record: ApiRecord; replayed: boolean }> {
+    const res = await this.http.request('POST', this.createPath(r, parent), {
+      body,
+      tolerateBody: true,
+      idempotencyKey: key,
+    });
+    return { record: await this.written(r, res), replayed: res.headers[REPLAYED_HEADER] === 'true' };
   }
 
   async update(r: ResourceDef, uuid: string, body: ApiRecord): Promise<ApiRecord> {

@@ -74,6 +74,24 @@ export class KindError extends Error {
   override name = 'KindError';
 }
 
+/**
+ * The one rule for a value given blank, the same for a CSV cell, a JSON string and a flag (`""`;
+ * blank space too where the kind is not text): it clears a field that may be empty (null), or
+ * puts back the default of one that has a default (bedrooms 0, has_garage false); a field that
+ * may not be empty (a required one) cannot be blank (KindError). A value not given leaves the
+ * field as it is.
+ */
+export function isBlank(f: FieldDef, text: string): boolean {
+  return f.kind === 'text' ? text === '' : text.trim() === '';
+}
+
+export function blankValue(f: FieldDef): string | number | boolean | null {
+  if (f.nullable) return null;
+  if (f.default !== undefined) return f.default;
+  const required = f.requiredOnCreate || f.requiredOnUpdate;
+  throw new KindError(`cannot be blank: ${required ? 'it is required' : 'it cannot be empty'}`);
+}
+
 /** What the client reads values a person typed with: dates in words, by the user's clock and zone. */
 export interface ClientContext {
   /** "last 7 days", "this week", an ISO range: the ISO interval to send. Throws with a message. */

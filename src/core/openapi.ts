@@ -232,7 +232,8 @@ const ERRORS: Record<string, { name: string; description: string; example: Obj; 
   },
   409: {
     name: 'Conflict',
-    description: 'a value that must be unique is taken',
+    description:
+      'a value that must be unique is taken; or (with Retry-After) a request with the same Idempotency-Key is still being processed',
     example: {
       message: 'A custom field named "roof" already exists for properties.',
       errors: { name: ['A custom field named "roof" already exists for properties.'] },
@@ -311,13 +312,18 @@ function op(r: ResourceDef, id: string, summary: string, access: 'read' | 'write
 /** `{data: <record>}`, the answer of a create, get or update. */
 const data = (r: ResourceDef) => object({ data: ref('schemas', one(r)) });
 
+/** The header a create may name its idempotency key in (ours), and the answer's headers. */
+const KEY_PARAM = ref('parameters', 'IdempotencyKey');
+const CREATED_HEADERS = headers('Location', 'Idempotent-Replayed');
+
 /** A create of a record of `r`, under a record of `parent` if given: `errors` besides AUTHORIZED and BODY_ERRORS. */
 function create(r: ResourceDef, parent: ResourceDef | undefined, errors: number[]): Obj {
   const operationId = `create${parent ? one(parent) : ''}${one(r)}`;
   const summary = `Create ${aOr(r.singular)}${parent ? ` of ${aOr(parent.singular)}` : ''}`;
-  return op(r, operationId, summary, 'write', [...errors, ...BODY_ERRORS], {
+  return op(r, operationId, summary, 'write', [...errors, 409, ...BODY_ERRORS], {
+    parameters: [KEY_PARAM],
     requestBody: { required: true, ...json(ref('schemas', `${one(r)}Create`)) },
-    responses: { 201: ok(`the new ${r.singular}`, data(r), headers('Location')) },
+    responses: { 201: ok(`the new ${r.singular}`, data(r), CREATED_HEADERS) },
   });
 }
 
@@ -385,6 +391,7 @@ function fileOperations(r: ResourceDef): Record<string, Obj> {
           description:
             "The file is streamed, never held whole; its name is the last part of the name given (control characters removed). A content type that says nothing (application/octet-stream, none) is told by the file's first bytes.",
           parameters: [
+            KEY_PARAM,
             query(
               'name',
               "the file name, for a raw body (multipart: the name part, else the file part's filename)",
@@ -415,7 +422,7 @@ function fileOperations(r: ResourceDef): Record<string, Obj> {
               },
             },
           },
-          responses: { 201: ok(`the new ${r.singular}`, data(r), headers('Location')) },
+          responses: { 201: ok(`the new ${r.singular}`, data(r), CREATED_HEADERS) },
         },
       ),
     };
@@ -728,7 +735,21 @@ export function openApiDocument(server: { url: string; description: string } = D
       },
       schemas,
       responses,
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            "Ours (an extension of the API). A key of the client's choosing for this create (a uuid, or one derived from what the record is): kept with its answer for at least 24 hours, per account, in the server's database. The same key with the same request (path and body; for an upload, its parent, name, description and bytes) gets the first answer again, with Idempotent-Replayed: true, and creates nothing; with another request, 422 naming the header; while the first request is still being written, the second waits for it (or is a 409 with Retry-After). A create that fails keeps no key.",
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+        },
+      },
       headers: {
+        'Idempotent-Replayed': header(
+          'ours: true on the first answer given again for an Idempotency-Key (nothing was created this time)',
+          { type: 'string', enum: ['true'] },
+        ),
         'X-RateLimit-Limit': header('requests allowed per window (when the server has a rate limit)'),
         'X-RateLimit-Remaining': header('requests left in this window'),
         'X-RateLimit-Reset': header('when the window ends, in epoch seconds'),

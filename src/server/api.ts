@@ -4,7 +4,7 @@
  * node:http's server or the WHATWG fetch classes (Request, Response, Headers): on Node 20,
  * loading those costs a CLI run some 25 ms.
  */
-import { embedNames, embedsOf, filterRelationsOf, resourceByPath } from '../resources/index.js';
+import { attachments, embedNames, embedsOf, filterRelationsOf, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { ApiError, QueryError } from '../core/errors.js';
 import { CALENDAR_FEEDS_PATH, FEED_PATH, HEALTH_PATH, OPENAPI_PATH } from '../core/endpoints.js';
@@ -13,6 +13,7 @@ import { type Named, type ValidBody, validateBody } from '../core/validate.js';
 import { budgetOf, OverBudget } from './budget.js';
 import { DEFAULT_MAX_ATTACHMENT_BYTES, fileRoute, hasLinks, readBytes, upload, withLinks } from './attachments.js';
 import { manageFeeds, readFeed } from './calendar.js';
+import { claimOf, keyOf, Replayed, replayHeaders, sweeper } from './idempotency.js';
 import type { Api, ApiRequest, ApiResponse } from './exchange.js';
 import type { RateLimiter } from './ratelimit.js';
 import { decodeSegment, type Endpoint, matchRoute, type Operation } from './routes.js';
@@ -46,6 +47,8 @@ export type { Api } from './exchange.js';
 /** The API's options, its clock set. */
 interface Core extends ApiOptions {
   readonly now: () => number;
+  /** Sweeps old idempotency keys, at most once a minute: called after a create that named one. */
+  readonly sweep: () => void;
 }
 
 /** One request on its way through: what the handlers read, and the headers they set. */
@@ -66,7 +69,13 @@ type Answer = { readonly status: number; readonly body?: unknown; readonly text?
 type Handler = (x: Exchange, uuid: string, e: Endpoint) => Answer | Promise<Answer>;
 
 export function createApi(opts: ApiOptions): Api {
-  const core: Core = { ...opts, now: opts.now ?? Date.now };
+  const now = opts.now ?? Date.now;
+  const sweep = sweeper(
+    () => opts.store.sweepKeys(),
+    now,
+    (e) => opts.logError?.(e),
+  );
+  const core: Core = { ...opts, now, sweep };
   return async (req) => {
     const x: Exchange = { core, req, url: new URL(req.url), headers: {} };
     const res = await answer(x);
@@ -141,9 +150,17 @@ const OPERATIONS: Record<Operation, Handler> = {
   /** A new record: at its own path, or under a record of `parent` (the uuid in the path). */
   create: withBody(async (x, uuid, { resource: r, parent }) => {
     const p = await authorizeWrite(x, r);
-    const body = validateBody(r, await readJson(x), 'create');
+    const key = keyOf(x.req);
+    const text = await readJsonText(x);
+    const body = validateBody(r, parseJson(text), 'create');
     requireScopes(p, linkScopes(r, body));
-    const rec = await x.core.store.create(p.accountId, r, body, parent && { resource: parent, uuid });
+    // The same key with the same request (its path and body, as sent) is the same create.
+    const claim = claimOf(key, [x.url.pathname, text]);
+    const got = await replayed(x, r, () =>
+      x.core.store.create(p.accountId, r, body, parent && { resource: parent, uuid }, undefined, claim),
+    );
+    if ('replay' in got) return got.replay;
+    const rec = got.made;
     x.headers.Location = `${x.url.origin}/${r.path}/${rec.uuid}`;
     return { status: 201, body: { data: rec } };
   }),
@@ -159,6 +176,26 @@ const OPERATIONS: Record<Operation, Handler> = {
     return { status: 204 };
   },
 };
+
+/**
+ * What a create comes to: its record, or the first answer its idempotency key was given (with
+ * `Idempotent-Replayed`). A create that named a key sweeps old keys now and then.
+ */
+async function replayed<T>(
+  x: Exchange,
+  r: ResourceDef,
+  create: () => T | Promise<T>,
+): Promise<{ made: T } | { replay: Answer }> {
+  try {
+    return { made: await create() };
+  } catch (e) {
+    if (!(e instanceof Replayed)) throw e;
+    Object.assign(x.headers, replayHeaders(x.url.origin, r.path, e));
+    return { replay: { status: e.status, text: `{"data":${e.record}}` } };
+  } finally {
+    if (x.req.header('idempotency-key') !== undefined) x.core.sweep();
+  }
+}
 
 /**
  * A list stopped at its budget, as its client hears of it, logged: 422 naming its filters, to
@@ -245,7 +282,15 @@ async function files(x: Exchange): Promise<ApiResponse | undefined> {
     return { ...res, headers: { ...x.headers, ...res.headers } };
   }
   if (x.req.method !== 'POST') throw notAllowed(x.req, 'POST');
-  const made = await upload(x.req, x.url, found.upload as ResourceDef, found.uuid, deps);
+  const key = keyOf(x.req);
+  const got = await replayed(x, attachments, () =>
+    upload(x.req, x.url, found.upload as ResourceDef, found.uuid, { ...deps, key }),
+  );
+  if ('replay' in got) {
+    const { status, body, text } = linked(x, attachments, got.replay);
+    return text === undefined ? respond(x.req, status, x.headers, body) : respondText(x.req, status, x.headers, text);
+  }
+  const made = got.made;
   x.headers.Location = made.location;
   return respond(x.req, made.status, x.headers, made.body);
 }
@@ -364,6 +409,11 @@ function withBody(handler: Handler): Handler {
 }
 
 async function readJson(x: Exchange): Promise<unknown> {
+  return parseJson(await readJsonText(x));
+}
+
+/** A JSON body's text, its type checked (415) and not empty (400). */
+async function readJsonText(x: Exchange): Promise<string> {
   const type = x.req.header('content-type') ?? '';
   const [mime = '', ...params] = type.split(';').map((s) => s.trim().toLowerCase());
   const charset = params.find((p) => p.startsWith('charset='))?.slice(8);
@@ -374,6 +424,10 @@ async function readJson(x: Exchange): Promise<unknown> {
     );
   const text = await x.req.body.text();
   if (text.trim() === '') throw new ApiError(400, 'The request body is empty; send a JSON object.');
+  return text;
+}
+
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {

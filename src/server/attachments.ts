@@ -15,6 +15,7 @@ import { sizeInWords } from '../core/size.js';
 import type { ValidBody } from '../core/validate.js';
 import type { Incoming } from './blobs.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
+import { claimOf } from './idempotency.js';
 import type { ApiRecord, Principal, Store } from './store.js';
 
 /** The largest file `pm serve` takes by default (`--max-attachment-size`). */
@@ -41,6 +42,8 @@ interface FileDeps {
   readonly uploadDir: string;
   /** The most bytes of files an account may keep, its uploads under way included (`pm serve --quota`); none when undefined. */
   readonly quotaBytes?: number | undefined;
+  /** An upload's idempotency key (idempotency.ts), when its request names one. */
+  readonly key?: string | undefined;
 }
 
 /** The bytes of the uploads under way in this process, by store and account. */
@@ -198,8 +201,10 @@ export async function upload(
     };
     const body: ValidBody = { values, links: {}, sets: {}, customValues: undefined };
     await quota?.check(got.file.size);
+    // The same key with the same upload (its parent, and its file's name, description and bytes) is the same create.
+    const claim = claimOf(deps.key, [url.pathname, JSON.stringify(values)]);
     // The record, written once every chunk of its file is: all of it, or nothing.
-    const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, incoming);
+    const rec = await store.create(p.accountId, r, body, { resource: parent, uuid: parentUuid }, incoming, claim);
     return {
       status: 201,
       body: { data: withLinks(r, url.origin, rec) },

@@ -176,8 +176,35 @@ $$`,
   },
 ];
 
+/**
+ * Migration 8: idempotency keys (an extension of the API): a create sent with an `Idempotency-Key`
+ * is kept with its answer, per account, so that the same request sent again (a retry whose answer
+ * was lost, a second run of the same job) finds the first one's answer rather than making a twin.
+ * The key is claimed in the transaction that writes the record, so the primary key is what tells
+ * two requests at once apart, on one instance or several. Swept once older than a day
+ * (sql/idempotency.ts), by `created_at`.
+ */
+const idempotencyKeys: readonly Step[] = [
+  {
+    create: {
+      name: 'idempotency_keys',
+      records: false,
+      columns: [
+        { name: 'account_id', type: 'id', notNull: true, references: { table: 'accounts', onDelete: 'CASCADE' } },
+        { name: 'key', type: 'text', notNull: true, maxLength: 255 },
+        { name: 'fingerprint', type: 'text', notNull: true },
+        { name: 'status', type: 'int' },
+        { name: 'body', type: 'text' },
+        { name: 'created_at', type: 'time', notNull: true },
+      ],
+      primaryKey: ['account_id', 'key'],
+      indexes: [['created_at']],
+    },
+  },
+];
+
 /** Every migration from 4 on, in order (index 0 is migration 4). */
-export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys, calendarFeeds, files];
+export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys, calendarFeeds, files, idempotencyKeys];
 
 /**
  * Whether the record tables the migration at `index` of HISTORY creates are account-led (from

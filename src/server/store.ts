@@ -20,6 +20,12 @@ export type ApiRecord = Record<string, unknown>;
  */
 export type RecordPage = { records: ApiRecord[]; total: number; json?: { text: string; count: number } };
 
+/** A create's idempotency key, and what its request was (a digest of its path and body): sql/idempotency.ts. */
+export interface KeyClaim {
+  readonly key: string;
+  readonly fingerprint: string;
+}
+
 /** The record a new one is created under (a note's property). */
 export interface ParentRef {
   readonly resource: ResourceDef;
@@ -81,9 +87,18 @@ export interface StoreOf<M extends Answering> {
   get(accountId: number, r: ResourceDef, uuid: string, embed?: readonly string[]): Answer<ApiRecord, M>;
   /**
    * `file`: an attachment's bytes (received by `blobs.receive`, ended), written in the transaction
-   * that creates its record.
+   * that creates its record. `key`: the request's idempotency key, claimed in that transaction and
+   * kept with its answer; a key kept already throws its first answer (`Replayed`) or a 422
+   * (sql/idempotency.ts), and nothing is written.
    */
-  create(accountId: number, r: ResourceDef, body: ValidBody, parent?: ParentRef, file?: Incoming): Answer<ApiRecord, M>;
+  create(
+    accountId: number,
+    r: ResourceDef,
+    body: ValidBody,
+    parent?: ParentRef,
+    file?: Incoming,
+    key?: KeyClaim,
+  ): Answer<ApiRecord, M>;
   update(accountId: number, r: ResourceDef, uuid: string, body: ValidBody): Answer<ApiRecord, M>;
   delete(accountId: number, r: ResourceDef, uuid: string): Answer<void, M>;
 
@@ -110,6 +125,9 @@ export interface StoreOf<M extends Answering> {
   revokeFeed(accountId: number, uuid: string): Answer<boolean, M>;
   /** The feed a secret opens, and its validator's parts for the records of `r`. */
   openFeed(secret: string, r: ResourceDef): Answer<OpenedFeed | undefined, M>;
+
+  /** Deletes idempotency keys older than a day (a bounded number at a time); how many it deleted. */
+  sweepKeys(): Answer<number, M>;
 
   /** The bytes of attachments, kept in the same database (blobs.ts). */
   readonly blobs: BlobStore;

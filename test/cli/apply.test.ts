@@ -151,13 +151,50 @@ describe('apply', () => {
     );
     const r = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('line 1: 2 reminders have this title: apply cannot tell which is meant');
+    expect(r.stderr).toContain('line 1: 2 reminders have title="Twin": ');
     expect(r.stderr).toContain('line 3: the same title as line 2');
     expect(r.stderr).toContain('line 4: title: The title field is required.');
     expect(r.stderr).toContain('created 1, updated 0, deleted 0, unchanged 0, failed 3');
     const bad = await pm(['reminders', 'apply', '--from-file', f, '--key', 'colour']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--key: reminders have no field "colour"');
+  });
+
+  it('names the records that share a key (uuids, key value), fails with the remedy; --dedupe keeps the oldest and deletes the others', async () => {
+    const made = [];
+    for (const description of ['first', 'second', 'third']) {
+      made.push(
+        JSON.parse(
+          (await pm(['reminders', 'create', '--title', 'Twin', '--description', description, '--json', 'uuid'])).stdout,
+        ).uuid,
+      );
+      server.clock.advance(1000);
+    }
+    await pm(['reminders', 'create', '--title', 'Single']);
+    const f = file('r.csv', 'title,description\nTwin,first\nSingle,\n');
+    const r = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `line 2: 3 reminders have title="Twin": ${made.join(', ')}; apply cannot tell which is meant`,
+    );
+    expect(r.stderr).toContain('run again with --dedupe to keep the oldest of each and delete the others');
+    expect((await reminders()).filter((x) => x.title === 'Twin')).toHaveLength(3);
+
+    const asked = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title', '--dedupe']);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toContain('--dedupe would delete 2 reminders:');
+    expect(asked.stderr).toContain(
+      `delete     ${made[1]}: title="Twin" (a twin of the oldest with the key of line 2, kept)`,
+    );
+    expect(asked.stderr).toContain('refusing to delete without confirmation');
+    expect((await reminders()).filter((x) => x.title === 'Twin')).toHaveLength(3);
+
+    const done = await pm(['reminders', 'apply', '--from-file', f, '--key', 'title', '--dedupe', '--yes']);
+    expect(done.code).toBe(0);
+    expect(done.stderr).toBe('created 0, updated 0, deleted 2, unchanged 2, failed 0\n');
+    expect((await reminders()).filter((x) => x.title === 'Twin').map((x) => [x.uuid, x.description])).toEqual([
+      [made[0], 'first'],
+    ]);
   });
 
   it('compares custom values and codes: properties keyed on address and postcode', async () => {

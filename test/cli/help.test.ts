@@ -369,7 +369,7 @@ describe('pm help', () => {
     expect(sub.stderr).toContain('Did you mean list?');
     const far = await runPm(['help', 'zzzzzz']);
     expect(far.stderr).not.toContain('Did you mean');
-    expect(far.stderr).toContain('Topics: dates, filters, output, configuration, exit-codes');
+    expect(far.stderr).toContain('Topics: dates, filters, output, input, configuration, exit-codes');
   });
 
   it.each(TOPICS.map((t) => [t.name]))('the examples of pm help %s use only flags that exist', async (name) => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HttpStatusError, NetworkError } from '../../src/client/errors.js';
-import { type Attempt, decide, MAX_JSON_DEPTH, type Raw, type Step } from '../../src/client/outcome.js';
+import { type Attempt, decide, describesKeys, MAX_JSON_DEPTH, type Raw, type Step } from '../../src/client/outcome.js';
 import { BEFORE_REQUEST } from '../../src/client/retry.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
@@ -102,6 +102,18 @@ describe('a request that threw', () => {
       },
     ],
     [
+      'a reset POST with a key the server keeps is sent again: it gets the first answer',
+      { method: 'POST', keyed: true },
+      netErr('ECONNRESET'),
+      { kind: 'retry', why: 'the connection was reset', uncertain: true },
+    ],
+    [
+      'a reset POST with a key the server does not keep is not sent twice',
+      { method: 'POST', keyed: false },
+      netErr('ECONNRESET'),
+      { kind: 'fail', type: 'NetworkError', sent: 'maybe' },
+    ],
+    [
       'a POST reset while connecting was never sent: retried',
       { method: 'POST' },
       netErr('ECONNRESET', { [BEFORE_REQUEST]: true }),
@@ -169,6 +181,12 @@ describe('an answer that stopped early', () => {
       { kind: 'fail', type: 'NetworkError', sent: 'yes', attempts: 1 },
     ],
     [
+      'a POST with a key the server keeps is sent again for its whole answer',
+      { method: 'POST', keyed: true, tolerateBody: true },
+      raw(201, '{"data":', cut),
+      { kind: 'retry', uncertain: true },
+    ],
+    [
       'a POST that tolerates its body gets the answer with the problem',
       { method: 'POST', tolerateBody: true },
       raw(201, '{"data":', cut),
@@ -221,6 +239,24 @@ describe('an error status', () => {
       { method: 'POST' },
       raw(503, { message: 'Down for maintenance.' }),
       { kind: 'fail', type: 'HttpStatusError', status: 503, message: 'Down for maintenance.', attempts: 1, notes: [] },
+    ],
+    [
+      'a 503 to a POST with a key the server keeps is retried',
+      { method: 'POST', keyed: true },
+      raw(503, { message: 'Down for maintenance.' }),
+      { kind: 'retry', why: '503', uncertain: false },
+    ],
+    [
+      "a 409 with Retry-After to a keyed POST: its key's first request still runs, waited for",
+      { method: 'POST', keyed: true },
+      raw(409, { message: 'still being processed' }, { headers: { 'retry-after': '1' } }),
+      { kind: 'retry', why: '409, its key still in use', waitMs: 1000, uncertain: true },
+    ],
+    [
+      'a 409 without Retry-After (a name clash) is a 409, keyed or not',
+      { method: 'POST', keyed: true },
+      raw(409, { message: 'The name has already been taken.' }),
+      { kind: 'fail', status: 409, message: 'The name has already been taken.' },
     ],
     [
       'a Retry-After longer than pm waits is not waited for',
@@ -367,5 +403,29 @@ describe('an answer that is not an error', () => {
     expect(summary(decide(a, { threw: netErr('ECONNRESET') }))).toEqual(
       summary(decide(a, { threw: netErr('ECONNRESET') })),
     );
+  });
+});
+
+describe('whether a server keeps idempotency keys, by its OpenAPI document', () => {
+  const header = { name: 'Idempotency-Key', in: 'header', schema: { type: 'string' } };
+  it.each<[string, unknown, boolean]>([
+    ['a POST that takes the header', { paths: { '/a': { post: { parameters: [header] } } } }, true],
+    [
+      'by reference to a component',
+      {
+        paths: { '/a': { post: { parameters: [{ $ref: '#/components/parameters/Key' }] } } },
+        components: { parameters: { Key: header } },
+      },
+      true,
+    ],
+    ['a GET that takes it says nothing of creates', { paths: { '/a': { get: { parameters: [header] } } } }, false],
+    [
+      'a query parameter of the name is not the header',
+      { paths: { '/a': { post: { parameters: [{ ...header, in: 'query' }] } } } },
+      false,
+    ],
+    ['no document (an HTML page, nothing)', '<html>', false],
+  ])('%s', (_, doc, expected) => {
+    expect(describesKeys(doc)).toBe(expected);
   });
 });

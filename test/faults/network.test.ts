@@ -4,6 +4,9 @@
  * twice, and a write that was done is never reported lost. docs/faults.md lists them all.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli/run.js';
 import { Buffer_, tempHome, pmAgainstServer } from '../helpers/cli.js';
@@ -364,12 +367,20 @@ describe('answers that are not what the contract says', () => {
   });
 });
 
+/**
+ * A server that does not say it keeps idempotency keys: its /openapi.json, which pm asks once a
+ * POST's fate is in doubt, is a 404. Then a POST is sent again only when it certainly never
+ * reached the server.
+ */
+const noKeys = () => faulty.script('GET', { kind: 'respond', status: 404, body: '{"message":"Not Found"}' });
+
 describe('writes: nothing done twice, nothing done reported lost', () => {
   beforeAll(async () => {
     acct = await server.newAccount();
   });
 
-  it('POST answered 503: not retried (exit 5), nothing created', async () => {
+  it('POST answered 503, to a server without keys: not retried (exit 5), nothing created', async () => {
+    noKeys();
     faulty.script('POST', { kind: 'respond', status: 503, body: '{"message":"Service Unavailable"}' });
     const r = await pm(['reminders', 'create', '--title', 'post 503']);
     clean(r);
@@ -391,7 +402,8 @@ describe('writes: nothing done twice, nothing done reported lost', () => {
     expect(await onServer('post 429')).toHaveLength(1);
   });
 
-  it('POST reset before the server read it: not retried (it may have got there); exit 5 saying so; nothing created', async () => {
+  it('POST reset before the server read it, to a server without keys: not retried (it may have got there); exit 5 saying so; nothing created', async () => {
+    noKeys();
     faulty.script('POST', { kind: 'reset' });
     const r = await pm(['reminders', 'create', '--title', 'post reset before']);
     clean(r);
@@ -404,7 +416,8 @@ describe('writes: nothing done twice, nothing done reported lost', () => {
     expect(await onServer('post reset before')).toHaveLength(0);
   });
 
-  it('POST done, then the connection reset: not sent again; exactly one record', async () => {
+  it('POST done, then the connection reset, to a server without keys: not sent again; exactly one record', async () => {
+    noKeys();
     faulty.script('POST', { kind: 'forward-then-reset' });
     const r = await pm(['reminders', 'create', '--title', 'post reset after']);
     expect(r.code).toBe(5);
@@ -413,7 +426,8 @@ describe('writes: nothing done twice, nothing done reported lost', () => {
     expect(await onServer('post reset after')).toHaveLength(1);
   });
 
-  it('POST done, then no answer: --timeout, not sent again; exactly one record', async () => {
+  it('POST done, then no answer, to a server without keys: --timeout, not sent again; exactly one record', async () => {
+    noKeys();
     faulty.script('POST', { kind: 'forward-then-stall' });
     const r = await pm(['--timeout', '0.5', 'reminders', 'create', '--title', 'post stalled']);
     expect(r.code).toBe(5);
@@ -426,15 +440,67 @@ describe('writes: nothing done twice, nothing done reported lost', () => {
     ['stalls in the middle of its body', 'forward-stall-body'],
     ['is cut short of its Content-Length', 'forward-truncate'],
     ['is truncated JSON', 'forward-cut-json'],
-  ] as const)('POST answered 201 whose body %s: the record is read back from Location; exit 0', async (_n, kind) => {
-    const title = `post ${kind}`;
-    faulty.script('POST', { kind });
-    const r = await pm(['--timeout', '0.5', 'reminders', 'create', '--title', title, '--json', 'title']);
+  ] as const)(
+    'POST answered 201 whose body %s, to a server without keys: the record is read back from Location; exit 0',
+    async (_n, kind) => {
+      const title = `post ${kind}`;
+      // A body cut off is what a key would send again for (pm asks the server then); JSON that ends
+      // early but whole came as it was sent.
+      if (kind !== 'forward-cut-json') noKeys();
+      faulty.script('POST', { kind });
+      const r = await pm(['--timeout', '0.5', 'reminders', 'create', '--title', title, '--json', 'title']);
+      clean(r);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ title });
+      expect(faulty.count('POST')).toBe(1);
+      expect(await onServer(title)).toHaveLength(1);
+    },
+  );
+
+  it('POST done, then the connection reset, to a server that keeps keys: sent again with the same key, the first answer replayed; exactly one record', async () => {
+    faulty.script('POST', { kind: 'forward-then-reset' });
+    const r = await pm(['reminders', 'create', '--title', 'post reset, keyed', '--json', 'title']);
     clean(r);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ title });
-    expect(faulty.count('POST')).toBe(1);
-    expect(await onServer(title)).toHaveLength(1);
+    expect(JSON.parse(r.stdout)).toEqual({ title: 'post reset, keyed' });
+    const posts = faulty.requests.filter((q) => q.method === 'POST');
+    expect(posts).toHaveLength(2);
+    const [key, again] = posts.map((q) => q.headers['idempotency-key']);
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(again).toBe(key);
+    expect(await onServer('post reset, keyed')).toHaveLength(1);
+  });
+
+  it('POST answered 503, then done, to a server that keeps keys: sent again; one record', async () => {
+    faulty.script('POST', { kind: 'respond', status: 503, body: '{"message":"Service Unavailable"}' });
+    const r = await pm(['reminders', 'create', '--title', 'post 503, keyed', '-q']);
+    expect(r.code).toBe(0);
+    expect(faulty.count('POST')).toBe(2);
+    expect(await onServer('post 503, keyed')).toHaveLength(1);
+  });
+
+  it('POST done, then no answer, to a server that keeps keys: --timeout, sent again, the first answer replayed; one record', async () => {
+    faulty.script('POST', { kind: 'forward-then-stall' });
+    const r = await pm(['--timeout', '0.5', 'reminders', 'create', '--title', 'post stalled, keyed', '-q']);
+    expect(r.code).toBe(0);
+    expect(faulty.count('POST')).toBe(2);
+    expect(await onServer('post stalled, keyed')).toHaveLength(1);
+  });
+
+  it('an upload done, then the connection reset, to a server that keeps keys: sent again with the same key; one attachment', async () => {
+    const property = (await acct.api('POST', '/properties', { address: '1 Mill Lane', postcode: 'LS1 1AA' })).body.data
+      .uuid;
+    const file = join(mkdtempSync(join(tmpdir(), 'pm-keyed-upload-')), 'gas.txt');
+    writeFileSync(file, 'gas safety certificate');
+    faulty.script('POST', { kind: 'forward-then-reset' });
+    const r = await pm(['attachments', 'upload', file, '--property', property]);
+    clean(r);
+    expect(r.code, r.stderr).toBe(0);
+    const posts = faulty.requests.filter((q) => q.method === 'POST');
+    expect(posts).toHaveLength(2);
+    expect(posts[1]?.headers['idempotency-key']).toBe(posts[0]?.headers['idempotency-key']);
+    const listed = await acct.api('GET', `/attachments?property[uuid]=${property}`);
+    expect(listed.body.data.map((a: { uuid: string }) => a.uuid)).toEqual([r.stdout.trim()]);
   });
 
   it('POST answered 201 with a cut body and no Location: exit 1 saying it was created', async () => {
@@ -494,6 +560,7 @@ describe('--debug', () => {
     expect(read.stderr).toMatch(/< 503 \(\d+ ms\)/);
     expect(read.stderr).toMatch(/\* retrying \(1 of 3\) after 503: waiting \d+\.\d\ds/);
     expect(read.stderr).toContain('(attempt 2 of 4)');
+    noKeys();
     const write = await pm(['--debug', 'reminders', 'create', '--title', 'debugged']);
     expect(write.code).toBe(5);
     expect(write.stderr).toContain('* not retried: the POST may have reached the server, and pm never sends one twice');

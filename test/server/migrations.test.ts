@@ -264,6 +264,7 @@ describe('released migrations are history', () => {
       7,
       'edf9301ef2c65b512f24911c2363c7467e69b5d55c6f49fc0bd02dd7a35289ad',
     ],
+    ['8 (idempotency keys)', 8, '86b155ddcd7324427b9954ef7f41c8b71c04f295cdd132ac2e488cc7ab77c885'],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -276,6 +277,8 @@ describe('released migrations are history', () => {
     '7fd588566118a8a19192adec31cb2c38af8ea2d391b34c5eaaaf5b7e0d29ea02',
     // 8, PostgreSQL's alone (attachment chunks stored uncompressed): SQLite stays at 7.
     '332dc05f0092c45d90a50f01e51d176b529c4de81cc6036a2d5eecf308184494',
+    // 9, the shared 8 (idempotency keys).
+    '9c7b3b9108ef1f008d420375c7e062b83b6d9289abd288b222775428730d04a1',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {

@@ -9,7 +9,7 @@
 import { extname } from 'node:path';
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
-import { type ClientContext, FIELD_KINDS, KindError } from '../../core/kinds.js';
+import { blankValue, type ClientContext, FIELD_KINDS, isBlank, KindError } from '../../core/kinds.js';
 import { MAX_BODY_BYTES } from '../../core/limits.js';
 import { usageError } from '../errors.js';
 import { isObject } from '../../core/json.js';
@@ -63,7 +63,7 @@ const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(
 const tooLarge = (bytes: number) =>
   `a record of ${bytes} bytes is larger than the ${MAX_BODY_BYTES} bytes (1 MiB) a request may carry`;
 
-function parseNdjson(text: string): InputRecord[] {
+function parseNdjson(r: ResourceDef, text: string): InputRecord[] {
   const out: InputRecord[] = [];
   text.split(/\r?\n/).forEach((lineText, i) => {
     const line = i + 1;
@@ -77,12 +77,13 @@ function parseNdjson(text: string): InputRecord[] {
       return out.push(unreadable(line, lineText, `not valid JSON: ${(e as Error).message}`));
     }
     if (!isObject(v)) return out.push(unreadable(line, lineText, 'each line must be a JSON object'));
-    out.push({ line, original: v, body: strip(v), problems: [] });
+    const problems: string[] = [];
+    out.push({ line, original: v, body: withBlanks(r, strip(v), problems), problems });
   });
   return out;
 }
 
-function parseJsonArray(text: string, where: string): InputRecord[] {
+function parseJsonArray(r: ResourceDef, text: string, where: string): InputRecord[] {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -94,8 +95,49 @@ function parseJsonArray(text: string, where: string): InputRecord[] {
     if (!isObject(item)) return unreadable(i + 1, item, 'must be a JSON object');
     const bytes = Buffer.byteLength(JSON.stringify(item));
     if (bytes > MAX_BODY_BYTES) return unreadable(i + 1, item, tooLarge(bytes));
-    return { line: i + 1, original: item, body: strip(item), problems: [] };
+    const problems: string[] = [];
+    return { line: i + 1, original: item, body: withBlanks(r, strip(item), problems), problems };
   });
+}
+
+/**
+ * A value given blank, by the one rule (core/kinds.ts `isBlank`): what it stands for in a body,
+ * or undefined when it is not blank. An input field's is null (cleared), or a problem when the
+ * field may not be empty; a link's null, a set's none; a custom value's null. The uuid and the
+ * parents that address a record are never blank: left out, they are missed by name.
+ */
+function blankOf(r: ResourceDef, key: string, value: unknown, problems: string[]): { value: unknown } | undefined {
+  if (typeof value !== 'string') return undefined;
+  const f = fieldOf(r, key);
+  if (f && !f.readOnly) {
+    if (!isBlank(f, value)) return undefined;
+    try {
+      return { value: blankValue(f) };
+    } catch (e) {
+      if (!(e instanceof KindError)) throw e;
+      problems.push(`${f.name}: ${e.message}`);
+      return { value: undefined };
+    }
+  }
+  if (value.trim() !== '') return undefined;
+  if ((r.links ?? []).some((l) => l.name === key)) return { value: null };
+  if ((r.sets ?? []).some((x) => x.name === key)) return { value: [] };
+  return undefined;
+}
+
+/** A JSON record's blank values as the rule reads them, in place (`problems` for those that cannot be blank). */
+function withBlanks(r: ResourceDef, body: Record<string, unknown>, problems: string[]): Record<string, unknown> {
+  for (const [k, v] of Object.entries(body)) {
+    const blank = blankOf(r, k, v, problems);
+    if (blank === undefined) continue;
+    if (blank.value === undefined) delete body[k];
+    else body[k] = blank.value;
+  }
+  const custom = body[CUSTOM_VALUES_KEY];
+  if (Array.isArray(custom))
+    for (const item of custom)
+      if (isObject(item) && typeof item.value === 'string' && item.value === '') item.value = null;
+  return body;
 }
 
 /** A CSV cell typed by the description: "3" -> 3, "yes" -> true, "property" -> {code: 2}. */
@@ -139,11 +181,19 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
     names.forEach((name, c) => {
       const cell = row[c] ?? '';
       original[name] = cell;
-      if (name.startsWith('_') || cell === '') return;
+      if (name.startsWith('_')) return;
       if (name.startsWith(`${CUSTOM_VALUES_KEY}.`)) {
-        custom.push({ name: name.slice(CUSTOM_VALUES_KEY.length + 1), value: cell });
+        // A blank cell clears the custom value.
+        custom.push({ name: name.slice(CUSTOM_VALUES_KEY.length + 1), value: cell === '' ? null : cell });
         return;
       }
+      // A blank cell, by the one rule: the column is given, so the field is cleared (or, required, a problem).
+      const blank = blankOf(r, name, cell, problems);
+      if (blank !== undefined) {
+        if (blank.value !== undefined) body[name] = blank.value;
+        return;
+      }
+      if (cell === '') return;
       const f = fieldOf(r, name);
       const v = f ? typedCell(f, cell, problems, ISO_ONLY) : cell;
       if (v !== undefined) body[name] = v;
@@ -159,8 +209,8 @@ export async function parseRecords(
   format: Format,
   where: string,
 ): Promise<InputRecord[]> {
-  if (format === 'ndjson') return parseNdjson(text);
-  if (format === 'json') return parseJsonArray(text, where);
+  if (format === 'ndjson') return parseNdjson(r, text);
+  if (format === 'json') return parseJsonArray(r, text, where);
   return parseCsv(r, text, where);
 }
 

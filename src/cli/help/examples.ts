@@ -120,6 +120,7 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm reminders apply --from-file reminders.csv --key title --dry-run',
       'pm reminders apply --from-file ci.csv --key title --prune --title "[ci]" --dry-run  # lists what it would delete',
       'pm reminders apply --from-file ci.csv --key title --prune --title "[ci]"  # deletes, once you say yes, every reminder not in ci.csv whose title contains [ci] (any case)',
+      'pm reminders apply --from-file reminders.csv --key title --dedupe --dry-run  # lists the twins it would delete, keeping the oldest',
     ],
   },
   statuses: {

@@ -1,5 +1,5 @@
 /**
- * `pm help [topic | command...]`: pages on dates, filters, output, configuration and exit codes,
+ * `pm help [topic | command...]`: pages on dates, filters, output, input, configuration and exit codes,
  * and commander's help for any command (`pm help properties list` is `pm properties list --help`).
  *
  * Only the names and one-line summaries of the topics live here: a topic's text is in its own
@@ -38,6 +38,12 @@ export const TOPICS: readonly Topic[] = [
     aliases: ['formats', 'format', 'json', 'jq', 'csv'],
     summary: 'tables, --json, -o json|ndjson|csv|tsv, --fields, -q and --jq',
     load: async () => (await import('./output.js')).outputTopic(),
+  },
+  {
+    name: 'input',
+    aliases: ['blank', 'blanks', 'empty', 'values', 'from-file'],
+    summary: 'what a blank flag, CSV cell or JSON value does: clears a field, or is refused',
+    load: async () => (await import('./input.js')).inputTopic(),
   },
   {
     name: 'configuration',

@@ -14,7 +14,7 @@ Examples:
 
 Learn more:
   pm <command> --help   a command's flags and examples (or: pm help <command>)
-  pm help <topic>       dates, filters, output, configuration, exit-codes
+  pm help <topic>       dates, filters, output, input, configuration, exit-codes
   pm completion bash    tab completion for bash (also zsh, fish)
 
 Environment:

@@ -8,6 +8,7 @@ import { chunksOf } from '../blobs.js';
 import { FairQueue, OverBudget, spending } from '../budget.js';
 import * as blobs from '../sql/blobs.js';
 import * as feeds from '../sql/feeds.js';
+import * as idempotency from '../sql/idempotency.js';
 import * as records from '../sql/records.js';
 import { runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
@@ -101,13 +102,16 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
       }
     }),
     get: guard((accountId, r, uuid, embed) => run(records.getRecord(d, accountId, r, uuid, embed))),
-    create: guard((accountId, r, body, parent, file) => {
+    create: guard((accountId, r, body, parent, file, key) => {
+      const made = (uuid?: string) => {
+        const created = records.createRecord(d, accountId, r, body, parent, uuid);
+        return key ? idempotency.keyed(d, accountId, key, created) : created;
+      };
       // An upload streamed into its own transaction: its record is written there, after its chunks.
       const upload = file && streamed(file);
-      if (upload)
-        return upload.finish((tx, uuid) => run(records.createRecord(d, accountId, r, body, parent, uuid), tx));
+      if (upload) return upload.finish((tx, uuid) => run(made(uuid), tx));
       return write(() => {
-        const created = records.createRecord(d, accountId, r, body, parent);
+        const created = made();
         return file ? blobs.withChunks(created, chunksOf(file), d.now()) : created;
       });
     }, 'write'),
@@ -127,6 +131,7 @@ export async function openPostgresStore(opts: PgOptions): Promise<PostgresStore>
     listFeeds: guard((accountId) => run(feeds.listFeeds(accountId))),
     revokeFeed: guard((accountId, uuid) => run(feeds.revokeFeed(accountId, uuid)), 'statement'),
     openFeed: guard((secret, r) => run(feeds.openFeed(secret, r))),
+    sweepKeys: guard(() => run(idempotency.sweepKeys(d)), 'statement'),
     blobs: {
       ...files,
       stored: guard((accountId) => run(blobs.storedBytes(accountId))),

@@ -9,6 +9,7 @@ import type { ListQuery } from '../../core/query.js';
 import type { RecordPage, StoreOf } from '../store.js';
 import * as blobs from '../sql/blobs.js';
 import * as feeds from '../sql/feeds.js';
+import * as idempotency from '../sql/idempotency.js';
 import * as records from '../sql/records.js';
 import { type Query, runSteps, type Steps } from '../sql/steps.js';
 import * as tokens from '../sql/tokens.js';
@@ -176,13 +177,15 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     }),
     recordCount: (accountId, r) => keptCount(sql, accountId, r.table),
     get: guard((accountId, r, uuid, embed) => sql.run(records.getRecord(d, accountId, r, uuid, embed))),
-    create: guard((accountId, r, body, parent, file) => {
+    create: guard((accountId, r, body, parent, file, key) => {
+      const keyed = (made: ReturnType<typeof records.createRecord>) =>
+        key ? idempotency.keyed(d, accountId, key, made) : made;
       const upload = staged(file);
       if (upload) {
         // Its chunks are written already: the record alone, in a transaction as short as any write's.
         const rec = write(
           blobs.withStagedChunks(
-            records.createRecord(d, accountId, r, body, parent, upload.key),
+            keyed(records.createRecord(d, accountId, r, body, parent, upload.key)),
             upload.key,
             upload.count,
           ),
@@ -191,7 +194,7 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
         return rec;
       }
       if (file) throw new Error("an upload's bytes were received by another store");
-      return write(records.createRecord(d, accountId, r, body, parent));
+      return write(keyed(records.createRecord(d, accountId, r, body, parent)));
     }),
     update: guard((accountId, r, uuid, body) => write(records.updateRecord(d, accountId, r, uuid, body))),
     delete: guard((accountId, r, uuid) => write(records.deleteRecord(accountId, r, uuid))),
@@ -217,6 +220,7 @@ export function openSqliteStore(file: string, now: () => number = Date.now, tuni
     listFeeds: guard((accountId) => sql.run(feeds.listFeeds(accountId))),
     revokeFeed: guard((accountId, uuid) => sql.run(feeds.revokeFeed(accountId, uuid))),
     openFeed: guard((secret, r) => sql.run(feeds.openFeed(secret, r))),
+    sweepKeys: guard(() => write(idempotency.sweepKeys(d))),
     write: sql.write,
     blobs: {
       bytes: (accountId, key, start, end) =>

@@ -22,6 +22,7 @@ import { fillForUpdate } from '../../writes.js';
 import { confirmDelete, everyRecord, withUnabortedSession } from '../shared.js';
 import type { SendOptions } from '../../bulk/flags.js';
 import type { InputRecord } from '../../bulk/input.js';
+import { createKeyed, recordKey } from '../../bulk/keys.js';
 import { checkAll, keyFields, keyOf, keyPart, prepare, problemLines, readRecords } from '../../bulk/records.js';
 import { type Outcome, RESULT_FIELDS, runBulk } from '../../bulk/run.js';
 import { type DataOutput, dataSpecFrom, dataStream, printData } from '../../output/index.js';
@@ -33,6 +34,8 @@ export interface ApplyOptions extends OnResource {
   readonly fromFile: string;
   readonly key: string;
   readonly prune: boolean;
+  /** Of several records with one record's key, keep the oldest and delete the others. */
+  readonly dedupe: boolean;
   readonly dryRun: boolean;
   readonly yes: boolean;
   /** Print the uuids alone (--quiet), or the result as JSON (--json). */
@@ -52,7 +55,14 @@ type Step =
   | { readonly action: 'create'; readonly rec: InputRecord }
   | { readonly action: 'update'; readonly rec: InputRecord; readonly uuid: string; readonly changes: Rec }
   | { readonly action: 'unchanged'; readonly rec: InputRecord; readonly uuid: string }
-  | { readonly action: 'delete'; readonly rec: InputRecord; readonly uuid: string; readonly was: Rec };
+  | {
+      readonly action: 'delete';
+      readonly rec: InputRecord;
+      readonly uuid: string;
+      readonly was: Rec;
+      /** Selected by --prune, or a twin of the oldest with the key of the file's line `twinOf` (--dedupe). */
+      readonly twinOf?: number;
+    };
 
 /** A record's custom values by field name and uuid, as embedded: name -> value. */
 function customOf(existing: Rec): Map<string, string | null> {
@@ -123,7 +133,7 @@ async function plan(
   records: InputRecord[],
   keys: string[],
   prune: Prune | undefined,
-): Promise<{ steps: Step[]; unmatched: number }> {
+): Promise<{ steps: Step[]; unmatched: number; twinned: number }> {
   const { resource: r } = o;
   const wantsCustom = r.customValues && records.some((rec) => rec.body[CUSTOM_VALUES_KEY] !== undefined);
   const byKey = new Map<string, Rec[]>();
@@ -134,6 +144,10 @@ async function plan(
   const steps: Step[] = [];
   const firstLine = new Map<string, number>();
   const matched = new Set<string>();
+  // Records not from the file (deleted): numbered after its lines, and written to --failed as {uuid}.
+  let n = 0;
+  let twinned = 0;
+  const notFromFile = (uuid: string): InputRecord => ({ line: -++n, original: { uuid }, body: { uuid }, problems: [] });
   for (const rec of records) {
     if (rec.problems.length) continue;
     const missing = keys.filter((k) => rec.body[k] === undefined || rec.body[k] === null || rec.body[k] === '');
@@ -149,11 +163,21 @@ async function plan(
     }
     firstLine.set(k, rec.line);
     const found = byKey.get(k) ?? [];
-    if (found.length > 1) {
-      rec.problems.push(`${found.length} ${r.plural} have this ${keys.join(', ')}: apply cannot tell which is meant`);
+    if (found.length > 1 && !o.dedupe) {
+      twinned++;
+      const held = keys.map((key) => `${key}=${JSON.stringify(rec.body[key])}`).join(' ');
+      rec.problems.push(
+        `${found.length} ${r.plural} have ${held}: ${found.map((x) => String(x.uuid)).join(', ')}; apply cannot tell which is meant (--dedupe keeps the oldest and deletes the others)`,
+      );
       continue;
     }
-    const one = found[0];
+    // Listed oldest first: the first is kept, its twins deleted.
+    const [one, ...twins] = found;
+    for (const x of twins) {
+      const uuid = String(x.uuid);
+      matched.add(uuid);
+      steps.push({ action: 'delete', rec: notFromFile(uuid), uuid, was: x, twinOf: rec.line });
+    }
     if (!one) {
       steps.push({ action: 'create', rec });
       continue;
@@ -168,7 +192,6 @@ async function plan(
   }
   let unmatched = 0;
   if (prune) {
-    let n = 0;
     for await (const x of everyRecord(s, r, new URLSearchParams(prune.query))) {
       const uuid = String(x.uuid);
       if (matched.has(uuid)) continue;
@@ -177,13 +200,10 @@ async function plan(
         unmatched++;
         continue;
       }
-      n++;
-      // Not from the file: numbered after its lines, and written to --failed as {uuid}.
-      const rec: InputRecord = { line: -n, original: { uuid }, body: { uuid }, problems: [] };
-      steps.push({ action: 'delete', rec, uuid, was: x });
+      steps.push({ action: 'delete', rec: notFromFile(uuid), uuid, was: x });
     }
   }
-  return { steps, unmatched };
+  return { steps, unmatched, twinned };
 }
 
 /** One line of the plan: what, which record, and what changes. */
@@ -199,7 +219,9 @@ function describe(r: ResourceDef, step: Step, keys: string[]): string {
         .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
         .join(' ')}`;
     case 'delete':
-      return `delete     ${step.uuid}: ${shown(step.was)} (not in the file; ${r.plural} selected by the filters)`;
+      return step.twinOf !== undefined
+        ? `delete     ${step.uuid}: ${shown(step.was)} (a twin of the oldest with the key of line ${step.twinOf}, kept)`
+        : `delete     ${step.uuid}: ${shown(step.was)} (not in the file; ${r.plural} selected by the filters)`;
   }
 }
 
@@ -227,7 +249,7 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
   if (o.prune) pruneFilter(o, namingFlagsChecked(r, o.flags));
   await withUnabortedSession(f, async (s) => {
     const prune = o.prune ? pruneFilter(o, await resolveNamingFlags(s, r, o.flags, 'list')) : undefined;
-    const { steps, unmatched } = await plan(o, s, records, keys, prune);
+    const { steps, unmatched, twinned } = await plan(o, s, records, keys, prune);
     if (unmatched)
       f.io.stderr.write(
         `warning: the server listed ${unmatched} ${unmatched === 1 ? r.singular : r.plural} that ${prune?.words} does not select (it seems to ignore the filter); ${unmatched === 1 ? 'it is' : 'they are'} not deleted.\n`,
@@ -249,9 +271,15 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
     }
     const deletes = steps.filter((x) => x.action === 'delete');
     if (deletes.length && !o.yes) {
-      // Shown first, whoever answers: what --prune would delete, and why each.
+      // Shown first, whoever answers: what --prune and --dedupe would delete, and why each.
       const what = deletes.length === 1 ? r.singular : r.plural;
-      f.io.stderr.write(`--prune would delete ${deletes.length} ${what} not in ${where}:\n`);
+      const pruned = deletes.some((x) => x.twinOf === undefined);
+      const twins = deletes.some((x) => x.twinOf !== undefined);
+      f.io.stderr.write(
+        twins
+          ? `${pruned ? '--prune and --dedupe' : '--dedupe'} would delete ${deletes.length} ${what}:\n`
+          : `--prune would delete ${deletes.length} ${what} not in ${where}:\n`,
+      );
       for (const x of deletes) f.io.stderr.write(`  ${visible(describe(r, x, keys))}\n`);
       await confirmDelete(f, () => `Delete ${deletes.length === 1 ? 'this' : 'these'} ${deletes.length} ${what}?`);
     }
@@ -271,8 +299,9 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
           return { status: 'updated', uuid: step.uuid };
         }
         case 'create': {
+          // Under a key derived from the record: two runs of the file at once make it once.
           const { body, parent } = prepare(r, 'create', rec);
-          const got = await s.client.create(r, body, parent);
+          const got = await createKeyed(s, r, body, parent, recordKey(r, keys, body, parent));
           return { status: 'created', uuid: String(got.uuid) };
         }
       }
@@ -287,6 +316,11 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
       ...(o.send.failedFile !== undefined ? { failedFile: o.send.failedFile } : {}),
       verbs: ['created', 'updated', 'deleted', 'unchanged'],
       deps: f,
+    }).catch((e: unknown) => {
+      if (!twinned || !(e instanceof CliError) || e.exitCode !== EXIT.api) throw e;
+      throw new CliError(e.exitCode, e.message, {
+        hint: `${twinned} of them ${twinned === 1 ? 'is' : 'are'} held by several ${r.plural} (named above): run again with --dedupe to keep the oldest of each and delete the others (--yes where nobody can answer).`,
+      });
     });
   });
 }

@@ -24,7 +24,14 @@ export function newCmdApply(f: Factory, r: ResourceDef, run: Run<ApplyOptions> =
     .requiredOption('--from-file <file>', 'the records as they should be: NDJSON, a JSON array or CSV (- for stdin)')
     .requiredOption('--key <fields>', `the fields a record is matched on, e.g. ${matchKeys(r)}`)
     .option('--prune', `also delete the ${r.plural} the filters below select that are not in the file`)
-    .option('-y, --yes', 'delete what --prune selects without asking (needed in scripts and CI, where pm cannot ask)')
+    .option(
+      '--dedupe',
+      `where several ${r.plural} have the --key fields of a record of the file, keep the oldest and delete the others`,
+    )
+    .option(
+      '-y, --yes',
+      'delete what --prune or --dedupe selects without asking (needed in scripts and CI, where pm cannot ask)',
+    )
     .option('--dry-run', 'print the plan (create, update, delete, unchanged) and send nothing');
   addSendFlags(cmd).option('-q, --quiet', 'print the uuid of each record of the file, and nothing else');
   addDataFlags(cmd, 'print the result (or the plan, with --dry-run) as JSON');
@@ -40,7 +47,13 @@ fields: missing, it is created; found, only the fields that differ from the file
 are sent; the same, it is left alone. Run twice, apply changes nothing the
 second time. --prune needs a filter, so that it deletes only what it should; a
 text filter selects every ${r.singular} whose field contains the text, ignoring case.
---prune lists what it would delete and asks first (--yes where nobody can answer).${examples(r, 'apply')}`,
+--prune lists what it would delete and asks first (--yes where nobody can answer).
+Several ${r.plural} with the key of one record of the file (made twice by hand, or
+by runs against a server without idempotency keys) are named, and that record
+fails (exit 1); --dedupe keeps the oldest of them and deletes the others, asking
+first as --prune does.
+A blank CSV cell (or "" in JSON) clears the field; a required field cannot be
+blank. A column the file does not have leaves that field as it is.${examples(r, 'apply')}`,
   );
   return cmd.action((flags: Flags) => {
     const filters = filterKeys.some((k) => flags[k] !== undefined);
@@ -55,6 +68,7 @@ text filter selects every ${r.singular} whose field contains the text, ignoring 
       fromFile: String(flags.fromFile),
       key: String(flags.key),
       prune: flags.prune === true,
+      dedupe: flags.dedupe === true,
       dryRun: flags.dryRun === true,
       yes: flags.yes === true,
       quiet: flags.quiet === true,

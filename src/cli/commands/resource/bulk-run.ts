@@ -9,6 +9,7 @@ import { resolveUuid } from '../../uuids.js';
 import { fillForUpdate } from '../../writes.js';
 import type { SendOptions, Verb } from '../../bulk/flags.js';
 import type { InputRecord } from '../../bulk/input.js';
+import { createKeyed, recordKey } from '../../bulk/keys.js';
 import { checkAll, keyFields, keyOf, prepare, problemLines, readRecords } from '../../bulk/records.js';
 import { type Outcome, RESULT_FIELDS, runBulk } from '../../bulk/run.js';
 import { type DataOutput, dataSpecFrom, dataStream } from '../../output/index.js';
@@ -97,7 +98,10 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
         if (existing !== undefined) return { status: 'skipped', uuid: existing };
         seen.set(k, '');
       }
-      const got = await s.client.create(r, body, parent);
+      // Matched on keys, a record is made under a key derived from it: runs at once make it once.
+      const got = keys
+        ? await createKeyed(s, r, body, parent, recordKey(r, keys, body, parent))
+        : await s.client.create(r, body, parent);
       if (keys) seen.set(keyOf(keys, body), String(got.uuid));
       return { status: 'created', uuid: String(got.uuid) };
     };
