@@ -22,6 +22,8 @@ interface ApiOptions {
   readonly store: Store;
   readonly now?: () => number;
   readonly rateLimiter?: RateLimiter | undefined;
+  /** Each calendar feed's reads, limited by the feed (calendar.ts), never out of its owner's budget. */
+  readonly feedLimiter?: RateLimiter<string> | undefined;
   /**
    * Where unexpected errors are reported (never to the client), and lists stopped at their budget;
    * with the request they happened on.
@@ -257,13 +259,7 @@ async function answer(x: Exchange): Promise<ApiResponse> {
     // A feed's secret is the one segment after FEED_PATH/: no answer repeats the path.
     if (url.pathname.startsWith(`${FEED_PATH}/`)) {
       x.route = `${FEED_PATH}/{secret}.ics`;
-      return await readFeed(
-        req,
-        url.pathname.slice(FEED_PATH.length + 1),
-        core.store,
-        core.rateLimiter,
-        core.listBudgetMs,
-      );
+      return await readFeed(req, url.pathname.slice(FEED_PATH.length + 1), core);
     }
     const feedAnswer = (await feeds(x)) ?? (await files(x));
     if (feedAnswer) return feedAnswer;
