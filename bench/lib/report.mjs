@@ -17,7 +17,7 @@ export function fmt(v, unit) {
 function targetText(t) {
   if (!t) return '(none)';
   const op = t.op === '<=' ? '≤' : '≥';
-  return t.of === 'pm' ? `pm ${op} ${t.value} MB` : `${op} ${t.value}x`;
+  return t.of === 'pm' ? `pm ${op} ${t.value} ${t.unit ?? 'MB'}` : `${op} ${t.value}x`;
 }
 
 export function table(rows) {

@@ -264,6 +264,7 @@ describe('released migrations are history', () => {
       7,
       'edf9301ef2c65b512f24911c2363c7467e69b5d55c6f49fc0bd02dd7a35289ad',
     ],
+    ['8 (a calendar feed ends with its token)', 8, '403e546b766c3c81228b76a57703e91e86703c5cd79dd7534f0727f6f635bc27'],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -276,6 +277,8 @@ describe('released migrations are history', () => {
     '7fd588566118a8a19192adec31cb2c38af8ea2d391b34c5eaaaf5b7e0d29ea02',
     // 8, PostgreSQL's alone (attachment chunks stored uncompressed): SQLite stays at 7.
     '332dc05f0092c45d90a50f01e51d176b529c4de81cc6036a2d5eecf308184494',
+    // 9: SQLite's 8 (a feed's token; and here, each feed's rate-limit window).
+    'eaf1beb77751ae4341c0492cb9f6573c3bc9ab2dcc60c7adb1c8e511fc35c27e',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {
