@@ -23,7 +23,7 @@ const GRACE = 2;
  * (TEMPLATE of them) and copied in SQL up to `count`, each copy with a new uuid and a later time.
  * The other account: 20 small reminders and a token. Returns both tokens.
  */
-export async function seedFeedAccount(file, count) {
+async function seedFeedAccount(file, count) {
   const { openStore, bootstrap, validateBody, resourceByPath } = await loadStoreApi();
   const { ALL_SCOPES } = await import(new URL('../../dist/resources/index.js', import.meta.url).href);
   const { randomUUID } = await import('node:crypto');

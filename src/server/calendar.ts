@@ -87,7 +87,7 @@ function feedName(body: unknown): string {
 }
 
 /** What reading a feed takes of the API core. */
-export interface FeedReading {
+interface FeedReading {
   readonly store: Store;
   /** Each feed's own rate limit, keyed by the feed (never its owner's API budget). */
   readonly feedLimiter?: RateLimiter<string> | undefined;

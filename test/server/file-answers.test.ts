@@ -67,7 +67,9 @@ describe('a file’s bytes', () => {
     const part = await get(acct, `/attachments/${png}/stream`, { range: 'bytes=0-3' });
     expect(part.status).toBe(206);
     expect(part.headers.get('content-security-policy')).toBe('sandbox');
-    const same = await get(acct, `/attachments/${png}/stream`, { 'if-none-match': shown.headers.get('etag') as string });
+    const same = await get(acct, `/attachments/${png}/stream`, {
+      'if-none-match': shown.headers.get('etag') as string,
+    });
     expect(same.status).toBe(304);
     expect(same.headers.get('content-security-policy')).toBe('sandbox');
   });

@@ -108,7 +108,7 @@ suite('PostgreSQL: the schema', () => {
     for (let i = 0; i < 3; i++) await api('POST', '/properties', { address: `${i} Mill Lane`, postcode: 'LS1 1AA' });
     await api('POST', '/reminders', { title: 'one' });
     // Back to the schema of migration 2, as a database made before migration 3 was (migration 4's
-    // tables, migration 5's search keys, migration 6's table and migration 7's dropped too).
+    // tables, migration 5's search keys, migration 6's table, migration 7's and 8's dropped too).
     const keysColumnsDropped = RESOURCES.flatMap((r) =>
       describedColumns(r)
         .filter((c) => c.name.endsWith('_fold'))
@@ -116,7 +116,7 @@ suite('PostgreSQL: the schema', () => {
     ).join(' ');
     await before.store.db.query(
       `DROP TABLE attachment_chunks, attachments CASCADE; DROP FUNCTION pm_attachment_chunks_deleted CASCADE;
-       DROP TABLE calendar_feeds; DROP FUNCTION pm_stamp_deleted CASCADE;
+       DROP TABLE feed_rate_limits, calendar_feeds; DROP FUNCTION pm_stamp_deleted CASCADE;
        DROP TABLE contact_competencies, statuses, types, competencies CASCADE;
        ALTER TABLE properties DROP COLUMN IF EXISTS status_id; ALTER TABLE contacts DROP COLUMN IF EXISTS status_id, DROP COLUMN IF EXISTS type_id;
        DROP TABLE record_counts; DROP FUNCTION pm_count_inserted CASCADE; DROP FUNCTION pm_count_deleted CASCADE; UPDATE pm_schema SET version = 2;
