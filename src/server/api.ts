@@ -12,7 +12,7 @@ import { parseEmbed, parseListQuery } from '../core/query.js';
 import { type Named, type ValidBody, validateBody } from '../core/validate.js';
 import { budgetOf, OverBudget } from './budget.js';
 import { DEFAULT_MAX_ATTACHMENT_BYTES, fileRoute, hasLinks, readBytes, upload, withLinks } from './attachments.js';
-import { manageFeeds, readFeed } from './calendar.js';
+import { FeedTurns, manageFeeds, readFeed } from './calendar.js';
 import type { Api, ApiRequest, ApiResponse } from './exchange.js';
 import type { RateLimiter } from './ratelimit.js';
 import { decodeSegment, type Endpoint, matchRoute, type Operation } from './routes.js';
@@ -46,6 +46,8 @@ export type { Api } from './exchange.js';
 /** The API's options, its clock set. */
 interface Core extends ApiOptions {
   readonly now: () => number;
+  /** Whose turn it is to make a slice of a calendar feed (calendar.ts). */
+  readonly feedTurns: FeedTurns;
 }
 
 /** One request on its way through: what the handlers read, and the headers they set. */
@@ -66,7 +68,7 @@ type Answer = { readonly status: number; readonly body?: unknown; readonly text?
 type Handler = (x: Exchange, uuid: string, e: Endpoint) => Answer | Promise<Answer>;
 
 export function createApi(opts: ApiOptions): Api {
-  const core: Core = { ...opts, now: opts.now ?? Date.now };
+  const core: Core = { ...opts, now: opts.now ?? Date.now, feedTurns: new FeedTurns() };
   return async (req) => {
     const x: Exchange = { core, req, url: new URL(req.url), headers: {} };
     const res = await answer(x);

@@ -93,6 +93,36 @@ interface FeedReading {
   readonly feedLimiter?: RateLimiter<string> | undefined;
   /** The time each page of a feed's records may take to read (ms). */
   readonly listBudgetMs?: number | undefined;
+  readonly feedTurns: FeedTurns;
+}
+
+/**
+ * The feeds being made take turns, one slice (FEED_SLICE_MS) a turn of the event loop, in the
+ * order they asked: however many are written at once, the loop looks for I/O and timers between
+ * any two slices, so another request waits for one slice, not one of each feed.
+ */
+export class FeedTurns {
+  private readonly waiting: (() => void)[] = [];
+  private scheduled = false;
+
+  /** Resolves at this feed's next turn. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || !this.waiting.length) return;
+    this.scheduled = true;
+    // An immediate set while immediates run waits for the loop's next turn.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.waiting.shift()?.();
+      this.schedule();
+    });
+  }
 }
 
 /**
@@ -139,19 +169,21 @@ export async function readFeed(req: ApiRequest, segment: string, deps: FeedReadi
   const first = await pages.next();
   const { calendarWriter } = await import('../core/ics.js');
   const w = await calendarWriter(r, { name: feed.name, now: modified, refreshSeconds: FEED_REFRESH_SECONDS });
-  return { status: 200, headers, stream: calendarText(w, first.done ? [] : first.value, pages) };
+  const turn = () => deps.feedTurns.next();
+  return { status: 200, headers, stream: calendarText(w, first.done ? [] : first.value, pages, turn) };
 }
 
 /**
  * The calendar's text, in chunks of about FEED_CHUNK, each page's events made and written before
  * the next page is read (the door waits for the client to take a chunk before it asks for the
- * next). Making it gives the event loop back every FEED_SLICE_MS, and between pages, so that
- * other requests are answered while a large feed is written.
+ * next). Making it gives the event loop back every FEED_SLICE_MS, and between pages, waiting for
+ * its turn (FeedTurns), so that other requests are answered while large feeds are written.
  */
 async function* calendarText(
   w: CalendarWriter,
   first: readonly ApiRecord[],
   rest: AsyncGenerator<readonly ApiRecord[]>,
+  turn: () => Promise<void>,
 ): AsyncGenerator<Uint8Array> {
   let chunk = w.head;
   let since = performance.now();
@@ -180,9 +212,6 @@ async function* calendarText(
   }
   yield Buffer.from(chunk + w.end);
 }
-
-/** Lets the event loop answer what waits (I/O, timers) before going on. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * A feed's validator: its account's count of records, their latest update and last delete (a
