@@ -62,6 +62,7 @@ const onPostgres = [
   'test/server/catalogues.test.ts',
   'test/server/crud.test.ts',
   'test/server/datetime-filters.test.ts',
+  'test/server/file-answers.test.ts',
   'test/server/filters.test.ts',
   'test/server/http.test.ts',
   'test/server/idempotency.test.ts',

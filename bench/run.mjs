@@ -16,6 +16,7 @@ import { join, relative } from 'node:path';
 import { figure4 } from './figures/bulk.mjs';
 import { figure3, figure3Create, figure3Get } from './figures/embedded.mjs';
 import { figure9 } from './figures/feed.mjs';
+import { figure12 } from './figures/feed-load.mjs';
 import { figure11 } from './figures/files.mjs';
 import { figure10 } from './figures/isolation.mjs';
 import { figure5 } from './figures/list-all.mjs';
@@ -45,6 +46,7 @@ const FIGURES = {
   9: ['calendar feed polls/second', figure9],
   10: ["search isolation: another account's matches do not change a search's cost", figure10],
   11: ['files: a big attachment through pm and pm serve, vs curl and node:http', figure11],
+  12: ["large calendar feeds: another account's GET, pm serve's memory and stop under 8 at once", figure12],
   13: ["files shared: another account's GET during uploads and downloads; memory of downloads not read", figure13],
 };
 

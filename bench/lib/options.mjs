@@ -4,7 +4,7 @@
 const USAGE = `usage: npm run bench -- [--quick] [--only N[,M...]] [--check]
 
   --quick      fewer rounds and smaller sizes (a smoke check, not figures to quote)
-  --only LIST  run only these figures (1-11, 13, or scale for 7, pg-scale for 8, feed for 9, isolation for 10, files for 11, sharing for 13), e.g. --only 1,4
+  --only LIST  run only these figures (1-13, or scale for 7, pg-scale for 8, feed for 9, isolation for 10, files for 11, feed-load for 12, sharing for 13), e.g. --only 1,4
   --check      exit 1 when a figure misses its target
   --help       this text
 
@@ -18,13 +18,16 @@ embedded default, 4 bulk create, 5 list --all (time and peak RSS), 6 server requ
 11 files (not in the default run: --only files; PostgreSQL's half needs initdb on PATH): a 256 MiB
   attachment uploaded and downloaded by pm through pm serve on SQLite and on PostgreSQL, against
   curl and a plain node:http server writing to a file; the peak RSS of pm and of pm serve.
+12 large calendar feeds (not in the default run: --only feed-load): eight clients read the feed of
+  an account of 5,000 reminders of 64 KB at once; another account's GET p99 beside its p99 alone,
+  pm serve's RSS growth, and how long SIGTERM takes with a 2 s grace while they are written.
 13 files shared (not in the default run: --only sharing; PostgreSQL's half needs initdb on PATH):
   another account's GET p99 alone and while one account runs 4 uploads of 100 MiB (SQLite) or 48
   downloads; pm serve's RSS with 64 downloads whose clients read nothing, and after (PostgreSQL).`;
 
 function parseArgs(argv) {
   const o = { quick: false, check: false, only: [1, 2, 3, 4, 5, 6, 9] };
-  const NAMES = { scale: 7, 'pg-scale': 8, feed: 9, isolation: 10, files: 11, sharing: 13 };
+  const NAMES = { scale: 7, 'pg-scale': 8, feed: 9, isolation: 10, files: 11, 'feed-load': 12, sharing: 13 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
@@ -38,9 +41,9 @@ function parseArgs(argv) {
         .split(',')
         .map((s) => String(NAMES[s.trim()] ?? s.trim()))
         .filter(Boolean);
-      if (!nums.length || nums.some((n) => !/^([1-9]|1[013])$/.test(n)))
+      if (!nums.length || nums.some((n) => !/^([1-9]|1[0-3])$/.test(n)))
         usage(
-          `--only takes figure numbers 1-11, 13 (or scale, pg-scale, feed, isolation, files, sharing), not "${v ?? ''}"`,
+          `--only takes figure numbers 1-13 (or scale, pg-scale, feed, isolation, files, feed-load, sharing), not "${v ?? ''}"`,
         );
       o.only = [...new Set(nums.map(Number))].sort((a, b) => a - b);
     } else usage(`unknown argument "${a}"`);

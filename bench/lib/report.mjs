@@ -17,7 +17,7 @@ export function fmt(v, unit) {
 function targetText(t, unit) {
   if (!t) return '(none)';
   const op = t.op === '<=' ? '≤' : '≥';
-  return t.of === 'pm' ? `pm ${op} ${t.value} ${unit === 'ms' ? 'ms' : 'MB'}` : `${op} ${t.value}x`;
+  return t.of === 'pm' ? `pm ${op} ${t.value} ${t.unit ?? (unit === 'ms' ? 'ms' : 'MB')}` : `${op} ${t.value}x`;
 }
 
 export function table(rows) {

@@ -37,18 +37,24 @@ const text = (v: unknown): string =>
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '');
 
 /**
- * The calendar of `records` of `r` (which has an agenda): one event per record that has a due
- * date, its UID the record's uuid (an app that imports it again updates rather than duplicates);
- * an all-day one (a date, or the all-day flag set) as DTSTART;VALUE=DATE, a timed one in UTC.
+ * A calendar written a piece at a time, so that one of many records is never held whole: its
+ * head (BEGIN:VCALENDAR and the calendar's properties), each record's event, and its end. The
+ * pieces put together are the text calendarOf makes.
  */
-export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: CalendarOptions): Promise<Calendar> {
-  const agenda = r.agenda;
-  if (!agenda) throw new Error(`${r.plural} have no agenda to make a calendar of`);
+export interface CalendarWriter {
+  readonly head: string;
+  /** The text of a record's event, CRLF-ended; undefined when it has no due date. */
+  event(rec: Rec): string | undefined;
+  readonly end: string;
+}
+
+/** The calendar's writer for records of `r` (which has an agenda). */
+export async function calendarWriter(r: ResourceDef, opts: CalendarOptions): Promise<CalendarWriter> {
+  if (!r.agenda) throw new Error(`${r.plural} have no agenda to make a calendar of`);
   const ICAL = (await import('ical.js')).default;
   // ical.js folds a line after this many octets, and a continuation line starts with a space:
   // 74 keeps every line within RFC 5545's 75.
   ICAL.foldLength = 74;
-  const allDayFlag = fieldOf(r, agenda.due)?.allDayFlag;
   // The calendar as jCal (RFC 7265), which ical.js writes as iCalendar: each property is
   // [name, parameters, value type, value].
   const props: Prop[] = [
@@ -62,15 +68,50 @@ export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: C
     const every = ICAL.Duration.fromSeconds(opts.refreshSeconds).toString();
     props.push(['refresh-interval', {}, 'duration', every], ['x-published-ttl', {}, 'unknown', every]);
   }
-  const events: unknown[] = [];
+  // Every content line ends with CRLF, the last one too (RFC 5545 3.1). The calendar without
+  // events is its head and its end; each event goes between them, as ical.js writes a subcomponent.
+  const empty = ICAL.stringify.component(['vcalendar', props, []], ICAL.design.icalendar);
+  const END = 'END:VCALENDAR';
+  const event = eventOf(r, opts);
+  return {
+    head: empty.slice(0, -END.length),
+    event(rec) {
+      const e = event(rec);
+      return e && `${ICAL.stringify.component(['vevent', e, []], ICAL.design.icalendar)}\r\n`;
+    },
+    end: `${END}\r\n`,
+  };
+}
+
+/**
+ * The calendar of `records` of `r` (which has an agenda), whole: one event per record that has
+ * a due date.
+ */
+export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: CalendarOptions): Promise<Calendar> {
+  const w = await calendarWriter(r, opts);
+  const parts = [w.head];
   let undated = 0;
   for (const rec of records) {
+    const e = w.event(rec);
+    if (e === undefined) undated++;
+    else parts.push(e);
+  }
+  parts.push(w.end);
+  return { text: parts.join(''), undated };
+}
+
+/**
+ * A record's event as jCal (undefined when it has no due date), its UID the record's uuid (an
+ * app that imports it again updates rather than duplicates); an all-day one (a date, or the
+ * all-day flag set) as DTSTART;VALUE=DATE, a timed one in UTC.
+ */
+function eventOf(r: ResourceDef, opts: CalendarOptions): (rec: Rec) => Prop[] | undefined {
+  const agenda = r.agenda as NonNullable<ResourceDef['agenda']>;
+  const allDayFlag = fieldOf(r, agenda.due)?.allDayFlag;
+  return (rec) => {
     const due = rec[agenda.due];
     const at = typeof due === 'string' ? new Date(DATE_ONLY.test(due) ? `${due}T00:00:00Z` : due) : undefined;
-    if (!at || Number.isNaN(at.getTime())) {
-      undated++;
-      continue;
-    }
+    if (!at || Number.isNaN(at.getTime())) return undefined;
     const allDay = DATE_ONLY.test(due as string) || (allDayFlag !== undefined && rec[allDayFlag] === true);
     const details = agenda.details === undefined ? undefined : rec[agenda.details];
     const updated = typeof rec.updated_at === 'string' ? new Date(rec.updated_at) : undefined;
@@ -87,11 +128,8 @@ export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: C
     if (details !== undefined && details !== null && details !== '')
       event.push(['description', {}, 'text', text(details)]);
     if (revised) event.push(['last-modified', {}, 'date-time', revised]);
-    events.push(['vevent', event, []]);
-  }
-  // Every content line ends with CRLF, the last one too (RFC 5545 3.1).
-  const written = ICAL.stringify(['vcalendar', props, events]);
-  return { text: written.endsWith('\r\n') ? written : `${written}\r\n`, undated };
+    return event;
+  };
 }
 
 type Prop = [name: string, parameters: Record<string, string>, type: string, value: string];

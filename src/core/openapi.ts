@@ -540,6 +540,8 @@ function feedOperations(): Record<string, Obj> {
       get: {
         operationId: 'readCalendarFeed',
         summary: `The ${r.plural} of a feed that have a due date, as an iCalendar calendar (RFC 5545); no token: the secret is the credential`,
+        description:
+          "Ours. The calendar is written as it is made, without a Content-Length. A feed ends with the token that made it (404 once that token is revoked). With a rate limit, each feed's reads are counted in a window of the feed's own (429 with Retry-After past it), never in its owner's.",
         tags: ['calendar-feeds'],
         security: [],
         parameters: [

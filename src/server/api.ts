@@ -12,7 +12,7 @@ import { parseEmbed, parseListQuery } from '../core/query.js';
 import { type Named, type ValidBody, validateBody } from '../core/validate.js';
 import { budgetOf, OverBudget } from './budget.js';
 import { DEFAULT_MAX_ATTACHMENT_BYTES, fileRoute, hasLinks, readBytes, upload, withLinks } from './attachments.js';
-import { manageFeeds, readFeed } from './calendar.js';
+import { FeedTurns, manageFeeds, readFeed } from './calendar.js';
 import { claimOf, keyOf, Replayed, replayHeaders, sweeper } from './idempotency.js';
 import type { Api, ApiRequest, ApiResponse } from './exchange.js';
 import type { RateLimiter } from './ratelimit.js';
@@ -23,6 +23,8 @@ interface ApiOptions {
   readonly store: Store;
   readonly now?: () => number;
   readonly rateLimiter?: RateLimiter | undefined;
+  /** Each calendar feed's reads, limited by the feed (calendar.ts), never out of its owner's budget. */
+  readonly feedLimiter?: RateLimiter<string> | undefined;
   /**
    * Where unexpected errors are reported (never to the client), and lists stopped at their budget;
    * with the request they happened on.
@@ -49,6 +51,8 @@ interface Core extends ApiOptions {
   readonly now: () => number;
   /** Sweeps old idempotency keys, at most once a minute: called after a create that named one. */
   readonly sweep: () => void;
+  /** Whose turn it is to make a slice of a calendar feed (calendar.ts). */
+  readonly feedTurns: FeedTurns;
 }
 
 /** One request on its way through: what the handlers read, and the headers they set. */
@@ -75,7 +79,7 @@ export function createApi(opts: ApiOptions): Api {
     now,
     (e) => opts.logError?.(e),
   );
-  const core: Core = { ...opts, now, sweep };
+  const core: Core = { ...opts, now, sweep, feedTurns: new FeedTurns() };
   return async (req) => {
     const x: Exchange = { core, req, url: new URL(req.url), headers: {} };
     const res = await answer(x);
@@ -305,13 +309,7 @@ async function answer(x: Exchange): Promise<ApiResponse> {
     // A feed's secret is the one segment after FEED_PATH/: no answer repeats the path.
     if (url.pathname.startsWith(`${FEED_PATH}/`)) {
       x.route = `${FEED_PATH}/{secret}.ics`;
-      return await readFeed(
-        req,
-        url.pathname.slice(FEED_PATH.length + 1),
-        core.store,
-        core.rateLimiter,
-        core.listBudgetMs,
-      );
+      return await readFeed(req, url.pathname.slice(FEED_PATH.length + 1), core);
     }
     const feedAnswer = (await feeds(x)) ?? (await files(x));
     if (feedAnswer) return feedAnswer;

@@ -346,7 +346,7 @@ function kindOf(mime: string): 'Document' | 'Image' | 'Video' | 'Audio' {
 
 /**
  * GET and HEAD /attachments/{uuid}/download (Content-Disposition: attachment) and /stream
- * (inline): the bytes, whole or a range, chunk by chunk.
+ * (inline, but for an active type: answerHeaders): the bytes, whole or a range, chunk by chunk.
  */
 export async function readBytes(
   req: ApiRequest,
@@ -364,13 +364,7 @@ export async function readBytes(
   const rec = await deps.store.get(p.accountId, r, uuid);
   const size = Number(rec.size);
   const etag = `"${rec.sha256}"`;
-  const headers: Record<string, string> = {
-    ETag: etag,
-    'Accept-Ranges': 'bytes',
-    'Cache-Control': 'private, no-cache',
-    'Content-Disposition': disposition(how === 'download' ? 'attachment' : 'inline', String(rec.name)),
-    'X-Content-Type-Options': 'nosniff',
-  };
+  const headers = answerHeaders(rec, etag, how);
   if (matches(req.header('if-none-match'), etag)) return { status: 304, headers };
   headers['Content-Type'] = String(rec.mime_type);
   const ifRange = req.header('if-range');
@@ -386,6 +380,31 @@ export async function readBytes(
   const status = range ? 206 : 200;
   if (req.method === 'HEAD' || size === 0) return { status, headers };
   return { status, headers, stream: deps.store.blobs.bytes(p.accountId, uuid, start, end) };
+}
+
+/**
+ * Types a browser runs, or shows as a page that may run script, with the API's origin: HTML,
+ * XHTML, SVG, XML of any kind, JavaScript. A file of one is never shown inline.
+ */
+const ACTIVE_TYPE =
+  /^(?:text\/html|application\/xhtml\+xml|image\/svg\+xml|(?:text|application)\/xml|[a-z]+\/[^/]+\+xml|text\/xsl|(?:text|application)\/(?:x-)?(?:javascript|ecmascript|jscript)|application\/x-javascript)$/;
+
+/**
+ * The headers of a file's bytes, whatever the answer (200, 206, 304): a download is always an
+ * attachment; a stream is inline but for an active type (ACTIVE_TYPE), which is an attachment
+ * too. Every one is sandboxed (`Content-Security-Policy: sandbox`): a browser that shows it runs
+ * no script and gives it no origin, so a file's page can reach nothing of the API's.
+ */
+function answerHeaders(rec: ApiRecord, etag: string, how: 'download' | 'stream'): Record<string, string> {
+  const active = ACTIVE_TYPE.test(String(rec.mime_type).split(';')[0]?.trim().toLowerCase() ?? '');
+  return {
+    ETag: etag,
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': 'private, no-cache',
+    'Content-Disposition': disposition(how === 'download' || active ? 'attachment' : 'inline', String(rec.name)),
+    'Content-Security-Policy': 'sandbox',
+    'X-Content-Type-Options': 'nosniff',
+  };
 }
 
 /** If-None-Match: any of its tags (compared weakly), or `*`. */

@@ -2,7 +2,8 @@
  * Calendar feeds over the API: an account's feeds made, listed and revoked with a token
  * (/calendar-feeds), and each feed read by its secret alone (/feeds/<secret>.ics), as a calendar
  * app subscribed to it does every few minutes. A poll with nothing new is one indexed statement
- * and a 304; the calendar is made only when something changed.
+ * and a 304; the calendar is made only when something changed, and then a page at a time, written
+ * as it is made.
  */
 import { CALENDAR_RESOURCE, fieldOf } from '../resources/index.js';
 import { ApiError, ErrorBag } from '../core/errors.js';
@@ -11,7 +12,8 @@ import type { Condition } from '../core/query.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import { budgetOf, OverBudget } from './budget.js';
 import type { RateLimiter } from './ratelimit.js';
-import type { ApiRecord, OpenedFeed, Principal, Store } from './store.js';
+import type { CalendarWriter } from '../core/ics.js';
+import type { ApiRecord, OpenedFeed, Principal, RecordPage, Store } from './store.js';
 
 /** What the API core gives the feed routes: its store and limiter, and its checks of a token and a body. */
 interface FeedDeps {
@@ -29,8 +31,18 @@ type FeedAnswer = { readonly status: number; readonly body?: unknown; readonly a
 
 /** How often a subscribed app is asked to fetch the feed again (REFRESH-INTERVAL). */
 const FEED_REFRESH_SECONDS = 15 * 60;
-/** How many records a feed reads at a time. */
-const FEED_PAGE = 1000;
+/**
+ * How many records a feed reads at a time. A page of the largest reminders (64 KiB of text each)
+ * is some 640 KiB; as a page lives while its events are made, among other feeds' pages, much of
+ * it outlives the young generation's collections: with eight such feeds at once, pages of 50 grew
+ * pm serve by some 330 MB of garbage awaiting a full collection, pages of 10 by some 130 MB, and
+ * took no longer.
+ */
+const FEED_PAGE = 10;
+/** About how much of a feed's text is gathered before it is written (characters). */
+const FEED_CHUNK = 64 * 1024;
+/** The longest a feed's writing keeps the event loop before it lets other requests in (ms). */
+const FEED_SLICE_MS = 5;
 /** The secret in a feed's path (anything else is the same 404 as a wrong secret). */
 const SECRET_SEGMENT = /^([A-Za-z0-9_-]{16,128})\.ics$/;
 
@@ -74,24 +86,53 @@ function feedName(body: unknown): string {
   return name as string;
 }
 
-/** An answer with its text (none to HEAD, which gets the headers of GET). */
-function answer(req: ApiRequest, status: number, headers: Record<string, string>, text: string): ApiResponse {
-  headers['Content-Length'] = String(Buffer.byteLength(text));
-  return req.method === 'HEAD' ? { status, headers } : { status, headers, body: text };
+/** What reading a feed takes of the API core. */
+interface FeedReading {
+  readonly store: Store;
+  /** Each feed's own rate limit, keyed by the feed (never its owner's API budget). */
+  readonly feedLimiter?: RateLimiter<string> | undefined;
+  /** The time each page of a feed's records may take to read (ms). */
+  readonly listBudgetMs?: number | undefined;
+  readonly feedTurns: FeedTurns;
+}
+
+/**
+ * The feeds being made take turns, one slice (FEED_SLICE_MS) a turn of the event loop, in the
+ * order they asked: however many are written at once, the loop looks for I/O and timers between
+ * any two slices, so another request waits for one slice, not one of each feed.
+ */
+export class FeedTurns {
+  private readonly waiting: (() => void)[] = [];
+  private scheduled = false;
+
+  /** Resolves at this feed's next turn. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || !this.waiting.length) return;
+    this.scheduled = true;
+    // An immediate set while immediates run waits for the loop's next turn.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.waiting.shift()?.();
+      this.schedule();
+    });
+  }
 }
 
 /**
  * GET /feeds/{secret}.ics. The secret is looked up by its hash, and only then is anything else
  * done: a wrong secret is answered after the same lookup whatever it is, and no answer names it.
- * A request is counted against the feed owner's rate limit.
+ * A request is counted against the feed's own rate limit. The calendar is read a page at a time
+ * and written as it is made (calendarText), never held whole.
  */
-export async function readFeed(
-  req: ApiRequest,
-  segment: string,
-  store: Store,
-  rateLimiter: RateLimiter | undefined,
-  listBudgetMs: number | undefined,
-): Promise<ApiResponse> {
+export async function readFeed(req: ApiRequest, segment: string, deps: FeedReading): Promise<ApiResponse> {
+  const { store, feedLimiter } = deps;
   if (req.method !== 'GET' && req.method !== 'HEAD')
     throw new ApiError(405, 'Only GET and HEAD read a calendar feed.', undefined, { Allow: 'GET, HEAD' });
   const secret = SECRET_SEGMENT.exec(segment)?.[1];
@@ -101,10 +142,16 @@ export async function readFeed(
       'Cache-Control': 'no-store',
     });
   const headers: Record<string, string> = {};
-  if (rateLimiter) {
-    const d = await rateLimiter.hit(feed.userId);
+  if (feedLimiter) {
+    const d = await feedLimiter.hit(feed.uuid);
     Object.assign(headers, d.headers);
-    if (!d.allowed) throw new ApiError(429, 'Too Many Attempts.', undefined, d.headers);
+    if (!d.allowed)
+      throw new ApiError(
+        429,
+        `This calendar feed has been read too often: try again in ${d.headers['Retry-After']} seconds.`,
+        undefined,
+        { ...d.headers, 'Cache-Control': 'no-store' },
+      );
   }
   const modified = Math.max(feed.updatedAt, feed.deletedAt, feed.createdAt);
   Object.assign(headers, {
@@ -114,10 +161,56 @@ export async function readFeed(
     'Cache-Control': 'private, no-cache',
   });
   if (notModified(req, headers.ETag as string, modified)) return { status: 304, headers };
-  const records = await feedRecords(store, feed, listBudgetMs, req.signal);
-  const { calendarOf } = await import('../core/ics.js');
-  const cal = await calendarOf(r, records, { name: feed.name, now: modified, refreshSeconds: FEED_REFRESH_SECONDS });
-  return answer(req, 200, { ...headers, 'Content-Type': 'text/calendar; charset=utf-8' }, cal.text);
+  headers['Content-Type'] = 'text/calendar; charset=utf-8';
+  // HEAD gets the headers of GET, but for its length: the calendar is only known as it is written.
+  if (req.method === 'HEAD') return { status: 200, headers };
+  const pages = feedPages(store, feed, deps.listBudgetMs, req.signal);
+  // The first page is read before the answer is begun: a busy server still answers 503.
+  const first = await pages.next();
+  const { calendarWriter } = await import('../core/ics.js');
+  const w = await calendarWriter(r, { name: feed.name, now: modified, refreshSeconds: FEED_REFRESH_SECONDS });
+  const turn = () => deps.feedTurns.next();
+  return { status: 200, headers, stream: calendarText(w, first.done ? [] : first.value, pages, turn) };
+}
+
+/**
+ * The calendar's text, in chunks of about FEED_CHUNK, each page's events made and written before
+ * the next page is read (the door waits for the client to take a chunk before it asks for the
+ * next). Making it gives the event loop back every FEED_SLICE_MS, and between pages, waiting for
+ * its turn (FeedTurns), so that other requests are answered while large feeds are written.
+ */
+async function* calendarText(
+  w: CalendarWriter,
+  first: readonly ApiRecord[],
+  rest: AsyncGenerator<readonly ApiRecord[]>,
+  turn: () => Promise<void>,
+): AsyncGenerator<Uint8Array> {
+  let chunk = w.head;
+  let since = performance.now();
+  try {
+    for (let records = first; ; ) {
+      for (const rec of records) {
+        chunk += w.event(rec) ?? '';
+        if (chunk.length >= FEED_CHUNK) {
+          yield Buffer.from(chunk);
+          chunk = '';
+        }
+        if (performance.now() - since >= FEED_SLICE_MS) {
+          await turn();
+          since = performance.now();
+        }
+      }
+      await turn();
+      since = performance.now();
+      const next = await rest.next();
+      if (next.done) break;
+      records = next.value;
+    }
+  } finally {
+    // A client gone half-way: no more pages are read.
+    await rest.return(undefined);
+  }
+  yield Buffer.from(chunk + w.end);
 }
 
 /**
@@ -143,30 +236,35 @@ function notModified(req: ApiRequest, etag: string, modified: number): boolean {
   return !Number.isNaN(at) && Math.floor(modified / 1000) * 1000 <= at;
 }
 
-/** Every record of the feed's account that has a due date, in list order, FEED_PAGE at a time. */
-async function feedRecords(
+/**
+ * Every record of the feed's account that has a due date, in list order, FEED_PAGE at a time,
+ * each page read within the list budget; none read once the client has gone.
+ */
+async function* feedPages(
   store: Store,
   feed: OpenedFeed,
   budgetMs: number | undefined,
   signal: AbortSignal | undefined,
-): Promise<ApiRecord[]> {
+): AsyncGenerator<readonly ApiRecord[]> {
   const due = fieldOf(r, r.agenda?.due ?? '');
   if (!due) throw new Error(`${r.plural} have no due field`);
   const dated: Condition = { kind: 'range', field: due, range: { start: -8.64e15, end: 8.64e15 } };
-  const budget = budgetMs ? budgetOf(budgetMs, signal) : undefined;
-  const out: ApiRecord[] = [];
-  try {
-    for (let page = 1; ; page++) {
-      const q = { conditions: [dated], page, perPage: FEED_PAGE, embed: [] };
-      const got = await store.list(feed.accountId, r, q, budget);
-      // A reader thread sends its records as JSON text.
-      const records = got.json ? (JSON.parse(got.json.text) as ApiRecord[]) : got.records;
-      out.push(...records);
-      if (!records.length || out.length >= got.total) return out;
+  let seen = 0;
+  for (let page = 1; !signal?.aborted; page++) {
+    const q = { conditions: [dated], page, perPage: FEED_PAGE, embed: [] };
+    let got: RecordPage;
+    try {
+      got = await store.list(feed.accountId, r, q, budgetMs ? budgetOf(budgetMs, signal) : undefined);
+    } catch (e) {
+      if (!(e instanceof OverBudget)) throw e;
+      if (signal?.aborted) return;
+      const message = 'The server is busy: this calendar could not be made in time. Try again shortly.';
+      throw new ApiError(503, message, undefined, { 'Retry-After': '5' });
     }
-  } catch (e) {
-    if (!(e instanceof OverBudget)) throw e;
-    const message = 'The server is busy: this calendar could not be made in time. Try again shortly.';
-    throw new ApiError(503, message, undefined, { 'Retry-After': '5' });
+    // A reader thread sends its records as JSON text.
+    const records = got.json ? (JSON.parse(got.json.text) as ApiRecord[]) : got.records;
+    seen += records.length;
+    yield records;
+    if (!records.length || seen >= got.total) return;
   }
 }

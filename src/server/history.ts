@@ -203,8 +203,35 @@ const idempotencyKeys: readonly Step[] = [
   },
 ];
 
+/**
+ * Migration 9: a calendar feed ends with the token that made it (`token_id`: revoking the token
+ * closes the feed; a feed made before, or in-process without a token, has none and lasts until it
+ * is revoked itself); and on PostgreSQL, each feed's own rate-limit window, apart from its owner's
+ * (SQLite's server counts them in memory, as it does a user's).
+ */
+const feedLimits: readonly Step[] = [
+  {
+    alter: 'calendar_feeds',
+    add: [{ name: 'token_id', type: 'id', references: { table: 'tokens', onDelete: 'CASCADE' } }],
+  },
+  {
+    postgres: `CREATE TABLE feed_rate_limits (
+  feed TEXT PRIMARY KEY,
+  window_start BIGINT NOT NULL,
+  count INTEGER NOT NULL
+)`,
+  },
+];
+
 /** Every migration from 4 on, in order (index 0 is migration 4). */
-export const HISTORY: readonly (readonly Step[])[] = [catalogues, searchKeys, calendarFeeds, files, idempotencyKeys];
+export const HISTORY: readonly (readonly Step[])[] = [
+  catalogues,
+  searchKeys,
+  calendarFeeds,
+  files,
+  idempotencyKeys,
+  feedLimits,
+];
 
 /**
  * Whether the record tables the migration at `index` of HISTORY creates are account-led (from

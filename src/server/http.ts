@@ -87,12 +87,15 @@ async function handle(
   const body = new RequestBody(declaredLength(req), () => req.iterator({ destroyOnReturn: false }));
   const { observer } = door;
   let told: Told | undefined;
+  let streamed: { bytes: number } | undefined;
   if (observer) {
     const started = performance.now();
     const target = maskSecrets(targetOf(req.url ?? ''));
     observer.started?.(requestId, method, target);
     res.once('close', () => {
       const [route, accountId, bytesOut, fault] = told ?? [undefined, undefined, 0];
+      // A streamed answer counts what was written of it, sent whole or not.
+      const sent = streamed === undefined ? (res.writableFinished ? bytesOut : 0) : streamed.bytes;
       observer.answered({
         requestId,
         method,
@@ -102,7 +105,7 @@ async function handle(
         status: res.writableFinished ? res.statusCode : CLIENT_GONE,
         durationMs: performance.now() - started,
         bytesIn: body.bytesRead,
-        bytesOut: res.writableFinished ? bytesOut : 0,
+        bytesOut: sent,
         accountId,
         remote: req.socket.remoteAddress,
         fault,
@@ -160,20 +163,27 @@ async function handle(
   const close = unread && (body.declaredLength ?? 0) > DRAIN_BYTES;
   if (close) conn.lingerAfterAnswer(req);
   res.writeHead(answer.status, close ? { ...answer.headers, Connection: 'close' } : answer.headers);
-  if (answer.stream) await sendStream(answer.stream, res);
-  else res.end(answer.body);
+  if (answer.stream) {
+    streamed = { bytes: 0 };
+    await sendStream(answer.stream, res, streamed);
+  } else res.end(answer.body);
   if (unread && !close) drain(req, conn);
 }
 
 /**
  * Bytes sent as they are read, each chunk after the client took the one before (a slow client
- * holds no more than a chunk in memory). A failure half-way, or a client gone, ends the connection:
+ * holds no more than a chunk in memory), counted in `sent` as they are written. A failure half-way, or a client gone, ends the connection:
  * the answer's Content-Length tells the client it did not get it whole.
  */
-async function sendStream(stream: AsyncIterable<Uint8Array>, res: ServerResponse): Promise<void> {
+async function sendStream(
+  stream: AsyncIterable<Uint8Array>,
+  res: ServerResponse,
+  sent: { bytes: number },
+): Promise<void> {
   try {
     for await (const chunk of stream) {
       if (res.destroyed) return;
+      sent.bytes += chunk.byteLength;
       if (!res.write(chunk))
         await new Promise<void>((resolve) => {
           const done = () => {

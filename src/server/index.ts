@@ -125,6 +125,7 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
     throw e;
   }
   const limiter = opts.rateLimit ? new FixedWindowRateLimiter(opts.rateLimit, opts.now) : undefined;
+  const feedLimiter = opts.rateLimit ? new FixedWindowRateLimiter<string>(opts.rateLimit, opts.now) : undefined;
   const pool = opts.readers && opts.dataFile !== ':memory:' ? new ReaderPool(opts.dataFile, opts.readers) : undefined;
   const answering = pool ? withReaders(store, pool, opts.threadedFrom) : store;
   if (pool) store.checkpointer = () => pool.checkpoint();
@@ -135,7 +136,8 @@ async function startOnFile(opts: ServerOptions): Promise<RunningServer<SqliteSto
   await store.sweepUploads(0);
   const sweeper = setInterval(() => void store.sweepUploads(STRAY_UPLOAD_MS).catch(() => {}), SWEEP_EVERY_MS);
   sweeper.unref();
-  return listen({ ...opts, uploadDir }, started, answering, limiter, gauges, async () => {
+  const limiters = { rateLimiter: limiter, feedLimiter };
+  return listen({ ...opts, uploadDir }, started, answering, limiters, gauges, async () => {
     clearInterval(sweeper);
     store.checkpointer = undefined;
     await pool?.close();
@@ -150,13 +152,17 @@ async function startOnPostgres(opts: PostgresServerOptions): Promise<RunningServ
     if (!opts.store) await store.close();
     throw e;
   });
-  const { PgRateLimiter } = await import('./postgres/ratelimit.js');
-  const limiter = opts.rateLimit ? new PgRateLimiter(store.db, opts.rateLimit, opts.now) : undefined;
+  const { FEEDS, PgRateLimiter } = await import('./postgres/ratelimit.js');
+  const { rateLimit: rule, now } = opts;
+  const limiters = {
+    rateLimiter: rule && new PgRateLimiter(store.db, rule, now),
+    feedLimiter: rule && new PgRateLimiter<string>(store.db, rule, now, FEEDS),
+  };
   const { pool } = store.db;
   const gauges = {
     postgresPool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
-  return listen(opts, { store, createdToken: undefined, createdAccount }, store, limiter, gauges);
+  return listen(opts, { store, createdToken: undefined, createdAccount }, store, limiters, gauges);
 }
 
 async function listen<S extends Store>(
@@ -164,7 +170,11 @@ async function listen<S extends Store>(
   started: Pick<RunningServer<S>, 'store' | 'createdToken' | 'createdAccount'>,
   /** What the API asks: the store itself, or the store with lists answered elsewhere. */
   answering: Store,
-  rateLimiter: RateLimiter | undefined,
+  /**
+   * With a rate limit, its two counters: each user's API budget, and each calendar feed's reads
+   * (by the same rule, apart).
+   */
+  limiters: { readonly rateLimiter?: RateLimiter | undefined; readonly feedLimiter?: RateLimiter<string> | undefined },
   /** What the metrics read of the store: its pool, or its reader threads. */
   gauges: Omit<MetricsSources, 'connections'> | undefined,
   /** Closes what else the store's start opened (reader threads), after the store. */
@@ -199,7 +209,7 @@ async function listen<S extends Store>(
   const api = createApi({
     store: answering,
     now: opts.now,
-    rateLimiter,
+    ...limiters,
     logError: (err, req) => {
       opts.logError?.(err);
       log?.error(err, req?.requestId);

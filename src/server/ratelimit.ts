@@ -14,9 +14,12 @@ export interface RateDecision {
   readonly headers: Record<string, string>;
 }
 
-/** What the API asks of a rate limiter: count one request of a user, and say whether it may pass. */
-export interface RateLimiter {
-  hit(userId: number): RateDecision | Promise<RateDecision>;
+/**
+ * What the API asks of a rate limiter: count one request of what it limits (a user by its id, a
+ * calendar feed by its uuid), and say whether it may pass.
+ */
+export interface RateLimiter<K = number> {
+  hit(key: K): RateDecision | Promise<RateDecision>;
 }
 
 /** Reads `60/min`, `100/m`, `10/s`, `3600/h`, or a bare number (per minute). */
@@ -41,21 +44,21 @@ export function decide(rule: RateLimit, allowed: boolean, count: number, resetMs
 }
 
 /** Fixed windows aligned to the clock, counted in memory: a restart starts afresh. */
-export class FixedWindowRateLimiter implements RateLimiter {
-  private readonly windows = new Map<number, { start: number; count: number }>();
+export class FixedWindowRateLimiter<K = number> implements RateLimiter<K> {
+  private readonly windows = new Map<K, { start: number; count: number }>();
 
   constructor(
     private readonly rule: RateLimit,
     private readonly now: () => number = Date.now,
   ) {}
 
-  hit(userId: number): RateDecision {
+  hit(key: K): RateDecision {
     const t = this.now();
     const start = t - (t % this.rule.windowMs);
-    let w = this.windows.get(userId);
+    let w = this.windows.get(key);
     if (!w || w.start !== start) {
       w = { start, count: 0 };
-      this.windows.set(userId, w);
+      this.windows.set(key, w);
     }
     const allowed = w.count < this.rule.limit;
     if (allowed) w.count++;

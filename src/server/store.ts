@@ -47,6 +47,8 @@ export interface FeedInfo {
  * updated_at among them and the time one was last deleted (ms; 0 for none).
  */
 export interface OpenedFeed extends AccountUser {
+  /** The feed's uuid: what its own rate limit is kept by. */
+  readonly uuid: string;
   readonly name: string;
   /** When the feed was made (ms): a feed of no records is as old as that. */
   readonly createdAt: number;
@@ -60,6 +62,8 @@ export interface Principal {
   readonly userId: number;
   readonly accountId: number;
   readonly scopes: ReadonlySet<string>;
+  /** The token the request carried (none in-process, where the data file's owner asks). */
+  readonly tokenId?: number | undefined;
 }
 
 /** A token as `pm serve tokens list` shows it: never the token itself. */
@@ -119,7 +123,8 @@ export interface StoreOf<M extends Answering> {
 
   // Calendar feeds (sql/feeds.ts): an account's, each opened by its secret alone.
   /** A new feed of the user's account: its secret is returned once, and only its hash kept. */
-  createFeed(owner: AccountUser, name: string): Answer<FeedInfo & { secret: string }, M>;
+  /** A feed made with a token ends with it (`tokenId`); one made without lasts until it is revoked. */
+  createFeed(owner: AccountUser & Pick<Principal, 'tokenId'>, name: string): Answer<FeedInfo & { secret: string }, M>;
   listFeeds(accountId: number): Answer<FeedInfo[], M>;
   /** Whether the account had the feed (it is gone now). */
   revokeFeed(accountId: number, uuid: string): Answer<boolean, M>;

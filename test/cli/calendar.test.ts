@@ -126,6 +126,7 @@ describe('pm reminders feed', () => {
     const url = created.stdout.trim();
     expect(url).toMatch(new RegExp(`^${server.url}/feeds/pmf_[A-Za-z0-9_-]{43}\\.ics$`));
     expect(created.stderr).toMatch(/^Calendar feed "My phone" created \([0-9a-f-]{36}\)\. Subscribe to its URL/);
+    expect(created.stderr).toContain('It ends with the token that made it');
     // The server's URL is this machine's: a phone could not reach it, and pm says so.
     expect(created.stderr).toContain('warning: the URL names 127.0.0.1');
 

@@ -29,7 +29,8 @@ import {
   type Store,
   startServer,
 } from '../../src/server/index.js';
-import { PgRateLimiter } from '../../src/server/postgres/ratelimit.js';
+import type { LogOptions } from '../../src/server/access-log.js';
+import { FEEDS, PgRateLimiter } from '../../src/server/postgres/ratelimit.js';
 import { FixedWindowRateLimiter, type RateLimiter } from '../../src/server/ratelimit.js';
 import { inject } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
@@ -149,6 +150,8 @@ export interface Account {
 
 export interface TestServer {
   readonly url: string;
+  /** GET /metrics, when the server was started with `metrics`. */
+  readonly metricsUrl: string | undefined;
   /** The full-scope token of the data file's first account (the one written beside the file). */
   readonly token: string;
   /** Which store the server runs on. */
@@ -203,6 +206,9 @@ interface TestServerOptions {
   readonly quotaBytes?: number;
   /** On PostgreSQL, the connections the store's pool holds at most (default: pm serve's). */
   readonly poolSize?: number;
+  /** Over HTTP: the access log, and GET /metrics on a port of its own (`metricsUrl`). */
+  readonly log?: LogOptions;
+  readonly metrics?: boolean;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -219,6 +225,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let database: TestDatabase | undefined;
   let token: string | undefined;
   let limiter: RateLimiter | undefined;
+  let feedLimiter: RateLimiter<string> | undefined;
   if (kind === 'postgres') {
     database = await createTestDatabase(undefined, sharedAdminUrl());
     pgStore = await openPostgres(database.url, { now: clock.now, poolSize: opts.poolSize });
@@ -227,12 +234,15 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (!first) throw new Error('no first account on a new database');
     token = (await pgStore.createToken(first.userId, 'local', ALL_SCOPES)).token;
     if (opts.rateLimit) limiter = new PgRateLimiter(pgStore.db, opts.rateLimit, clock.now);
+    if (opts.rateLimit) feedLimiter = new PgRateLimiter<string>(pgStore.db, opts.rateLimit, clock.now, FEEDS);
   } else {
     sqlite = openStore(dataFile, clock.now, opts.sqliteTuning);
     if (opts.rateLimit) limiter = new FixedWindowRateLimiter(opts.rateLimit, clock.now);
+    if (opts.rateLimit) feedLimiter = new FixedWindowRateLimiter<string>(opts.rateLimit, clock.now);
   }
   const store: Store = (sqlite ?? pgStore) as Store;
   let url: string;
+  let metricsUrl: string | undefined;
   let apiFor: (token: string) => Api;
   let stop: () => Promise<void>;
   if (opts.inProcess) {
@@ -240,7 +250,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     const core = createApi({
       store,
       now: clock.now,
-      ...(limiter ? { rateLimiter: limiter } : {}),
+      ...(limiter ? { rateLimiter: limiter, feedLimiter } : {}),
       logError,
       maxAttachmentBytes: opts.maxAttachmentBytes,
       uploadDir,
@@ -258,12 +268,15 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       maxAttachmentBytes: opts.maxAttachmentBytes,
       uploadDir,
       quotaBytes: opts.quotaBytes,
+      log: opts.log,
+      metrics: opts.metrics ? { host: '127.0.0.1', port: 0 } : undefined,
     };
     const server = pgStore
       ? await startServer({ ...common, database: (database as TestDatabase).url, store: pgStore })
       : await startServer({ ...common, dataFile, store: sqlite as SqliteStore });
     if (sqlite) token = server.createdToken;
     url = server.url;
+    metricsUrl = server.metricsUrl;
     apiFor = (tok) => makeApi(url, tok);
     stop = () => server.close();
   }
@@ -281,6 +294,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   });
   return {
     url,
+    metricsUrl,
     token,
     kind,
     store,

@@ -64,11 +64,11 @@ describe('a calendar feed', () => {
       description: 'Call them.\nBring forms',
       lastModified: '2026-03-01T08:00:00Z',
     });
-    // HEAD: the headers of GET, without the calendar.
+    // HEAD: the headers of GET (but its length, known only as it is written), without the calendar.
     const head = await fetch(feed.url, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('etag')).toBe(res.headers.get('etag'));
-    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(res.text)));
+    expect(head.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
     expect(await head.text()).toBe('');
     expect((await fetch(feed.url, { method: 'POST' })).status).toBe(405);
     // The list without URLs, and no other account's feeds.
@@ -202,12 +202,90 @@ describe('a calendar feed', () => {
     expect((await acct.api('GET', '/calendar-feeds')).body.data).toEqual([]);
   });
 
-  it('is counted by the rate limit of the user who made it', async () => {
+  it('ends with the token that made it: revoked, the token closes its feeds; another token’s feed goes on', async () => {
     const acct = await server.newAccount();
+    await acct.api('POST', '/reminders', { title: 'Boiler service', due_at: '2027-03-01' });
+    const phone = await acct.token2(['reminders.read', 'reminders.write'], 'phone');
+    const made = await phone.api('POST', '/calendar-feeds', { name: 'Made by the phone token' });
+    expect(made.status).toBe(201);
+    const other = await newFeed(acct, 'Made by the first token');
+    expect((await poll(made.body.data.url)).status).toBe(200);
+
+    expect(await server.store.revokeToken(phone.id)).toBe(true);
+    const gone = await poll(made.body.data.url);
+    expect(gone.status).toBe(404);
+    expect(gone.text).not.toContain('pmf_');
+    // Not listed either; the feed of a token still in use goes on.
+    const listed = (await acct.api('GET', '/calendar-feeds')).body.data as { name: string }[];
+    expect(listed.map((f) => f.name)).toEqual(['Made by the first token']);
+    const still = await poll(other.url);
+    expect(still.status).toBe(200);
+    expect(eventsOf(still.text).map((e) => e.summary)).toEqual(['Boiler service']);
+  });
+
+  it('is written as it is read: a reminder made after its first bytes were sent is in it, at the end', async () => {
+    const acct = await server.newAccount();
+    // More text than the sockets between server and client hold (some MiB), so that the server,
+    // writing no faster than this client reads, has not read the last reminders when it stops.
+    const details = 'x'.repeat(65_000);
+    const n = 400;
+    const post = (i: number) =>
+      fetch(`${server.url}/reminders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Check ${i}`, description: details, due_at: '2027-01-15' }),
+      }).then((res) => res.arrayBuffer());
+    for (let i = 0; i < n; i += 8) await Promise.all(Array.from({ length: Math.min(8, n - i) }, (_, k) => post(i + k)));
     const feed = await newFeed(acct);
-    const a = await poll(feed.url);
-    const b = await poll(feed.url, { 'If-None-Match': a.headers.get('etag') as string });
-    expect(b.status).toBe(304);
-    expect(Number(b.headers.get('x-ratelimit-remaining'))).toBe(Number(a.headers.get('x-ratelimit-remaining')) - 1);
+    const res = await fetch(feed.url);
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const chunks: Uint8Array[] = [(await reader.read()).value as Uint8Array];
+    expect(
+      Buffer.from(chunks[0] as Uint8Array)
+        .toString()
+        .startsWith('BEGIN:VCALENDAR\r\n'),
+    ).toBe(true);
+    // Made while the calendar is on its way: it comes after every reminder made before it.
+    const late = await acct.api('POST', '/reminders', { title: 'Made while it was written', due_at: '2027-02-01' });
+    expect(late.status).toBe(201);
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    const text = Buffer.concat(chunks).toString();
+    expect(text.endsWith('END:VCALENDAR\r\n')).toBe(true);
+    const events = eventsOf(text);
+    expect(events).toHaveLength(n + 1);
+    expect(events.at(-1)).toMatchObject({ uid: late.body.data.uuid, summary: 'Made while it was written' });
+    expect(events[0]?.description).toBe(details);
+  }, 120_000);
+});
+
+describe('a calendar feed’s rate limit', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer({ rateLimit: { limit: 3, windowMs: 60_000 } });
+  });
+  afterAll(() => limited.close());
+
+  it('is its own, by the feed: reading it never spends its owner’s API budget; past it, 429 with Retry-After', async () => {
+    const acct = await limited.newAccount();
+    const made = await acct.api('POST', '/calendar-feeds', { name: 'Phone' });
+    const second = await acct.api('POST', '/calendar-feeds', { name: 'Laptop' });
+    const url = made.body.data.url as string;
+    const spent = Number(second.headers.get('x-ratelimit-remaining'));
+    expect(spent).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      const res = await poll(url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(2 - i));
+    }
+    const refused = await poll(url);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(JSON.parse(refused.text).message).toContain('This calendar feed has been read too often');
+    // Another feed of the same account has its own window, and the owner's token its own budget.
+    expect((await poll(second.body.data.url as string)).status).toBe(200);
+    const own = await acct.api('GET', '/reminders');
+    expect(own.status).toBe(200);
+    expect(own.headers.get('x-ratelimit-remaining')).toBe('0');
   });
 });

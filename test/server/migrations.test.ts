@@ -265,6 +265,7 @@ describe('released migrations are history', () => {
       'edf9301ef2c65b512f24911c2363c7467e69b5d55c6f49fc0bd02dd7a35289ad',
     ],
     ['8 (idempotency keys)', 8, '86b155ddcd7324427b9954ef7f41c8b71c04f295cdd132ac2e488cc7ab77c885'],
+    ['9 (a calendar feed ends with its token)', 9, 'caaf4072393271ac7361338c8000c2b638a721cea5dfc1bf357f06d82e0eb9b8'],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -279,6 +280,8 @@ describe('released migrations are history', () => {
     '332dc05f0092c45d90a50f01e51d176b529c4de81cc6036a2d5eecf308184494',
     // 9, the shared 8 (idempotency keys).
     '9c7b3b9108ef1f008d420375c7e062b83b6d9289abd288b222775428730d04a1',
+    // 10: SQLite's 9 (a feed's token; and here, each feed's rate-limit window).
+    'eaf1beb77751ae4341c0492cb9f6573c3bc9ab2dcc60c7adb1c8e511fc35c27e',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {

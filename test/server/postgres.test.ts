@@ -116,7 +116,7 @@ suite('PostgreSQL: the schema', () => {
     ).join(' ');
     await before.store.db.query(
       `DROP TABLE idempotency_keys; DROP TABLE attachment_chunks, attachments CASCADE; DROP FUNCTION pm_attachment_chunks_deleted CASCADE;
-       DROP TABLE calendar_feeds; DROP FUNCTION pm_stamp_deleted CASCADE;
+       DROP TABLE feed_rate_limits, calendar_feeds; DROP FUNCTION pm_stamp_deleted CASCADE;
        DROP TABLE contact_competencies, statuses, types, competencies CASCADE;
        ALTER TABLE properties DROP COLUMN IF EXISTS status_id; ALTER TABLE contacts DROP COLUMN IF EXISTS status_id, DROP COLUMN IF EXISTS type_id;
        DROP TABLE record_counts; DROP FUNCTION pm_count_inserted CASCADE; DROP FUNCTION pm_count_deleted CASCADE; UPDATE pm_schema SET version = 2;

@@ -5,7 +5,7 @@
  */
 import { formatTimestamp } from '../../core/datetime.js';
 import type { ResourceDef } from '../../resources/types.js';
-import type { AccountUser, FeedInfo, OpenedFeed } from '../store.js';
+import type { AccountUser, FeedInfo, OpenedFeed, Principal } from '../store.js';
 import { type Dialect, get, type Row, rows, run, type Steps } from './steps.js';
 import { crypto, hashSecret } from './tokens.js';
 
@@ -18,18 +18,25 @@ const infoOf = (r: Row): FeedInfo => ({
   created_at: formatTimestamp(Number(r.created_at)),
 });
 
-export function* createFeed(d: Dialect, owner: AccountUser, name: string): Steps<FeedInfo & { secret: string }> {
+/** A new feed of the owner's account; made with a token, it ends with that token (openFeed). */
+export function* createFeed(
+  d: Dialect,
+  owner: AccountUser & Pick<Principal, 'tokenId'>,
+  name: string,
+): Steps<FeedInfo & { secret: string }> {
   const secret = newSecret();
   const row = { uuid: crypto().randomUUID(), name, created_at: d.now() };
   yield run(
-    'INSERT INTO calendar_feeds (uuid, account_id, user_id, name, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    [row.uuid, owner.accountId, owner.userId, name, hashSecret(secret), row.created_at],
+    'INSERT INTO calendar_feeds (uuid, account_id, user_id, token_id, name, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    [row.uuid, owner.accountId, owner.userId, owner.tokenId ?? null, name, hashSecret(secret), row.created_at],
   );
   return { ...infoOf(row), secret };
 }
 
 export function* listFeeds(accountId: number): Steps<FeedInfo[]> {
-  const sql = 'SELECT uuid, name, created_at FROM calendar_feeds WHERE account_id = ? ORDER BY created_at, uuid';
+  // A feed whose token was revoked is closed with it, and not listed.
+  const sql = `SELECT f.uuid, f.name, f.created_at FROM calendar_feeds f LEFT JOIN tokens k ON k.id = f.token_id
+    WHERE f.account_id = ? AND k.revoked_at IS NULL ORDER BY f.created_at, f.uuid`;
   return ((yield rows(sql, [accountId])) as Row[]).map(infoOf);
 }
 
@@ -42,19 +49,22 @@ export function* revokeFeed(accountId: number, uuid: string): Steps<boolean> {
  * The feed a secret opens, with what its answer's validator is made of, in one statement: the
  * account's count of `r` and the time one was last deleted (record_counts, kept by triggers), and
  * its latest updated_at (an index seek). The secret is looked up by its hash, so the time this
- * takes does not depend on how much of a guess is right.
+ * takes does not depend on how much of a guess is right. A feed whose token has been revoked
+ * opens nothing, as a revoked feed does not.
  */
 export function* openFeed(secret: string, r: ResourceDef): Steps<OpenedFeed | undefined> {
   const row = (yield get(
-    `SELECT f.account_id, f.user_id, f.name, f.created_at, c.n, c.deleted_at,
+    `SELECT f.uuid, f.account_id, f.user_id, f.name, f.created_at, c.n, c.deleted_at,
        (SELECT MAX(updated_at) FROM ${r.table} t WHERE t.account_id = f.account_id) AS updated
      FROM calendar_feeds f LEFT JOIN record_counts c ON c.account_id = f.account_id AND c.tbl = ?
-     WHERE f.hash = ?`,
+       LEFT JOIN tokens k ON k.id = f.token_id
+     WHERE f.hash = ? AND k.revoked_at IS NULL`,
     [r.table, hashSecret(secret)],
   )) as Row | undefined;
   if (!row) return undefined;
   const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
   return {
+    uuid: row.uuid as string,
     accountId: Number(row.account_id),
     userId: Number(row.user_id),
     name: row.name as string,

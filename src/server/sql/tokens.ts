@@ -84,6 +84,7 @@ export function* authenticate(d: Dialect, token: string): Steps<Principal | unde
     userId: row.user_id as number,
     accountId: row.account_id as number,
     scopes: new Set(scopesOf(row.scopes as string)),
+    tokenId: Number(row.id),
   };
 }
 

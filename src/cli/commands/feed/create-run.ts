@@ -41,7 +41,7 @@ export async function feedCreateRun(o: FeedCreateOptions): Promise<void> {
   else f.io.stdout.write(`${feed.url}\n`);
   const host = feed.url ? new URL(feed.url).hostname : '';
   f.io.stderr.write(
-    `Calendar feed "${visible(feed.name)}" created (${feed.uuid}). Subscribe to its URL in your calendar app; it is shown only now, and anyone who has it can read the ${r.plural}: revoke it with \`pm ${r.path} feed revoke ${feed.uuid}\`.\n`,
+    `Calendar feed "${visible(feed.name)}" created (${feed.uuid}). Subscribe to its URL in your calendar app; it is shown only now, and anyone who has it can read the ${r.plural}: revoke it with \`pm ${r.path} feed revoke ${feed.uuid}\`. It ends with the token that made it (pm's token now): revoking that token closes the feed too.\n`,
   );
   if (LOOPBACK.test(host))
     f.io.stderr.write(
