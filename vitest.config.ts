@@ -56,6 +56,7 @@ const onPostgres = [
   'test/server/bad-input.test.ts',
   'test/server/calendar-feeds.test.ts',
   'test/server/catalogues.test.ts',
+  'test/server/unique-labels.test.ts',
   'test/server/crud.test.ts',
   'test/server/datetime-filters.test.ts',
   'test/server/filters.test.ts',

@@ -126,7 +126,7 @@ export const properties: ResourceDef = {
   ],
   customValues: { entity: PROPERTY, column: 'property_id' },
   links: [
-    { name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'] },
+    { name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'], onUpdate: true, filter: true },
     statusLink(PROPERTY, 2),
   ],
 };
@@ -267,6 +267,7 @@ const statuses: ResourceDef = {
     labelled('where a contact or a property stands, e.g. For Sale, For Let, Active', 'let'),
     code('type', 'the records it is for (1 Contact, 2 Property)', ENTITY_TYPES, { column: 2, example: 'property' }),
   ],
+  labelledBy: ['type', 'label'],
 };
 
 const types: ResourceDef = {
@@ -274,12 +275,14 @@ const types: ResourceDef = {
   plural: 'contact types',
   verbs: allVerbs,
   fields: [...common, labelled('kind of contact, e.g. Tenant, Landlord, Contractor', 'tenant')],
+  labelledBy: ['label'],
 };
 
 const competencies: ResourceDef = {
   ...named('competencies', 'competency'),
   verbs: allVerbs,
   fields: [...common, labelled('a skill of a contact, e.g. Photography, Plumbing', 'plumb')],
+  labelledBy: ['label'],
 };
 
 /** Every resource, in the order commands and docs list them. */

@@ -264,6 +264,7 @@ describe('released migrations are history', () => {
       7,
       'edf9301ef2c65b512f24911c2363c7467e69b5d55c6f49fc0bd02dd7a35289ad',
     ],
+    ['8 (labels unique, duplicates renamed)', 8, '7607635f438416b7c92b9911182594870cd519fb9e0dc599c415ed2b63d63ab4'],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -276,6 +277,8 @@ describe('released migrations are history', () => {
     '7fd588566118a8a19192adec31cb2c38af8ea2d391b34c5eaaaf5b7e0d29ea02',
     // 8, PostgreSQL's alone (attachment chunks stored uncompressed): SQLite stays at 7.
     '332dc05f0092c45d90a50f01e51d176b529c4de81cc6036a2d5eecf308184494',
+    // 9: SQLite's 8.
+    '0c29b724e087a67e7c986c846bce89aac6d48df3cbae72c4142fbad04b212d24',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {
