@@ -126,7 +126,15 @@ export const properties: ResourceDef = {
   ],
   customValues: { entity: PROPERTY, column: 'property_id' },
   links: [
-    { name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'], onUpdate: true, filter: true },
+    {
+      name: 'contact',
+      target: 'contacts',
+      column: 'contact_id',
+      by: ['uuid', 'email'],
+      onUpdate: true,
+      filter: true,
+      ours: { onUpdate: true, filter: true },
+    },
     statusLink(PROPERTY, 2),
   ],
 };
@@ -343,6 +351,16 @@ export function embeddedFieldsOf(rel: LinkDef | RelationDef | SetDef): string[] 
   const target = resourceByPath(rel.target);
   const made = target.fields.filter((f) => f.requiredOnCreate).map((f) => f.name);
   return [...new Set(['uuid', ...('by' in rel ? rel.by : []), ...made])];
+}
+
+/**
+ * The links of other resources that name a record of `r` and that their lists filter by (a
+ * property's contact): where a record's referrers are found (`<link>[uuid]=<uuid>`).
+ */
+export function referrersOf(r: ResourceDef): { resource: ResourceDef; link: LinkDef }[] {
+  return RESOURCES.flatMap((resource) =>
+    (resource.links ?? []).filter((l) => l.target === r.path && l.filter).map((link) => ({ resource, link })),
+  );
 }
 
 /** The links a write of `mode` may set: every link on create; on update, those given on update too (`onUpdate`). */

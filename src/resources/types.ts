@@ -164,6 +164,11 @@ export interface LinkDef extends RelationDef {
   readonly filter?: boolean;
   /** Shown in a terminal table by default, with this priority (as FieldDef.column): the linked record's `by` text. */
   readonly shown?: number;
+  /**
+   * What of the link is this server's own, an extension the hosted service does not have: given
+   * on update (`onUpdate`), a list filter (`filter`). Its docs and the OpenAPI document say so.
+   */
+  readonly ours?: { readonly onUpdate?: boolean; readonly filter?: boolean };
 }
 
 /**

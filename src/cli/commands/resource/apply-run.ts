@@ -127,7 +127,7 @@ async function plan(
   const wantsCustom = r.customValues && records.some((rec) => rec.body[CUSTOM_VALUES_KEY] !== undefined);
   const byKey = new Map<string, Rec[]>();
   for await (const x of everyRecord(s, r, new URLSearchParams(wantsCustom ? { embed: CUSTOM_VALUES_KEY } : {}))) {
-    const k = keyOf(keys, x);
+    const k = keyOf(keys, x, r);
     byKey.set(k, [...(byKey.get(k) ?? []), x]);
   }
   const steps: Step[] = [];
@@ -140,7 +140,7 @@ async function plan(
       rec.problems.push(`${missing.join(', ')}: the --key fields must all be given`);
       continue;
     }
-    const k = keyOf(keys, rec.body);
+    const k = keyOf(keys, rec.body, r);
     const seen = firstLine.get(k);
     if (seen !== undefined) {
       rec.problems.push(`the same ${keys.join(', ')} as line ${seen}`);

@@ -77,7 +77,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
   await withUnabortedSession(deps, async (s) => {
     const seen = new Map<string, string>();
     if (keys)
-      for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(keys, rec), String(rec.uuid));
+      for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(keys, rec, r), String(rec.uuid));
     const send = async (rec: InputRecord): Promise<Outcome> => {
       const { body, parent } = prepare(r, verb, rec);
       if (verb === 'delete') {
@@ -92,13 +92,13 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
         return { status: 'updated', uuid: String(got.uuid ?? uuid) };
       }
       if (keys) {
-        const k = keyOf(keys, body);
+        const k = keyOf(keys, body, r);
         const existing = seen.get(k);
         if (existing !== undefined) return { status: 'skipped', uuid: existing };
         seen.set(k, '');
       }
       const got = await s.client.create(r, body, parent);
-      if (keys) seen.set(keyOf(keys, body), String(got.uuid));
+      if (keys) seen.set(keyOf(keys, body, r), String(got.uuid));
       return { status: 'created', uuid: String(got.uuid) };
     };
     await runBulk({
