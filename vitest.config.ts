@@ -78,6 +78,7 @@ const onPostgres = [
   'test/cli/transfer.test.ts',
   'test/cli/commands.test.ts',
   'test/cli/catalogues.test.ts',
+  'test/cli/labels-and-links.test.ts',
   'test/cli/uuids.test.ts',
   'test/cli/custom-fields.test.ts',
   'test/faults/budget.test.ts',

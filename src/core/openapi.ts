@@ -19,6 +19,7 @@ import {
   namedBy,
   RESOURCES,
   resourceByPath,
+  RESOURCE_WORDS,
   writableLinks,
 } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
@@ -701,8 +702,7 @@ export function openApiDocument(): Obj {
     info: {
       title: 'Property Management Service API (pm serve)',
       version: API_VERSION,
-      description:
-        'Properties, contacts, custom fields, notes and reminders of an account. Lists are oldest first, paged with page and per_page. Every error answers {"message"} (and "errors" by field on 409 and 422). Any method a path does not list is 405 (MethodNotAllowed, with Allow); any other path is 404 (NotFound). HEAD is answered wherever GET is.',
+      description: `${RESOURCE_WORDS.charAt(0).toUpperCase()}${RESOURCE_WORDS.slice(1)} of an account. Lists are oldest first, paged with page and per_page. Every error answers {"message"} (and "errors" by field on 409 and 422). Any method a path does not list is 405 (MethodNotAllowed, with Allow); any other path is 404 (NotFound). HEAD is answered wherever GET is.`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'pm serve, by default' }],

@@ -306,6 +306,11 @@ export const RESOURCES: readonly ResourceDef[] = [
   attachments,
 ];
 
+/** Every resource's records, in RESOURCES order, as a sentence names them: "properties, contacts, ... and attachments". */
+export const RESOURCE_WORDS: string = ((words) => `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`)(
+  RESOURCES.map((r) => r.plural),
+);
+
 /** The records a calendar feed publishes (`pm serve`'s /feeds, and `-o ics`): reminders, by their agenda. */
 export const CALENDAR_RESOURCE: ResourceDef = RESOURCES.find((r) => r.agenda !== undefined) ?? reminders;
 
