@@ -174,7 +174,16 @@ describe('data carries what the table shows', () => {
       ...['--name', 'Ann', '--email', 'ann@example.com', '--status', 'active', '--type', 'tenant'],
       ...['--competency', 'plumbing', '--competency', 'Roofing, flat'],
     ]);
-    const p = await made(['properties', 'create', '--address', '1 High St', '--postcode', 'LS1', '--status', 'for let']);
+    const p = await made([
+      'properties',
+      'create',
+      '--address',
+      '1 High St',
+      '--postcode',
+      'LS1',
+      '--status',
+      'for let',
+    ]);
     return { tenant, plumbing, ann, p };
   }
 
@@ -208,9 +217,7 @@ describe('data carries what the table shows', () => {
     const props = (await pm(['properties', 'list', '-o', 'csv'])).stdout;
     expect(props.split('\n')[0]?.split(',').at(-1)).toBe('status');
     expect(props.split('\n')[1]?.split(',').at(-1)).toBe('For Let');
-    expect((await pm(['properties', 'list', '-o', 'tsv'])).stdout.split('\n')[1]?.split('\t').at(-1)).toBe(
-      'For Let',
-    );
+    expect((await pm(['properties', 'list', '-o', 'tsv'])).stdout.split('\n')[1]?.split('\t').at(-1)).toBe('For Let');
     // Into another account that has the same labels: the CSV's columns a create takes, applied.
     const rows = parse(csv, { columns: true }) as Record<string, string>[];
     const keep = ['name', 'email', 'status', 'type', 'competencies'];
