@@ -28,6 +28,7 @@ const unit = [
 const blackBox = [
   'test/cli/attachments-blackbox.test.ts',
   'test/cli/blackbox.test.ts',
+  'test/cli/labels-blackbox.test.ts',
   'test/cli/bulk-interrupt.test.ts',
   'test/cli/calendar-blackbox.test.ts',
   'test/cli/completion.test.ts',
