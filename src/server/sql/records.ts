@@ -182,7 +182,7 @@ function* unique(
  * The unique index of the fields a record of `r` is known by (`labelledBy`), as the migration
  * that made it names it: a violation of it is a label taken.
  */
-export const labelledIndex = (r: ResourceDef): string => `${r.table}_labelled`;
+const labelledIndex = (r: ResourceDef): string => `${r.table}_labelled`;
 
 /** The 422 of a label another record of the account has (ASCII case aside), naming it. */
 function labelTaken(r: ResourceDef, key: readonly string[], values: unknown[]): ValidationError {
