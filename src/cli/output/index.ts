@@ -299,14 +299,18 @@ function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Rec | undef
 
 /**
  * A CSV/TSV cell's value: a field's; a custom field's (custom_fields.NAME: its value, or
- * nothing); the labels of an embedded link or set known by one (`named`), comma-separated.
+ * nothing); the labels of an embedded link or set known by one (`named`), comma-separated (a
+ * label with a comma of its own by its uuid).
  */
 function dataValue(r: Rec, column: string, named: Map<string, string>): unknown {
   const field = named.get(column);
   const v = r[column];
   if (field && isObject(v) && 'data' in v) {
-    const label = (x: unknown) => (isObject(x) ? String(x[field] ?? x.uuid ?? '') : '');
-    return (Array.isArray(v.data) ? v.data : [v.data]).map(label).filter(Boolean).join(', ');
+    if (!Array.isArray(v.data)) return isObject(v.data) ? String(v.data[field] ?? v.data.uuid ?? '') : '';
+    // A set's label holding a comma is written as its uuid, so that the list reads back whole.
+    const label = (x: unknown) =>
+      isObject(x) ? String(typeof x[field] === 'string' && !x[field].includes(',') ? x[field] : (x.uuid ?? '')) : '';
+    return v.data.map(label).filter(Boolean).join(', ');
   }
   if (!column.startsWith(`${CUSTOM_VALUES_KEY}.`)) return v;
   const name = column.slice(CUSTOM_VALUES_KEY.length + 1);
