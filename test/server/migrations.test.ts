@@ -208,6 +208,64 @@ describe('a data file made by pm 0.1.0', () => {
     db.close();
   });
 
+  it('a file of a pm whose labels were not unique keeps its duplicates, renamed after the oldest', () => {
+    // The migrations before the one that made labels unique, and two of a label in each catalogue.
+    const file = join(dir, 'labels.db');
+    const made = withFunctions(new Database(file));
+    const before = migrations().findIndex((m) => typeof m !== 'function' && m.some((x) => x.includes('_labelled')));
+    for (const m of migrations().slice(0, before)) {
+      if (typeof m === 'function') m(made);
+      else for (const sql of m) made.exec(sql);
+    }
+    made.exec(`INSERT INTO accounts (name, created_at) VALUES ('a', 0), ('b', 0)`);
+    const label = made.prepare(
+      'INSERT INTO statuses (account_id, uuid, created_at, updated_at, label, label_fold, "type") VALUES (?, ?, 0, 0, ?, ?, ?) RETURNING id',
+    );
+    const ids = [
+      [1, 'a0000000-0000-4000-8000-000000000001', 'For Let', 2],
+      [1, 'a0000000-0000-4000-8000-000000000002', 'FOR LET', 2],
+      [1, 'a0000000-0000-4000-8000-000000000003', 'for let', 1],
+      [2, 'a0000000-0000-4000-8000-000000000004', 'for let', 2],
+      [1, 'a0000000-0000-4000-8000-000000000005', 'for let', 2],
+    ].map(([a, u, l, t]) => (label.get(a, u, l, String(l).toLowerCase(), t) as { id: number }).id);
+    made.exec(`INSERT INTO competencies (account_id, uuid, created_at, updated_at, label, label_fold)
+      VALUES (1, 'c1', 0, 0, 'Plumbing', 'plumbing'), (1, 'c2', 0, 0, 'plumbing', 'plumbing')`);
+    made.exec(`INSERT INTO properties (account_id, uuid, created_at, updated_at, address, postcode, status_id)
+      VALUES (1, 'p1', 0, 0, 'x', 'y', ${ids[1]})`);
+    made.pragma(`user_version = ${before}`);
+    made.close();
+
+    const db = openDatabase(file);
+    const labels = db.prepare('SELECT uuid, label, label_fold FROM statuses ORDER BY id').all();
+    expect(labels.map((x) => (x as { label: string }).label)).toEqual([
+      'For Let',
+      'FOR LET (a0000000-0000-4000-8000-000000000002)',
+      'for let',
+      'for let',
+      'for let (a0000000-0000-4000-8000-000000000005)',
+    ]);
+    expect((labels[1] as { label_fold: string }).label_fold).toBe('for let (a0000000-0000-4000-8000-000000000002)');
+    expect(db.prepare('SELECT label FROM competencies ORDER BY id').pluck().all()).toEqual([
+      'Plumbing',
+      'plumbing (c2)',
+    ]);
+    // Every reference kept, and the search index holds the new words.
+    expect(db.prepare('SELECT status_id FROM properties').pluck().get()).toBe(ids[1]);
+    const found = db
+      .prepare(`SELECT COUNT(*) FROM statuses_fts WHERE statuses_fts MATCH pm_search_keys(1, '000005')`)
+      .pluck()
+      .get();
+    expect(found).toBe(1);
+    expect(() =>
+      db
+        .prepare(
+          `INSERT INTO types (account_id, uuid, created_at, updated_at, label, label_fold) VALUES (1, 't1', 0, 0, 'A', 'a'), (1, 't2', 0, 0, 'a', 'a')`,
+        )
+        .run(),
+    ).toThrow(/UNIQUE/);
+    db.close();
+  });
+
   it('a file newer than this pm is refused', () => {
     const file = copyOfFixture();
     const db = new Database(file);
