@@ -85,11 +85,11 @@ describe('a database that holds duplicate labels, upgraded', () => {
   /** The statements of the migration that made labels unique, undone: the database as it was before. */
   const undo = async () => {
     for (const t of ['statuses', 'types', 'competencies']) await write(`DROP INDEX ${t}_labelled`);
-    if (ON_POSTGRES) await write('UPDATE pm_schema SET version = ?', [before(PG_MIGRATIONS)]);
-    else server.sqlite.db.pragma(`user_version = ${before(migrations())}`);
+    if (ON_POSTGRES) await write('UPDATE pm_schema SET version = ?', [versionBefore(PG_MIGRATIONS)]);
+    else server.sqlite.db.pragma(`user_version = ${versionBefore(migrations())}`);
   };
   /** The version before the migration that made labels unique (the last: none after it to run again). */
-  const before = (all: readonly unknown[]) => {
+  const versionBefore = (all: readonly unknown[]) => {
     const at = all.findIndex((m) => Array.isArray(m) && m.some((x) => String(x).includes('_labelled')));
     expect(at).toBe(all.length - 1);
     return at;
