@@ -189,7 +189,7 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
   for (const rel of filterRelationsOf(r).filter(namedBy))
     cmd.option(
       `--${kebab(flagWord(rel))} ${byPlaceholder(rel)}`,
-      `only those ${'one' in rel ? 'with' : 'of'} this ${byWords(rel)} (a label whole, ignoring case; repeatable: any of them)`,
+      `only those ${'one' in rel ? 'with' : 'of'} this ${byWords(rel)} (the ${rel.by.filter((b) => b !== 'uuid').join(' or ')} whole, ignoring case; repeatable: any of them)`,
       collect,
     );
   if (r.customValues) {

@@ -4,6 +4,7 @@
  * action imports what it needs when it runs.
  */
 import { Command } from 'commander';
+import { RESOURCE_WORDS } from '../resources/index.js';
 import type { Factory } from './factory.js';
 import { ROOT_HELP } from './help/root.js';
 import { version } from './version.js';
@@ -54,9 +55,7 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
   const { io } = f;
   const program = new Command('pm');
   program
-    .description(
-      'Work with the records of a property-management account: properties, contacts, custom fields, notes and reminders',
-    )
+    .description(`Work with the records of a property-management account: ${RESOURCE_WORDS}`)
     .version(version(), '-V, --version', 'print the version')
     .option('--base-url <url>', 'the API base URL (default: PM_BASE_URL, config, else the embedded default)')
     .option('--profile <name>', 'the configuration profile to use (default: PM_PROFILE, config, else "default")')

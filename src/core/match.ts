@@ -13,7 +13,8 @@ export const uncheckable = (c: Condition): boolean => c.kind === 'relation' || c
 
 /** Two texts equal, ASCII case aside: as a `same` condition compares, and a body's label names a record (SQL NOCASE). */
 export const sameText = (a: string, b: string): boolean => asciiLower(a) === asciiLower(b);
-const asciiLower = (s: string) => s.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
+/** Text with its ASCII letters in lower case alone, as SQL's NOCASE compares. */
+export const asciiLower = (s: string) => s.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
 
 function meetsOne(c: Condition, rec: Readonly<Record<string, unknown>>): boolean {
   switch (c.kind) {

@@ -19,6 +19,7 @@ import {
   namedBy,
   RESOURCES,
   resourceByPath,
+  RESOURCE_WORDS,
   writableLinks,
 } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef } from '../resources/types.js';
@@ -27,6 +28,9 @@ import { FILTER_KINDS, fieldKind, prefixParameter, type Schema } from './kinds.j
 import { DEFAULT_PER_PAGE, MAX_BODY_BYTES, MAX_PER_PAGE, MAX_SEARCH_VALUE } from './limits.js';
 import { MAX_CUSTOM_VALUE_CHARS, MAX_CUSTOM_VALUES, MAX_SET_ITEMS } from './validate.js';
 import { aOr } from './words.js';
+
+/** How the document marks what this server adds to the hosted service's API. */
+const OURS = 'an extension of pm serve, not in the hosted API';
 
 /** The version of the API the document describes: it changes when the API does. */
 const API_VERSION = '1.0.0';
@@ -84,7 +88,11 @@ function recordSchema(r: ResourceDef): Schema {
   }
   const names = embedNames(r);
   const embeds = names.length ? ` ${names.join(' and ')} only with ?embed=.` : '';
-  return object(properties, `${aOr(r.singular, true)}.${embeds}`, r.fields.map(nameOf));
+  const by = r.labelledBy;
+  const unique = by
+    ? ` No two of an account's ${r.plural} have the same ${by.join(' and ')} (the ${by.at(-1)} ignoring ASCII case): a create or update that would is a 422 naming ${by.at(-1)}.`
+    : '';
+  return object(properties, `${aOr(r.singular, true)}.${embeds}${unique}`, r.fields.map(nameOf));
 }
 
 function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
@@ -99,7 +107,7 @@ function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
   const named = (by: readonly string[]) => ({ oneOf: by.map((b) => object({ [b]: { type: 'string' } })) });
   for (const l of writableLinks(r, mode))
     properties[l.name] = nullable({
-      description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}${l.onUpdate ? ' (null clears it)' : ''}`,
+      description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}${l.onUpdate ? ' (null clears it)' : ''}${mode === 'update' && l.ours?.onUpdate ? `; ${OURS}: the hosted service takes it on create alone` : ''}`,
       ...named(l.by),
     });
   for (const x of r.sets ?? [])
@@ -150,7 +158,8 @@ function listParams(r: ResourceDef): Obj[] {
       for (const b of rel.by) {
         const key = `${rel.name}[${b}]`;
         const text = { type: 'string', pattern: '\\S' };
-        const help = `${rel.name}: records whose ${target.singular} has this ${b}${b === 'uuid' ? '' : ' (the whole text, ignoring ASCII case)'}`;
+        const ours = 'ours' in rel && rel.ours?.filter ? ` (${OURS})` : '';
+        const help = `${rel.name}: records whose ${target.singular} has this ${b}${b === 'uuid' ? '' : ' (the whole text, ignoring ASCII case)'}${ours}`;
         params.push(query(key, help, text), query(`${key}[]`, 'any of these', { type: 'array', items: text }));
       }
   }
@@ -712,8 +721,7 @@ export function openApiDocument(server: { url: string; description: string } = D
     info: {
       title: 'Property Management Service API (pm serve)',
       version: API_VERSION,
-      description:
-        'Properties, contacts, custom fields, notes and reminders of an account. Lists are oldest first, paged with page and per_page. Every error answers {"message"} (and "errors" by field on 409 and 422). Any method a path does not list is 405 (MethodNotAllowed, with Allow); any other path is 404 (NotFound). HEAD is answered wherever GET is.',
+      description: `${RESOURCE_WORDS.charAt(0).toUpperCase()}${RESOURCE_WORDS.slice(1)} of an account. Lists are oldest first, paged with page and per_page. Every error answers {"message"} (and "errors" by field on 409 and 422). Any method a path does not list is 405 (MethodNotAllowed, with Allow); any other path is 404 (NotFound). HEAD is answered wherever GET is.`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [server],

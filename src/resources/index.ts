@@ -126,7 +126,15 @@ export const properties: ResourceDef = {
   ],
   customValues: { entity: PROPERTY, column: 'property_id' },
   links: [
-    { name: 'contact', target: 'contacts', column: 'contact_id', by: ['uuid', 'email'] },
+    {
+      name: 'contact',
+      target: 'contacts',
+      column: 'contact_id',
+      by: ['uuid', 'email'],
+      onUpdate: true,
+      filter: true,
+      ours: { onUpdate: true, filter: true },
+    },
     statusLink(PROPERTY, 2),
   ],
 };
@@ -275,6 +283,7 @@ const statuses: ResourceDef = {
     labelled('where a contact or a property stands, e.g. For Sale, For Let, Active', 'let'),
     code('type', 'the records it is for (1 Contact, 2 Property)', ENTITY_TYPES, { column: 2, example: 'property' }),
   ],
+  labelledBy: ['type', 'label'],
 };
 
 const types: ResourceDef = {
@@ -282,12 +291,14 @@ const types: ResourceDef = {
   plural: 'contact types',
   verbs: allVerbs,
   fields: [...common, labelled('kind of contact, e.g. Tenant, Landlord, Contractor', 'tenant')],
+  labelledBy: ['label'],
 };
 
 const competencies: ResourceDef = {
   ...named('competencies', 'competency'),
   verbs: allVerbs,
   fields: [...common, labelled('a skill of a contact, e.g. Photography, Plumbing', 'plumb')],
+  labelledBy: ['label'],
 };
 
 /** Every resource, in the order commands and docs list them. */
@@ -302,6 +313,11 @@ export const RESOURCES: readonly ResourceDef[] = [
   competencies,
   attachments,
 ];
+
+/** Every resource's records, in RESOURCES order, as a sentence names them: "properties, contacts, ... and attachments". */
+export const RESOURCE_WORDS: string = ((words) => `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`)(
+  RESOURCES.map((r) => r.plural),
+);
 
 /** The records a calendar feed publishes (`pm serve`'s /feeds, and `-o ics`): reminders, by their agenda. */
 export const CALENDAR_RESOURCE: ResourceDef = RESOURCES.find((r) => r.agenda !== undefined) ?? reminders;
@@ -348,6 +364,16 @@ export function embeddedFieldsOf(rel: LinkDef | RelationDef | SetDef): string[] 
   const target = resourceByPath(rel.target);
   const made = target.fields.filter((f) => f.requiredOnCreate).map((f) => f.name);
   return [...new Set(['uuid', ...('by' in rel ? rel.by : []), ...made])];
+}
+
+/**
+ * The links of other resources that name a record of `r` and that their lists filter by (a
+ * property's contact): where a record's referrers are found (`<link>[uuid]=<uuid>`).
+ */
+export function referrersOf(r: ResourceDef): { resource: ResourceDef; link: LinkDef }[] {
+  return RESOURCES.flatMap((resource) =>
+    (resource.links ?? []).filter((l) => l.target === r.path && l.filter).map((link) => ({ resource, link })),
+  );
 }
 
 /** The links a write of `mode` may set: every link on create; on update, those given on update too (`onUpdate`). */

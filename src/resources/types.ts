@@ -107,6 +107,12 @@ export interface ResourceDef {
   readonly sets?: readonly SetDef[];
   /** Sets of fields unique within an account (a clash is a 409). */
   readonly unique?: readonly (readonly string[])[];
+  /**
+   * The fields a record is known by, unique within an account (a status: its type and its label):
+   * the last, text, compared as a label filter and a body naming a record compare it (ASCII case
+   * aside), the others exactly. A clash is a field error (422) naming the last.
+   */
+  readonly labelledBy?: readonly string[];
   /** An input field long enough to be read from a file or piped stdin on create (a note's content). */
   readonly textInput?: string;
   /**
@@ -160,6 +166,11 @@ export interface LinkDef extends RelationDef {
   readonly filter?: boolean;
   /** Shown in a terminal table by default, with this priority (as FieldDef.column): the linked record's `by` text. */
   readonly shown?: number;
+  /**
+   * What of the link is this server's own, an extension the hosted service does not have: given
+   * on update (`onUpdate`), a list filter (`filter`). Its docs and the OpenAPI document say so.
+   */
+  readonly ours?: { readonly onUpdate?: boolean; readonly filter?: boolean };
 }
 
 /**

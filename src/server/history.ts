@@ -223,6 +223,49 @@ const feedLimits: readonly Step[] = [
   },
 ];
 
+/**
+ * A catalogue's records that another of the account (and of the same `scope` columns) made
+ * before holds the same label, ASCII case aside (`same`: each store's comparison, as its label
+ * filters make it), as a condition on the table's row.
+ */
+const laterTwin = (t: string, scope: readonly string[], same: (a: string, b: string) => string) =>
+  `EXISTS (SELECT 1 FROM ${t} o WHERE o.account_id = ${t}.account_id${scope.map((c) => ` AND o."${c}" = ${t}."${c}"`).join('')} AND ${same('o.label', `${t}.label`)} AND o.id < ${t}.id)`;
+
+/** A label made unique by its record's uuid, within the 255 characters a label may have. */
+const suffixed = (col: string) => `substr(${col}, 1, 216) || ' (' || uuid || ')'`;
+
+/**
+ * Migration 10: a label names one record. Statuses (per type), contact types and competencies
+ * that an account already holds twice, ASCII case aside, keep their records and every reference
+ * to them: the oldest keeps its label, each later one gets its uuid after it ("For Let
+ * (3f2a...)"), folded copy and search keys too. Then a unique index on each catalogue's fields
+ * (sql/records.ts: `labelledIndex`), on the label compared as the stores compare labels.
+ */
+const uniqueLabels: readonly Step[] = [
+  { postgres: PG_MIGRATION_KEYS },
+  ...(
+    [
+      ['statuses', ['type']],
+      ['types', []],
+      ['competencies', []],
+    ] as const
+  ).flatMap(([t, scope]): Step[] => {
+    const cols = ['account_id', ...scope.map((c) => `"${c}"`)].join(', ');
+    const pgFold = (c: string) => `lower(${c} COLLATE "C")`;
+    return [
+      {
+        sqlite: `UPDATE ${t} SET label = ${suffixed('label')}, label_fold = ${suffixed('label_fold')} WHERE ${laterTwin(t, scope, (a, b) => `${a} = ${b} COLLATE NOCASE`)}`,
+      },
+      {
+        postgres: `UPDATE ${t} SET label = ${suffixed('label')}, label_fold = ${suffixed('label_fold')}, label_keys = pm_migration_keys(account_id, ${suffixed('label_fold')}) WHERE ${laterTwin(t, scope, (a, b) => `${pgFold(a)} = ${pgFold(b)}`)}`,
+      },
+      { sqlite: `CREATE UNIQUE INDEX ${t}_labelled ON ${t} (${cols}, label COLLATE NOCASE)` },
+      { postgres: `CREATE UNIQUE INDEX ${t}_labelled ON ${t} (${cols}, ${pgFold('label')})` },
+    ];
+  }),
+  { postgres: 'DROP FUNCTION pm_migration_keys' },
+];
+
 /** Every migration from 4 on, in order (index 0 is migration 4). */
 export const HISTORY: readonly (readonly Step[])[] = [
   catalogues,
@@ -231,6 +274,7 @@ export const HISTORY: readonly (readonly Step[])[] = [
   files,
   idempotencyKeys,
   feedLimits,
+  uniqueLabels,
 ];
 
 /**

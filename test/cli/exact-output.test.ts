@@ -111,11 +111,11 @@ describe('on a terminal: a table, local times, a footer on stderr', () => {
 });
 
 describe('other formats', () => {
-  it('writes csv with a header and every field', async () => {
+  it('writes csv with a header and every field, and the status, type and competencies by label', async () => {
     const r = await pm(['contacts', 'list', '-o', 'csv']);
     expect(scrub(r.stdout)).toBe(
-      'uuid,created_at,updated_at,name,email,contact_number,company,address,address2,city,county,postcode,num_attachments,num_notes\n' +
-        '<uuid>,2026-11-20T09:30:00+00:00,2026-11-20T09:30:00+00:00,Ann Lee,ann@acme.test,,Acme,,,,,,0,0\n',
+      'uuid,created_at,updated_at,name,email,contact_number,company,address,address2,city,county,postcode,num_attachments,num_notes,status,type,competencies\n' +
+        '<uuid>,2026-11-20T09:30:00+00:00,2026-11-20T09:30:00+00:00,Ann Lee,ann@acme.test,,Acme,,,,,,0,0,,,\n',
     );
   });
 

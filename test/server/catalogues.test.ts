@@ -87,12 +87,12 @@ describe('a property’s status', () => {
 
   it('is refused (422 naming the field) when unknown, ambiguous, or a Contact status', async () => {
     const { a } = await catalogue();
+    // A label names one status of a type: "More than one" is a contact's email's alone.
     await a.api('POST', '/statuses', { label: 'Sold', type: { code: 2 } });
-    await a.api('POST', '/statuses', { label: 'sold', type: { code: 2 } });
+    expect((await a.api('POST', '/statuses', { label: 'sold', type: { code: 2 } })).status).toBe(422);
     const body = (status: unknown) => ({ address: '1 High St', postcode: 'LS1 1AA', status });
     const cases: [unknown, RegExp][] = [
       [{ label: 'Let Agreed' }, /^No status has label "Let Agreed"\.$/],
-      [{ label: 'SOLD' }, /^More than one status has label "SOLD"; name it by uuid\.$/],
       [{ label: 'Active' }, /is a Contact status; a property's status must be a Property status/],
       [{ name: 'For Let' }, /must name one status by uuid or label/],
       ['For Let', /must name one status by uuid or label/],

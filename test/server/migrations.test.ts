@@ -208,6 +208,64 @@ describe('a data file made by pm 0.1.0', () => {
     db.close();
   });
 
+  it('a file of a pm whose labels were not unique keeps its duplicates, renamed after the oldest', () => {
+    // The migrations before the one that made labels unique, and two of a label in each catalogue.
+    const file = join(dir, 'labels.db');
+    const made = withFunctions(new Database(file));
+    const before = migrations().findIndex((m) => typeof m !== 'function' && m.some((x) => x.includes('_labelled')));
+    for (const m of migrations().slice(0, before)) {
+      if (typeof m === 'function') m(made);
+      else for (const sql of m) made.exec(sql);
+    }
+    made.exec(`INSERT INTO accounts (name, created_at) VALUES ('a', 0), ('b', 0)`);
+    const label = made.prepare(
+      'INSERT INTO statuses (account_id, uuid, created_at, updated_at, label, label_fold, "type") VALUES (?, ?, 0, 0, ?, ?, ?) RETURNING id',
+    );
+    const ids = [
+      [1, 'a0000000-0000-4000-8000-000000000001', 'For Let', 2],
+      [1, 'a0000000-0000-4000-8000-000000000002', 'FOR LET', 2],
+      [1, 'a0000000-0000-4000-8000-000000000003', 'for let', 1],
+      [2, 'a0000000-0000-4000-8000-000000000004', 'for let', 2],
+      [1, 'a0000000-0000-4000-8000-000000000005', 'for let', 2],
+    ].map(([a, u, l, t]) => (label.get(a, u, l, String(l).toLowerCase(), t) as { id: number }).id);
+    made.exec(`INSERT INTO competencies (account_id, uuid, created_at, updated_at, label, label_fold)
+      VALUES (1, 'c1', 0, 0, 'Plumbing', 'plumbing'), (1, 'c2', 0, 0, 'plumbing', 'plumbing')`);
+    made.exec(`INSERT INTO properties (account_id, uuid, created_at, updated_at, address, postcode, status_id)
+      VALUES (1, 'p1', 0, 0, 'x', 'y', ${ids[1]})`);
+    made.pragma(`user_version = ${before}`);
+    made.close();
+
+    const db = openDatabase(file);
+    const labels = db.prepare('SELECT uuid, label, label_fold FROM statuses ORDER BY id').all();
+    expect(labels.map((x) => (x as { label: string }).label)).toEqual([
+      'For Let',
+      'FOR LET (a0000000-0000-4000-8000-000000000002)',
+      'for let',
+      'for let',
+      'for let (a0000000-0000-4000-8000-000000000005)',
+    ]);
+    expect((labels[1] as { label_fold: string }).label_fold).toBe('for let (a0000000-0000-4000-8000-000000000002)');
+    expect(db.prepare('SELECT label FROM competencies ORDER BY id').pluck().all()).toEqual([
+      'Plumbing',
+      'plumbing (c2)',
+    ]);
+    // Every reference kept, and the search index holds the new words.
+    expect(db.prepare('SELECT status_id FROM properties').pluck().get()).toBe(ids[1]);
+    const found = db
+      .prepare(`SELECT COUNT(*) FROM statuses_fts WHERE statuses_fts MATCH pm_search_keys(1, '000005')`)
+      .pluck()
+      .get();
+    expect(found).toBe(1);
+    expect(() =>
+      db
+        .prepare(
+          `INSERT INTO types (account_id, uuid, created_at, updated_at, label, label_fold) VALUES (1, 't1', 0, 0, 'A', 'a'), (1, 't2', 0, 0, 'a', 'a')`,
+        )
+        .run(),
+    ).toThrow(/UNIQUE/);
+    db.close();
+  });
+
   it('a file newer than this pm is refused', () => {
     const file = copyOfFixture();
     const db = new Database(file);
@@ -266,6 +324,7 @@ describe('released migrations are history', () => {
     ],
     ['8 (idempotency keys)', 8, '86b155ddcd7324427b9954ef7f41c8b71c04f295cdd132ac2e488cc7ab77c885'],
     ['9 (a calendar feed ends with its token)', 9, 'caaf4072393271ac7361338c8000c2b638a721cea5dfc1bf357f06d82e0eb9b8'],
+    ['10 (labels unique, duplicates renamed)', 10, '18d486549529081b0b62f3d701ea7f6a17b096198cce51656afddeef61982199'],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -282,6 +341,8 @@ describe('released migrations are history', () => {
     '9c7b3b9108ef1f008d420375c7e062b83b6d9289abd288b222775428730d04a1',
     // 10: SQLite's 9 (a feed's token; and here, each feed's rate-limit window).
     'eaf1beb77751ae4341c0492cb9f6573c3bc9ab2dcc60c7adb1c8e511fc35c27e',
+    // 11: SQLite's 10 (labels unique).
+    '0c29b724e087a67e7c986c846bce89aac6d48df3cbae72c4142fbad04b212d24',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {

@@ -55,8 +55,10 @@ async function copies(r: ResourceDef, id: number): Promise<void> {
     .filter((n) => !['id', 'account_id', 'uuid', 'created_at', 'updated_at'].includes(n));
   // On PostgreSQL, each fold column's search keys are kept beside it: copied too (same account).
   if (ON_POSTGRES) own.push(...own.filter((n) => n.endsWith('_fold')).map(keysColumnOf));
-  // A text column of a unique key (a custom field's name) gets a number, as each copy must differ.
-  const keyed = new Set((r.unique ?? []).flat().filter((n) => fieldOf(r, n)?.kind === 'text'));
+  // A text column of a unique key (a custom field's name, a label) gets a number, as each copy must differ.
+  const keyed = new Set(
+    [...(r.unique ?? []).flat(), ...(r.labelledBy ?? [])].filter((n) => fieldOf(r, n)?.kind === 'text'),
+  );
   const value = (n: string) => (keyed.has(n) ? `x."${n}" || '-' || s.n` : `x."${n}"`);
   await server.sql(
     `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${COPIES})

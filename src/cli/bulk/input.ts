@@ -9,7 +9,8 @@
 import { extname } from 'node:path';
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { FieldDef, ResourceDef } from '../../resources/types.js';
-import { blankValue, type ClientContext, FIELD_KINDS, isBlank, KindError } from '../../core/kinds.js';
+import { blankValue, type ClientContext, FIELD_KINDS, isBlank, isWholeUuid, KindError } from '../../core/kinds.js';
+import { knownBy } from '../flags.js';
 import { MAX_BODY_BYTES } from '../../core/limits.js';
 import { usageError } from '../errors.js';
 import { isObject } from '../../core/json.js';
@@ -153,6 +154,24 @@ function typedCell(f: FieldDef, cell: string, problems: string[], ctx: ClientCon
   }
 }
 
+/**
+ * A CSV cell of a link or a set (as `-o csv` writes them): the record a link names, by uuid when
+ * the cell is one, else by the field its records are known by (a status's label, a contact's
+ * email); a set's records, comma-separated. Undefined for any other column.
+ */
+function namedCell(r: ResourceDef, name: string, cell: string): unknown {
+  const rel = [...(r.links ?? []), ...(r.sets ?? [])].find((x) => x.name === name);
+  const by = rel && (knownBy(rel) ?? rel.by.find((b) => b !== 'uuid'));
+  if (!rel || !by) return undefined;
+  const one = (text: string) => (isWholeUuid(text) ? { uuid: text.trim() } : { [by]: text.trim() });
+  if ('one' in rel)
+    return cell
+      .split(',')
+      .filter((x) => x.trim() !== '')
+      .map(one);
+  return one(cell);
+}
+
 /** Dates in a file are read as written: ISO dates and datetimes, which the server checks. */
 const ISO_ONLY: ClientContext = { range: (text) => text, instant: (text) => text };
 
@@ -195,7 +214,7 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
       }
       if (cell === '') return;
       const f = fieldOf(r, name);
-      const v = f ? typedCell(f, cell, problems, ISO_ONLY) : cell;
+      const v = f ? typedCell(f, cell, problems, ISO_ONLY) : (namedCell(r, name, cell) ?? cell);
       if (v !== undefined) body[name] = v;
     });
     if (custom.length) body[CUSTOM_VALUES_KEY] = custom;

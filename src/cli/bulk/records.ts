@@ -5,6 +5,7 @@
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { instantMillis, isDateOnly } from '../../core/datetime.js';
+import { asciiLower } from '../../core/match.js';
 import { isCodeValue, isWholeUuid, KindError, uuidOf, uuidPrefixOf } from '../../core/kinds.js';
 import { aOr } from '../../core/words.js';
 import { visible } from '../../core/redact.js';
@@ -107,8 +108,15 @@ export function keyPart(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** A record's values on the key fields (--skip-existing, apply's --key), as compared. */
-export const keyOf = (keys: readonly string[], x: Rec): string => keys.map((k) => keyPart(x[k])).join('\u0000');
+/**
+ * A record's values on the key fields (--skip-existing, apply's --key), as compared: the label
+ * a record of `r` is known by (`labelledBy`) ASCII case aside, as the server compares it.
+ */
+export const keyOf = (keys: readonly string[], x: Rec, r?: ResourceDef): string => {
+  const label = r?.labelledBy?.at(-1);
+  const part = (k: string) => (k === label && typeof x[k] === 'string' ? keyPart(asciiLower(x[k])) : keyPart(x[k]));
+  return keys.map(part).join('\u0000');
+};
 
 /** The fields records are matched on (--skip-existing, apply's --key): names of the resource's fields. */
 export function keyFields(r: ResourceDef, text: string, flag: string): string[] {

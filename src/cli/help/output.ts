@@ -70,6 +70,10 @@ ${columns()}
   custom_fields (and a property's contact) are fetched only when named in --json or --fields,
   or with --embed. In CSV and TSV, custom values have a column each, custom_fields.NAME, for
   every custom field of the records' kind (empty where a record has no value).
+  A record's status, contact type and competencies come with JSON, NDJSON, CSV and TSV as they
+  do with a table: JSON as the API embeds them, {"data": {"uuid": …, "label": …}} (a list for
+  competencies); CSV and TSV by label, competencies comma-separated (one whose label holds a
+  comma by its uuid), which create --from-file and apply read back.
 
 Pages
   --page N --per-page N    one page (per page: 1-100; the server's default is 10)

@@ -135,13 +135,20 @@ function defaultColumns(resource: ResourceDef): string[] {
   return names;
 }
 
+/** Whether the output is a table of the default columns (not data, not --fields, -q or --jq). */
+export const isTable = (spec: OutputSpec): boolean =>
+  spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
+
 /**
- * What a table asks the server to embed for its default columns (none for data output): the
- * parents and shown links of a list; every link, parent and set of `one` record (get).
+ * What a command asks the server to embed for its default output: for a table, the parents and
+ * shown links of a list, every link, parent and set of `one` record (get); for data (JSON, CSV),
+ * the links and sets known by a label. Nothing for --fields (embedsFor) or -q.
  */
 export function autoEmbeds(resource: ResourceDef, spec: OutputSpec, one = false): string[] {
-  const table = spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
-  if (!table) return [];
+  if (spec.fields || spec.quiet || spec.format === CALENDAR_FORMAT) return [];
+  // Data carries what a table shows of the records a person knows by a label (a status, a type,
+  // competencies): JSON as the API embeds them (with their uuids), CSV and TSV by label.
+  if (!isTable(spec)) return [...namedEmbeds(resource).keys()];
   if (one) return embedsOf(resource).flatMap((e) => (e.kind === 'custom_values' ? [] : [e.name]));
   return [...(resource.parents ?? []), ...shownLinks(resource)].map((x) => x.name);
 }
@@ -298,9 +305,22 @@ function dataColumns(resource: ResourceDef, spec: OutputSpec, first: Rec | undef
   return names.flatMap((n) => (n === CUSTOM_VALUES_KEY && resource.customValues ? custom.map(customColumn) : [n]));
 }
 
-/** A CSV/TSV cell's value: a field's, or a custom field's (custom_fields.NAME: its value, or nothing). */
-function dataValue(r: Rec, column: string): unknown {
-  if (!column.startsWith(`${CUSTOM_VALUES_KEY}.`)) return r[column];
+/**
+ * A CSV/TSV cell's value: a field's; a custom field's (custom_fields.NAME: its value, or
+ * nothing); the labels of an embedded link or set known by one (`named`), comma-separated (a
+ * label with a comma of its own by its uuid).
+ */
+function dataValue(r: Rec, column: string, named: Map<string, string>): unknown {
+  const field = named.get(column);
+  const v = r[column];
+  if (field && isObject(v) && 'data' in v) {
+    if (!Array.isArray(v.data)) return isObject(v.data) ? String(v.data[field] ?? v.data.uuid ?? '') : '';
+    // A set's label holding a comma is written as its uuid, so that the list reads back whole.
+    const label = (x: unknown) =>
+      isObject(x) ? String(typeof x[field] === 'string' && !x[field].includes(',') ? x[field] : (x.uuid ?? '')) : '';
+    return v.data.map(label).filter(Boolean).join(', ');
+  }
+  if (!column.startsWith(`${CUSTOM_VALUES_KEY}.`)) return v;
   const name = column.slice(CUSTOM_VALUES_KEY.length + 1);
   return customValues(r[CUSTOM_VALUES_KEY])?.find((c) => c.name === name)?.value ?? null;
 }
@@ -359,6 +379,7 @@ function jsonSink(spec: OutputSpec, d: Display): Sink {
 function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep: ',' | '\t'): Sink {
   const quoted = sep === '\t' ? tsvCell : spec.csvExact ? csvCell : (s: string) => csvCell(guardCell(s));
   const cell = (s: string) => forTerminal(d, quoted(s));
+  const named = namedEmbeds(resource);
   let columns: string[] | undefined;
   const header = (first: Rec | undefined): string => {
     columns = dataColumns(resource, spec, first);
@@ -367,7 +388,7 @@ function delimitedSink(resource: ResourceDef, spec: OutputSpec, d: Display, sep:
   return {
     ...lineSink(d, (r) => {
       const head = columns ? '' : header(r);
-      return `${head}${(columns as string[]).map((c) => cell(cellValue(dataValue(r, c)))).join(sep)}\n`;
+      return `${head}${(columns as string[]).map((c) => cell(cellValue(dataValue(r, c, named)))).join(sep)}\n`;
     }),
     end() {
       if (!columns) d.stdout.write(header(undefined));

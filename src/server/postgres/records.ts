@@ -45,9 +45,9 @@ export function pgDialect(now: () => number): Dialect {
     // SQLite's NOCASE: ASCII letters alone are folded, which lower() does under the C collation.
     equalsNoCase: (column) => `lower(${column} COLLATE "C") = lower(?::text COLLATE "C")`,
     forUpdate: ' FOR UPDATE',
-    isUniqueViolation(e, r) {
+    uniqueViolated(e) {
       const err = e as { code?: string; constraint?: string };
-      return err.code === '23505' && !!r.unique?.length && !!err.constraint?.startsWith(`${r.table}_unique`);
+      return err.code === '23505' ? err.constraint : undefined;
     },
     // Held to the end of the transaction: two creates at once with one label get two names, as on SQLite.
     lockNames: (accountId) =>

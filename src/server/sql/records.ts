@@ -131,11 +131,12 @@ export function* deleteRecord(accountId: number, r: ResourceDef, uuid: string): 
 }
 
 /**
- * Runs a write, 409 when it would give a record the values another record of the account has
- * for one of the description's unique keys: looked up before the write, or (where the dialect
- * says its constraint's error) found as the row is written, so that two writers at once cannot
- * both pass. `current` is the stored row on update (its own values are no clash, and fill the
- * key's fields the write leaves alone).
+ * Runs a write, refused when it would give a record the values another record of the account has
+ * for one of the description's unique keys (a 409), or the fields it is known by (`labelledBy`: a
+ * 422 naming its label, compared as a label filter compares it): looked up before the write, or
+ * (where the dialect says its constraint's error) found as the row is written, so that two
+ * writers at once cannot both pass. `current` is the stored row on update (its own values are no
+ * clash, and fill the key's fields the write leaves alone).
  */
 function* unique(
   d: Dialect,
@@ -146,12 +147,15 @@ function* unique(
   write: Query,
 ): Steps<unknown> {
   const valuesOf = (key: readonly string[]) => key.map((k) => (k in cols ? cols[k] : current?.[k]));
-  if (d.isUniqueViolation) {
+  const labelled = r.labelledBy;
+  if (d.uniqueViolated) {
     try {
       return yield write;
     } catch (e) {
-      if (!d.isUniqueViolation(e, r)) throw e;
-      const key = r.unique?.[0] as readonly string[];
+      const name = d.uniqueViolated(e);
+      if (labelled && name === labelledIndex(r)) throw labelTaken(r, labelled, valuesOf(labelled));
+      const key = r.unique?.[0];
+      if (!key || !name?.startsWith(`${r.table}_unique`)) throw e;
       throw conflict(r, key, valuesOf(key));
     }
   }
@@ -164,7 +168,33 @@ function* unique(
     const clash = (yield get(sql, [accountId, ...values])) as Row | undefined;
     if (clash && clash.id !== current?._id) throw conflict(r, key, values);
   }
+  if (labelled?.some((k) => k in cols)) {
+    const values = valuesOf(labelled);
+    const label = `"${labelled[labelled.length - 1]}"`;
+    const exact = labelled.slice(0, -1).map((k) => `"${k}" = ? AND `);
+    const sql = `SELECT id FROM ${r.table} WHERE account_id = ? AND ${exact.join('')}${d.equalsNoCase(label)} AND id <> ? LIMIT 1`;
+    if (yield get(sql, [accountId, ...values, current?._id ?? 0])) throw labelTaken(r, labelled, values);
+  }
   return yield write;
+}
+
+/**
+ * The unique index of the fields a record of `r` is known by (`labelledBy`), as the migration
+ * that made it names it: a violation of it is a label taken.
+ */
+const labelledIndex = (r: ResourceDef): string => `${r.table}_labelled`;
+
+/** The 422 of a label another record of the account has (ASCII case aside), naming it. */
+function labelTaken(r: ResourceDef, key: readonly string[], values: unknown[]): ValidationError {
+  const field = key[key.length - 1] as string;
+  // "Property statuses": a code by its name.
+  const scope = key.slice(0, -1).map((k, i) => fieldOf(r, k)?.codes?.[values[i] as number] ?? String(values[i]));
+  const those = [...scope, r.plural].join(' ');
+  return new ValidationError({
+    [field]: [
+      `A ${r.singular} with ${field} "${values[values.length - 1]}" already exists (${field}s are unique among ${those}, case aside).`,
+    ],
+  });
 }
 
 /** The 409 of a clash with a unique key, naming its values. */

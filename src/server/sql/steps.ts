@@ -46,9 +46,10 @@ export interface Dialect {
   readonly forUpdate: string;
   /**
    * How a clash with a unique key is found: looked up before the write (writers run one at a
-   * time), or by the key's constraint as the row is written (`isUniqueViolation` names its error).
+   * time), or by the key's constraint as the row is written (`uniqueViolated` names the constraint
+   * or unique index an error is a violation of, undefined for any other error).
    */
-  isUniqueViolation?(e: unknown, r: ResourceDef): boolean;
+  uniqueViolated?(e: unknown): string | undefined;
   /** Taken before a custom field's name is chosen or written, where writers run at once. */
   lockNames?(accountId: number): Query;
   readonly now: () => number;

@@ -9,8 +9,10 @@
  */
 import { type Condition, parseListQuery } from '../../../core/query.js';
 import { meetsAll, uncheckable } from '../../../core/match.js';
-import { CUSTOM_VALUES_KEY, fieldOf } from '../../../resources/index.js';
-import type { ResourceDef } from '../../../resources/types.js';
+import { CUSTOM_VALUES_KEY, fieldOf, writableLinks } from '../../../resources/index.js';
+import type { LinkDef, ResourceDef, SetDef } from '../../../resources/types.js';
+import { isObject } from '../../../core/json.js';
+import { sameText } from '../../../core/match.js';
 import { visible } from '../../../core/redact.js';
 import { filterFields } from '../../../resources/index.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
@@ -75,6 +77,24 @@ function customOf(existing: Rec): Map<string, string | null> {
   return out;
 }
 
+/** The links an update may change (a status, a type, a contact) and the sets (competencies). */
+const changeable = (r: ResourceDef): (LinkDef | SetDef)[] => [...writableLinks(r, 'update'), ...(r.sets ?? [])];
+
+/**
+ * Whether a file's link or set (`{"label": "For Let"}`, a list of them, or null) names what the
+ * record holds, as embedded (`{"data": ...}`): each by its uuid, or its text ASCII case aside, as
+ * the server matches it. Not embedded (a server that did not), never the same: it is sent.
+ */
+function namesHeld(given: unknown, embedded: unknown): boolean {
+  const list = (x: unknown): Rec[] => (x === null || x === undefined ? [] : Array.isArray(x) ? x : [x as Rec]);
+  if (!isObject(embedded) || !('data' in embedded)) return false;
+  const held = list(embedded.data);
+  const names = list(given);
+  const named = (n: Rec, h: Rec) =>
+    Object.entries(n).every(([k, v]) => typeof h[k] === 'string' && typeof v === 'string' && sameText(h[k], v));
+  return names.every((n) => held.some((h) => named(n, h))) && held.every((h) => names.some((n) => named(n, h)));
+}
+
 /** The fields of `body` whose values differ from the record's (custom values one by one). */
 function changesOf(r: ResourceDef, body: Rec, existing: Rec): Rec {
   const out: Rec = {};
@@ -88,7 +108,12 @@ function changesOf(r: ResourceDef, body: Rec, existing: Rec): Rec {
       if (differ.length) out[k] = differ;
       continue;
     }
-    // Links and parents are set when a record is created, and cannot change.
+    const rel = changeable(r).find((x) => x.name === k);
+    if (rel) {
+      if (!namesHeld(v, existing[k])) out[k] = v;
+      continue;
+    }
+    // Other links, and parents, are set when a record is created, and cannot change.
     const f = fieldOf(r, k);
     if (!f || f.readOnly) continue;
     if (keyPart(v) !== keyPart(existing[k])) out[k] = v;
@@ -135,10 +160,12 @@ async function plan(
   prune: Prune | undefined,
 ): Promise<{ steps: Step[]; unmatched: number; twinned: number }> {
   const { resource: r } = o;
-  const wantsCustom = r.customValues && records.some((rec) => rec.body[CUSTOM_VALUES_KEY] !== undefined);
+  // What the file gives of custom values, links and sets is compared with what the records hold.
+  const given = (name: string) => records.some((rec) => rec.body[name] !== undefined);
+  const embed = [...(r.customValues ? [CUSTOM_VALUES_KEY] : []), ...changeable(r).map((x) => x.name)].filter(given);
   const byKey = new Map<string, Rec[]>();
-  for await (const x of everyRecord(s, r, new URLSearchParams(wantsCustom ? { embed: CUSTOM_VALUES_KEY } : {}))) {
-    const k = keyOf(keys, x);
+  for await (const x of everyRecord(s, r, new URLSearchParams(embed.length ? { embed: embed.join(',') } : {}))) {
+    const k = keyOf(keys, x, r);
     byKey.set(k, [...(byKey.get(k) ?? []), x]);
   }
   const steps: Step[] = [];
@@ -155,7 +182,7 @@ async function plan(
       rec.problems.push(`${missing.join(', ')}: the --key fields must all be given`);
       continue;
     }
-    const k = keyOf(keys, rec.body);
+    const k = keyOf(keys, rec.body, r);
     const seen = firstLine.get(k);
     if (seen !== undefined) {
       rec.problems.push(`the same ${keys.join(', ')} as line ${seen}`);

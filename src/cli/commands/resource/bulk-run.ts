@@ -78,7 +78,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
   await withUnabortedSession(deps, async (s) => {
     const seen = new Map<string, string>();
     if (keys)
-      for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(keys, rec), String(rec.uuid));
+      for await (const rec of everyRecord(s, r, new URLSearchParams())) seen.set(keyOf(keys, rec, r), String(rec.uuid));
     const send = async (rec: InputRecord): Promise<Outcome> => {
       const { body, parent } = prepare(r, verb, rec);
       if (verb === 'delete') {
@@ -93,7 +93,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
         return { status: 'updated', uuid: String(got.uuid ?? uuid) };
       }
       if (keys) {
-        const k = keyOf(keys, body);
+        const k = keyOf(keys, body, r);
         const existing = seen.get(k);
         if (existing !== undefined) return { status: 'skipped', uuid: existing };
         seen.set(k, '');
@@ -102,7 +102,7 @@ export async function bulkRun(o: BulkOptions): Promise<void> {
       const got = keys
         ? await createKeyed(s, r, body, parent, recordKey(r, keys, body, parent))
         : await s.client.create(r, body, parent);
-      if (keys) seen.set(keyOf(keys, body), String(got.uuid));
+      if (keys) seen.set(keyOf(keys, body, r), String(got.uuid));
       return { status: 'created', uuid: String(got.uuid) };
     };
     await runBulk({

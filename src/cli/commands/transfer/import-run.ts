@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { isObject } from '../../../core/json.js';
 import { isCodeValue } from '../../../core/kinds.js';
 import { jsonText } from '../../../core/redact.js';
+import { sameText } from '../../../core/match.js';
 import { CUSTOM_VALUES_KEY, DEPENDENCY_ORDER, inputFields } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import type { Deps } from '../../context.js';
@@ -68,16 +69,21 @@ function inputOf(r: ResourceDef, rec: Rec): Rec {
 }
 
 /**
- * The record already on the server that a create clashed with (409) on one of the description's
- * unique keys (a custom field's entity type and name): it is used instead.
+ * The record already on the server that a create clashed with on one of the description's unique
+ * keys (a custom field's entity type and name: a 409) or on the fields its records are known by
+ * (a status's type and label, ASCII case aside: a 422 naming the label): it is used instead.
  */
-async function existing(s: Session, r: ResourceDef, rec: Rec): Promise<Rec | undefined> {
+async function existing(s: Session, r: ResourceDef, rec: Rec, status: number | undefined): Promise<Rec | undefined> {
   const plain = (v: unknown) => (isCodeValue(v) ? v.code : v);
-  for (const key of r.unique ?? []) {
+  const keys = status === 409 ? (r.unique ?? []) : status === 422 && r.labelledBy ? [r.labelledBy] : [];
+  for (const key of keys) {
     if (key.some((k) => rec[k] === undefined || rec[k] === null)) continue;
     const q = new URLSearchParams({ per_page: '100' });
     for (const k of key) q.set(k, String(plain(rec[k])));
-    const same = (await s.client.list(r, q)).records.find((x) => key.every((k) => plain(x[k]) === plain(rec[k])));
+    const label = key === r.labelledBy ? key[key.length - 1] : undefined;
+    const equal = (x: Rec, k: string) =>
+      k === label ? sameText(String(x[k]), String(rec[k])) : plain(x[k]) === plain(rec[k]);
+    const same = (await s.client.list(r, q)).records.find((x) => key.every((k) => equal(x, k)));
     if (same) return same;
   }
   return undefined;
@@ -180,8 +186,8 @@ async function importAccount(
               : await s.client.create(r, body, parent);
         } catch (e) {
           const err = describeApiError(e, r);
-          // Already there under the same unique key (a custom field's name): use it.
-          const same = err.status === 409 ? await existing(s, r, rec) : undefined;
+          // Already there under the same unique key (a custom field's name) or label: use it.
+          const same = await existing(s, r, rec, err.status);
           if (same) created = same;
           else if (err.status === 409 && r.unique) throw err;
           else throw new CliError(err.exitCode, `${where}: ${err.message}`, { fields: err.fields });
