@@ -130,7 +130,8 @@ describe("a property's contact", () => {
     expect(await of('--contact', 'bob@example.com')).toBe('');
     const unknown = await pm(['properties', 'update', p, '--contact', 'cy@example.com']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('No contact has email "cy@example.com"');
+    expect(unknown.stderr).toContain('--contact: no contact has');
+    expect(unknown.stderr).toContain('"cy@example.com"');
   });
 
   it("contacts get shows the contact's properties: on a terminal a line each, piped with whole uuids", async () => {
