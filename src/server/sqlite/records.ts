@@ -40,7 +40,7 @@ export function keptCount(sql: Sql, accountId: number, table: string): number {
 }
 
 /** The creation-time range of a list filtered by that alone: its total is counted from the order blocks. */
-export function blockRange(conditions: readonly Condition[]): { start: number; end: number } | undefined {
+function blockRange(conditions: readonly Condition[]): { start: number; end: number } | undefined {
   const [c] = conditions;
   return conditions.length === 1 && c?.kind === 'range' && c.field.name === 'created_at' ? c.range : undefined;
 }
@@ -52,7 +52,7 @@ export function blockRange(conditions: readonly Condition[]): { start: number; e
  * the last of them to the range's end, counted one by one (at most about two blocks' worth). A
  * range that no block begins in is counted row by row: it lies within one block.
  */
-export function rangeCount(sql: Sql, accountId: number, table: string, start: number, end: number): number {
+function rangeCount(sql: Sql, accountId: number, table: string, start: number, end: number): number {
   type Block = { c: number; i: number; n: number };
   const inRange = 'FROM order_blocks WHERE account_id = ? AND tbl = ? AND created_at >= ? AND created_at < ?';
   const p = [accountId, table, start, end];
