@@ -35,11 +35,11 @@ function workerFile(): string {
 const DEPTH = 8;
 
 /**
- * A reader thread's V8 heap: its young generation at most this many MB. Each thread's lists leave
- * short-lived garbage (rows, their JSON), and V8 grows a young generation up to 16 MB a
- * semi-space (48 MB in all) for it, and keeps it; the statements its cache drops are finalised
- * only when collected, and their SQLite memory is invisible to V8. Bounded, a thread collects
- * sooner and keeps a few MB (bench figure 7s and 7t: pm serve's memory over distinct lists).
+ * A reader thread's V8 heap: its young generation at most this many MB. A thread's lists leave
+ * short-lived garbage (rows, their JSON, the statements its cache drops, whose SQLite memory V8
+ * does not see until it collects them), and V8 lets a young generation grow to 48 MB a thread and
+ * keeps it: with three threads, a bound of some 130 MB on memory no list needs. With 4 MB, a
+ * thread collects sooner and holds a few MB of it.
  */
 const READER_YOUNG_GENERATION_MB = 4;
 
