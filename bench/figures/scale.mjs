@@ -206,11 +206,10 @@ async function memoryAfterQueries(server, size, id) {
     } else {
       // Values that match, ranges and pages.
       const w = words[(i >> 1) % words.length];
-      q.set(fields[(i >> 1) % 3], i % 3 ? w : `${1 + (i % 300)} ${w}`);
       if (i % 5 === 0) {
         const from = SEEDED_FROM + (i % size) * 1000;
         q.set('created_at', `${new Date(from).toISOString()}/PT${1 + (i % 50)}H`);
-      }
+      } else q.set(fields[(i >> 1) % 3], i % 3 ? w : `${1 + (i % 300)} ${w}`);
       q.set('page', String(1 + (i % 23)));
     }
     q.set('per_page', String(1 + (i % 100)));
