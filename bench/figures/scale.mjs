@@ -47,6 +47,7 @@ const SCALE_KINDS = [
     (_n, i) => `/properties?per_page=10&address=${encodeURIComponent(`${290 + (i % 9)} station`)}`,
   ],
   ['?postcode= (fuzzy)', (_n, i) => `/properties?per_page=10&postcode=ls1${1 + (i % 9)}`],
+  ['GET /properties/{uuid}', (_n, i, uuids) => `/properties/${uuids[i % uuids.length]}`],
   [
     '?created_at= (range, 2 in 5)',
     (n, i) => {
@@ -56,7 +57,6 @@ const SCALE_KINDS = [
       return `/properties?per_page=10&created_at=${encodeURIComponent(`${at(from)}/${at(from + n * 0.4)}`)}`;
     },
   ],
-  ['GET /properties/{uuid}', (_n, i, uuids) => `/properties/${uuids[i % uuids.length]}`],
 ];
 
 /** The letters of the kinds' rows (o to t are the rows of the largest size). */

@@ -4,11 +4,11 @@
  * exactly what counting the rows gives, whatever the range, through records made in order and
  * out of order, deleted here and there, beside another account's.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_BLOCK } from '../../src/server/schema.js';
 import type { Api } from '../helpers/server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { insertProperties } from './fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -18,16 +18,8 @@ afterAll(() => server.close());
 
 const BASE = Date.UTC(2026, 0, 1);
 
-/** Properties written straight into the table (its triggers keep the blocks), with these creation times. */
 function insert(accountId: number, times: number[]): void {
-  const db = server.sqlite.db;
-  const stmt = db.prepare(
-    `INSERT INTO properties (account_id, uuid, created_at, updated_at, address, postcode, address_fold, postcode_fold)
-     VALUES (?, ?, ?, ?, 'x', 'y', 'x', 'y')`,
-  );
-  db.transaction(() => {
-    for (const t of times) stmt.run(accountId, randomUUID(), t, t);
-  })();
+  insertProperties(server.sqlite.db, accountId, times);
 }
 
 /** The account's records created in [start, end), counted row by row. */
