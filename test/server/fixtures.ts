@@ -1,4 +1,6 @@
 /** Small builders of valid bodies, shared by the server tests. */
+import { randomUUID } from 'node:crypto';
+import type { DB } from '../../src/server/db.js';
 import { expect } from 'vitest';
 import type { Api } from '../helpers/server.js';
 
@@ -39,4 +41,15 @@ export async function listKeys(api: Api, query: string, key = 'uuid'): Promise<u
   const res = await api('GET', query);
   expect(res.status, `GET ${query}: ${res.text}`).toBe(200);
   return res.body.data.map((r: Record<string, unknown>) => r[key]);
+}
+
+/** Properties written straight into a data file's table (its triggers keep counts and blocks), with these creation times. */
+export function insertProperties(db: DB, accountId: number, times: number[]): void {
+  const stmt = db.prepare(
+    `INSERT INTO properties (account_id, uuid, created_at, updated_at, address, postcode, address_fold, postcode_fold)
+     VALUES (?, ?, ?, ?, 'x', 'y', 'x', 'y')`,
+  );
+  db.transaction(() => {
+    for (const t of times) stmt.run(accountId, randomUUID(), t, t);
+  })();
 }

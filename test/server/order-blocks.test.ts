@@ -3,11 +3,11 @@
  * blocks kept by triggers must give exactly the pages an OFFSET walk gives, after records made in
  * order and out of order (a clock set back), deleted here and there, in several accounts.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_BLOCK } from '../../src/server/schema.js';
 import type { Api } from '../helpers/server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { insertProperties } from './fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -15,16 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** Properties written straight into the table (its triggers keep the blocks), with these creation times. */
 function insert(accountId: number, times: number[]): void {
-  const db = server.sqlite.db;
-  const stmt = db.prepare(
-    `INSERT INTO properties (account_id, uuid, created_at, updated_at, address, postcode, address_fold, postcode_fold)
-     VALUES (?, ?, ?, ?, 'x', 'y', 'x', 'y')`,
-  );
-  db.transaction(() => {
-    for (const t of times) stmt.run(accountId, randomUUID(), t, t);
-  })();
+  insertProperties(server.sqlite.db, accountId, times);
 }
 
 /** The uuids of every record of the account, in list order, read straight from the table. */

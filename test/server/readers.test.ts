@@ -134,3 +134,19 @@ describe("a file's transaction", () => {
     }
   });
 });
+
+describe('a reader thread', () => {
+  it('runs with a young generation of a few MB, so that what its lists leave is collected soon, not kept', async () => {
+    const pool = new ReaderPool(join(dir, 'pm.db'), 2);
+    try {
+      const threads = (
+        pool as unknown as { threads: { worker: { resourceLimits?: { maxYoungGenerationSizeMb?: number } } }[] }
+      ).threads;
+      expect(threads).toHaveLength(2);
+      // As each thread itself has it (V8's default grows to 48 MB).
+      for (const t of threads) expect(t.worker.resourceLimits?.maxYoungGenerationSizeMb).toBeLessThanOrEqual(8);
+    } finally {
+      await pool.close();
+    }
+  });
+});
