@@ -68,6 +68,7 @@ const onPostgres = [
   'test/server/scopes.test.ts',
   'test/server/typed-client.test.ts',
   'test/server/writes.test.ts',
+  'test/server/reminders-about.test.ts',
   'test/server/postgres.test.ts',
   'test/server/postgres-tls.test.ts',
   'test/server/scale.test.ts',

@@ -4,7 +4,7 @@
  * a prefix is resolved here, when the command runs, by one list request with the uuid filter's
  * prefix parameter (uuid_prefix, docs/api.md). A server without it needs whole uuids.
  */
-import { fieldOf, resourceByPath } from '../resources/index.js';
+import { fieldOf, resourceByPath, whereRelationsOf } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { HttpStatusError } from '../client/errors.js';
 import { filterKind, isWholeUuid, prefixParameter, uuidFrom } from '../core/kinds.js';
@@ -75,7 +75,7 @@ interface UuidFlag {
 function uuidFlags(r: ResourceDef): UuidFlag[] {
   return [
     ...prefixFields(r).map((f) => ({ key: optKey(f.name), flag: kebab(f.name), target: r })),
-    ...(r.parents ?? []).map((p) => ({ key: optKey(p.name), flag: p.name, target: resourceByPath(p.target) })),
+    ...whereRelationsOf(r).map((p) => ({ key: optKey(p.name), flag: p.name, target: resourceByPath(p.target) })),
   ];
 }
 
@@ -113,4 +113,18 @@ export async function resolveUuidFlags(s: Session, r: ResourceDef, flags: Flags)
   for (const [input, u] of wanted)
     found.set(at(input, u), await resolveUuid(s, u.target, input.trim().toLowerCase(), `--${u.flag}`));
   return mapUuidFlags(r, flags, (input, u) => found.get(at(input, u)) ?? input);
+}
+
+/**
+ * A write's body with each link named by a uuid's beginning ({"uuid": "3f2a9c1e"}, from --property
+ * 3f2a9c1e) naming the whole uuid of its record: a request each, none for whole uuids.
+ */
+export async function resolveLinkUuids(s: Session, r: ResourceDef, body: Record<string, unknown>): Promise<void> {
+  for (const link of r.links ?? []) {
+    const named = body[link.name];
+    if (typeof named !== 'object' || named === null || !('uuid' in named)) continue;
+    const u = (named as { uuid: unknown }).uuid;
+    if (typeof u !== 'string' || isWholeUuid(u)) continue;
+    body[link.name] = { uuid: await resolveUuid(s, resourceByPath(link.target), u, `--${kebab(link.name)}`) };
+  }
 }

@@ -65,6 +65,8 @@ export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: C
   const events: unknown[] = [];
   let undated = 0;
   for (const rec of records) {
+    // A done one is over: left out (VEVENT has no COMPLETED status; that is a to-do's).
+    if (agenda.done !== undefined && rec[agenda.done] !== null && rec[agenda.done] !== undefined) continue;
     const due = rec[agenda.due];
     const at = typeof due === 'string' ? new Date(DATE_ONLY.test(due) ? `${due}T00:00:00Z` : due) : undefined;
     if (!at || Number.isNaN(at.getTime())) {
@@ -84,8 +86,17 @@ export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: C
       allDay ? ['dtstart', {}, 'date', (due as string).slice(0, 10)] : ['dtstart', {}, 'date-time', utc(at)],
       ['summary', {}, 'text', text(rec[agenda.title] ?? '')],
     ];
+    // A timed one lasts EVENT_LENGTH, so that every app draws it alike.
+    if (!allDay) event.push(['duration', {}, 'duration', EVENT_LENGTH]);
     if (details !== undefined && details !== null && details !== '')
       event.push(['description', {}, 'text', text(details)]);
+    const place = agenda.where === undefined ? undefined : whereOf(rec[agenda.where]);
+    if (place) event.push(['location', {}, 'text', text(place)]);
+    const repeat = agenda.repeat === undefined ? undefined : rec[agenda.repeat];
+    if (typeof repeat === 'string') {
+      const rule = recurrence(ICAL, repeat);
+      if (rule) event.push(['rrule', {}, 'recur', rule]);
+    }
     if (revised) event.push(['last-modified', {}, 'date-time', revised]);
     events.push(['vevent', event, []]);
   }
@@ -94,7 +105,44 @@ export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: C
   return { text: written.endsWith('\r\n') ? written : `${written}\r\n`, undated };
 }
 
-type Prop = [name: string, parameters: Record<string, string>, type: string, value: string];
+type Prop = [name: string, parameters: Record<string, string>, type: string, value: string | object];
+
+/** How long a timed event lasts in a calendar (a reminder has a time, not a length). */
+const EVENT_LENGTH = 'PT30M';
+
+/** The words of an embedded linked record (`{"data": {address, postcode}}`) that say where: its address and postcode. */
+function whereOf(v: unknown): string | undefined {
+  const data = typeof v === 'object' && v !== null ? (v as { data?: unknown }).data : undefined;
+  if (typeof data !== 'object' || data === null) return undefined;
+  const words = Object.entries(data as Rec)
+    .filter(([k, x]) => k !== 'uuid' && typeof x === 'string' && x.trim() !== '')
+    .map(([, x]) => String(x));
+  return words.length ? words.join(', ') : undefined;
+}
+
+/**
+ * An ISO 8601 period of whole days, weeks, months or years (P1Y, P6M, P2W, P10D) as the jCal of
+ * an RRULE (ical.js's Recur): FREQ of its one unit, INTERVAL its count. A period of several units
+ * (P1Y6M) is said in months, or in days.
+ */
+function recurrence(ICAL: typeof import('ical.js').default, period: string): object | undefined {
+  const m = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?$/.exec(period);
+  if (!m) return undefined;
+  const [y, mo, w, d] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number];
+  const units: [string, number][] =
+    y + mo > 0 && w + d === 0
+      ? mo === 0
+        ? [['YEARLY', y]]
+        : [['MONTHLY', y * 12 + mo]]
+      : y + mo === 0
+        ? d === 0
+          ? [['WEEKLY', w]]
+          : [['DAILY', w * 7 + d]]
+        : [];
+  const [freq, interval] = units[0] ?? [];
+  if (!freq || !interval) return undefined;
+  return new ICAL.Recur({ freq: freq as 'YEARLY', interval }).toJSON();
+}
 
 /** A jCal date-time in UTC: 2027-01-15T10:30:00Z (to the second, as iCalendar has it). */
 const utc = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;

@@ -157,7 +157,8 @@ async function feedRecords(
   const out: ApiRecord[] = [];
   try {
     for (let page = 1; ; page++) {
-      const q = { conditions: [dated], page, perPage: FEED_PAGE, embed: [] };
+      // Where each is (a reminder's property: the event's LOCATION).
+      const q = { conditions: [dated], page, perPage: FEED_PAGE, embed: r.agenda?.where ? [r.agenda.where] : [] };
       const got = await store.list(feed.accountId, r, q, budget);
       // A reader thread sends its records as JSON text.
       const records = got.json ? (JSON.parse(got.json.text) as ApiRecord[]) : got.records;

@@ -611,7 +611,8 @@ describe('every example of every help page runs against a seeded server', () => 
       }
     }
     expect(ran).toBeGreaterThan(150);
-  });
+    // Some 200 runs, each against the server: a loaded machine takes longer than the default.
+  }, 90_000);
 });
 
 describe('the values flag help gives as examples are accepted', () => {

@@ -264,6 +264,11 @@ describe('released migrations are history', () => {
       7,
       'edf9301ef2c65b512f24911c2363c7467e69b5d55c6f49fc0bd02dd7a35289ad',
     ],
+    [
+      "8 (reminders' property, contact, done and repeat; attachments' expiry)",
+      8,
+      '74ea0db7c7342d766cd17bf0de6c9ab68bac21a82c1f69d79cead801154777fc',
+    ],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -276,6 +281,8 @@ describe('released migrations are history', () => {
     '7fd588566118a8a19192adec31cb2c38af8ea2d391b34c5eaaaf5b7e0d29ea02',
     // 8, PostgreSQL's alone (attachment chunks stored uncompressed): SQLite stays at 7.
     '332dc05f0092c45d90a50f01e51d176b529c4de81cc6036a2d5eecf308184494',
+    // 9, the shared 8.
+    'dad777fa56e6dae3b206388eb3b3214c081941ef75320251667bff14f81f317e',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {

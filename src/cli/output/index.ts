@@ -133,6 +133,8 @@ function defaultColumns(resource: ResourceDef): string[] {
  */
 export function autoEmbeds(resource: ResourceDef, spec: OutputSpec, one = false): string[] {
   const table = spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
+  // A calendar says where each event is (a reminder's property: its LOCATION).
+  if (spec.format === CALENDAR_FORMAT && resource.agenda?.where) return [resource.agenda.where];
   if (!table) return [];
   if (one) return embedsOf(resource).flatMap((e) => (e.kind === 'custom_values' ? [] : [e.name]));
   return [...(resource.parents ?? []), ...shownLinks(resource)].map((x) => x.name);
@@ -157,7 +159,7 @@ const shortUuid = (u: string): string => u.slice(0, MIN_UUID_PREFIX);
 const namedEmbeds = (resource: ResourceDef): Map<string, string> =>
   new Map(
     [...(resource.links ?? []), ...(resource.sets ?? [])].flatMap((n) => {
-      const field = knownBy(n);
+      const field = ('shownAs' in n ? n.shownAs : undefined) ?? knownBy(n);
       return field ? [[n.name, field] as const] : [];
     }),
   );

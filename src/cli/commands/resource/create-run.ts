@@ -5,7 +5,7 @@ import { bodyFromFlags, withClientDefaults } from '../../flag-values.js';
 import { kebab } from '../../flags.js';
 import { readFileOrStdin, readStdin } from '../../input.js';
 import { printRecord } from '../../output/index.js';
-import { resolveUuid } from '../../uuids.js';
+import { resolveLinkUuids, resolveUuid } from '../../uuids.js';
 import { about } from '../../api-errors.js';
 import { when } from '../shared.js';
 import { dataOption, dryRun, outputSpec, precheck, withWritten } from './common-run.js';
@@ -34,6 +34,7 @@ export async function createRun(o: CreateOptions): Promise<void> {
     ...o.parent,
     uuid: await resolveUuid(s, resourceByPath(o.parent.resource), o.parent.uuid, flag),
   };
+  await resolveLinkUuids(s, r, body);
   if (o.dryRun) return dryRun(s, f, 'POST', s.client.createPath(r, parent), body, o.output);
   const rec = await s.client.create(r, body, parent).catch((e) => {
     // A parent that is not there is the parent's 404: its list is what to look at.

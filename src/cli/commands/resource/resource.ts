@@ -17,6 +17,7 @@ import { newCmdUpload } from '../attachments/upload.js';
 import { newCmdApply } from './apply.js';
 import { newCmdCreate } from './create.js';
 import { newCmdDelete } from './delete.js';
+import { newCmdDone } from './done.js';
 import { newCmdDue } from './due.js';
 import { newCmdGet } from './get.js';
 import { newCmdList } from './list.js';
@@ -66,6 +67,8 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     if (r.verbs.create && r.verbs.list) verbs.push([['apply'], () => newCmdApply(f, r)]);
     if (r.files) verbs.push([['upload'], () => newCmdUpload(f, r)], [['download'], () => newCmdDownload(f, r)]);
     if (r.agenda) verbs.push([['due'], () => newCmdDue(f, r)]);
+    if (r.agenda?.done)
+      verbs.push([['done'], () => newCmdDone(f, r, false)], [['undone'], () => newCmdDone(f, r, true)]);
     if (r.agenda) verbs.push([['feed'], () => newCmdFeed(f, r)]);
     const named = verb === undefined ? undefined : verbs.find(([names]) => names.includes(verb));
     for (const [, build, hidden] of named ? [named] : verbs) adopt(group, build(), { hidden: hidden === true });

@@ -4,7 +4,7 @@ import { bodyFromFlags, setChanges } from '../../flag-values.js';
 import { kebab, setChangeFlags } from '../../flags.js';
 import { usageError } from '../../errors.js';
 import { printRecord } from '../../output/index.js';
-import { resolveUuid } from '../../uuids.js';
+import { resolveLinkUuids, resolveUuid } from '../../uuids.js';
 import { fillForUpdate } from '../../writes.js';
 import { about } from '../../api-errors.js';
 import { when } from '../shared.js';
@@ -34,6 +34,7 @@ export async function updateRun(o: UpdateOptions): Promise<void> {
   const s = await f.session();
   const uuid = await resolveUuid(s, r, o.uuid, '<uuid>');
   try {
+    await resolveLinkUuids(s, r, body);
     await fillForUpdate(s.client, r, uuid, body, changes);
     precheck(r, body, 'update');
     if (o.dryRun) return dryRun(s, f, 'PUT', s.client.recordPath(r, uuid), body, o.output);

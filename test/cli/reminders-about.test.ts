@@ -1,0 +1,142 @@
+/**
+ * Reminders about a property, done and repeating, as a person uses them through pm (in-process,
+ * against the real server): links by a uuid's beginning, filters by the property's own fields,
+ * done and undone, the agenda, the delete's question and a calendar a standard parser reads.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pmAgainstServer } from '../helpers/cli.js';
+import { eventsOf } from '../helpers/ical.js';
+import { type Account, Clock, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let acct: Account;
+const NOW = Date.parse('2027-02-10T12:00:00Z');
+const pm = pmAgainstServer(() => ({ url: server.url, token: acct.token }), {
+  now: NOW,
+  timeZone: 'Europe/London',
+  env: { NO_COLOR: '1' },
+});
+
+beforeAll(async () => {
+  server = await startTestServer({ clock: new Clock('2027-02-01T09:00:00Z') });
+});
+afterAll(() => server.close());
+
+/** A new account with a property in Leeds and one in York; their uuids. */
+async function setUp(): Promise<{ leeds: string; york: string }> {
+  acct = await server.newAccount();
+  const make = async (address: string, city: string) =>
+    (await acct.api('POST', '/properties', { address, postcode: 'LS1 1AA', city })).body.data.uuid as string;
+  return { leeds: await make('1 High St', 'Leeds'), york: await make('2 Low Rd', 'York') };
+}
+
+describe('pm reminders about a property', () => {
+  it('links one by the beginning of its uuid, and lists by its fields', async () => {
+    const { leeds, york } = await setUp();
+    const made = await pm(['reminders', 'create', '--title', 'Gas safety', '--property', leeds.slice(0, 8), '-q']);
+    expect(made.code, made.stderr).toBe(0);
+    await pm(['reminders', 'create', '--title', 'Boiler', '--property', york, '-q']);
+    const listed = await pm(['reminders', 'list', '--property-where', 'city=leeds', '--json', 'title']);
+    expect(JSON.parse(listed.stdout)).toEqual([{ title: 'Gas safety' }]);
+    // A table shows the property's address.
+    const table = await pm(['reminders', 'list', '--property', york.slice(0, 8)], { tty: true });
+    expect(table.stdout).toContain('2 Low Rd');
+    expect(table.stdout).not.toContain('1 High St');
+    const wrong = await pm(['reminders', 'create', '--title', 'x', '--property', 'zz']);
+    expect([wrong.code, wrong.stderr]).toEqual([2, expect.stringContaining('--property')]);
+  });
+
+  it('deleting the property asks, saying how many reminders are kept; they stay, unlinked', async () => {
+    const { leeds } = await setUp();
+    for (const title of ['Gas', 'EICR']) await pm(['reminders', 'create', '--title', title, '--property', leeds, '-q']);
+    let question = '';
+    const del = await pm(['properties', 'delete', leeds], {
+      tty: true,
+      prompter: {
+        confirm: async (q) => {
+          question = q;
+          return true;
+        },
+        secret: async () => '',
+      },
+    });
+    expect(del.code, del.stderr).toBe(0);
+    expect(question).toContain('(2 reminders about it are kept, no longer linked)');
+    const left = await pm(['reminders', 'list', '--json', 'title']);
+    expect(JSON.parse(left.stdout)).toHaveLength(2);
+  });
+});
+
+describe('pm reminders done / undone', () => {
+  it('a yearly check done late keeps its cycle; due leaves done ones out', async () => {
+    const { leeds } = await setUp();
+    const gas = (
+      await pm([
+        'reminders',
+        'create',
+        '--title',
+        'Gas safety',
+        '--due-at',
+        '2027-02-08',
+        '--repeat',
+        'every year',
+        '--property',
+        leeds,
+        '-q',
+      ])
+    ).stdout.trim();
+    const once = (
+      await pm(['reminders', 'create', '--title', 'Fix gate', '--due-at', '2027-02-09T10:00:00Z', '-q'])
+    ).stdout.trim();
+    const due = await pm(['reminders', 'due'], { tty: true });
+    expect(due.stdout).toContain('Gas safety · 1 High St');
+    expect(due.stdout).toContain('Fix gate');
+    const done = await pm(['reminders', 'done', gas.slice(0, 8), '--json', 'due_at,last_done_at,done']);
+    expect(JSON.parse(done.stdout)).toEqual({
+      due_at: '2028-02-08',
+      last_done_at: '2027-02-10T12:00:00+00:00',
+      done: false,
+    });
+    await pm(['reminders', 'done', once, '--at', '2027-02-09T18:00:00Z']);
+    const after = await pm(['reminders', 'due'], { tty: true });
+    expect(after.stdout).not.toContain('Gas safety');
+    expect(after.stdout).not.toContain('Fix gate');
+    expect(JSON.parse((await pm(['reminders', 'list', '--done', '--json', 'title'])).stdout)).toEqual([
+      { title: 'Fix gate' },
+    ]);
+    await pm(['reminders', 'undone', once]);
+    expect(JSON.parse((await pm(['reminders', 'list', '--no-done', '--json', 'title'])).stdout)).toHaveLength(2);
+    const bad = await pm(['reminders', 'create', '--title', 'x', '--repeat', 'sometimes']);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--repeat must be a period')]);
+  });
+
+  it('a calendar has LOCATION, RRULE and an end for a timed event, read by node-ical', async () => {
+    const { leeds } = await setUp();
+    const gas = (
+      await pm([
+        'reminders',
+        'create',
+        '--title',
+        'Gas safety',
+        '--due-at',
+        '2027-03-01T09:30:00Z',
+        '--repeat',
+        'P1Y',
+        '--property',
+        leeds,
+        '-q',
+      ])
+    ).stdout.trim();
+    const done = (await pm(['reminders', 'create', '--title', 'Old', '--due-at', '2027-02-01', '-q'])).stdout.trim();
+    await pm(['reminders', 'done', done]);
+    const ics = await pm(['reminders', 'list', '-o', 'ics']);
+    const events = eventsOf(ics.stdout);
+    expect([...events.keys()]).toEqual([gas]);
+    expect(events.get(gas)).toMatchObject({
+      location: '1 High St, LS1 1AA',
+      start: '2027-03-01T09:30:00Z',
+      end: '2027-03-01T10:00:00Z',
+      rrule: 'FREQ=YEARLY',
+    });
+  });
+});
