@@ -65,6 +65,8 @@ interface RequestOptions {
   readonly body?: unknown;
   /** Return a 2xx whose body is unusable with `problem` set, instead of failing. */
   readonly tolerateBody?: boolean;
+  /** Headers of this request's own (an Idempotency-Key), over the client's. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 const clip = (s: string) => (s.length > 2000 ? `${s.slice(0, 2000)}... (${s.length} characters)` : s);
@@ -138,7 +140,7 @@ export class HttpClient {
       }
       let outcome: Outcome;
       try {
-        outcome = { raw: await this.once(method, url, payload) };
+        outcome = { raw: await this.once(method, url, payload, opts.headers) };
       } catch (e) {
         if (ticket) this.pacer?.release(ticket);
         // Only the caller's signal interrupts: undici also calls a proxy's refusal an AbortError.
@@ -194,7 +196,12 @@ export class HttpClient {
   }
 
   /** One attempt: send, and read the whole answer (up to the size limit). */
-  private async once(method: string, url: URL, payload: string | undefined): Promise<Raw> {
+  private async once(
+    method: string,
+    url: URL,
+    payload: string | undefined,
+    own?: Readonly<Record<string, string>>,
+  ): Promise<Raw> {
     const dispatcher = await this.getDispatcher();
     const started = Date.now();
     // --timeout is a deadline for the whole answer, not only for each read: a server trickling a
@@ -213,7 +220,7 @@ export class HttpClient {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: method as Dispatcher.HttpMethod,
-        headers: this.headers(payload !== undefined),
+        headers: { ...this.headers(payload !== undefined), ...own },
         ...(payload !== undefined ? { body: payload } : {}),
         signal: deadline ? (user ? AbortSignal.any([user, deadline.signal]) : deadline.signal) : user,
       });

@@ -140,8 +140,15 @@ export class ResourceClient {
     return `${this.recordPath(resourceByPath(parent.resource), parent.uuid)}/${r.path}`;
   }
 
-  async create(r: ResourceDef, body: ApiRecord, parent?: { resource: string; uuid: string }): Promise<ApiRecord> {
-    const res = await this.http.request('POST', this.createPath(r, parent), { body, tolerateBody: true });
+  /** `key`: an Idempotency-Key (ours), so that the same create sent twice makes one record. */
+  async create(
+    r: ResourceDef,
+    body: ApiRecord,
+    parent?: { resource: string; uuid: string },
+    key?: string,
+  ): Promise<ApiRecord> {
+    const headers = key === undefined ? undefined : { 'idempotency-key': key };
+    const res = await this.http.request('POST', this.createPath(r, parent), { body, tolerateBody: true, headers });
     return this.written(r, res);
   }
 

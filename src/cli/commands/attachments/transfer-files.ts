@@ -6,7 +6,7 @@
  */
 import { lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { resourceByPath } from '../../../resources/index.js';
+import { inputFields, resourceByPath } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import type { Deps } from '../../context.js';
 import { CliError, EXIT } from '../../errors.js';
@@ -60,7 +60,12 @@ export async function importFile(
       EXIT.usage,
       `${where}: ${path} is not the file that was exported (its SHA-256 is ${digest}, the export says ${rec.sha256}).`,
     );
-  const description = typeof rec.description === 'string' ? rec.description : undefined;
+  // Its description and expiry (ours) go with it; what the server makes (size, digest) it makes again.
+  const fields = Object.fromEntries(
+    inputFields(r)
+      .filter((x) => x.name !== 'name' && typeof rec[x.name] === 'string')
+      .map((x) => [x.name, String(rec[x.name])]),
+  );
   const type = typeof rec.mime_type === 'string' ? rec.mime_type : undefined;
   return uploadFile(
     deps,
@@ -69,7 +74,7 @@ export async function importFile(
     { resource: resourceByPath(parent.resource), uuid: parent.uuid },
     { path, size },
     String(rec.name),
-    description,
+    fields,
     type,
   );
 }

@@ -13,6 +13,7 @@ import { examples } from '../../help/examples.js';
 import { inWords } from '../../help/text.js';
 import { newCmdFeed } from '../feed/feed.js';
 import { newCmdDownload } from '../attachments/download.js';
+import { newCmdRemind } from '../attachments/remind.js';
 import { newCmdUpload } from '../attachments/upload.js';
 import { newCmdApply } from './apply.js';
 import { newCmdCreate } from './create.js';
@@ -66,6 +67,7 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     if (r.verbs.delete) verbs.push([['delete', 'rm'], () => newCmdDelete(f, r)]);
     if (r.verbs.create && r.verbs.list) verbs.push([['apply'], () => newCmdApply(f, r)]);
     if (r.files) verbs.push([['upload'], () => newCmdUpload(f, r)], [['download'], () => newCmdDownload(f, r)]);
+    if (r.files && r.fields.some((x) => x.kind === 'date')) verbs.push([['remind'], () => newCmdRemind(f, r)]);
     if (r.agenda) verbs.push([['due'], () => newCmdDue(f, r)]);
     if (r.agenda?.done)
       verbs.push([['done'], () => newCmdDone(f, r, false)], [['undone'], () => newCmdDone(f, r, true)]);
