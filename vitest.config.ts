@@ -69,6 +69,7 @@ const onPostgres = [
   'test/server/typed-client.test.ts',
   'test/server/writes.test.ts',
   'test/server/reminders-about.test.ts',
+  'test/server/certificates.test.ts',
   'test/server/postgres.test.ts',
   'test/server/postgres-tls.test.ts',
   'test/server/scale.test.ts',
