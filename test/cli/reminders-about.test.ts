@@ -3,8 +3,10 @@
  * against the real server): links by a uuid's beginning, filters by the property's own fields,
  * done and undone, the agenda, the delete's question and a calendar a standard parser reads.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pmAgainstServer } from '../helpers/cli.js';
+import { pmAgainstServer, runPm } from '../helpers/cli.js';
 import { eventsOf } from '../helpers/ical.js';
 import { type Account, Clock, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -138,5 +140,33 @@ describe('pm reminders done / undone', () => {
       end: '2027-03-01T10:00:00Z',
       rrule: 'FREQ=YEARLY',
     });
+  });
+});
+
+describe('against a server that does not keep these fields', () => {
+  it('says so, from the 422 naming the field, rather than showing the raw error', async () => {
+    // A server of the hosted API's kind: it refuses what it does not know, naming the field.
+    const hosted = createServer((_req, res) => {
+      res.writeHead(422, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          message: 'The given data was invalid.',
+          errors: { property: ['The property field is not allowed.'], repeat: ['The repeat field is not allowed.'] },
+        }),
+      );
+    });
+    await new Promise<void>((ok) => hosted.listen(0, '127.0.0.1', ok));
+    try {
+      const url = `http://127.0.0.1:${(hosted.address() as AddressInfo).port}`;
+      const args = ['reminders', 'create', '--title', 'Gas', '--repeat', 'P1Y'];
+      const r = await runPm([...args, '--property', '3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15'], {
+        env: { PM_BASE_URL: url, PM_TOKEN: 'pm_test' },
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("this server does not keep reminders' properties or repeat.");
+      expect(r.stderr).not.toContain('The given data was invalid');
+    } finally {
+      hosted.close();
+    }
   });
 });

@@ -17,7 +17,14 @@ async function newProperty(acct: Account): Promise<string> {
   return res.body.data.uuid as string;
 }
 
-async function upload(acct: Account, property: string, query: string, body: BodyInit, type?: string) {
+// biome-ignore lint/suspicious/noExplicitAny: answers are arbitrary JSON
+async function upload(
+  acct: Account,
+  property: string,
+  query: string,
+  body: string | FormData,
+  type?: string,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${server.url}/properties/${property}/attachments?${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${acct.token}`, ...(type ? { 'content-type': type } : {}) },
