@@ -30,6 +30,7 @@ const blackBox = [
   'test/cli/blackbox.test.ts',
   'test/cli/bulk-interrupt.test.ts',
   'test/cli/calendar-blackbox.test.ts',
+  'test/cli/certificates-blackbox.test.ts',
   'test/cli/completion.test.ts',
   'test/cli/dates.test.ts',
   'test/cli/serve.test.ts',

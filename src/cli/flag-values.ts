@@ -74,7 +74,7 @@ function isUuidStart(text: string): boolean {
 }
 
 /** What a value typed for a link's or a set's flag names, as a body says it: {"uuid": …} or {"label": …}. */
-function nameOf(n: Named, text: string, flag = flagWord(n)): Record<string, string> {
+export function nameOf(n: Named, text: string, flag = flagWord(n)): Record<string, string> {
   const v = text.trim();
   if (!v) throw usageError(`--${kebab(flag)} needs a ${n.by.join(' or ')}, not an empty value.`);
   const by = byFieldOf(n, v);

@@ -3,8 +3,11 @@
  * against the real server): links by a uuid's beginning, filters by the property's own fields,
  * done and undone, the agenda, the delete's question and a calendar a standard parser reads.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pmAgainstServer, runPm } from '../helpers/cli.js';
 import { eventsOf } from '../helpers/ical.js';
@@ -66,6 +69,24 @@ describe('pm reminders about a property', () => {
     expect(question).toContain('(2 reminders about it are kept, no longer linked)');
     const left = await pm(['reminders', 'list', '--json', 'title']);
     expect(JSON.parse(left.stdout)).toHaveLength(2);
+  });
+});
+
+describe('pm reminders apply', () => {
+  it('takes property and repeat columns (a uuid beginning, words), and a second run changes nothing', async () => {
+    const { leeds } = await setUp();
+    const dir = mkdtempSync(join(tmpdir(), 'pm-apply-'));
+    const csv = join(dir, 'r.csv');
+    writeFileSync(
+      csv,
+      `title,due_at,repeat,property\nGas safety,2027-03-01,every year,${leeds.slice(0, 8)}\nEICR,2027-05-01,P5Y,\n`,
+    );
+    const first = await pm(['reminders', 'apply', '--from-file', csv, '--key', 'title']);
+    expect(first.code, first.stderr).toBe(0);
+    const second = await pm(['reminders', 'apply', '--from-file', csv, '--key', 'title']);
+    expect(second.stderr).toBe('created 0, updated 0, deleted 0, unchanged 2, failed 0\n');
+    const listed = await pm(['reminders', 'list', '--property-where', 'city=leeds', '--json', 'title,repeat']);
+    expect(JSON.parse(listed.stdout)).toEqual([{ title: 'Gas safety', repeat: 'P1Y' }]);
   });
 });
 

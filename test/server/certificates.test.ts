@@ -17,14 +17,17 @@ async function newProperty(acct: Account): Promise<string> {
   return res.body.data.uuid as string;
 }
 
+/** A JSON answer, of any shape. */
 // biome-ignore lint/suspicious/noExplicitAny: answers are arbitrary JSON
+type Answer = { status: number; body: any };
+
 async function upload(
   acct: Account,
   property: string,
   query: string,
   body: string | FormData,
   type?: string,
-): Promise<{ status: number; body: any }> {
+): Promise<Answer> {
   const res = await fetch(`${server.url}/properties/${property}/attachments?${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${acct.token}`, ...(type ? { 'content-type': type } : {}) },

@@ -22,6 +22,7 @@ import { confirmDelete, everyRecord, withUnabortedSession } from '../shared.js';
 import type { SendOptions } from '../../bulk/flags.js';
 import type { InputRecord } from '../../bulk/input.js';
 import { checkAll, keyFields, keyOf, keyPart, prepare, problemLines, readRecords } from '../../bulk/records.js';
+import { resolveLinkUuids } from '../../uuids.js';
 import { type Outcome, RESULT_FIELDS, runBulk } from '../../bulk/run.js';
 import { type DataOutput, dataSpecFrom, dataStream, printData } from '../../output/index.js';
 import type { Flags, OnResource } from './options.js';
@@ -223,6 +224,8 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
   checkAll(r, 'create', records);
   const prune = o.prune ? pruneFilter(o) : undefined;
   await withUnabortedSession(f, async (s) => {
+    // A linked record named by its uuid's beginning (a property column of 3f2a9c1e): its whole uuid.
+    for (const rec of records) if (!rec.problems.length) await resolveLinkUuids(s, r, rec.body);
     const { steps, unmatched } = await plan(o, s, records, keys, prune);
     if (unmatched)
       f.io.stderr.write(
