@@ -298,6 +298,7 @@ export const attachments: ResourceDef = {
     {
       name: 'expires_on',
       ours: true,
+      expiry: true,
       kind: 'date',
       description: 'the day the document expires, e.g. a certificate (null: never)',
       nullable: true,

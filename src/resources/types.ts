@@ -78,6 +78,8 @@ export interface FieldDef {
   readonly example?: string;
   /** An extension of the API (the hosted service's docs show none of it): marked so in the OpenAPI document. */
   readonly ours?: boolean;
+  /** A date something stops being valid (a certificate's expires_on): lists take --expiring RANGE and --expired. */
+  readonly expiry?: boolean;
 }
 
 export interface ResourceDef {

@@ -104,12 +104,27 @@ describe('pm attachments remind', () => {
     expect(await jobReminders()).toEqual([]);
   });
 
-  it('lists certificates by expiry, and shows it', async () => {
-    await setUp('2027-02-01');
+  it('lists certificates by expiry (--expiring, --expired), and shows it; update --expires, --no-expires', async () => {
+    const { file: cert } = await setUp('2027-02-01');
+    const names = async (...flags: string[]) =>
+      JSON.parse((await pm(['attachments', 'list', ...flags, '--json', 'name,expires_on'])).stdout);
+    expect(await names('--expiring', 'next 60 days')).toEqual([{ name: 'gas-safety.pdf', expires_on: '2027-02-01' }]);
+    expect(await names('--expired')).toEqual([]);
+    await pm(['attachments', 'update', cert, '--expires', '2027-01-01']);
+    expect(await names('--expired')).toEqual([{ name: 'gas-safety.pdf', expires_on: '2027-01-01' }]);
+    await pm(['attachments', 'update', cert, '--no-expires']);
+    expect(await names('--expired')).toEqual([]);
+    await pm(['attachments', 'update', cert, '--expires', 'in 3 weeks']);
+    const both = await pm(['attachments', 'list', '--expired', '--expiring', 'P1D']);
+    expect([both.code, both.stderr]).toEqual([
+      2,
+      expect.stringContaining('give one of --expires-on, --expiring and --expired'),
+    ]);
     const soon = await pm(['attachments', 'list', '--expires-on', 'next 60 days', '--json', 'name,expires_on']);
-    expect(JSON.parse(soon.stdout)).toEqual([{ name: 'gas-safety.pdf', expires_on: '2027-02-01' }]);
+    // In 3 weeks, from 10 January.
+    expect(JSON.parse(soon.stdout)).toEqual([{ name: 'gas-safety.pdf', expires_on: '2027-01-31' }]);
     const table = await pm(['attachments', 'list'], { tty: true });
     expect(table.stdout).toContain('expires_on');
-    expect(table.stdout).toContain('2027-02-01');
+    expect(table.stdout).toContain('2027-01-31');
   });
 });

@@ -148,10 +148,13 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
     list: [
       'pm attachments list --property 3f2a9c1e',
       'pm attachments list --property-where city=leeds --name gas --json name,size,download_url',
+      'pm attachments list --expiring "next 60 days" --json name,expires_on',
+      'pm attachments list --expired',
     ],
     get: ['pm attachments get 5c1d7e2a', 'pm attachments get 5c1d7e2a --jq .sha256'],
     update: [
-      'pm attachments update 5c1d7e2a --expires-on 2028-03-01',
+      'pm attachments update 5c1d7e2a --expires 2028-03-01',
+      'pm attachments update 5c1d7e2a --no-expires',
       'pm attachments update 5c1d7e2a --name gas-safety-2027.pdf --description "Gas Safe record"',
       'pm attachments update 5c1d7e2a --unset expires_on',
     ],
