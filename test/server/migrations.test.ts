@@ -122,6 +122,13 @@ describe('a data file made by pm 0.1.0', () => {
         [null, false],
       ]);
       expect((await list('/reminders?title=gas')).data).toHaveLength(1);
+      // Migration 8: the old reminders are about nothing, not done, and do not repeat; they can be.
+      expect((await list('/reminders?done=false&embed=property')).data).toMatchObject(
+        reminders.map(() => ({ done: false, done_at: null, repeat: null, property: { data: null } })),
+      );
+      const first = reminders[0] as { uuid: string };
+      const yearly = await api('PUT', `/reminders/${first.uuid}`, { repeat: 'P1Y', done_at: '2026-12-02T09:00:00Z' });
+      expect(yearly.body.data).toMatchObject({ due_at: '2027-12-01', last_done_at: '2026-12-02T09:00:00+00:00' });
       // And it takes new records as any data file does.
       const created = await api('POST', '/properties', {
         address: '3 Mill Lane',
