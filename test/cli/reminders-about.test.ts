@@ -90,6 +90,37 @@ describe('pm reminders apply', () => {
   });
 });
 
+describe('pm export and import', () => {
+  it("carry a reminder's property (to the property the import made), its repeat and done", async () => {
+    const { leeds } = await setUp();
+    await pm([
+      'reminders',
+      'create',
+      '--title',
+      'Gas',
+      '--property',
+      leeds,
+      '--repeat',
+      'P1Y',
+      '--due-at',
+      '2027-03-01',
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), 'pm-export-'));
+    expect((await pm(['export', '--dir', dir])).code).toBe(0);
+    const other = await server.newAccount();
+    const imported = await pm(['import', '--dir', dir], {}, other.token);
+    expect(imported.code, imported.stderr).toBe(0);
+    const list = await pm(
+      ['reminders', 'list', '--embed', 'property', '--json', 'title,repeat,property'],
+      {},
+      other.token,
+    );
+    const [gas] = JSON.parse(list.stdout);
+    expect(gas).toMatchObject({ title: 'Gas', repeat: 'P1Y', property: { data: { address: '1 High St' } } });
+    expect(gas.property.data.uuid).not.toBe(leeds);
+  });
+});
+
 describe('pm reminders done / undone', () => {
   it('a yearly check done late keeps its cycle; due leaves done ones out', async () => {
     const { leeds } = await setUp();
