@@ -6,6 +6,7 @@
  */
 import { HttpStatusError, InsecureTransportError, NetworkError, ProtocolError } from '../client/errors.js';
 import { MissingDriverError } from '../core/errors.js';
+import { resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
 import { CliError, EXIT, type ExitCode, missingDriver } from './errors.js';
 
@@ -37,6 +38,23 @@ function requestIdOf(e: HttpStatusError): string {
   const body = e.response.body as { request_id?: unknown } | undefined;
   const id = e.response.headers['x-request-id'] ?? body?.request_id;
   return typeof id === 'string' && /^[\x21-\x7e]{1,128}$/.test(id) ? ` (request id ${id})` : '';
+}
+
+/**
+ * The extensions of the API (ours) a 422 refuses as not allowed, in words ("properties",
+ * "repeat"): a server that does not keep them (the hosted service may not). Undefined when the
+ * 422 is about anything else, such as a value of ours that is wrong.
+ */
+function notKept(r: ResourceDef, fields: Readonly<Record<string, readonly string[]>> | undefined): string | undefined {
+  const words: string[] = [];
+  for (const [key, messages] of Object.entries(fields ?? {})) {
+    if (!messages.some((m) => /not allowed|unknown|not permitted|prohibited|not supported/i.test(m))) continue;
+    const name = key.split('.')[0] as string;
+    const link = r.links?.find((l) => l.name === name && l.ours);
+    if (link) words.push(resourceByPath(link.target).plural);
+    else if (r.fields.some((f) => f.name === name && f.ours)) words.push(name);
+  }
+  return words.length ? [...new Set(words)].join(' or ') : undefined;
 }
 
 /** An error from the API client as a CLI error with the right exit code and a next step. */
@@ -74,6 +92,12 @@ export function describeApiError(e: unknown, on?: ResourceDef): CliError {
         `This is a fault of the server, not of the request; pm did not send it again.${id && ' Quote the request id to whoever runs the server.'}`,
       );
     }
+    const unkept = s === 422 && r ? notKept(r, e.fieldErrors) : undefined;
+    if (unkept)
+      return new CliError(EXIT.api, `this server does not keep ${r?.plural}' ${unkept}.`, {
+        status: s,
+        hint: "It is an extension of pm serve's API (docs/api.md): leave it out, or use a pm server.",
+      });
     return new CliError(EXIT.api, e.message, { status: s, fields: e.fieldErrors });
   }
   if (e instanceof NetworkError) {

@@ -11,15 +11,24 @@ import {
   inputFields,
   namedBy,
   resourceByPath,
+  whereRelationsOf,
   writableLinks,
 } from '../resources/index.js';
 import type { FieldDef, FilterKind, ResourceDef, SetDef } from '../resources/types.js';
 import { HumanDateError, type HumanDateOptions, parseHumanInstant, parseHumanRange } from '../core/humandate.js';
-import { blankValue, type ClientContext, FIELD_KINDS, FILTER_KINDS, isBlank, KindError } from '../core/kinds.js';
+import {
+  blankValue,
+  type ClientContext,
+  FIELD_KINDS,
+  FILTER_KINDS,
+  isBlank,
+  KindError,
+  uuidPrefixOf,
+} from '../core/kinds.js';
 import { sameText } from '../core/match.js';
 import { encodeListQuery } from '../core/query.js';
 import { usageError } from './errors.js';
-import { clearFlag, flagWord, isUuid, kebab, type Named, optKey, setChangeFlags } from './flags.js';
+import { checkUuid, clearFlag, flagWord, isUuid, kebab, knownBy, type Named, optKey, setChangeFlags } from './flags.js';
 
 /**
  * What the kinds read values a person typed with: the clock and zone (the user's, Deps.timeZone;
@@ -56,16 +65,30 @@ function filterValues(f: FieldDef, raw: unknown, flag: string, ctx: ClientContex
  */
 function byFieldOf(n: Named, text: string): string {
   const other = n.by.find((b) => b !== 'uuid') ?? 'uuid';
-  return isUuid(text) && n.by.includes('uuid') ? 'uuid' : other;
+  if (!n.by.includes('uuid')) return other;
+  if (isUuid(text) || other === 'uuid') return 'uuid';
+  // Records known by a label are named by it; others (a contact, by email) by their uuid's beginning too.
+  return knownBy(n) === undefined && isUuidStart(text) ? 'uuid' : other;
+}
+
+/** Whether text is a uuid's first 8 characters or more. */
+function isUuidStart(text: string): boolean {
+  try {
+    uuidPrefixOf(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What a value typed for a link's or a set's flag names, as a body says it: {"uuid": …} or {"label": …}. */
-function nameOf(n: Named, text: string, flag = flagWord(n)): Record<string, string> {
+export function nameOf(n: Named, text: string, flag = flagWord(n)): Record<string, string> {
   const v = text.trim();
   if (!v) throw usageError(`--${kebab(flag)} needs a ${n.by.join(' or ')}, not an empty value.`);
   const by = byFieldOf(n, v);
-  // A uuid in any case is the same uuid: sent as servers write them, in lower case.
-  return { [by]: by === 'uuid' ? v.toLowerCase() : v };
+  // A uuid in any case is the same uuid: sent as servers write them, in lower case; its
+  // beginning is resolved when the command runs (resolveLinkUuids).
+  return { [by]: by === 'uuid' ? checkUuid(v, `--${kebab(flag)}`) : v };
 }
 
 /**
@@ -108,7 +131,7 @@ export function filterQuery(
     if (raw !== undefined) fields[f.name] = filterValues(f, raw, kebab(f.name), ctx);
   }
   const relations: Record<string, Record<string, string[]>> = namedFilters(r, opts);
-  for (const rel of r.parents ?? []) {
+  for (const rel of whereRelationsOf(r)) {
     const target = resourceByPath(rel.target);
     const uuids = opts[optKey(rel.name)] as string[] | undefined;
     const wheres = (opts[optKey(`${rel.name}_where`)] as string[] | undefined) ?? [];

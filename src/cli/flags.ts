@@ -12,6 +12,7 @@ import {
   namedBy,
   namesOf,
   resourceByPath,
+  whereRelationsOf,
   writableLinks,
 } from '../resources/index.js';
 import type { FilterKind, LinkDef, ResourceDef, SetDef } from '../resources/types.js';
@@ -177,7 +178,7 @@ export function addFilterFlags(cmd: Command, r: ResourceDef): void {
     } else if (kind.arrayable) cmd.option(`--${flag} <${kind.placeholder(f)}>`, kind.help(f), collect);
     else cmd.option(`--${flag} <${kind.placeholder(f)}>`, kind.help(f));
   }
-  for (const rel of r.parents ?? []) {
+  for (const rel of whereRelationsOf(r)) {
     const target = resourceByPath(rel.target);
     cmd.option(`--${rel.name} <uuid>`, `only those of this ${target.singular} (repeatable: any of them)`, collect);
     cmd.option(

@@ -9,7 +9,15 @@
  * nothing is an error naming where it was typed, with the nearest names (suggest.ts), never an
  * empty answer; one that names several is an error listing them, one a line.
  */
-import { fieldOf, filterRelationsOf, namedBy, namesOf, resourceByPath, writableLinks } from '../resources/index.js';
+import {
+  fieldOf,
+  filterRelationsOf,
+  namedBy,
+  namesOf,
+  resourceByPath,
+  whereRelationsOf,
+  writableLinks,
+} from '../resources/index.js';
 import type { LinkDef, ResourceDef, SetDef } from '../resources/types.js';
 import { HttpStatusError } from '../client/errors.js';
 import { filterKind, isCodeValue, isWholeUuid, prefixParameter } from '../core/kinds.js';
@@ -253,7 +261,7 @@ function namingFlags(r: ResourceDef, use: Use): NamingFlag[] {
   if (use === 'list')
     return [
       ...prefixFields(r).map((f) => namingFlag(f.name, (what) => ({ target: r, by: [], what }))),
-      ...(r.parents ?? []).map((p) => namingFlag(p.name, (what) => namingOf(resourceByPath(p.target), what))),
+      ...whereRelationsOf(r).map((p) => namingFlag(p.name, (what) => namingOf(resourceByPath(p.target), what))),
       ...filterRelationsOf(r)
         .filter(namedBy)
         .map((rel) => namingFlag(flagWord(rel), of(rel))),
@@ -321,4 +329,18 @@ export async function resolveNamingFlags(s: Session, r: ResourceDef, flags: Flag
     if (!found.has(at)) found.set(at, resolveName(s, u.naming, input, use === 'list'));
     return found.get(at) as Promise<string[]>;
   });
+}
+
+/**
+ * A write's body with each link named by a uuid's beginning ({"uuid": "3f2a9c1e"}, from --property
+ * 3f2a9c1e) naming the whole uuid of its record: a request each, none for whole uuids.
+ */
+export async function resolveLinkUuids(s: Session, r: ResourceDef, body: Record<string, unknown>): Promise<void> {
+  for (const link of r.links ?? []) {
+    const named = body[link.name];
+    if (typeof named !== 'object' || named === null || !('uuid' in named)) continue;
+    const u = (named as { uuid: unknown }).uuid;
+    if (typeof u !== 'string' || isWholeUuid(u)) continue;
+    body[link.name] = { uuid: await resolveUuid(s, resourceByPath(link.target), u, `--${kebab(link.name)}`) };
+  }
 }

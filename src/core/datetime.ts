@@ -179,3 +179,13 @@ export function formatDate(ms: number): string {
 export function isDateOnly(text: string): boolean {
   return DATE_RE.test(text.trim());
 }
+
+/**
+ * An instant (ms) moved on by an ISO 8601 period of whole days, weeks, months or years, on the UTC
+ * calendar (luxon's Duration): the time of day kept, and a month's end clamped (31 Jan + P1M is
+ * the last day of February).
+ */
+export function plusPeriod(ms: number, period: string): number {
+  const { DateTime, Duration } = luxon();
+  return DateTime.fromMillis(ms, { zone: 'utc' }).plus(Duration.fromISO(period)).toMillis();
+}

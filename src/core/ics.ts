@@ -43,8 +43,8 @@ const text = (v: unknown): string =>
  */
 export interface CalendarWriter {
   readonly head: string;
-  /** The text of a record's event, CRLF-ended; undefined when it has no due date. */
-  event(rec: Rec): string | undefined;
+  /** The text of a record's event, CRLF-ended; undefined when it has no due date, null when it is done (left out). */
+  event(rec: Rec): string | undefined | null;
   readonly end: string;
 }
 
@@ -72,7 +72,7 @@ export async function calendarWriter(r: ResourceDef, opts: CalendarOptions): Pro
   // events is its head and its end; each event goes between them, as ical.js writes a subcomponent.
   const empty = ICAL.stringify.component(['vcalendar', props, []], ICAL.design.icalendar);
   const END = 'END:VCALENDAR';
-  const event = eventOf(r, opts);
+  const event = eventOf(ICAL, r, opts);
   return {
     head: empty.slice(0, -END.length),
     event(rec) {
@@ -94,7 +94,7 @@ export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: C
   for (const rec of records) {
     const e = w.event(rec);
     if (e === undefined) undated++;
-    else parts.push(e);
+    else if (e !== null) parts.push(e);
   }
   parts.push(w.end);
   return { text: parts.join(''), undated };
@@ -103,12 +103,18 @@ export async function calendarOf(r: ResourceDef, records: Iterable<Rec>, opts: C
 /**
  * A record's event as jCal (undefined when it has no due date), its UID the record's uuid (an
  * app that imports it again updates rather than duplicates); an all-day one (a date, or the
- * all-day flag set) as DTSTART;VALUE=DATE, a timed one in UTC.
+ * all-day flag set) as DTSTART;VALUE=DATE, a timed one in UTC. A done one is over: null, left
+ * out (VEVENT has no COMPLETED status; that is a to-do's, and an app would still show it due).
  */
-function eventOf(r: ResourceDef, opts: CalendarOptions): (rec: Rec) => Prop[] | undefined {
+function eventOf(
+  ICAL: typeof import('ical.js').default,
+  r: ResourceDef,
+  opts: CalendarOptions,
+): (rec: Rec) => Prop[] | undefined | null {
   const agenda = r.agenda as NonNullable<ResourceDef['agenda']>;
   const allDayFlag = fieldOf(r, agenda.due)?.allDayFlag;
   return (rec) => {
+    if (agenda.done !== undefined && rec[agenda.done] !== null && rec[agenda.done] !== undefined) return null;
     const due = rec[agenda.due];
     const at = typeof due === 'string' ? new Date(DATE_ONLY.test(due) ? `${due}T00:00:00Z` : due) : undefined;
     if (!at || Number.isNaN(at.getTime())) return undefined;
@@ -125,14 +131,60 @@ function eventOf(r: ResourceDef, opts: CalendarOptions): (rec: Rec) => Prop[] | 
       allDay ? ['dtstart', {}, 'date', (due as string).slice(0, 10)] : ['dtstart', {}, 'date-time', utc(at)],
       ['summary', {}, 'text', text(rec[agenda.title] ?? '')],
     ];
+    // A timed one lasts EVENT_LENGTH, so that every app draws it alike.
+    if (!allDay) event.push(['duration', {}, 'duration', EVENT_LENGTH]);
     if (details !== undefined && details !== null && details !== '')
       event.push(['description', {}, 'text', text(details)]);
+    const place = agenda.where === undefined ? undefined : whereOf(rec[agenda.where]);
+    if (place) event.push(['location', {}, 'text', text(place)]);
+    const repeat = agenda.repeat === undefined ? undefined : rec[agenda.repeat];
+    if (typeof repeat === 'string') {
+      const rule = recurrence(ICAL, repeat);
+      if (rule) event.push(['rrule', {}, 'recur', rule]);
+    }
     if (revised) event.push(['last-modified', {}, 'date-time', revised]);
     return event;
   };
 }
 
-type Prop = [name: string, parameters: Record<string, string>, type: string, value: string];
+type Prop = [name: string, parameters: Record<string, string>, type: string, value: string | object];
+
+/** How long a timed event lasts in a calendar (a reminder has a time, not a length). */
+const EVENT_LENGTH = 'PT30M';
+
+/** The words of an embedded linked record (`{"data": {address, postcode}}`) that say where: its address and postcode. */
+function whereOf(v: unknown): string | undefined {
+  const data = typeof v === 'object' && v !== null ? (v as { data?: unknown }).data : undefined;
+  if (typeof data !== 'object' || data === null) return undefined;
+  const words = Object.entries(data as Rec)
+    .filter(([k, x]) => k !== 'uuid' && typeof x === 'string' && x.trim() !== '')
+    .map(([, x]) => String(x));
+  return words.length ? words.join(', ') : undefined;
+}
+
+/**
+ * An ISO 8601 period of whole days, weeks, months or years (P1Y, P6M, P2W, P10D) as the jCal of
+ * an RRULE (ical.js's Recur): FREQ of its one unit, INTERVAL its count. A period of several units
+ * (P1Y6M) is said in months, or in days.
+ */
+function recurrence(ICAL: typeof import('ical.js').default, period: string): object | undefined {
+  const m = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?$/.exec(period);
+  if (!m) return undefined;
+  const [y, mo, w, d] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number];
+  const units: [string, number][] =
+    y + mo > 0 && w + d === 0
+      ? mo === 0
+        ? [['YEARLY', y]]
+        : [['MONTHLY', y * 12 + mo]]
+      : y + mo === 0
+        ? d === 0
+          ? [['WEEKLY', w]]
+          : [['DAILY', w * 7 + d]]
+        : [];
+  const [freq, interval] = units[0] ?? [];
+  if (!freq || !interval) return undefined;
+  return new ICAL.Recur({ freq: freq as 'YEARLY', interval }).toJSON();
+}
 
 /** A jCal date-time in UTC: 2027-01-15T10:30:00Z (to the second, as iCalendar has it). */
 const utc = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;

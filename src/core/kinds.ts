@@ -400,6 +400,45 @@ const PLAIN: Pick<FieldKindDef, 'columns' | 'store' | 'load' | 'isTime'> = {
 /** A checked datetime as it is stored: epoch milliseconds, or null. */
 const millisOf = (v: WireValue) => (typeof v === 'string' ? (instantMillis(v) ?? null) : null);
 
+/**
+ * An ISO 8601 period of whole days, weeks, months or years, at least one of them not zero (P1Y,
+ * P6M, P2W, P10D, P1Y6M): how often a reminder repeats. No time part: a repeat keeps the time.
+ */
+const PERIOD_RE = /^P(?=\d)(?:(\d{1,4})Y)?(?:(\d{1,4})M)?(?:(\d{1,4})W)?(?:(\d{1,5})D)?$/;
+
+/** Whether text is such a period, not all zero. */
+const isPeriod = (v: string): boolean => {
+  const m = PERIOD_RE.exec(v);
+  return m?.slice(1).some((x) => x !== undefined && Number(x) > 0) === true;
+};
+
+/** Periods in words: "every year", "yearly", "every 6 months", "2 weeks", "fortnightly". */
+const PERIOD_WORDS: Readonly<Record<string, string>> = {
+  daily: 'P1D',
+  weekly: 'P1W',
+  fortnightly: 'P2W',
+  monthly: 'P1M',
+  quarterly: 'P3M',
+  yearly: 'P1Y',
+  annually: 'P1Y',
+};
+const PERIOD_UNITS: Readonly<Record<string, string>> = { day: 'D', week: 'W', month: 'M', year: 'Y' };
+
+/** A period a person typed, as the API takes it: an ISO period as it is (any case), or words. */
+function periodOf(text: string): string {
+  const s = text.trim().toLowerCase().replace(/\s+/g, ' ');
+  const iso = s.toUpperCase();
+  if (isPeriod(iso)) return iso;
+  const word = PERIOD_WORDS[s.replace(/^every /, '')];
+  if (word) return word;
+  const m = /^(?:every )?(?:(\d{1,4}|a|an|one) )?(day|week|month|year)s?$/.exec(s);
+  const n = m?.[1] === undefined || /^(a|an|one)$/.test(m[1]) ? 1 : Number(m[1]);
+  if (m && n > 0) return `P${n}${PERIOD_UNITS[m[2] as string]}`;
+  throw new KindError(
+    `must be a period such as P1Y, P6M, P2W, P10D, or words such as "every year", "every 6 months", not "${text}".`,
+  );
+}
+
 export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
   text: {
     ...PLAIN,
@@ -498,11 +537,58 @@ export const FIELD_KINDS: Readonly<Record<FieldKind, FieldKindDef>> = {
       if (at === undefined) return fail(f, report, 'must be an ISO 8601 datetime');
       return formatTimestamp(at);
     },
-    columns: PLAIN.columns,
+    columns: (f) => [{ name: f.name, type: 'INTEGER', notNull: !f.nullable }],
     store: (f, v) => ({ [f.name]: millisOf(v) }),
     load: (f, row) => (typeof row[f.name] === 'number' ? formatTimestamp(row[f.name] as number) : null),
     isTime: () => true,
     schema: (_f, dir) => (dir === 'out' ? TIMESTAMP : { type: 'string', format: 'date-time' }),
+  },
+  date: {
+    placeholder: 'date',
+    help: (f, note) => `${f.description}${note}: 2027-03-01, "in 1 year", "next march"`,
+    // A date in words may come with a time: the date is its day.
+    fromText: (_f, text, ctx) => ctx.instant(text).slice(0, 10),
+    check: (f, v, report) => {
+      if (typeof v !== 'string' || !isDateOnly(v) || instantMillis(v) === undefined)
+        return fail(f, report, `must be a date (YYYY-MM-DD)${typeof v === 'string' ? `, not "${v}"` : ''}`);
+      return v.trim();
+    },
+    // Midnight UTC of the day: date filters take the same ranges as every other date.
+    columns: (f) => [{ name: f.name, type: 'INTEGER', notNull: false }],
+    store: (f, v) => ({ [f.name]: millisOf(v) }),
+    load: (f, row) => (typeof row[f.name] === 'number' ? formatDate(row[f.name] as number) : null),
+    isTime: () => false,
+    schema: () => ({ type: 'string', format: 'date' }),
+  },
+  period: {
+    placeholder: 'period',
+    help: (f, note) => `${f.description}${note}: P1Y, P6M, P2W, P10D, or "every year", "every 6 months"`,
+    fromText: (_f, text) => periodOf(text),
+    check: (f, v, report) => {
+      if (typeof v !== 'string' || !isPeriod(v))
+        return fail(
+          f,
+          report,
+          'must be an ISO 8601 period of whole days, weeks, months or years, such as P1Y, P6M, P2W or P10D',
+        );
+      return v;
+    },
+    columns: (f) => [{ name: f.name, type: 'TEXT', notNull: false }],
+    store: (f, v) => ({ [f.name]: v }),
+    load: (f, row) => row[f.name] ?? null,
+    isTime: () => false,
+    complete: () => [
+      { value: 'P1Y', description: 'every year' },
+      { value: 'P6M', description: 'every 6 months' },
+      { value: 'P1M', description: 'every month' },
+      { value: 'P1W', description: 'every week' },
+    ],
+    schema: () => ({
+      type: 'string',
+      pattern: PERIOD_RE.source,
+      description: 'an ISO 8601 period of whole days, weeks, months or years',
+      examples: ['P1Y', 'P6M', 'P2W', 'P10D'],
+    }),
   },
   date_or_datetime: {
     placeholder: 'date',

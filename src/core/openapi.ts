@@ -54,16 +54,23 @@ const nameOf = (f: FieldDef) => f.name;
 const nullable = (s: Schema): Schema =>
   typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] };
 
+/** An extension of the API said to be one. */
+/** What marks a field or link that is ours after its description. */
+const OURS_MARK = ` (ours: ${OURS})`;
+
+/** A field's description, marked where it is ours. */
+const described = (f: FieldDef): string => f.description + (f.ours ? OURS_MARK : '');
+
 /** The value of a field as the API answers it. */
 function outSchema(f: FieldDef): Schema {
-  const s = { ...fieldKind(f).schema(f, 'out'), description: f.description };
+  const s = { ...fieldKind(f).schema(f, 'out'), description: described(f) };
   // A field that takes null may answer null (a reminder without due_at), unless the server makes it.
   return f.nullable && !f.generated ? nullable(s) : s;
 }
 
 /** The value of a field a body may send: null where the field is nullable, or has a default on create. */
 function inSchema(f: FieldDef, mode: 'create' | 'update'): Schema {
-  const s = { ...fieldKind(f).schema(f, 'in'), description: f.description };
+  const s = { ...fieldKind(f).schema(f, 'in'), description: described(f) };
   return f.nullable || (mode === 'create' && f.default !== undefined) ? nullable(s) : s;
 }
 
@@ -107,7 +114,7 @@ function bodySchema(r: ResourceDef, mode: 'create' | 'update'): Schema {
   const named = (by: readonly string[]) => ({ oneOf: by.map((b) => object({ [b]: { type: 'string' } })) });
   for (const l of writableLinks(r, mode))
     properties[l.name] = nullable({
-      description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}${l.onUpdate ? ' (null clears it)' : ''}${mode === 'update' && l.ours?.onUpdate ? `; ${OURS}: the hosted service takes it on create alone` : ''}`,
+      description: `the ${resourceByPath(l.target).singular} of the ${r.singular}, by ${l.by.join(' or ')}${l.onUpdate ? ' (null clears it)' : ''}${l.ours?.link ? OURS_MARK : ''}${mode === 'update' && l.ours?.onUpdate ? `; ${OURS}: the hosted service takes it on create alone` : ''}`,
       ...named(l.by),
     });
   for (const x of r.sets ?? [])

@@ -231,8 +231,63 @@ export const reminders: ResourceDef = {
       example: 'P7D',
     },
     flag('anytime', 'true when due all day rather than at a time', { column: 4 }),
+    // Ours: done, and repeating.
+    {
+      name: 'done_at',
+      ours: true,
+      kind: 'datetime',
+      description: 'when it was done (null: not yet); done on a repeating reminder moves due_at on instead',
+      nullable: true,
+      filter: 'datetime',
+      example: '-P7D',
+    },
+    serverSet('done', 'bool', 'whether it is done (done_at is set)', {
+      computed: { set: 'done_at' },
+      filter: 'bool',
+      ours: true,
+    }),
+    {
+      name: 'repeat',
+      ours: true,
+      kind: 'period',
+      description: 'how often it repeats, an ISO 8601 period of whole days, weeks, months or years (null: never)',
+      nullable: true,
+      example: 'P1Y',
+    },
+    serverSet('last_done_at', 'datetime', 'when a repeating reminder was last done', { nullable: true, ours: true }),
   ],
-  agenda: { due: 'due_at', title: 'title', details: 'description' },
+  // Ours: a reminder may be about one property or one contact; deleting it keeps the reminder.
+  links: [
+    {
+      name: 'property',
+      target: 'properties',
+      column: 'property_id',
+      by: ['uuid'],
+      onUpdate: true,
+      where: true,
+      shown: 3,
+      shownAs: 'address',
+      ours: { link: true },
+    },
+    {
+      name: 'contact',
+      target: 'contacts',
+      column: 'contact_id',
+      by: ['uuid', 'email'],
+      onUpdate: true,
+      where: true,
+      ours: { link: true },
+    },
+  ],
+  agenda: {
+    due: 'due_at',
+    title: 'title',
+    details: 'description',
+    done: 'done_at',
+    repeat: 'repeat',
+    lastDone: 'last_done_at',
+    where: 'property',
+  },
 };
 
 /**
@@ -242,22 +297,26 @@ export const reminders: ResourceDef = {
  */
 export const attachments: ResourceDef = {
   ...named('attachments', 'attachment'),
-  verbs: { list: true, get: true, create: false, update: false, delete: true },
+  // Ours: an update changes the name, the description and expires_on; never the bytes.
+  verbs: { list: true, get: true, create: false, update: true, delete: true },
   fields: [
     ...common,
-    text('name', 'file name', { ...required, readOnly: true, column: 1, example: 'gas-safety' }),
+    text('name', 'file name', { ...required, column: 1, example: 'gas-safety' }),
+    { name: 'description', kind: 'text', description: 'what the file is', nullable: true, max: 65535, column: 4 },
     {
-      name: 'description',
-      kind: 'text',
-      description: 'what the file is',
+      name: 'expires_on',
+      ours: true,
+      expiry: true,
+      kind: 'date',
+      description: 'the day the document expires, e.g. a certificate (null: never)',
       nullable: true,
-      max: 65535,
-      readOnly: true,
+      filter: 'datetime',
       column: 3,
+      example: 'P60D',
     },
     serverSet('size', 'int', 'size in bytes', { column: 2, unit: 'bytes' }),
-    serverSet('mime_type', 'text', 'MIME type, e.g. application/pdf', { column: 4 }),
-    serverSet('type', 'text', 'Document, Image, Video or Audio', { column: 5 }),
+    serverSet('mime_type', 'text', 'MIME type, e.g. application/pdf', { column: 5 }),
+    serverSet('type', 'text', 'Document, Image, Video or Audio', { column: 6 }),
     serverSet('sha256', 'text', 'SHA-256 digest of the bytes, in hex', {}),
     serverSet('download_url', 'text', 'where the bytes are downloaded (as an attachment)', {
       computed: { link: 'download' },
@@ -409,11 +468,16 @@ export function embedNames(r: ResourceDef): string[] {
 
 /** The relations a list of `r` filters by (`<name>[<field>]=`): its parents, filtered links, and sets. */
 export function filterRelationsOf(r: ResourceDef): FilterRelation[] {
-  return [...(r.parents ?? []), ...(r.links ?? []).filter((l) => l.filter), ...(r.sets ?? [])];
+  return [...(r.parents ?? []), ...(r.links ?? []).filter((l) => l.filter || l.where), ...(r.sets ?? [])];
 }
 
 /** Whether a relation names its records by `by` fields matched whole (a link or a set), rather than by any filter. */
-export const namedBy = (rel: FilterRelation): rel is LinkDef | SetDef => 'by' in rel;
+export const namedBy = (rel: FilterRelation): rel is LinkDef | SetDef => 'by' in rel && !('where' in rel && rel.where);
+
+/** The relations a list of `r` filters by any of the target's filters (`--property`, `--property-where`): parents, and links with `where`. */
+export function whereRelationsOf(r: ResourceDef): (RelationDef | LinkDef)[] {
+  return [...(r.parents ?? []), ...(r.links ?? []).filter((l) => l.where)];
+}
 
 /**
  * The fields a record of `target` may be named by besides its uuid: the `by` fields of every link

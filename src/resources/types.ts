@@ -11,6 +11,8 @@ export type FieldKind =
   | 'bool' // a boolean
   | 'datetime' // an ISO 8601 datetime, server-set timestamps
   | 'date_or_datetime' // an ISO 8601 date (all day) or datetime
+  | 'date' // an ISO 8601 date (YYYY-MM-DD)
+  | 'period' // an ISO 8601 period of whole days, weeks, months or years (P1Y, P6M, P2W, P10D)
   | 'code'; // an object {code, name} whose code picks one of a fixed set
 
 /** How a list endpoint filters on a field. */
@@ -36,7 +38,12 @@ export interface FieldDef {
    * resource (`{ count: 'notes' }`: the notes whose parent is this record), always zero, or the
    * absolute URL of the record's `<uuid>/<link>` path on the server (`{ link: 'download' }`).
    */
-  readonly computed?: { readonly count: string } | { readonly zero: true } | { readonly link: string };
+  readonly computed?:
+    | { readonly count: string }
+    | { readonly zero: true }
+    | { readonly link: string }
+    /** Whether the field `set` (a datetime) has a value: a reminder's `done`, of its done_at. */
+    | { readonly set: string };
   /** Whether null is an accepted value on input. */
   readonly nullable?: boolean;
   /** Made by the server when a create does not give it (a custom field's name): never null in an answer. */
@@ -71,6 +78,10 @@ export interface FieldDef {
   readonly allDayFlag?: string;
   /** A value of the form that the CLI may put in help text, e.g. "3", "leeds". */
   readonly example?: string;
+  /** An extension of the API (the hosted service's docs show none of it): marked so in the OpenAPI document. */
+  readonly ours?: boolean;
+  /** A date something stops being valid (a certificate's expires_on): lists take --expiring RANGE and --expired. */
+  readonly expiry?: boolean;
 }
 
 export interface ResourceDef {
@@ -132,6 +143,16 @@ export interface AgendaDef {
   readonly title: string;
   /** The longer text field a calendar event describes it by. */
   readonly details?: string;
+  /** The datetime field saying when it was done: done ones leave the agenda and the calendar. */
+  readonly done?: string;
+  /**
+   * The period field it repeats by: done on a repeating record moves `due` on by one period from
+   * its due date (month ends clamped, the time of day kept), sets `lastDone`, and leaves `done` null.
+   */
+  readonly repeat?: string;
+  readonly lastDone?: string;
+  /** The link whose record says where it is (a property: its address is an event's LOCATION). */
+  readonly where?: string;
 }
 
 /** Where a resource's custom field values live. */
@@ -166,11 +187,19 @@ export interface LinkDef extends RelationDef {
   readonly filter?: boolean;
   /** Shown in a terminal table by default, with this priority (as FieldDef.column): the linked record's `by` text. */
   readonly shown?: number;
+  /** The field of the linked record a table shows, where it is not one of `by` (a property's address). */
+  readonly shownAs?: string;
   /**
-   * What of the link is this server's own, an extension the hosted service does not have: given
-   * on update (`onUpdate`), a list filter (`filter`). Its docs and the OpenAPI document say so.
+   * Lists filter by it as by a parent (`<name>[<any filter of the target's>]=`: `property[city]=`;
+   * `--property`, `--property-where`), rather than by its `by` fields whole.
    */
-  readonly ours?: { readonly onUpdate?: boolean; readonly filter?: boolean };
+  readonly where?: boolean;
+  /**
+   * What of the link is this server's own, an extension the hosted service does not have: the
+   * whole link (`link`: a reminder's property), given on update (`onUpdate`), a list filter
+   * (`filter`). Its docs and the OpenAPI document say so; pm says so when a server refuses it.
+   */
+  readonly ours?: { readonly link?: boolean; readonly onUpdate?: boolean; readonly filter?: boolean };
 }
 
 /**

@@ -8,9 +8,10 @@
  * read back (`GET /attachments/{uuid}/download` and `/stream`) chunk by chunk too, with ranges,
  * and validated by its digest (ETag, If-None-Match).
  */
-import { attachments, resourceByPath } from '../resources/index.js';
+import { attachments, inputFields, resourceByPath } from '../resources/index.js';
 import type { ResourceDef } from '../resources/types.js';
-import { ApiError, QueryError, ValidationError } from '../core/errors.js';
+import { ApiError, ErrorBag, QueryError, ValidationError } from '../core/errors.js';
+import { fieldKind, INVALID } from '../core/kinds.js';
 import { sizeInWords } from '../core/size.js';
 import type { ValidBody } from '../core/validate.js';
 import type { Incoming } from './blobs.js';
@@ -28,6 +29,11 @@ const MULTIPART_OVERHEAD = 512 * 1024;
 const SNIFF_BYTES = 4100;
 
 const r = attachments;
+/**
+ * What an upload may say of its file besides its bytes, as query parameters or multipart parts:
+ * the fields an update may change (its name, description, and (ours) expires_on).
+ */
+const UPLOAD_FIELDS = inputFields(r);
 const READ = `${r.scope}.read`;
 const WRITE = `${r.scope}.write`;
 
@@ -161,7 +167,8 @@ export async function upload(
   const p = await deps.authorize([WRITE]);
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) {
-    if (k !== 'name' && k !== 'description') throw new QueryError(k, `Unknown query parameter "${k}" for an upload.`);
+    if (!UPLOAD_FIELDS.some((f) => f.name === k))
+      throw new QueryError(k, `Unknown query parameter "${k}" for an upload.`);
     query[k] = v;
   }
   // A missing parent is a 404 before a byte of the file is read.
@@ -192,6 +199,7 @@ export async function upload(
       throw new ValidationError({ description: ['The description field must not be greater than 65535 characters.'] });
     const mime = await mimeOf(got.mime, got.file.head);
     const values = {
+      ...otherFields(fields),
       name,
       description,
       size: got.file.size,
@@ -217,6 +225,24 @@ export async function upload(
       quota?.release();
     }
   }
+}
+
+/** An upload's other fields (expires_on), each checked by its kind; an empty one is null. */
+function otherFields(given: Record<string, string>): Record<string, string | number | boolean | null> {
+  const bag = new ErrorBag();
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const f of UPLOAD_FIELDS) {
+    if (f.name === 'name' || f.name === 'description') continue;
+    const v = given[f.name];
+    if (v === undefined || v === '') continue;
+    const checked = fieldKind(f).check(f, v, (field, message) => {
+      bag.add(field, message);
+      return INVALID;
+    });
+    if (checked !== INVALID) out[f.name] = checked;
+  }
+  bag.throwIfAny();
+  return out;
 }
 
 /** What an upload's bytes were: their size, digest and first bytes (to tell their type). */
@@ -273,10 +299,16 @@ async function fromMultipart(
   let mime = '';
   const bb = new Busboy({
     headers: { 'content-type': type },
-    limits: { files: 1, fields: 2, fieldSize: 4 * 65535, parts: 3, fileSize: maxBytes + 1 },
+    limits: {
+      files: 1,
+      fields: UPLOAD_FIELDS.length,
+      fieldSize: 4 * 65535,
+      parts: UPLOAD_FIELDS.length + 1,
+      fileSize: maxBytes + 1,
+    },
   });
   bb.on('field', (name: string, value: string) => {
-    if (name === 'name' || name === 'description') fields[name] = value;
+    if (UPLOAD_FIELDS.some((f) => f.name === name)) fields[name] = value;
   });
   bb.on('file', (name: string, stream: NodeJS.ReadableStream, fname: string, _enc: string, mimeType: string) => {
     if (name !== 'file' || file) {

@@ -251,7 +251,8 @@ async function* feedPages(
   const dated: Condition = { kind: 'range', field: due, range: { start: -8.64e15, end: 8.64e15 } };
   let seen = 0;
   for (let page = 1; !signal?.aborted; page++) {
-    const q = { conditions: [dated], page, perPage: FEED_PAGE, embed: [] };
+    // Where each is (a reminder's property: the event's LOCATION).
+    const q = { conditions: [dated], page, perPage: FEED_PAGE, embed: r.agenda?.where ? [r.agenda.where] : [] };
     let got: RecordPage;
     try {
       got = await store.list(feed.accountId, r, q, budgetMs ? budgetOf(budgetMs, signal) : undefined);

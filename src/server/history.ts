@@ -266,6 +266,25 @@ const uniqueLabels: readonly Step[] = [
   { postgres: 'DROP FUNCTION pm_migration_keys' },
 ];
 
+/**
+ * Migration 11: reminders about a property or a contact (kept when it is deleted, the link cleared), done, and
+ * repeating; attachments that expire (a certificate).
+ */
+const remindersAbout: readonly Step[] = [
+  {
+    alter: 'reminders',
+    add: [
+      { name: 'property_id', type: 'id', references: { table: 'properties', onDelete: 'SET NULL' } },
+      { name: 'contact_id', type: 'id', references: { table: 'contacts', onDelete: 'SET NULL' } },
+      { name: 'done_at', type: 'time' },
+      { name: 'repeat', type: 'text', maxLength: 32 },
+      { name: 'last_done_at', type: 'time' },
+    ],
+    indexes: [['property_id'], ['contact_id']],
+  },
+  { alter: 'attachments', add: [{ name: 'expires_on', type: 'time' }], indexes: [['account_id', 'expires_on']] },
+];
+
 /** Every migration from 4 on, in order (index 0 is migration 4). */
 export const HISTORY: readonly (readonly Step[])[] = [
   catalogues,
@@ -275,6 +294,7 @@ export const HISTORY: readonly (readonly Step[])[] = [
   idempotencyKeys,
   feedLimits,
   uniqueLabels,
+  remindersAbout,
 ];
 
 /**

@@ -365,7 +365,16 @@ describe('pm __complete: pm api, from the OpenAPI document', () => {
       'property[city]=',
     ]);
     const body = await complete(['api', 'PUT', '/reminders/3f2a9c1e-5b7d-4c1a-9e0f-2b6d8a4c7e15', '-F', ''], opts());
-    expect(body.values).toEqual(['title=', 'description=', 'due_at=', 'anytime=']);
+    expect(body.values).toEqual([
+      'title=',
+      'description=',
+      'due_at=',
+      'anytime=',
+      'done_at=',
+      'repeat=',
+      'property=',
+      'contact=',
+    ]);
   });
 
   it("uses the server's own document where it serves one, and this build's where it does not", async () => {

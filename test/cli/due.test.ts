@@ -182,14 +182,14 @@ describe('piped: data through the shared output layer', () => {
     expect(r.stderr).toBe('');
     expect(scrub(r.stdout)).toBe(
       [
-        '<uuid>\tBoiler check\t2026-11-19T14:00:00+00:00\tno\toverdue',
-        '<uuid>\tRent\t2026-11-20\tyes\toverdue',
-        '<uuid>\tCall plumber\t2026-11-21T13:00:00+00:00\tno\toverdue',
-        '<uuid>\tGas safety\t2026-11-21\tyes\ttoday',
-        '<uuid>\tViewing\t2026-11-21T19:30:00+00:00\tno\ttoday',
-        '<uuid>\tLate call\t2026-11-22T03:00:00+00:00\tno\ttoday',
-        '<uuid>\tInspection\t2026-11-23T15:00:00+00:00\tno\tupcoming',
-        '<uuid>\tUpcoming far\t2026-11-28\tyes\tupcoming',
+        '<uuid>\tBoiler check\t2026-11-19T14:00:00+00:00\tno\toverdue\t',
+        '<uuid>\tRent\t2026-11-20\tyes\toverdue\t',
+        '<uuid>\tCall plumber\t2026-11-21T13:00:00+00:00\tno\toverdue\t',
+        '<uuid>\tGas safety\t2026-11-21\tyes\ttoday\t',
+        '<uuid>\tViewing\t2026-11-21T19:30:00+00:00\tno\ttoday\t',
+        '<uuid>\tLate call\t2026-11-22T03:00:00+00:00\tno\ttoday\t',
+        '<uuid>\tInspection\t2026-11-23T15:00:00+00:00\tno\tupcoming\t',
+        '<uuid>\tUpcoming far\t2026-11-28\tyes\tupcoming\t',
         '',
       ].join('\n'),
     );
@@ -260,7 +260,7 @@ describe('usage errors name the flag', () => {
     [['--overdue-since', 'tomorrow'], 'error: --overdue-since must be in the past, not "tomorrow".'],
     [
       ['--fields', 'title,nope'],
-      'error: --fields: unknown field "nope". Valid fields for reminders: uuid, created_at, updated_at, title, description, due_at, anytime, agenda.',
+      'error: --fields: unknown field "nope". Valid fields for reminders: uuid, created_at, updated_at, title, description, due_at, anytime, done_at, done, repeat, last_done_at, agenda, property, contact.',
     ],
   ])('%j', async (args, message) => {
     const r = await pm(args);

@@ -59,7 +59,8 @@ describe('piped: tab-separated default columns, ISO times, no header', () => {
     ['contacts', '<uuid>\tAnn Lee\tann@acme.test\t\tAcme\t0\t\t\n'],
     ['custom-fields', '<uuid>\tboiler_make\tBoiler Make\tText\tProperty\n'],
     ['notes', '<uuid>\tKeys with the neighbour\tproperty <uuid>\n'],
-    ['reminders', '<uuid>\tGas safety check\t2026-12-01\tyes\n<uuid>\tViewing\t2026-11-23T14:30:00+00:00\tno\n'],
+    // The last column, the property a reminder is about: none here.
+    ['reminders', '<uuid>\tGas safety check\t2026-12-01\tyes\t\n<uuid>\tViewing\t2026-11-23T14:30:00+00:00\tno\t\n'],
     ['statuses', '<uuid>\tFor Let\tProperty\n'],
   ])('%s list', async (resource, expected) => {
     const r = await pm([resource, 'list']);
@@ -75,7 +76,7 @@ describe('on a terminal: a table, local times, a footer on stderr', () => {
     expect(r.code).toBe(0);
     expect(scrub(r.stdout)).toBe(
       [
-        `uuid${' '.repeat(6)}title             due_at            anytime`,
+        `uuid${' '.repeat(6)}title             due_at            anytime  property`,
         '<short>  Gas safety check  2026-12-01        yes',
         '<short>  Viewing           2026-11-23 14:30  no',
         '',
@@ -90,13 +91,19 @@ describe('on a terminal: a table, local times, a footer on stderr', () => {
     const r = await term(['reminders', 'get', uuid]);
     expect(scrub(r.stdout)).toBe(
       [
-        'uuid         <uuid>',
-        'created_at   2026-11-20 09:30 (yesterday)',
-        'updated_at   2026-11-20 09:30 (yesterday)',
-        'title        Viewing',
+        'uuid          <uuid>',
+        'created_at    2026-11-20 09:30 (yesterday)',
+        'updated_at    2026-11-20 09:30 (yesterday)',
+        'title         Viewing',
         'description',
-        'due_at       2026-11-23 14:30 (in 2 days)',
-        'anytime      no',
+        'due_at        2026-11-23 14:30 (in 2 days)',
+        'anytime       no',
+        'done_at',
+        'done          no',
+        'repeat',
+        'last_done_at',
+        'property',
+        'contact',
         '',
       ].join('\n'),
     );

@@ -133,7 +133,7 @@ describe('a pager for long output on a terminal', () => {
     expect(r.stdout).toBe('');
     // In colour, as the terminal would have had it (less -R shows it).
     expect(r.paged?.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(
-      /^uuid +title +due_at +anytime\n[0-9a-f]{8} +paged one +no\nshowing 1-1 of 1, page 1 of 1\n$/,
+      /^uuid +title +due_at +anytime +property\n[0-9a-f]{8} +paged one +no\nshowing 1-1 of 1, page 1 of 1\n$/,
     );
   });
 

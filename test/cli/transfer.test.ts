@@ -88,12 +88,12 @@ it('copies every record, custom field value, contact link and note parent', asyn
   const d1 = mkdtempSync(join(tmpdir(), 'pm-export-'));
   const exp = await pmA(['export', '--dir', d1, '--force']);
   expect(exp.stderr).toContain(
-    'Exported 2 custom fields, 2 reminders, 0 statuses, 0 contact types, 0 competencies, 2 contacts, 2 properties, 3 notes, 0 attachments',
+    'Exported 2 custom fields, 0 statuses, 0 contact types, 0 competencies, 2 contacts, 2 properties, 3 notes, 2 reminders, 0 attachments',
   );
   expect(exp.code).toBe(0);
   const imp = await runPm(['import', '--dir', d1], { env: envB });
   expect(imp.stderr).toContain(
-    'Imported 2 custom fields, 2 reminders, 0 statuses, 0 contact types, 0 competencies, 2 contacts, 2 properties, 3 notes, 0 attachments',
+    'Imported 2 custom fields, 0 statuses, 0 contact types, 0 competencies, 2 contacts, 2 properties, 3 notes, 2 reminders, 0 attachments',
   );
   expect(imp.code).toBe(0);
   const map = JSON.parse(readFileSync(join(d1, 'uuid-map.json'), 'utf8')) as Record<string, string>;
@@ -119,7 +119,7 @@ it('copies every record, custom field value, contact link and note parent', asyn
   const twice = await runPm(['import', '--dir', d1], { env: envB });
   expect(twice.code).toBe(0);
   expect(twice.stderr).toContain(
-    'Imported 0 custom fields, 0 reminders, 0 statuses, 0 contact types, 0 competencies, 0 contacts, 0 properties, 0 notes, 0 attachments; 11 already imported from this folder',
+    'Imported 0 custom fields, 0 statuses, 0 contact types, 0 competencies, 0 contacts, 0 properties, 0 notes, 0 reminders, 0 attachments; 11 already imported from this folder',
   );
   const d3 = mkdtempSync(join(tmpdir(), 'pm-export-'));
   expect((await runPm(['export', '--dir', d3, '--force'], { env: envB })).code).toBe(0);
@@ -128,15 +128,11 @@ it('copies every record, custom field value, contact link and note parent', asyn
   const gone = read(d2, 'reminders')[0]?.uuid as string;
   expect((await runPm(['reminders', 'delete', gone, '--yes'], { env: envB })).code).toBe(0);
   const again = await runPm(['import', '--dir', d1], { env: envB });
-  expect(again.stderr).toContain(
-    'Imported 0 custom fields, 1 reminder, 0 statuses, 0 contact types, 0 competencies, 0 contacts',
-  );
-  expect(again.stderr).toContain('0 notes, 0 attachments; 10 already');
+  expect(again.stderr).toContain('Imported 0 custom fields, 0 statuses, 0 contact types, 0 competencies, 0 contacts');
+  expect(again.stderr).toContain('0 notes, 1 reminder, 0 attachments; 10 already');
   const envC = { PM_BASE_URL: b.url, PM_TOKEN: (await b.newAccount()).token };
   const other = await runPm(['import', '--dir', d1], { env: envC });
-  expect(other.stderr).toContain(
-    'Imported 2 custom fields, 2 reminders, 0 statuses, 0 contact types, 0 competencies, 2 contacts',
-  );
+  expect(other.stderr).toContain('Imported 2 custom fields, 0 statuses, 0 contact types, 0 competencies, 2 contacts');
   expect(other.stderr).not.toContain('already');
   expect(readdirSync(d2).sort()).toEqual([
     'attachments.ndjson',
@@ -260,7 +256,7 @@ it("carries statuses, contact types and competencies, each record's status and t
 
   const imp = await runPm(['import', '--dir', dir], { env: envB });
   expect(imp.stderr).toContain(
-    'Imported 0 custom fields, 0 reminders, 3 statuses, 2 contact types, 3 competencies, 3 contacts, 3 properties, 0 notes, 0 attachments;',
+    'Imported 0 custom fields, 3 statuses, 2 contact types, 3 competencies, 3 contacts, 3 properties, 0 notes, 0 reminders, 0 attachments;',
   );
   expect(imp.code).toBe(0);
   expect(await linkedByLabel(envB)).toEqual(expected);
@@ -270,7 +266,7 @@ it("carries statuses, contact types and competencies, each record's status and t
   const twice = await runPm(['import', '--dir', dir], { env: envB });
   expect(twice.code).toBe(0);
   expect(twice.stderr).toContain(
-    'Imported 0 custom fields, 0 reminders, 0 statuses, 0 contact types, 0 competencies, 0 contacts, 0 properties, 0 notes, 0 attachments; 14 already imported from this folder',
+    'Imported 0 custom fields, 0 statuses, 0 contact types, 0 competencies, 0 contacts, 0 properties, 0 notes, 0 reminders, 0 attachments; 14 already imported from this folder',
   );
   expect(await catalogueSizes(envB)).toEqual([3, 2, 3]);
   expect(await linkedByLabel(envB)).toEqual(expected);
@@ -336,7 +332,7 @@ it('imports an export made before statuses, contact types and competencies exist
   writeFileSync(join(dir, 'reminders.ndjson'), '');
   const r = await runPm(['import', '--dir', dir], { env });
   expect(r.stderr).toContain(
-    'Imported 0 custom fields, 0 reminders, 0 statuses, 0 contact types, 0 competencies, 1 contact, 1 property, 0 notes, 0 attachments;',
+    'Imported 0 custom fields, 0 statuses, 0 contact types, 0 competencies, 1 contact, 1 property, 0 notes, 0 reminders, 0 attachments;',
   );
   expect(r.code).toBe(0);
   expect(await linkedByLabel(env)).toEqual({

@@ -13,6 +13,11 @@ interface ParsedEvent {
   readonly allDay: boolean;
   readonly stamp: string | undefined;
   readonly lastModified: string | undefined;
+  readonly location: string | undefined;
+  /** The end (DTEND, or DTSTART + DURATION), as start is written. */
+  readonly end: string | undefined;
+  /** The RRULE as text (FREQ=YEARLY...), or undefined. */
+  readonly rrule: string | undefined;
 }
 
 const instant = (d: Date | undefined) => (d ? `${d.toISOString().slice(0, 19)}Z` : undefined);
@@ -38,6 +43,9 @@ export function eventsOf(text: string): Map<string, ParsedEvent> {
       allDay,
       stamp: instant(e.dtstamp),
       lastModified: instant(e.lastmodified),
+      location: textOf(e.location),
+      end: e.end ? (allDay ? day(e.end) : instant(e.end)) : undefined,
+      rrule: e.rrule ? e.rrule.toString().replace(/^[\s\S]*RRULE:/, '') : undefined,
     });
   }
   return out;

@@ -73,7 +73,19 @@ const cases: Case[] = [
     path: 'reminders',
     body: reminderBody({ due_at: '2026-03-01T09:30:00Z', description: 'call the broker' }),
     update: { title: 'Renew home insurance' },
-    keys: ['uuid', 'created_at', 'updated_at', 'title', 'description', 'due_at', 'anytime'],
+    keys: [
+      'uuid',
+      'created_at',
+      'updated_at',
+      'title',
+      'description',
+      'due_at',
+      'anytime',
+      'done_at',
+      'done',
+      'repeat',
+      'last_done_at',
+    ],
   },
 ];
 

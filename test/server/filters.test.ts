@@ -251,7 +251,7 @@ describe('relational filters on /notes', () => {
 
   it('relational filters are not offered where the description has none', async () => {
     expect((await server.api('GET', '/properties?contact[city]=x')).status).toBe(400);
-    expect((await server.api('GET', '/reminders?property[city]=x')).status).toBe(400);
+    expect((await server.api('GET', '/statuses?property[city]=x')).status).toBe(400);
   });
 });
 

@@ -122,6 +122,13 @@ describe('a data file made by pm 0.1.0', () => {
         [null, false],
       ]);
       expect((await list('/reminders?title=gas')).data).toHaveLength(1);
+      // Migration 8: the old reminders are about nothing, not done, and do not repeat; they can be.
+      expect((await list('/reminders?done=false&embed=property')).data).toMatchObject(
+        reminders.map(() => ({ done: false, done_at: null, repeat: null, property: { data: null } })),
+      );
+      const first = reminders[0] as { uuid: string };
+      const yearly = await api('PUT', `/reminders/${first.uuid}`, { repeat: 'P1Y', done_at: '2026-12-02T09:00:00Z' });
+      expect(yearly.body.data).toMatchObject({ due_at: '2027-12-01', last_done_at: '2026-12-02T09:00:00+00:00' });
       // And it takes new records as any data file does.
       const created = await api('POST', '/properties', {
         address: '3 Mill Lane',
@@ -325,6 +332,11 @@ describe('released migrations are history', () => {
     ['8 (idempotency keys)', 8, '86b155ddcd7324427b9954ef7f41c8b71c04f295cdd132ac2e488cc7ab77c885'],
     ['9 (a calendar feed ends with its token)', 9, 'caaf4072393271ac7361338c8000c2b638a721cea5dfc1bf357f06d82e0eb9b8'],
     ['10 (labels unique, duplicates renamed)', 10, '18d486549529081b0b62f3d701ea7f6a17b096198cce51656afddeef61982199'],
+    [
+      "11 (reminders' property, contact, done and repeat; attachments' expiry)",
+      11,
+      '6c3a0a1ea89de7ca61321ca27a59b240e68e3224310746257964bf257d6f7299',
+    ],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -343,6 +355,8 @@ describe('released migrations are history', () => {
     'eaf1beb77751ae4341c0492cb9f6573c3bc9ab2dcc60c7adb1c8e511fc35c27e',
     // 11: SQLite's 10 (labels unique).
     '0c29b724e087a67e7c986c846bce89aac6d48df3cbae72c4142fbad04b212d24',
+    // 12: SQLite's 11 (reminders' property, contact, done and repeat; attachments' expiry).
+    'dad777fa56e6dae3b206388eb3b3214c081941ef75320251667bff14f81f317e',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {

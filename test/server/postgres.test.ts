@@ -115,7 +115,8 @@ suite('PostgreSQL: the schema', () => {
         .map((c) => `ALTER TABLE IF EXISTS ${r.table} DROP COLUMN IF EXISTS ${keysColumnOf(c.name)};`),
     ).join(' ');
     await before.store.db.query(
-      `DROP TABLE idempotency_keys; DROP TABLE attachment_chunks, attachments CASCADE; DROP FUNCTION pm_attachment_chunks_deleted CASCADE;
+      `ALTER TABLE reminders DROP COLUMN property_id, DROP COLUMN contact_id, DROP COLUMN done_at, DROP COLUMN repeat, DROP COLUMN last_done_at;
+       DROP TABLE idempotency_keys; DROP TABLE attachment_chunks, attachments CASCADE; DROP FUNCTION pm_attachment_chunks_deleted CASCADE;
        DROP TABLE feed_rate_limits, calendar_feeds; DROP FUNCTION pm_stamp_deleted CASCADE;
        DROP TABLE contact_competencies, statuses, types, competencies CASCADE;
        ALTER TABLE properties DROP COLUMN IF EXISTS status_id; ALTER TABLE contacts DROP COLUMN IF EXISTS status_id, DROP COLUMN IF EXISTS type_id;

@@ -8,11 +8,12 @@
  */
 import { extname } from 'node:path';
 import { CUSTOM_VALUES_KEY, fieldOf } from '../../resources/index.js';
-import type { FieldDef, ResourceDef } from '../../resources/types.js';
+import type { FieldDef, LinkDef, ResourceDef } from '../../resources/types.js';
 import { blankValue, type ClientContext, FIELD_KINDS, isBlank, isWholeUuid, KindError } from '../../core/kinds.js';
 import { knownBy } from '../flags.js';
 import { MAX_BODY_BYTES } from '../../core/limits.js';
-import { usageError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
+import { nameOf } from '../flag-values.js';
 import { isObject } from '../../core/json.js';
 
 const FORMATS = ['ndjson', 'json', 'csv'] as const;
@@ -172,6 +173,19 @@ function namedCell(r: ResourceDef, name: string, cell: string): unknown {
   return one(cell);
 }
 
+/** A CSV cell naming a linked record (a property's uuid, a contact's email), as a body names it. */
+function linkCell(link: LinkDef, cell: string, problems: string[]): unknown {
+  try {
+    return nameOf(link, cell.trim(), link.name);
+  } catch (e) {
+    if (e instanceof CliError) {
+      problems.push(e.message.replace(/^--/, ''));
+      return undefined;
+    }
+    throw e;
+  }
+}
+
 /** Dates in a file are read as written: ISO dates and datetimes, which the server checks. */
 const ISO_ONLY: ClientContext = { range: (text) => text, instant: (text) => text };
 
@@ -214,7 +228,10 @@ async function parseCsv(r: ResourceDef, text: string, where: string): Promise<In
       }
       if (cell === '') return;
       const f = fieldOf(r, name);
-      const v = f ? typedCell(f, cell, problems, ISO_ONLY) : (namedCell(r, name, cell) ?? cell);
+      const link = f ? undefined : r.links?.find((l) => l.name === name);
+      const v = f
+        ? typedCell(f, cell, problems, ISO_ONLY)
+        : (namedCell(r, name, cell) ?? (link ? linkCell(link, cell, problems) : cell));
       if (v !== undefined) body[name] = v;
     });
     if (custom.length) body[CUSTOM_VALUES_KEY] = custom;

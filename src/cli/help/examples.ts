@@ -109,13 +109,22 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
       'pm reminders list --due-at P7D',
       'pm reminders list --title gas --json title,due_at',
       'pm reminders list --due-at -P30D --all -o csv > overdue.csv',
+      'pm reminders list --property-where city=leeds --no-done',
+      'pm reminders list --property 3f2a9c1e --done --json title,last_done_at,done_at',
     ],
     get: ['pm reminders get 9d4e6f21', 'pm reminders get 9d4e6f21 --json title,due_at,anytime'],
     create: [
       'pm reminders create --title "Renew gas certificate" --due-at 2026-12-01',
       'pm reminders create --title "Inspection" --description "Flat 3" --due-at 2026-12-01T09:30:00Z -q',
+      'pm reminders create --title "Gas safety check" --property 3f2a9c1e --due-at 2027-02-01 --repeat "every year"',
+      'pm reminders create --title "Call about the lease" --contact ada@example.com --due-at "next monday 10am"',
     ],
-    update: ['pm reminders update 9d4e6f21 --due-at 2026-12-08', 'pm reminders update 9d4e6f21 --unset due_at'],
+    update: [
+      'pm reminders update 9d4e6f21 --due-at 2026-12-08',
+      'pm reminders update 9d4e6f21 --unset due_at',
+      'pm reminders update 9d4e6f21 --repeat P6M --property 3f2a9c1e',
+      'pm reminders update 9d4e6f21 --no-property --unset repeat',
+    ],
     apply: [
       'pm reminders apply --from-file reminders.csv --key title --dry-run',
       'pm reminders apply --from-file ci.csv --key title --prune --title "[ci]" --dry-run  # lists what it would delete',
@@ -140,8 +149,16 @@ const BY_RESOURCE: Record<string, Partial<Record<ExampleVerb, string[]>>> = {
     list: [
       'pm attachments list --property 3f2a9c1e',
       'pm attachments list --property-where city=leeds --name gas --json name,size,download_url',
+      'pm attachments list --expiring "next 60 days" --json name,expires_on',
+      'pm attachments list --expired',
     ],
     get: ['pm attachments get 5c1d7e2a', 'pm attachments get 5c1d7e2a --jq .sha256'],
+    update: [
+      'pm attachments update 5c1d7e2a --expires 2028-03-01',
+      'pm attachments update 5c1d7e2a --no-expires',
+      'pm attachments update 5c1d7e2a --name gas-safety-2027.pdf --description "Gas Safe record"',
+      'pm attachments update 5c1d7e2a --unset expires_on',
+    ],
     delete: ['pm attachments delete 5c1d7e2a --yes'],
   },
   competencies: {

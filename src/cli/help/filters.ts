@@ -3,7 +3,14 @@
  * filter flags of every list command, derived from the resource descriptions.
  */
 import { Command } from 'commander';
-import { filterFields, filterRelationsOf, namedBy, RESOURCES, resourceByPath } from '../../resources/index.js';
+import {
+  filterFields,
+  filterRelationsOf,
+  namedBy,
+  RESOURCES,
+  resourceByPath,
+  whereRelationsOf,
+} from '../../resources/index.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { addFilterFlags, flagWord, kebab, type Named } from '../flags.js';
 import { commas, inWords, wrap } from './text.js';
@@ -29,7 +36,7 @@ function perResource(): string {
 
 function relationsSection(): string {
   return RESOURCES.flatMap((r) =>
-    (r.parents ?? []).map((rel) => {
+    whereRelationsOf(r).map((rel) => {
       const target = resourceByPath(rel.target);
       return [
         `  ${`--${rel.name} UUID`.padEnd(30)} ${r.path} of this ${target.singular} (repeatable: any of them)`,

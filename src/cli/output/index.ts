@@ -145,6 +145,8 @@ export const isTable = (spec: OutputSpec): boolean =>
  * the links and sets known by a label. Nothing for --fields (embedsFor) or -q.
  */
 export function autoEmbeds(resource: ResourceDef, spec: OutputSpec, one = false): string[] {
+  // A calendar says where each event is (a reminder's property: its LOCATION).
+  if (spec.format === CALENDAR_FORMAT && resource.agenda?.where) return [resource.agenda.where];
   if (spec.fields || spec.quiet || spec.format === CALENDAR_FORMAT) return [];
   // Data carries what a table shows of the records a person knows by a label (a status, a type,
   // competencies): JSON as the API embeds them (with their uuids), CSV and TSV by label.
@@ -172,7 +174,7 @@ export const shortUuid = (u: string): string => u.slice(0, MIN_UUID_PREFIX);
 const namedEmbeds = (resource: ResourceDef): Map<string, string> =>
   new Map(
     [...(resource.links ?? []), ...(resource.sets ?? [])].flatMap((n) => {
-      const field = knownBy(n);
+      const field = ('shownAs' in n ? n.shownAs : undefined) ?? knownBy(n);
       return field ? [[n.name, field] as const] : [];
     }),
   );

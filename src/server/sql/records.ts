@@ -8,6 +8,7 @@ import { customFields, ENTITY_TYPES, embedsOf, fieldOf, ownerOfEntity } from '..
 import type { ResourceDef } from '../../resources/types.js';
 import type { ApiRecord, ParentRef } from '../store.js';
 import { beforeCustomFieldWrite, embedCustomValues, hasNul, setCustomValues } from './custom-values.js';
+import { doneOnRepeat } from './agenda.js';
 import { embedMany, embedOne, keepLinkedCodes, linkColumns, setMembers, writeSets } from './relations.js';
 import { columnValues, dateFlagColumn, selectList, toRecord, withFolds } from './rows.js';
 import { type Dialect, get, insert, type Query, type Row, run, type Steps } from './steps.js';
@@ -75,6 +76,7 @@ export function* createRecord(
   }
   bag.throwIfAny();
   if (r === customFields) yield* beforeCustomFieldWrite(d, accountId, cols);
+  doneOnRepeat(r, cols);
   const t = d.now();
   const uuid = given ?? d.uuid?.() ?? process.getBuiltinModule('node:crypto').randomUUID();
   withFolds(r, cols);
@@ -112,6 +114,7 @@ export function* updateRecord(
       });
   if (r === customFields) yield* beforeCustomFieldWrite(d, accountId, cols, row);
   yield* keepLinkedCodes(r, cols, row);
+  doneOnRepeat(r, cols, row);
   withFolds(r, cols);
   d.withSearchKeys?.(accountId, cols);
   const sets = [...Object.keys(cols).map((n) => `"${n}" = ?`), 'updated_at = ?'].join(', ');

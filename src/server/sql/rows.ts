@@ -42,13 +42,17 @@ export function selectList(r: ResourceDef, alias: string): string {
 export function toRecord(r: ResourceDef, row: Row): ApiRecord {
   const rec: ApiRecord = {};
   for (const f of r.fields)
-    rec[f.name] = f.computed ? computedValue(f.computed, row[f.name]) : fieldKind(f).load(f, row);
+    rec[f.name] = f.computed ? computedValue(f.computed, row, row[f.name]) : fieldKind(f).load(f, row);
   return rec;
 }
 
-/** A computed field as the store answers it: a count, zero, or a link (null: the API core makes it absolute). */
-function computedValue(c: NonNullable<FieldDef['computed']>, counted: unknown): unknown {
+/**
+ * A computed field as the store answers it: a count, zero, a link (null: the API core makes it
+ * absolute), or whether another field has a value.
+ */
+function computedValue(c: NonNullable<FieldDef['computed']>, row: Row, counted: unknown): unknown {
   if ('zero' in c) return 0;
+  if ('set' in c) return row[c.set] !== null && row[c.set] !== undefined;
   return 'link' in c ? null : (counted ?? 0);
 }
 

@@ -28,10 +28,16 @@ export function whereSql(
         out.push(`${alias}."${c.field.name}" IN (${c.values.map(() => '?').join(', ')})`);
         params.push(...c.values);
         break;
-      case 'bool':
-        out.push(`${alias}."${c.field.name}" = ?`);
-        params.push(c.value ? 1 : 0);
+      case 'bool': {
+        // A computed flag (a reminder's done) is whether its field has a value.
+        const set = c.field.computed && 'set' in c.field.computed ? c.field.computed.set : undefined;
+        if (set !== undefined) out.push(`${alias}."${set}" IS ${c.value ? 'NOT ' : ''}NULL`);
+        else {
+          out.push(`${alias}."${c.field.name}" = ?`);
+          params.push(c.value ? 1 : 0);
+        }
         break;
+      }
       case 'fuzzy':
         out.push(
           d.indexed?.(r, alias, c, accountId, params, depth) ??

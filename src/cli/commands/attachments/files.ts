@@ -58,11 +58,12 @@ export async function uploadFile(
   parent: { readonly resource: ResourceDef; readonly uuid: string },
   file: Source,
   name: string,
-  description?: string | undefined,
+  /** What else the upload says of the file, by field: its description, its expiry. */
+  fields: Readonly<Record<string, string | undefined>> = {},
   type: string = typeOf(name),
 ): Promise<Rec> {
   const query = new URLSearchParams({ name });
-  if (description !== undefined && description !== null) query.set('description', description);
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) query.set(k, v);
   const progress = await byteProgress(f, name, file.size);
   const counted = (source: AsyncIterable<Uint8Array | string>) =>
     (async function* () {

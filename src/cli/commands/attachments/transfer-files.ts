@@ -5,7 +5,7 @@
  * import (transfer.ts) says which are done.
  */
 import { closeSync, fstatSync, mkdirSync } from 'node:fs';
-import { resourceByPath } from '../../../resources/index.js';
+import { inputFields, resourceByPath } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import type { Deps } from '../../context.js';
 import { CliError, EXIT } from '../../errors.js';
@@ -62,7 +62,12 @@ export async function importFile(
         EXIT.usage,
         `${where}: ${path} is not the file that was exported (its SHA-256 is ${digest}, the export says ${String(rec.sha256)}).`,
       );
-    const description = typeof rec.description === 'string' ? rec.description : undefined;
+    // Its description and expiry (ours) go with it; what the server makes (size, digest) it makes again.
+    const fields = Object.fromEntries(
+      inputFields(r)
+        .filter((x) => x.name !== 'name' && typeof rec[x.name] === 'string')
+        .map((x) => [x.name, String(rec[x.name])]),
+    );
     const type = typeof rec.mime_type === 'string' ? rec.mime_type : undefined;
     return await uploadFile(
       deps,
@@ -71,7 +76,7 @@ export async function importFile(
       { resource: resourceByPath(parent.resource), uuid: parent.uuid },
       { path, size: st.size, fd },
       String(rec.name),
-      description,
+      fields,
       type,
     );
   } finally {

@@ -5,7 +5,11 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { parseHumanInstant } from '../../../core/humandate.js';
 import { encodeListQuery } from '../../../core/query.js';
+import { inputFields } from '../../../resources/index.js';
+import { typed } from '../../flag-values.js';
+import { when } from '../shared.js';
 import { jsonText, visible } from '../../../core/redact.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { CliError, usageError } from '../../errors.js';
@@ -27,6 +31,8 @@ export interface UploadOptions {
   readonly parent: { readonly resource: ResourceDef; readonly uuid: string };
   readonly name?: string | undefined;
   readonly description?: string | undefined;
+  /** The day it expires (ours): 2027-03-01, "in 1 year", "next march". */
+  readonly expires?: string | undefined;
   readonly skipExisting: boolean;
   readonly json: boolean;
   /** -q: the uuids alone, no talk (as --json: the data alone). */
@@ -37,6 +43,11 @@ export async function uploadRun(o: UploadOptions): Promise<void> {
   const { resource: r } = o;
   // The data alone is asked for: what is skipped and uploaded is not said (as for every write).
   const f = o.quiet || o.json ? withoutTalk(o.f) : o.f;
+  const expiry = inputFields(r).find((x) => x.kind === 'date');
+  const expires =
+    o.expires === undefined || !expiry
+      ? undefined
+      : typed('expires', () => parseHumanInstant(o.expires as string, when(f)).iso.slice(0, 10));
   const s = await f.session();
   const parentUuid = await resolveUuid(s, o.parent.resource, o.parent.uuid, `--${relationName(o)}`);
   const files = await Promise.all(o.files.map((file) => fileOf(f.cwd, file)));
@@ -50,7 +61,10 @@ export async function uploadRun(o: UploadOptions): Promise<void> {
         continue;
       }
     }
-    const rec = await uploadFile(f, s, r, { resource: o.parent.resource, uuid: parentUuid }, file, name, o.description);
+    const rec = await uploadFile(f, s, r, { resource: o.parent.resource, uuid: parentUuid }, file, name, {
+      description: o.description,
+      ...(expiry && expires !== undefined ? { [expiry.name]: expires } : {}),
+    });
     // What the server answered is printed only as what it claims to be: a uuid, and text made visible.
     const uuid = serverUuid(rec.uuid, `the uuid of the ${r.singular} made of ${visible(name)}`);
     if (o.json) f.io.stdout.write(`${jsonText(JSON.stringify(rec))}\n`);

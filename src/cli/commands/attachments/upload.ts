@@ -28,6 +28,7 @@ export function newCmdUpload(
   cmd
     .option('--name <name>', 'the name to keep it under (one file; needed for - , standard input)')
     .option('--description <text>', 'what the file is')
+    .option('--expires <date>', 'the day it expires, for a certificate: 2027-03-01, "in 1 year", "next march"')
     .option(
       '--skip-existing',
       'skip a file whose name and SHA-256 are already on that record (a re-run uploads nothing twice)',
@@ -43,6 +44,7 @@ it again with --skip-existing.
 
 Examples:
   pm ${r.path} upload gas-safety.pdf --property 3f2a9c1e --description "Gas safety certificate 2026"
+  pm ${r.path} upload gas-safety.pdf --property 3f2a9c1e --expires 2027-03-01
   pm ${r.path} upload lease.pdf inventory.pdf --property 3f2a9c1e --skip-existing
   echo "Meter reading: 04512" | pm ${r.path} upload - --name meter.txt --contact 7b1d0c55`,
     );
@@ -69,6 +71,7 @@ Examples:
       },
       name,
       description: typeof flags.description === 'string' ? flags.description : undefined,
+      expires: typeof flags.expires === 'string' ? flags.expires : undefined,
       skipExisting: flags.skipExisting === true,
       json: flags.json === true,
       quiet: flags.quiet === true,

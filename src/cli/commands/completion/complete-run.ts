@@ -33,6 +33,7 @@ import {
   inputFields,
   resourceByPath,
   RESOURCES,
+  whereRelationsOf,
 } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import type { GlobalOptions } from '../../globals.js';
@@ -312,9 +313,9 @@ async function optionValues(o: Option, cur: string, ctx: Context): Promise<Compl
         .filter((f) => f.nullable)
         .map((f) => ({ value: f.name, description: f.description })),
     };
-  const where = r.parents?.find((rel) => long === `--${rel.name}-where`);
+  const where = whereRelationsOf(r).find((rel) => long === `--${rel.name}-where`);
   if (where) return whereValues(resourceByPath(where.target), cur, now);
-  const parent = r.parents?.find((rel) => long === `--${rel.name}`);
+  const parent = whereRelationsOf(r).find((rel) => long === `--${rel.name}`);
   if (parent) return { candidates: await uuids(resourceByPath(parent.target), ctx) };
   const named = namedFlags(r).get(long);
   if (named) return { candidates: await namedValues(named, ctx) };

@@ -18,7 +18,7 @@ import { filterFields } from '../../../resources/index.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { filterQuery } from '../../flag-values.js';
 import { kebab } from '../../flags.js';
-import { namingFlagsChecked, resolveNamingFlags } from '../../uuids.js';
+import { namingFlagsChecked, resolveLinkUuids, resolveNamingFlags } from '../../uuids.js';
 import type { Session } from '../../session.js';
 import { fillForUpdate } from '../../writes.js';
 import { confirmDelete, everyRecord, withUnabortedSession } from '../shared.js';
@@ -276,6 +276,8 @@ export async function applyRun(o: ApplyOptions): Promise<void> {
   if (o.prune) pruneFilter(o, namingFlagsChecked(r, o.flags));
   await withUnabortedSession(f, async (s) => {
     const prune = o.prune ? pruneFilter(o, await resolveNamingFlags(s, r, o.flags, 'list')) : undefined;
+    // A linked record named by its uuid's beginning (a property column of 3f2a9c1e): its whole uuid.
+    for (const rec of records) if (!rec.problems.length) await resolveLinkUuids(s, r, rec.body);
     const { steps, unmatched, twinned } = await plan(o, s, records, keys, prune);
     if (unmatched)
       f.io.stderr.write(

@@ -1,5 +1,6 @@
 /** `pm <resource> delete`: records by uuid, after a question a person answers (or --yes). */
-import { CUSTOM_VALUES_KEY, childrenOf } from '../../../resources/index.js';
+import { CUSTOM_VALUES_KEY, childrenOf, RESOURCES } from '../../../resources/index.js';
+import { encodeListQuery } from '../../../core/query.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { isWholeUuid } from '../../../core/kinds.js';
 import { visible } from '../../../core/redact.js';
@@ -55,12 +56,40 @@ async function describeForDelete(s: Session, r: ResourceDef, uuids: readonly str
     const n = found.reduce((sum, x) => sum + ((x[CUSTOM_VALUES_KEY] as { data?: unknown[] })?.data?.length ?? 0), 0);
     if (n) goes.push(`${n} custom value${n === 1 ? '' : 's'}`);
   }
+  const kept = await keptAbout(
+    s,
+    r,
+    found.map((x) => String(x.uuid)),
+  );
   const name = (x: Record<string, unknown>) => describeRecord(r, x) || String(x.uuid);
   const which =
     uuids.length === 1
       ? `${r.singular} ${found[0] ? name(found[0]) : uuids[0]}`
       : `${uuids.length} ${r.plural}${uuids.length <= NAMED ? ` (${found.map(name).join('; ')})` : ''}`;
-  return `${which}${goes.length ? ` and ${uuids.length === 1 ? 'its' : 'their'} ${goes.join(' and ')}` : ''}`;
+  return `${which}${goes.length ? ` and ${uuids.length === 1 ? 'its' : 'their'} ${goes.join(' and ')}` : ''}${kept}`;
+}
+
+/**
+ * The records about these (a property's reminders: a link listed by the target's filters,
+ * `where`), which a delete keeps with the link cleared, in words: " (2 reminders about it are
+ * kept, no longer linked)". A count the server will not give is left out.
+ */
+async function keptAbout(s: Session, r: ResourceDef, uuids: readonly string[]): Promise<string> {
+  if (!uuids.length) return '';
+  const parts: string[] = [];
+  for (const other of RESOURCES)
+    for (const link of (other.links ?? []).filter((l) => l.where && l.target === r.path)) {
+      const query = encodeListQuery(other, { relations: { [link.name]: { uuid: uuids } }, perPage: 1 });
+      const n = await s.client
+        .list(other, query)
+        .then((page) => page.pagination.total)
+        .catch(() => 0);
+      if (n) parts.push(`${n} ${n === 1 ? other.singular : other.plural}`);
+    }
+  if (!parts.length) return '';
+  const it = uuids.length === 1 ? 'it' : 'them';
+  const verb = parts.length === 1 && /^1 /.test(parts[0] as string) ? 'is' : 'are';
+  return ` (${parts.join(' and ')} about ${it} ${verb} kept, no longer linked)`;
 }
 
 /** What --json [fields] of a delete may name: a result's fields. */

@@ -132,10 +132,12 @@ interface Entry {
 function agendaEntries(
   records: Record<string, unknown>[],
   w: AgendaWindow,
-  fields: { readonly due: string; readonly allDay?: string | undefined },
+  fields: { readonly due: string; readonly allDay?: string | undefined; readonly done?: string | undefined },
 ): Entry[] {
   const out: Entry[] = [];
   for (const record of records) {
+    // Done ones are not due (a repeating one is never left done: its due date moved on).
+    if (fields.done !== undefined && record[fields.done] !== null && record[fields.done] !== undefined) continue;
     const due = record[fields.due];
     if (typeof due !== 'string') continue;
     if (DATE_ONLY.test(due) || (fields.allDay !== undefined && record[fields.allDay] === true)) {
@@ -170,17 +172,34 @@ export async function dueRun(o: DueOptions): Promise<void> {
   const range = `${utcText(w.since - 86_400_000)}/${utcText(w.until + 86_400_000)}`;
   const s = await f.session();
   const records: Record<string, unknown>[] = [];
-  for await (const x of everyRecord(s, resource, new URLSearchParams({ [agenda.due]: range }))) records.push(x);
-  const entries = agendaEntries(records, w, { due: agenda.due, allDay: fieldOf(resource, agenda.due)?.allDayFlag });
+  const query = new URLSearchParams({ [agenda.due]: range });
+  // Where each is (a reminder's property), shown beside its title.
+  if (agenda.where) query.set('embed', agenda.where);
+  for await (const x of everyRecord(s, resource, query)) records.push(x);
+  const entries = agendaEntries(records, w, {
+    due: agenda.due,
+    allDay: fieldOf(resource, agenda.due)?.allDayFlag,
+    done: agenda.done,
+  });
   const d = await f.display({ paged: true });
   const agendaView = d.tty && spec.format === 'table' && !spec.fields && !spec.quiet && spec.jq === undefined;
   if (agendaView) {
-    await printAgenda(entries, w, d, o.within ?? '7 days', agenda.title, o.limit);
+    await printAgenda(entries, w, d, o.within ?? '7 days', agenda, o.limit);
     return;
   }
   const printer = createListPrinter(r, spec, d);
   printer.add(entries.slice(0, o.limit).map((e) => ({ ...e.record, agenda: e.group })));
   await printer.end();
+}
+
+/** A line's title: the record's, and where it is (its property's address) when it is about one. */
+function titleWithPlace(record: Record<string, unknown>, agenda: AgendaDef): string {
+  const title = String(record[agenda.title] ?? '');
+  const linked = agenda.where === undefined ? undefined : record[agenda.where];
+  const data = typeof linked === 'object' && linked !== null ? (linked as { data?: unknown }).data : undefined;
+  const where = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : undefined;
+  const place = where && Object.entries(where).find(([k, v]) => k !== 'uuid' && typeof v === 'string')?.[1];
+  return typeof place === 'string' && place !== '' ? `${title} · ${place}` : title;
 }
 
 /**
@@ -192,7 +211,7 @@ async function printAgenda(
   w: AgendaWindow,
   d: Display,
   period: string,
-  title: string,
+  agenda: AgendaDef,
   limit = Number.POSITIVE_INFINITY,
 ): Promise<void> {
   const c = new Chalk({ level: d.color ? 1 : 0 });
@@ -231,7 +250,7 @@ async function printAgenda(
   const dateOf = (e: Entry) => (e.group === 'today' ? '' : dayLabel(e.date));
   const dateWidth = Math.max(0, ...shown.map((e) => dateOf(e).length));
   const when = (e: Entry) => `${dateWidth ? `${dateOf(e).padEnd(dateWidth)}  ` : ''}${(e.time ?? 'all day').padEnd(7)}`;
-  const titleOf = (e: Entry) => visible(String(e.record[title] ?? ''));
+  const titleOf = (e: Entry) => visible(titleWithPlace(e.record, agenda));
   const uuidWidth = Math.max(0, ...shown.map((e) => shortUuid(String(e.record.uuid ?? '')).length));
   // The title column: as wide as the longest title, or what the terminal leaves for it.
   const whenWidth = dateWidth ? dateWidth + 2 + 7 : 7;

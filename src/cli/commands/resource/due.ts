@@ -27,8 +27,9 @@ export function newCmdDue(
     .addHelpText(
       'after',
       `
-Overdue means due before now: a reminder has no "done" flag, so delete it (or move its date)
-once it is done. Data output (--json, -o, or piped) has the same records in the same order,
+Overdue means due before now, and not done: \`pm reminders done <uuid>\` takes one off the
+agenda (a repeating one moves on to its next due date). A reminder about a property shows its
+address beside its title. Data output (--json, -o, or piped) has the same records in the same order,
 each with an "agenda" field: overdue, today or upcoming.
 
 Examples:

@@ -1,11 +1,11 @@
 /** `pm <resource> list`, declared: a flag per filterable field, paging, sorting, output. */
 import type { Command } from 'commander';
-import type { ResourceDef } from '../../../resources/types.js';
+import type { FieldDef, ResourceDef } from '../../../resources/types.js';
 import { MAX_PER_PAGE } from '../../../core/limits.js';
 import { commandOf, type Run } from '../../command.js';
 import { usageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { addFilterFlags, splitList } from '../../flags.js';
+import { addFilterFlags, kebab, optKey, splitList } from '../../flags.js';
 import { examples } from '../../help/examples.js';
 import { addOutputFlags, outputFlagsOf } from '../../output/flags.js';
 import type { ListOptions, SortKey } from './list-run.js';
@@ -30,6 +30,18 @@ function sortOf(r: ResourceDef, value: unknown): SortKey[] | undefined {
   return keys;
 }
 
+/** --expiring and --expired, as the expiry field's own filter flag (--expires-on) would give them. */
+function expiryFlags(f: Factory, expiry: FieldDef, given: Flags): Flags {
+  const own = optKey(expiry.name);
+  const { expiring, expired, ...flags } = given as Record<string, unknown>;
+  if ([flags[own] !== undefined, expiring !== undefined, expired === true].filter(Boolean).length > 1)
+    throw usageError(`give one of --${kebab(expiry.name)}, --expiring and --expired.`);
+  if (expiring !== undefined) flags[own] = expiring;
+  // From the earliest date there is to today (excluded): what expired before today.
+  if (expired === true) flags[own] = `0001-01-01/${new Date(f.now()).toISOString().slice(0, 10)}`;
+  return flags;
+}
+
 export function newCmdList(f: Factory, r: ResourceDef, run: Run<ListOptions> = RUN): Command {
   const cmd = commandOf('list').alias('ls').description(`List ${r.plural}, filtered by any of their fields`);
   addFilterFlags(cmd, r);
@@ -42,10 +54,16 @@ export function newCmdList(f: Factory, r: ResourceDef, run: Run<ListOptions> = R
       '--sort <fields>',
       'sort what was fetched by these fields, each :desc for descending (city,bedrooms:desc); the server always pages oldest first, so with --all this sorts everything',
     );
+  const expiry = r.fields.find((x) => x.expiry && x.filter);
+  if (expiry)
+    cmd
+      .option('--expiring <range>', `those whose ${expiry.name} falls in a range: "next 60 days", P60D, 2027-03`)
+      .option('--expired', `those whose ${expiry.name} is before today`);
   addEmbedFlag(cmd, r);
   addOutputFlags(cmd);
   cmd.addHelpText('after', `\nFilters: pm help filters; dates and ranges: pm help dates.${examples(r, 'list')}`);
-  return cmd.action((flags: Flags) => {
+  return cmd.action((given: Flags) => {
+    const flags = expiry ? expiryFlags(f, expiry, given) : given;
     const options: ListOptions = {
       f,
       resource: r,

@@ -13,10 +13,12 @@ import { examples } from '../../help/examples.js';
 import { inWords } from '../../help/text.js';
 import { newCmdFeed } from '../feed/feed.js';
 import { newCmdDownload } from '../attachments/download.js';
+import { newCmdRemind } from '../attachments/remind.js';
 import { newCmdUpload } from '../attachments/upload.js';
 import { newCmdApply } from './apply.js';
 import { newCmdCreate } from './create.js';
 import { newCmdDelete } from './delete.js';
+import { newCmdDone } from './done.js';
 import { newCmdDue } from './due.js';
 import { newCmdGet } from './get.js';
 import { newCmdList } from './list.js';
@@ -65,7 +67,10 @@ export function registerResources(program: Command, f: Factory, only?: ReadonlyS
     if (r.verbs.delete) verbs.push([['delete', 'rm'], () => newCmdDelete(f, r)]);
     if (r.verbs.create && r.verbs.list) verbs.push([['apply'], () => newCmdApply(f, r)]);
     if (r.files) verbs.push([['upload'], () => newCmdUpload(f, r)], [['download'], () => newCmdDownload(f, r)]);
+    if (r.files && r.fields.some((x) => x.kind === 'date')) verbs.push([['remind'], () => newCmdRemind(f, r)]);
     if (r.agenda) verbs.push([['due'], () => newCmdDue(f, r)]);
+    if (r.agenda?.done)
+      verbs.push([['done'], () => newCmdDone(f, r, false)], [['undone'], () => newCmdDone(f, r, true)]);
     if (r.agenda) verbs.push([['feed'], () => newCmdFeed(f, r)]);
     const named = verb === undefined ? undefined : verbs.find(([names]) => names.includes(verb));
     for (const [, build, hidden] of named ? [named] : verbs) adopt(group, build(), { hidden: hidden === true });
