@@ -44,16 +44,23 @@ const FILTERS: Named[] = RESOURCES.flatMap((r) =>
     .filter(namedBy)
     .map((rel) => namedOf(r, rel)),
 );
+/** Whether a relation names its records by a field besides the uuid (a reminder's property is named by uuid alone). */
+const byName = (rel: LinkDef | SetDef) => rel.by.some((b) => b !== 'uuid');
+
 /** Every create input that does. */
 const INPUTS: Named[] = RESOURCES.flatMap((r) =>
-  r.verbs.create ? [...writableLinks(r, 'create'), ...(r.sets ?? [])].map((rel) => namedOf(r, rel)) : [],
+  r.verbs.create
+    ? [...writableLinks(r, 'create'), ...(r.sets ?? [])].filter(byName).map((rel) => namedOf(r, rel))
+    : [],
 );
 
 /** Every update input that does, the changes of a set included (--add-competency). */
 const UPDATES: Named[] = RESOURCES.flatMap((r) =>
   r.verbs.update
     ? [
-        ...writableLinks(r, 'update').map((rel) => namedOf(r, rel)),
+        ...writableLinks(r, 'update')
+          .filter(byName)
+          .map((rel) => namedOf(r, rel)),
         ...(r.sets ?? []).flatMap((set) =>
           [set.one, `add_${set.one}`, `remove_${set.one}`].map((word) => ({
             ...namedOf(r, set),

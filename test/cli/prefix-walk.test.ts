@@ -174,6 +174,22 @@ async function argumentCase(r: ResourceDef, verb: string): Promise<Case> {
         },
       };
     }
+    case 'done':
+    case 'undone': {
+      // The field an agenda's record is done by (done_at): set by done, cleared by undone.
+      const field = r.agenda?.done as string;
+      if (verb === 'undone') await acct.api('PUT', `/${r.path}/${uuid}`, { [field]: '2026-01-01T00:00:00Z' });
+      return {
+        uuid,
+        args: (t) => cmd(t),
+        check: async (x) => {
+          ok(x);
+          const now = (await acct.api('GET', `/${r.path}/${uuid}`)).body.data[field];
+          if (verb === 'done') expect(now).toEqual(expect.any(String));
+          else expect(now).toBeNull();
+        },
+      };
+    }
     default:
       throw new Error(`pm ${r.path} ${verb} <uuid>: this walk does not know what to run it with; add its case`);
   }

@@ -8,39 +8,54 @@ async function show(r: ResourceDef, rec: Record<string, unknown>, flags: OutputF
   return s;
 }
 
+/** The keys a vertical listing shows, in order (continuation lines left out). */
+const keysOf = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => /^\S/.test(l))
+    .map((l) => l.split(/\s+/)[0]);
+
+/**
+ * The lines a vertical listing of `text` shows for `pairs` (a key and its value; an empty key for
+ * a value's next line), its values aligned after the longest key the listing has, whatever
+ * fields a description adds after them.
+ */
+function listing(text: string, pairs: readonly (readonly [string, string])[]): string[] {
+  const width = Math.max(...keysOf(text).map((k) => k.length)) + 2;
+  return pairs.map(([k, v]) => (v === '' ? k : `${k.padEnd(width)}${v}`));
+}
+
 describe('table on a terminal: a vertical listing of every field', () => {
   test('local times with how long ago or ahead, dates as they are, yes/no, line breaks aligned', async () => {
     const s = await show(reminders, R2, {}, screen({ tty: true }));
-    expect(s.out.text).toBe(
-      [
-        'uuid         a1000000-0000-4000-8000-000000000002',
-        'created_at   2026-01-15 09:30 (5 months ago)',
-        'updated_at   2026-01-15 09:30 (5 months ago)',
-        'title        Renew the insurance before it runs out at the end of the month',
-        'description  Call the broker',
-        '             then pay',
-        'due_at       2026-12-01 (in 6 months)',
-        'anytime      yes',
-        '',
-      ].join('\n'),
-    );
+    const pairs = [
+      ['uuid', 'a1000000-0000-4000-8000-000000000002'],
+      ['created_at', '2026-01-15 09:30 (5 months ago)'],
+      ['updated_at', '2026-01-15 09:30 (5 months ago)'],
+      ['title', 'Renew the insurance before it runs out at the end of the month'],
+      ['description', 'Call the broker'],
+      ['', 'then pay'],
+      ['due_at', '2026-12-01 (in 6 months)'],
+      ['anytime', 'yes'],
+    ] as const;
+    expect(s.out.text.split('\n').slice(0, pairs.length)).toEqual(listing(s.out.text, pairs));
+    // Every field of the description, in its order.
+    expect(keysOf(s.out.text)).toEqual(reminders.fields.map((f) => f.name));
     expect(s.err.text).toBe('');
   });
 
   test('summer time in London; empty values leave the key alone', async () => {
     const s = await show(reminders, R1, {}, screen({ tty: true }));
-    expect(s.out.text).toBe(
-      [
-        'uuid         a1000000-0000-4000-8000-000000000001',
-        'created_at   2026-01-15 09:30 (5 months ago)',
-        'updated_at   2026-01-15 09:30 (5 months ago)',
-        'title        Gas safety check',
-        'description',
-        'due_at       2026-06-12 09:00 (in 2 days)',
-        'anytime      no',
-        '',
-      ].join('\n'),
-    );
+    const pairs = [
+      ['uuid', 'a1000000-0000-4000-8000-000000000001'],
+      ['created_at', '2026-01-15 09:30 (5 months ago)'],
+      ['updated_at', '2026-01-15 09:30 (5 months ago)'],
+      ['title', 'Gas safety check'],
+      ['description', ''],
+      ['due_at', '2026-06-12 09:00 (in 2 days)'],
+      ['anytime', 'no'],
+    ] as const;
+    expect(s.out.text.split('\n').slice(0, pairs.length)).toEqual(listing(s.out.text, pairs));
   });
 
   test('colour on: keys in cyan, the relative time dim', async () => {
@@ -68,18 +83,19 @@ describe('table on a terminal: a vertical listing of every field', () => {
 describe('table piped', () => {
   test('key<TAB>value lines, ISO times as sent, line breaks as spaces, no colour', async () => {
     const s = await show(reminders, R2, {}, screen({ tty: false, color: false }));
-    expect(s.out.text).toBe(
-      [
-        'uuid\ta1000000-0000-4000-8000-000000000002',
-        'created_at\t2026-01-15T09:30:00+00:00',
-        'updated_at\t2026-01-15T09:30:00+00:00',
-        'title\tRenew the insurance before it runs out at the end of the month',
-        'description\tCall the broker\\nthen pay',
-        'due_at\t2026-12-01',
-        'anytime\tyes',
-        '',
-      ].join('\n'),
-    );
+    const lines = s.out.text.split('\n');
+    expect(lines.slice(0, 7)).toEqual([
+      'uuid\ta1000000-0000-4000-8000-000000000002',
+      'created_at\t2026-01-15T09:30:00+00:00',
+      'updated_at\t2026-01-15T09:30:00+00:00',
+      'title\tRenew the insurance before it runs out at the end of the month',
+      'description\tCall the broker\\nthen pay',
+      'due_at\t2026-12-01',
+      'anytime\tyes',
+    ]);
+    // A line a field, key<TAB>value, and nothing after the last.
+    expect(lines.at(-1)).toBe('');
+    expect(lines.slice(0, -1).map((l) => l.split('\t')[0])).toEqual(reminders.fields.map((f) => f.name));
     expect(s.err.text).toBe('');
   });
 
