@@ -49,9 +49,7 @@ const byName = (rel: LinkDef | SetDef) => rel.by.some((b) => b !== 'uuid');
 
 /** Every create input that does. */
 const INPUTS: Named[] = RESOURCES.flatMap((r) =>
-  r.verbs.create
-    ? [...writableLinks(r, 'create'), ...(r.sets ?? [])].filter(byName).map((rel) => namedOf(r, rel))
-    : [],
+  r.verbs.create ? [...writableLinks(r, 'create'), ...(r.sets ?? [])].filter(byName).map((rel) => namedOf(r, rel)) : [],
 );
 
 /** Every update input that does, the changes of a set included (--add-competency). */
