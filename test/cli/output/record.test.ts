@@ -13,7 +13,7 @@ const keysOf = (text: string) =>
   text
     .split('\n')
     .filter((l) => /^\S/.test(l))
-    .map((l) => l.split(/\s+/)[0]);
+    .map((l) => l.split(/\s+/)[0] ?? '');
 
 /**
  * The lines a vertical listing of `text` shows for `pairs` (a key and its value; an empty key for
