@@ -70,7 +70,7 @@ export function missingDriver(e: MissingDriverError, needs: string, without?: st
     EXIT.api,
     `${needs} needs ${e.what} (${e.driver}), which is not installed: ${MissingDriverError.WHY}.`,
     {
-      hint: `Install pm with them (npm install -g pm-cli, without --omit=optional)${without ? `, or ${without}` : ''}.`,
+      hint: `Install pm with them (npm ci in a clone; npm install of its package without --omit=optional)${without ? `, or ${without}` : ''}.`,
       cause: e,
     },
   );

@@ -64,7 +64,10 @@ export function buildProgram(f: Factory, argv?: readonly string[]): Command {
     .option('--no-pager', 'never page long output on a terminal (also PM_PAGER=cat)')
     .option('--debug', 'show the HTTP exchange and stack traces on stderr (tokens redacted)')
     .option('--timeout <seconds>', 'give up on a connection or an answer that takes longer (default: config, else 30)')
-    .option('--retries <n>', 'times to retry a request that failed on the way (default 3; a create only under its idempotency key, or if unsent)')
+    .option(
+      '--retries <n>',
+      'times to retry a request that failed on the way (default 3; a create only under its idempotency key, or if unsent)',
+    )
     .option('--allow-insecure-http', 'send the token over plain http to a host that is not this machine')
     .helpOption('-h, --help', 'show help')
     .addHelpCommand('help [command]', 'show help for a command')

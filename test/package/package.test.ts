@@ -142,7 +142,7 @@ describe('installed without the optional dependencies', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
       "error: the embedded default needs the SQLite driver (better-sqlite3), which is not installed: pm was installed without its optional dependencies, or the driver's build failed.\n" +
-        'Install pm with them (npm install -g pm-cli, without --omit=optional), or name a server with --base-url or PM_BASE_URL.\n',
+        'Install pm with them (npm ci in a clone; npm install of its package without --omit=optional), or name a server with --base-url or PM_BASE_URL.\n',
     );
   });
 });
