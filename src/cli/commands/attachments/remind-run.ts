@@ -13,12 +13,14 @@ import { HttpStatusError } from '../../../client/errors.js';
 import { parseHumanDuration, parseHumanRange } from '../../../core/humandate.js';
 import { luxon } from '../../../core/luxon.js';
 import { visible } from '../../../core/redact.js';
+import { aOr } from '../../../core/words.js';
 import { CALENDAR_RESOURCE, inputFields } from '../../../resources/index.js';
 import type { AgendaDef, FieldDef, ResourceDef } from '../../../resources/types.js';
 import { about } from '../../api-errors.js';
 import { usageError } from '../../errors.js';
 import { typed } from '../../flag-values.js';
 import type { Session } from '../../session.js';
+import { serverUuid } from '../../untrusted.js';
 import { everyRecord, when } from '../shared.js';
 import type { OnResource } from '../resource/options.js';
 
@@ -30,6 +32,12 @@ export interface RemindOptions extends OnResource {
 }
 
 type Rec = Record<string, unknown>;
+
+/** A record's uuid as the server gave it: used in a path, a key or a line only once checked to be one. */
+const uuidOf = (x: Rec, what: string): string => serverUuid(x.uuid, `the uuid of ${what}`);
+
+/** A date as an expiry is sent: used in a title and an idempotency key only when it is one. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** What a job's reminder says of the file it is about, in its description. */
 const MARK = 'Made by pm attachments remind for attachment';
@@ -68,7 +76,7 @@ export async function remindRun(o: RemindOptions): Promise<void> {
   const { DateTime } = luxon();
   const wanted = (file: Rec, place: Rec): Wanted | undefined => {
     const expires = file[expiry.name];
-    if (typeof expires !== 'string') return undefined;
+    if (typeof expires !== 'string' || !ISO_DATE.test(expires)) return undefined;
     const day = DateTime.fromISO(expires, { zone: 'utc' });
     const where = [place.address].filter((x) => typeof x === 'string' && x !== '').join(', ');
     return {
@@ -87,7 +95,7 @@ export async function remindRun(o: RemindOptions): Promise<void> {
     const place = dataOf(file[parent.name]);
     const want = place && wanted(file, place);
     if (!place || !want) continue;
-    const uuid = String(file.uuid);
+    const uuid = uuidOf(file, aOr(r.singular));
     seen.add(uuid);
     const mine = open.get(uuid)?.[0];
     if (mine) await keep(s, reminders, agenda, mine, want, say);
@@ -95,13 +103,13 @@ export async function remindRun(o: RemindOptions): Promise<void> {
       const body = {
         [agenda.title]: want.title,
         [agenda.due]: want.due,
-        [link.name]: { uuid: String(place.uuid) },
+        [link.name]: { uuid: uuidOf(place, `the ${parent.name} of ${r.singular} ${uuid}`) },
         ...(agenda.details ? { [agenda.details]: `${MARK} ${uuid} (${want.expires}).` } : {}),
       };
       const made = await s.client
         .create(reminders, body, undefined, `pm-remind-${uuid}-${want.expires}`)
         .catch((e) => Promise.reject(about(e, reminders)));
-      say(`Created reminder ${String(made.uuid)}: ${want.title}, due ${want.due}.`);
+      say(`Created reminder ${uuidOf(made, 'the reminder made')}: ${want.title}, due ${want.due}.`);
     }
   }
   // The job's reminders of files not in the window: gone, no longer expiring, or moved away.
@@ -117,15 +125,16 @@ export async function remindRun(o: RemindOptions): Promise<void> {
     const want = file && place ? wanted(file, place) : undefined;
     if (want) await keep(s, reminders, agenda, mine, want, say);
     else {
-      await s.client.update(reminders, String(mine.uuid), { [agenda.done as string]: new Date(f.now()).toISOString() });
+      const done = uuidOf(mine, 'a reminder');
+      await s.client.update(reminders, done, { [agenda.done as string]: new Date(f.now()).toISOString() });
       const why = file ? `its ${r.singular} no longer expires` : `its ${r.singular} was deleted`;
-      say(`Done reminder ${String(mine.uuid)}: ${why}.`);
+      say(`Done reminder ${done}: ${why}.`);
     }
   }
   // Twins made by runs at once (a server without idempotency keys): the oldest of each is kept.
   for (const [, twins] of await jobReminders(s, reminders, agenda))
     for (const twin of twins.slice(1)) {
-      await s.client.delete(reminders, String(twin.uuid)).catch((e) => {
+      await s.client.delete(reminders, uuidOf(twin, 'a reminder')).catch((e) => {
         if (!(e instanceof HttpStatusError && e.status === 404)) throw about(e, reminders);
       });
     }
@@ -156,6 +165,7 @@ async function keep(
   say: (line: string) => void,
 ): Promise<void> {
   if (mine[agenda.due] === want.due && mine[agenda.title] === want.title) return;
-  await s.client.update(reminders, String(mine.uuid), { [agenda.title]: want.title, [agenda.due]: want.due });
-  say(`Moved reminder ${String(mine.uuid)}: ${want.title}, due ${want.due}.`);
+  const uuid = uuidOf(mine, 'a reminder');
+  await s.client.update(reminders, uuid, { [agenda.title]: want.title, [agenda.due]: want.due });
+  say(`Moved reminder ${uuid}: ${want.title}, due ${want.due}.`);
 }
