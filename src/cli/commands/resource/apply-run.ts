@@ -18,6 +18,8 @@ import { filterFields } from '../../../resources/index.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { filterQuery } from '../../flag-values.js';
 import { kebab } from '../../flags.js';
+import { aOr } from '../../../core/words.js';
+import { serverUuid } from '../../untrusted.js';
 import { namingFlagsChecked, resolveLinkUuids, resolveNamingFlags } from '../../uuids.js';
 import type { Session } from '../../session.js';
 import { fillForUpdate } from '../../writes.js';
@@ -194,14 +196,14 @@ async function plan(
       twinned++;
       const held = keys.map((key) => `${key}=${JSON.stringify(rec.body[key])}`).join(' ');
       rec.problems.push(
-        `${found.length} ${r.plural} have ${held}: ${found.map((x) => String(x.uuid)).join(', ')}; apply cannot tell which is meant (--dedupe keeps the oldest and deletes the others)`,
+        `${found.length} ${r.plural} have ${held}: ${found.map((x) => serverUuid(x.uuid, `the uuid of ${aOr(r.singular)}`)).join(', ')}; apply cannot tell which is meant (--dedupe keeps the oldest and deletes the others)`,
       );
       continue;
     }
     // Listed oldest first: the first is kept, its twins deleted.
     const [one, ...twins] = found;
     for (const x of twins) {
-      const uuid = String(x.uuid);
+      const uuid = serverUuid(x.uuid, `the uuid of ${aOr(r.singular)}`);
       matched.add(uuid);
       steps.push({ action: 'delete', rec: notFromFile(uuid), uuid, was: x, twinOf: rec.line });
     }
@@ -209,7 +211,7 @@ async function plan(
       steps.push({ action: 'create', rec });
       continue;
     }
-    const uuid = String(one.uuid);
+    const uuid = serverUuid(one.uuid, `the uuid of ${aOr(r.singular)}`);
     matched.add(uuid);
     const { body } = prepare(r, 'create', rec);
     const changes = changesOf(r, body, one);
@@ -220,7 +222,7 @@ async function plan(
   let unmatched = 0;
   if (prune) {
     for await (const x of everyRecord(s, r, new URLSearchParams(prune.query))) {
-      const uuid = String(x.uuid);
+      const uuid = serverUuid(x.uuid, `the uuid of ${aOr(r.singular)}`);
       if (matched.has(uuid)) continue;
       // Listed, but not what the filters say: a server that ignored them. Never deleted.
       if (!meetsAll(prune.conditions, x)) {

@@ -5,6 +5,8 @@ import { mark } from '../../../core/timing.js';
 import { referrersOf } from '../../../resources/index.js';
 import type { ResourceDef } from '../../../resources/types.js';
 import { kebab } from '../../flags.js';
+import { aOr } from '../../../core/words.js';
+import { serverUuid } from '../../untrusted.js';
 import type { Session } from '../../session.js';
 import { autoEmbeds, isTable, type OutputFlags, printRecord } from '../../output/index.js';
 import { resolveUuid } from '../../uuids.js';
@@ -41,7 +43,8 @@ async function referrers(s: Session, r: ResourceDef, uuid: string, tty: boolean)
     );
     const lines = page.records.map((x) => {
       const text = words.map((f) => x[f.name]).filter((v) => typeof v === 'string' && v !== '');
-      return `${tty ? String(x.uuid).slice(0, MIN_UUID_PREFIX) : String(x.uuid)}  ${text.join(', ')}`;
+      const id = serverUuid(x.uuid, `the uuid of ${aOr(resource.singular)}`);
+      return `${tty ? id.slice(0, MIN_UUID_PREFIX) : id}  ${text.join(', ')}`;
     });
     const more = (page.pagination.total ?? lines.length) - lines.length;
     if (more > 0) lines.push(`and ${more} more: pm ${resource.path} list --${kebab(link.name)} ${uuid}`);
