@@ -6,6 +6,7 @@
  */
 import type { ResourceDef } from '../resources/types.js';
 import { fieldOf } from '../resources/index.js';
+import { periodParts } from './kinds.js';
 
 type Rec = Record<string, unknown>;
 
@@ -168,9 +169,9 @@ function whereOf(v: unknown): string | undefined {
  * (P1Y6M) is said in months, or in days.
  */
 function recurrence(ICAL: typeof import('ical.js').default, period: string): object | undefined {
-  const m = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?$/.exec(period);
-  if (!m) return undefined;
-  const [y, mo, w, d] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number];
+  const p = periodParts(period);
+  if (!p) return undefined;
+  const { years: y, months: mo, weeks: w, days: d } = p;
   const units: [string, number][] =
     y + mo > 0 && w + d === 0
       ? mo === 0

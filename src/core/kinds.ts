@@ -406,11 +406,16 @@ const millisOf = (v: WireValue) => (typeof v === 'string' ? (instantMillis(v) ??
  */
 const PERIOD_RE = /^P(?=\d)(?:(\d{1,4})Y)?(?:(\d{1,4})M)?(?:(\d{1,4})W)?(?:(\d{1,5})D)?$/;
 
-/** Whether text is such a period, not all zero. */
-const isPeriod = (v: string): boolean => {
+/** Such a period's counts of years, months, weeks and days; undefined for anything else, or all zero. */
+export function periodParts(v: string): { years: number; months: number; weeks: number; days: number } | undefined {
   const m = PERIOD_RE.exec(v);
-  return m?.slice(1).some((x) => x !== undefined && Number(x) > 0) === true;
-};
+  if (!m) return undefined;
+  const [years, months, weeks, days] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number];
+  return years + months + weeks + days > 0 ? { years, months, weeks, days } : undefined;
+}
+
+/** Whether text is such a period, not all zero. */
+const isPeriod = (v: string): boolean => periodParts(v) !== undefined;
 
 /** Periods in words: "every year", "yearly", "every 6 months", "2 weeks", "fortnightly". */
 const PERIOD_WORDS: Readonly<Record<string, string>> = {
