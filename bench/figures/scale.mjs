@@ -1,10 +1,11 @@
 /**
- * Figures 7 and 8: pm serve at 1k, 100k and 1M properties, on SQLite and on PostgreSQL: how p50
- * grows.
+ * Figures 7 and 8: pm serve at 10k, 100k and 1M properties of one account beside 1,000 of
+ * another, on SQLite and on PostgreSQL: each request kind's p50 for the one against the other,
+ * and, for the lists that count their matches, against the same count and page written by hand.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NODE, PM } from '../lib/env.mjs';
+import { baseline, DIST, NODE, PM } from '../lib/env.mjs';
 import { SIZES } from '../lib/options.mjs';
 import { seedPostgres, startCluster } from '../lib/postgres.mjs';
 import {
@@ -19,10 +20,17 @@ import {
 } from '../lib/processes.mjs';
 import { fmt } from '../lib/report.mjs';
 import { seedProperties } from '../lib/seed.mjs';
-import { median, progress, row, say } from '../lib/stats.mjs';
+import { interleave, median, progress, row, say } from '../lib/stats.mjs';
 
 /** The p50 and p99 (ms) of `n` requests made one after another on one keep-alive connection. */
 export async function timeRequests(n, next) {
+  const ms = await timeMs(n, next);
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { p50: median(ms), p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] };
+}
+
+/** The times (ms) of `n` requests made one after another on one keep-alive connection. */
+async function timeMs(n, next) {
   const ms = [];
   for (let i = 0; i < n; i++) {
     const { url, token } = next(i);
@@ -32,38 +40,50 @@ export async function timeRequests(n, next) {
     if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
     ms.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
-  const sorted = [...ms].sort((a, b) => a - b);
-  return { p50: median(ms), p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] };
+  return ms;
 }
 
-/** The request kinds of figure 7, each varying its values and pages between requests. */
+/** The seeds are a second apart from 2020-01-01 on (bench/lib/seed.mjs, postgres.mjs): a range over two fifths of them. */
+const seededRange = (field) => (n, i) => {
+  const at = (k) => new Date(SEEDED_FROM + Math.floor(k) * 1000).toISOString();
+  const from = n * (0.1 + 0.05 * (i % 7));
+  return `/properties?per_page=10&${field}=${encodeURIComponent(`${at(from)}/${at(from + n * 0.4)}`)}`;
+};
+
+/**
+ * The request kinds of figures 7 and 8, each varying its values and pages between requests: its
+ * row letter, its name, its path for an account of `n` records, and whether its total is counted
+ * over its matches (those are timed against the lists baseline too: a hand-written count and page).
+ */
 const SCALE_KINDS = [
-  ['first page', (_n, i) => `/properties?per_page=${10 + (i % 3)}`],
-  ['a page half-way through', (n, i) => `/properties?per_page=10&page=${Math.floor(n / 20) + (i % 7)}`],
-  ['?bedrooms=N', (_n, i) => `/properties?per_page=10&bedrooms=${i % 6}`],
-  ['?city= (fuzzy, 1 in 10)', (_n, i) => `/properties?per_page=10&city=${['leeds', 'york', 'hull', 'ripon'][i % 4]}`],
+  ['a', 'first page', (_n, i) => `/properties?per_page=${10 + (i % 3)}`, false],
+  ['b', 'a page half-way through', (n, i) => `/properties?per_page=10&page=${Math.floor(n / 20) + (i % 7)}`, false],
+  ['c', '?bedrooms=N (1 in 6)', (_n, i) => `/properties?per_page=10&bedrooms=${i % 6}`, true],
   [
-    '?address= (fuzzy, few)',
+    'd',
+    '?city= (fuzzy, 1 in 10)',
+    (_n, i) => `/properties?per_page=10&city=${['leeds', 'york', 'hull', 'ripon'][i % 4]}`,
+    true,
+  ],
+  [
+    'e',
+    '?address= (fuzzy, rare)',
     (_n, i) => `/properties?per_page=10&address=${encodeURIComponent(`${290 + (i % 9)} station`)}`,
+    true,
   ],
-  ['?postcode= (fuzzy)', (_n, i) => `/properties?per_page=10&postcode=ls1${1 + (i % 9)}`],
-  ['GET /properties/{uuid}', (_n, i, uuids) => `/properties/${uuids[i % uuids.length]}`],
-  [
-    '?created_at= (range, 2 in 5)',
-    (n, i) => {
-      // The seeds are a second apart from 2020-01-01 on: a range over two fifths of them.
-      const at = (k) => new Date(SEEDED_FROM + Math.floor(k) * 1000).toISOString();
-      const from = n * (0.1 + 0.05 * (i % 7));
-      return `/properties?per_page=10&created_at=${encodeURIComponent(`${at(from)}/${at(from + n * 0.4)}`)}`;
-    },
-  ],
+  ['f', '?postcode= (fuzzy)', (_n, i) => `/properties?per_page=10&postcode=ls1${1 + (i % 9)}`, true],
+  ['g', 'GET /properties/{uuid}', (_n, i, uuids) => `/properties/${uuids[i % uuids.length]}`, false],
+  ['h', '?created_at= (range, 2 in 5)', seededRange('created_at'), true],
+  ['i', '?updated_at= (range, 2 in 5)', seededRange('updated_at'), true],
 ];
 
-/** The letters of the kinds' rows (o to t are the rows of the largest size). */
-const KIND_ROWS = 'abcdefghijklmnuvwxyz';
+/** The properties of the other account, beside the large one in the same store. */
+const SMALL = 1_000;
 
 /** The first seeded record's creation time (bench/lib/seed.mjs, postgres.mjs); the next one a second later. */
 const SEEDED_FROM = Date.parse('2020-01-01T00:00:00Z');
+
+const sizeName = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
 
 /** The resident memory of a process (MB), from /proc. */
 function rssOf(pid) {
@@ -109,7 +129,7 @@ async function headOfLine(server, size, id) {
   for (const [name, next] of Object.entries(cheap)) loaded[name] = await timeRequests(n, next);
   running = false;
   await Promise.all(clients);
-  const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  const k = sizeName(size);
   return Object.keys(cheap).map((name, j) =>
     row(`${id}${'op'[j]}`, `${name} p99 while 8 clients run ?address= at ${k} vs idle`, {
       pm: loaded[name].p99,
@@ -174,7 +194,7 @@ async function pageWalk(server, size, id) {
       (p === from ? first : next).push(Number(process.hrtime.bigint() - t) / 1e6);
     }
   }
-  const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  const k = sizeName(size);
   return row(`${id}q`, `the next page of 100 after one half-way through ${k} vs that page`, {
     pm: median(next),
     base: median(first),
@@ -226,7 +246,7 @@ async function memoryAfterQueries(server, size, id) {
     if (i === total / 2 - 1) half = rssOf(server.pid);
   }
   const after = rssOf(server.pid);
-  const k = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+  const k = sizeName(size);
   const note = `${before.toFixed(0)} MB, after ${(total / 2).toLocaleString('en')} ${half.toFixed(0)} MB, after ${total.toLocaleString('en')} ${after.toFixed(0)} MB`;
   return [
     row(`${id}s`, `pm serve RSS after ${total.toLocaleString('en')} distinct list queries (${k})`, {
@@ -248,17 +268,53 @@ async function memoryAfterQueries(server, size, id) {
   ];
 }
 
+/** The id of an account of a store by its name (`pm serve accounts list`: id, name, ...). */
+async function accountId(storeArgs, env, name) {
+  const listed = mustSucceed(
+    'pm serve accounts list',
+    await runTimed(NODE, [PM, 'serve', 'accounts', 'list', ...storeArgs], { env, stdout: 'capture' }),
+  );
+  const line = listed.stdout.split('\n').find((l) => l.split('\t')[1] === name);
+  if (!line) throw new Error(`no account "${name}" in:\n${listed.stdout}`);
+  return Number(line.split('\t')[0]);
+}
+
+/** Another account in a store, and its token (`pm serve accounts create`). */
+async function smallAccount(storeArgs, env) {
+  const made = mustSucceed(
+    'pm serve accounts create',
+    await runTimed(NODE, [PM, 'serve', 'accounts', 'create', '--name', 'small', ...storeArgs], {
+      env,
+      stdout: 'capture',
+    }),
+  );
+  return { token: made.stdout.trim(), id: await accountId(storeArgs, env, 'small') };
+}
+
+/** Figure 7: the store a data file, the baseline bench/baselines/sqlite-lists.mjs. */
 export async function figure7() {
   return scaleFigure('7', async (size) => {
     const dir = tmpDir('scale');
     const home = tmpDir('home');
     const data = join(dir, 'pm.db');
+    const env = cleanEnv(home);
     await seedProperties(data, size);
-    const server = await startPmServe(data, home);
+    const small = await smallAccount(['--data', data], env);
+    await seedProperties(data, SMALL, { accountId: small.id });
+    const large = await accountId(['--data', data], env, 'default');
     return {
-      server,
-      done: async () => {
-        await server.stop();
+      small,
+      start: async () => {
+        const server = await startPmServe(data, home);
+        const base = await startListening(
+          'the lists baseline',
+          NODE,
+          [baseline('sqlite-lists.mjs'), data, String(large), DIST],
+          env,
+        );
+        return { server, base, stop: () => Promise.all([server.stop(), base.stop()]) };
+      },
+      done: () => {
         removeDir(dir);
         removeDir(home);
       },
@@ -267,86 +323,132 @@ export async function figure7() {
 }
 
 /**
- * Figures 7 and 8: for each size, `open(size)` seeds that many properties into a fresh store and
- * starts pm serve on it; then each request kind of issue 12 is timed, and at the largest size the
- * head-of-line, page-walk, memory and 422 rows.
+ * The p50s of a request kind for the large account, the small one and (for a counting kind) the
+ * baseline, in turns: SIZES.scaleRounds rounds, the order rotating, each side's requests one
+ * after another on one keep-alive connection. The large account's first total must be the
+ * baseline's: both sides are seen to count the same matches.
+ */
+async function timeKind(kind, sides) {
+  const [, name, path, counting] = kind;
+  const active = counting ? sides : sides.slice(0, 2);
+  const request = (side) => (i) => ({ url: side.url + path(side.n, i, side.uuids), token: side.token });
+  const totals = [];
+  for (const side of active) {
+    totals.push((await getJson(request(side)(0).url, side.token)).meta?.pagination?.total);
+    await timeRequests(3, request(side));
+  }
+  if (counting && totals[0] !== totals[2])
+    throw new Error(`${name}: pm counted ${totals[0]}, the baseline ${totals[2]}`);
+  const per = Math.ceil(SIZES.scaleRequests / SIZES.scaleRounds);
+  // Each side asks the same values in the same order.
+  const ms = active.map(() => []);
+  await interleave(
+    SIZES.scaleRounds,
+    active.map((side, j) => async () => {
+      const from = ms[j].length;
+      ms[j].push(...(await timeMs(per, (i) => request(side)(from + i))));
+      return 0;
+    }),
+    { warmup: 0 },
+  );
+  const p50 = ms.map(median);
+  return { large: p50[0], small: p50[1], base: p50[2], total: totals[0], smallTotal: totals[1] };
+}
+
+/**
+ * Figures 7 and 8: for each size, `open(size)` seeds that many properties of one account and
+ * SMALL of another into a fresh store; then, SIZES.repeat times, `start()` starts pm serve and the
+ * lists baseline on it, each request kind is timed for both accounts (and the baseline), and at
+ * 100,000 the memory rows, at the largest size the head-of-line, page-walk and 422 rows.
  */
 async function scaleFigure(id, open) {
   const sizes = SIZES.scaleSizes;
-  const results = [];
-  const extra = [];
+  const rows = [];
   for (const size of sizes) {
+    const k = sizeName(size);
     const t0 = Date.now();
     progress(`seeding ${size.toLocaleString('en')} properties`);
-    const { server, done } = await open(size);
-    const seedMs = Date.now() - t0;
+    const store = await open(size);
+    const seeded = `seeded ${k} and ${SMALL.toLocaleString('en')} in ${((Date.now() - t0) / 1000).toFixed(1)} s`;
     try {
-      const sample = await getJson(
-        `${server.url}/properties?per_page=100&page=${Math.max(1, Math.floor(size / 200))}`,
-        server.token,
-      );
-      const uuids = sample.data.map((r) => r.uuid);
-      const p50 = {};
-      const matches = {};
-      for (const [name, path] of SCALE_KINDS) {
-        progress(`${size.toLocaleString('en')}: ${name}`);
-        const first = await getJson(server.url + path(size, 0, uuids), server.token);
-        matches[name] = first.meta?.pagination?.total;
-        await timeRequests(3, (i) => ({ url: server.url + path(size, i, uuids), token: server.token }));
-        p50[name] = (
-          await timeRequests(SIZES.scaleRequests, (i) => ({
-            url: server.url + path(size, i, uuids),
-            token: server.token,
-          }))
-        ).p50;
-      }
-      results.push({ size, p50, matches, seedMs });
-      // The memory rows at 100,000 records (at the largest size when smaller).
-      if (size === Math.min(100_000, sizes[sizes.length - 1]))
-        extra.push(...(await memoryAfterQueries(server, size, id)));
-      if (size === sizes[sizes.length - 1]) {
-        extra.push(await pageWalk(server, size, id));
-        extra.push(...(await headOfLine(server, size, id)));
-        extra.push(await unknownKeys(server, id));
+      for (let run = 1; run <= SIZES.repeat; run++) {
+        const tag = SIZES.repeat > 1 ? `#${run}` : '';
+        const { server, base, stop } = await store.start();
+        try {
+          const sample = async (token, n) =>
+            (
+              await getJson(`${server.url}/properties?per_page=100&page=${Math.max(1, Math.floor(n / 200))}`, token)
+            ).data.map((r) => r.uuid);
+          const sides = [
+            { url: server.url, token: server.token, n: size, uuids: await sample(server.token, size) },
+            { url: server.url, token: store.small.token, n: SMALL, uuids: await sample(store.small.token, SMALL) },
+            { url: base.url, token: '', n: size, uuids: [] },
+          ];
+          const lines = [];
+          for (const kind of SCALE_KINDS) {
+            const [letter, name, , counting] = kind;
+            progress(`${k}${tag}: ${name}`);
+            const t = await timeKind(kind, sides);
+            const totals =
+              t.total === undefined
+                ? ''
+                : `; totals ${t.total.toLocaleString('en')} and ${t.smallTotal.toLocaleString('en')}`;
+            const note = `p50 of ${SIZES.scaleRequests} requests a side, ${SIZES.scaleRounds} rounds in turns${totals}; ${seeded}`;
+            rows.push(
+              row(`${id}${letter}@${k}${tag}`, `${name}: ${k} vs ${SMALL.toLocaleString('en')} (another account)`, {
+                pm: t.large,
+                base: t.small,
+                unit: 'ms',
+                ratio: t.large / t.small,
+                // A counting kind's total grows with its matches: its target is the baseline's row.
+                target: counting ? undefined : { op: '<=', value: 3 },
+                note,
+              }),
+            );
+            if (counting)
+              rows.push(
+                row(`${id}${letter}@${k}/base${tag}`, `${name} at ${k}: pm vs the count and page by hand`, {
+                  pm: t.large,
+                  base: t.base,
+                  unit: 'ms',
+                  ratio: t.large / t.base,
+                  target: { op: '<=', value: 2 },
+                  note,
+                }),
+              );
+            lines.push([
+              name,
+              fmt(t.large, 'ms'),
+              fmt(t.small, 'ms'),
+              counting ? fmt(t.base, 'ms') : '',
+              t.total === undefined ? '' : t.total.toLocaleString('en'),
+            ]);
+          }
+          const head = ['request', `p50 ${k}`, `p50 ${sizeName(SMALL)}`, 'by hand', `total ${k}`];
+          const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+          const text = [head, widths.map((w) => '-'.repeat(w)), ...lines]
+            .map((cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '))
+            .join('\n');
+          say(`\n${id}${tag} at ${k} (${seeded}):\n${text}\n`);
+          const more = [];
+          // The memory rows at 100,000 records (at the largest size when smaller).
+          if (size === Math.min(100_000, sizes[sizes.length - 1]))
+            more.push(...(await memoryAfterQueries(server, size, id)));
+          if (size === sizes[sizes.length - 1]) {
+            more.push(await pageWalk(server, size, id));
+            more.push(...(await headOfLine(server, size, id)));
+            more.push(await unknownKeys(server, id));
+          }
+          rows.push(...more.map((r) => ({ ...r, id: `${r.id}${tag}` })));
+        } finally {
+          await stop();
+        }
       }
     } finally {
-      await done();
+      await store.done();
     }
   }
-  const rows = [];
-  const k = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
-  const seeded = results.map((r) => `${k(r.size)} in ${(r.seedMs / 1000).toFixed(1)} s`).join(', ');
-  for (const [name] of SCALE_KINDS)
-    for (let i = 1; i < results.length; i++) {
-      const big = results[i];
-      const small = results[i - 1];
-      const m = (r) => (r.matches[name] === undefined ? '' : r.matches[name].toLocaleString('en'));
-      rows.push(
-        row(`${id}${KIND_ROWS[rows.length]}`, `${name}: p50 at ${k(big.size)} vs ${k(small.size)}`, {
-          pm: big.p50[name],
-          base: small.p50[name],
-          unit: 'ms',
-          ratio: big.p50[name] / small.p50[name],
-          target: { op: '<=', value: 3 },
-          note: `p50 of ${SIZES.scaleRequests} requests, one keep-alive connection${
-            big.matches[name] === undefined ? '' : `; the first request's total ${m(small)} -> ${m(big)}`
-          }; seeded ${seeded}`,
-        }),
-      );
-    }
-  // The p50s side by side, as issue 12 tabulates them, with each list's total at each size.
-  const head = ['request', ...results.map((r) => `p50 ${k(r.size)}`), 'totals'];
-  const lines = SCALE_KINDS.map(([name]) => [
-    name,
-    ...results.map((r) => fmt(r.p50[name], 'ms')),
-    results[0].matches[name] === undefined ? '' : results.map((r) => r.matches[name].toLocaleString('en')).join(' / '),
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const text = [head, widths.map((w) => '-'.repeat(w)), ...lines]
-    .map((cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '))
-    .join('\n');
-  say(`\n${text}\n(seeded ${seeded})\n`);
-  return [...rows, ...extra];
+  return rows;
 }
 
 /** Figure 8: figure 7 on PostgreSQL (`pm serve --database`), a database per size on one private cluster. */
@@ -370,17 +472,26 @@ export async function figure8() {
         await runTimed(NODE, [PM, 'serve', 'tokens', 'create', '--name', 'bench'], { env, stdout: 'capture' }),
       );
       const token = made.stdout.trim();
-      await seedPostgres(url, size);
-      const server = {
-        ...(await startListening('pm serve --database', NODE, [PM, 'serve', '--port', '0'], env)),
-        token,
-      };
+      const large = await accountId([], env, 'default');
+      await seedPostgres(url, size, large);
+      const small = await smallAccount([], env);
+      await seedPostgres(url, SMALL, small.id);
       return {
-        server,
-        done: async () => {
-          await server.stop();
-          removeDir(home);
+        small,
+        start: async () => {
+          const server = {
+            ...(await startListening('pm serve --database', NODE, [PM, 'serve', '--port', '0'], env)),
+            token,
+          };
+          const base = await startListening(
+            'the lists baseline',
+            NODE,
+            [baseline('pg-lists.mjs'), url, String(large), DIST],
+            env,
+          );
+          return { server, base, stop: () => Promise.all([server.stop(), base.stop()]) };
         },
+        done: () => removeDir(home),
       };
     });
   } finally {

@@ -1,16 +1,19 @@
 /**
  * The bench's arguments (--quick, --only, --check) and the sizes and rounds they imply.
  */
-const USAGE = `usage: npm run bench -- [--quick] [--only N[,M...]] [--check]
+const USAGE = `usage: npm run bench -- [--quick] [--only N[,M...]] [--repeat N] [--check]
 
   --quick      fewer rounds and smaller sizes (a smoke check, not figures to quote)
   --only LIST  run only these figures (1-13, or scale for 7, pg-scale for 8, feed for 9, isolation for 10, files for 11, feed-load for 12, sharing for 13), e.g. --only 1,4
+  --repeat N   figures 7 and 8: measure each size N times in a row, pm serve started afresh each time
+               (the seeded stores kept), every row once a run
   --check      exit 1 when a figure misses its target
   --help       this text
 
 Figures: 1 start-up (--version, --help), 2 list against pm serve, 3 list, get and create on the
 embedded default, 4 bulk create, 5 list --all (time and peak RSS), 6 server requests/second (autocannon),
-7 scale (not in the default run: --only scale): requests at 1k, 100k and 1M properties,
+7 scale (not in the default run: --only scale): requests at 10k, 100k and 1M properties of one
+  account beside 1,000 of another, and the counting lists against their count and page by hand,
 8 the same on PostgreSQL (--only pg-scale; needs initdb, pg_ctl and postgres on PATH),
 9 calendar feed polls/second: 304s and a full feed of 1,000 reminders vs GET /reminders?per_page=100,
 10 search isolation (not in the default run: --only isolation): a search's cost while another
@@ -26,13 +29,17 @@ embedded default, 4 bulk create, 5 list --all (time and peak RSS), 6 server requ
   downloads; pm serve's RSS with 64 downloads whose clients read nothing, and after (PostgreSQL).`;
 
 function parseArgs(argv) {
-  const o = { quick: false, check: false, only: [1, 2, 3, 4, 5, 6, 9] };
+  const o = { quick: false, check: false, repeat: 1, only: [1, 2, 3, 4, 5, 6, 9] };
   const NAMES = { scale: 7, 'pg-scale': 8, feed: 9, isolation: 10, files: 11, 'feed-load': 12, sharing: 13 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
     else if (a === '--check') o.check = true;
-    else if (a === '--help' || a === '-h') {
+    else if (a === '--repeat' || a.startsWith('--repeat=')) {
+      const v = a === '--repeat' ? argv[++i] : a.slice('--repeat='.length);
+      if (!/^[1-9]$/.test(String(v ?? ''))) usage(`--repeat takes a number of runs from 1 to 9, not "${v ?? ''}"`);
+      o.repeat = Number(v);
+    } else if (a === '--help' || a === '-h') {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
     } else if (a === '--only' || a.startsWith('--only=')) {
@@ -77,7 +84,9 @@ export const SIZES = {
   cannonConnections: 10,
   logSeconds: Q ? 1 : 2,
   logRounds: Q ? 1 : 8,
-  scaleSizes: Q ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000],
+  scaleSizes: Q ? [10_000, 100_000] : [10_000, 100_000, 1_000_000],
+  scaleRounds: Q ? 3 : 4,
+  repeat: opts.repeat,
   scaleRequests: Q ? 15 : 40,
   isolationMatches: Q ? 20_000 : 200_000,
   isolationRounds: Q ? 5 : 15,

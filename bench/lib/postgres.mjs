@@ -58,9 +58,9 @@ export async function startCluster() {
  * Properties written straight into a PostgreSQL database in one INSERT ... SELECT (the same
  * addresses, postcodes, cities and numbers as seedProperties draws, from PostgreSQL's seeded
  * random()), their fold columns and search keys as pm writes them, then ANALYZE: a million in
- * about a minute with the trigram indexes kept.
+ * about a minute with the trigram indexes kept. `accountId`: another account's (the first's by default).
  */
-export async function seedPostgres(url, count) {
+export async function seedPostgres(url, count, accountId) {
   const { default: pg } = await import('pg');
   const load = (p) => import(pathToFileURL(join(DIST, p)).href);
   const [{ resourceByPath }, { fold, foldColumnOf, keysColumnOf }, { PG_MIGRATION_KEYS }] = await Promise.all([
@@ -72,6 +72,7 @@ export async function seedPostgres(url, count) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
+    const account = accountId ?? (await c.query('SELECT account_id FROM users ORDER BY id LIMIT 1')).rows[0].account_id;
     await c.query('SELECT setseed(0.42)');
     const list = (xs) => `ARRAY[${xs.map((x) => `'${x}'`).join(', ')}]`;
     await c.query(
@@ -79,7 +80,7 @@ export async function seedPostgres(url, count) {
          bedrooms, bathrooms, has_garage, has_garden, has_parking)
        SELECT a, u, t, t, ad, pc, ci, ty, be, ba, ga, gd, 0
        FROM (
-         SELECT (SELECT account_id FROM users ORDER BY id LIMIT 1) AS a, gen_random_uuid()::text AS u,
+         SELECT $3::bigint AS a, gen_random_uuid()::text AS u,
            $1::bigint + i * 1000 AS t,
            (1 + floor(random() * 300))::int || ' ' || (${list(['High', 'Church', 'Station', 'Park', 'Mill'])})[1 + i % 5] || ' Street' AS ad,
            'LS' || (1 + i % 28) || ' ' || (1 + floor(random() * 9))::int || 'AA' AS pc,
@@ -89,7 +90,7 @@ export async function seedPostgres(url, count) {
            (random() < 0.3)::int AS ga, (random() < 0.6)::int AS gd
          FROM generate_series(0, $2::int - 1) AS i
        ) s`,
-      [Date.parse('2020-01-01T00:00:00Z'), count],
+      [Date.parse('2020-01-01T00:00:00Z'), count, account],
     );
     // Each fold column and its search keys, as pm writes them beside the text: the few distinct
     // values the seed draws, folded by the store's own fold (columns.ts), their keys by the
@@ -99,22 +100,26 @@ export async function seedPostgres(url, count) {
     await c.query('CREATE TEMP TABLE seed_folds (f text, v text, fv text, k text[])');
     const drawn = [];
     for (const f of r.fields.filter((x) => foldColumnOf(x))) {
-      const { rows } = await c.query(`SELECT DISTINCT "${f.name}" AS v FROM ${r.table} WHERE "${f.name}" IS NOT NULL`);
+      const { rows } = await c.query(
+        `SELECT DISTINCT "${f.name}" AS v FROM ${r.table} WHERE account_id = $1 AND "${f.name}" IS NOT NULL`,
+        [account],
+      );
       if (!rows.length) continue;
       drawn.push(f);
       const values = rows.map((x) => x.v);
       await c.query(
         `INSERT INTO seed_folds (f, v, fv, k)
-         SELECT $1, v, fv, pm_migration_keys((SELECT account_id FROM users ORDER BY id LIMIT 1), fv)
+         SELECT $1, v, fv, pm_migration_keys($4::bigint, fv)
          FROM unnest($2::text[], $3::text[]) AS x(v, fv)`,
-        [f.name, values, values.map((v) => fold(v, f.filter))],
+        [f.name, values, values.map((v) => fold(v, f.filter)), account],
       );
     }
     const as = (f) => `s_${f.name}`;
     await c.query(
       `UPDATE ${r.table} p SET ${drawn.map((f) => `"${foldColumnOf(f)}" = ${as(f)}.fv, "${keysColumnOf(foldColumnOf(f))}" = ${as(f)}.k`).join(', ')}
        FROM ${drawn.map((f) => `seed_folds ${as(f)}`).join(', ')}
-       WHERE ${drawn.map((f) => `${as(f)}.f = '${f.name}' AND ${as(f)}.v = p."${f.name}"`).join(' AND ')}`,
+       WHERE p.account_id = $1 AND ${drawn.map((f) => `${as(f)}.f = '${f.name}' AND ${as(f)}.v = p."${f.name}"`).join(' AND ')}`,
+      [account],
     );
     await c.query('DROP FUNCTION pm_migration_keys');
     // As autovacuum leaves a table after a load (PostgreSQL 13+ vacuums after inserts too): the

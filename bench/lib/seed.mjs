@@ -138,14 +138,15 @@ export async function seed(file, { properties = 0, reminders = 0 } = {}) {
 /**
  * Properties written straight into a data file's table with one prepared statement in one
  * transaction (the store's own columns, fold columns included, and whatever its triggers keep):
- * a million in seconds. Deterministic: the same records every run.
+ * a million in seconds. Deterministic: the same records every run. `accountId`: another account's
+ * (the first account's by default).
  */
-export async function seedProperties(file, count) {
+export async function seedProperties(file, count, { accountId: account } = {}) {
   const { openStore, bootstrap, resourceByPath, describedColumns, columnValues, withFolds } = await loadStoreApi();
   const store = openStore(file);
   try {
     bootstrap(store);
-    const accountId = store.firstUser().accountId;
+    const accountId = account ?? store.firstUser().accountId;
     const db = store.db;
     const r = resourceByPath('properties');
     // The table's columns as the store makes them (columns.ts), and each row's values as it writes
