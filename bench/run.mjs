@@ -13,6 +13,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, relative } from 'node:path';
+import { figure14 } from './figures/against.mjs';
 import { figure4 } from './figures/bulk.mjs';
 import { figure3, figure3Create, figure3Get } from './figures/embedded.mjs';
 import { figure9 } from './figures/feed.mjs';
@@ -48,6 +49,7 @@ const FIGURES = {
   11: ['files: a big attachment through pm and pm serve, vs curl and node:http', figure11],
   12: ["large calendar feeds: another account's GET, pm serve's memory and stop under 8 at once", figure12],
   13: ["files shared: another account's GET during uploads and downloads; memory of downloads not read", figure13],
+  14: ['this build against another at 1,000 properties (--against DIR)', figure14],
 };
 
 async function preflight() {

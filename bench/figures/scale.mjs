@@ -30,7 +30,7 @@ export async function timeRequests(n, next) {
 }
 
 /** The times (ms) of `n` requests made one after another on one keep-alive connection. */
-async function timeMs(n, next) {
+export async function timeMs(n, next) {
   const ms = [];
   for (let i = 0; i < n; i++) {
     const { url, token } = next(i);
@@ -55,7 +55,7 @@ const seededRange = (field) => (n, i) => {
  * row letter, its name, its path for an account of `n` records, and whether its total is counted
  * over its matches (those are timed against the lists baseline too: a hand-written count and page).
  */
-const SCALE_KINDS = [
+export const SCALE_KINDS = [
   ['a', 'first page', (_n, i) => `/properties?per_page=${10 + (i % 3)}`, false],
   ['b', 'a page half-way through', (n, i) => `/properties?per_page=10&page=${Math.floor(n / 20) + (i % 7)}`, false],
   ['c', '?bedrooms=N (1 in 6)', (_n, i) => `/properties?per_page=10&bedrooms=${i % 6}`, true],

@@ -4,9 +4,11 @@
 const USAGE = `usage: npm run bench -- [--quick] [--only N[,M...]] [--repeat N] [--check]
 
   --quick      fewer rounds and smaller sizes (a smoke check, not figures to quote)
-  --only LIST  run only these figures (1-13, or scale for 7, pg-scale for 8, feed for 9, isolation for 10, files for 11, feed-load for 12, sharing for 13), e.g. --only 1,4
+  --only LIST  run only these figures (1-14, or scale for 7, pg-scale for 8, feed for 9, isolation for 10, files for 11, feed-load for 12, sharing for 13, against for 14), e.g. --only 1,4
   --repeat N   figures 7 and 8: measure each size N times in a row, pm serve started afresh each time
                (the seeded stores kept), every row once a run
+  --against DIR  figure 14 (--only against): another checkout of pm, built (npm run build),
+               whose pm serve this build's is timed beside at 1,000 records
   --check      exit 1 when a figure misses its target
   --help       this text
 
@@ -26,16 +28,30 @@ embedded default, 4 bulk create, 5 list --all (time and peak RSS), 6 server requ
   pm serve's RSS growth, and how long SIGTERM takes with a 2 s grace while they are written.
 13 files shared (not in the default run: --only sharing; PostgreSQL's half needs initdb on PATH):
   another account's GET p99 alone and while one account runs 4 uploads of 100 MiB (SQLite) or 48
-  downloads; pm serve's RSS with 64 downloads whose clients read nothing, and after (PostgreSQL).`;
+  downloads; pm serve's RSS with 64 downloads whose clients read nothing, and after (PostgreSQL).
+14 this build against another (not in the default run: --only against --against DIR): each request
+  kind of figure 7 at 1,000 properties, on this build's pm serve and the other's, in turns.`;
 
 function parseArgs(argv) {
-  const o = { quick: false, check: false, repeat: 1, only: [1, 2, 3, 4, 5, 6, 9] };
-  const NAMES = { scale: 7, 'pg-scale': 8, feed: 9, isolation: 10, files: 11, 'feed-load': 12, sharing: 13 };
+  const o = { quick: false, check: false, repeat: 1, against: undefined, only: [1, 2, 3, 4, 5, 6, 9] };
+  const NAMES = {
+    scale: 7,
+    'pg-scale': 8,
+    feed: 9,
+    isolation: 10,
+    files: 11,
+    'feed-load': 12,
+    sharing: 13,
+    against: 14,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
     else if (a === '--check') o.check = true;
-    else if (a === '--repeat' || a.startsWith('--repeat=')) {
+    else if (a === '--against' || a.startsWith('--against=')) {
+      o.against = a === '--against' ? argv[++i] : a.slice('--against='.length);
+      if (!o.against) usage('--against takes the folder of another checkout of pm, built');
+    } else if (a === '--repeat' || a.startsWith('--repeat=')) {
       const v = a === '--repeat' ? argv[++i] : a.slice('--repeat='.length);
       if (!/^[1-9]$/.test(String(v ?? ''))) usage(`--repeat takes a number of runs from 1 to 9, not "${v ?? ''}"`);
       o.repeat = Number(v);
@@ -48,9 +64,9 @@ function parseArgs(argv) {
         .split(',')
         .map((s) => String(NAMES[s.trim()] ?? s.trim()))
         .filter(Boolean);
-      if (!nums.length || nums.some((n) => !/^([1-9]|1[0-3])$/.test(n)))
+      if (!nums.length || nums.some((n) => !/^([1-9]|1[0-4])$/.test(n)))
         usage(
-          `--only takes figure numbers 1-13 (or scale, pg-scale, feed, isolation, files, feed-load, sharing), not "${v ?? ''}"`,
+          `--only takes figure numbers 1-14 (or scale, pg-scale, feed, isolation, files, feed-load, sharing, against), not "${v ?? ''}"`,
         );
       o.only = [...new Set(nums.map(Number))].sort((a, b) => a - b);
     } else usage(`unknown argument "${a}"`);
@@ -86,6 +102,7 @@ export const SIZES = {
   logRounds: Q ? 1 : 8,
   scaleSizes: Q ? [10_000, 100_000] : [10_000, 100_000, 1_000_000],
   scaleRounds: Q ? 3 : 4,
+  againstRounds: Q ? 4 : 10,
   repeat: opts.repeat,
   scaleRequests: Q ? 15 : 40,
   isolationMatches: Q ? 20_000 : 200_000,

@@ -8,12 +8,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DIST } from './env.mjs';
 
-let storeApi;
+const storeApis = new Map();
 
-/** openStore and friends from the built server, to write test data straight into a data file. */
-export async function loadStoreApi() {
-  if (storeApi) return storeApi;
-  const load = (p) => import(pathToFileURL(join(DIST, p)).href);
+/**
+ * openStore and friends from the built server (this checkout's, or the build in `dist`), to write
+ * test data straight into a data file.
+ */
+export async function loadStoreApi(dist = DIST) {
+  if (storeApis.has(dist)) return storeApis.get(dist);
+  const load = (p) => import(pathToFileURL(join(dist, p)).href);
   const [server, validate, resources, columns, rows] = await Promise.all([
     load('server/index.js'),
     load('core/validate.js'),
@@ -21,7 +24,7 @@ export async function loadStoreApi() {
     load('server/columns.js'),
     load('server/sql/rows.js'),
   ]);
-  storeApi = {
+  const storeApi = {
     openStore: server.openStore,
     bootstrap: server.bootstrap,
     validateBody: validate.validateBody,
@@ -30,6 +33,7 @@ export async function loadStoreApi() {
     columnValues: rows.columnValues,
     withFolds: rows.withFolds,
   };
+  storeApis.set(dist, storeApi);
   return storeApi;
 }
 
@@ -139,10 +143,10 @@ export async function seed(file, { properties = 0, reminders = 0 } = {}) {
  * Properties written straight into a data file's table with one prepared statement in one
  * transaction (the store's own columns, fold columns included, and whatever its triggers keep):
  * a million in seconds. Deterministic: the same records every run. `accountId`: another account's
- * (the first account's by default).
+ * (the first account's by default); `dist`: another build's store (this checkout's by default).
  */
-export async function seedProperties(file, count, { accountId: account } = {}) {
-  const { openStore, bootstrap, resourceByPath, describedColumns, columnValues, withFolds } = await loadStoreApi();
+export async function seedProperties(file, count, { accountId: account, dist } = {}) {
+  const { openStore, bootstrap, resourceByPath, describedColumns, columnValues, withFolds } = await loadStoreApi(dist);
   const store = openStore(file);
   try {
     bootstrap(store);
