@@ -19,7 +19,7 @@ export async function loadKeys(dist) {
 const FUZZY = { city: 'fuzzy', address: 'fuzzy', postcode: 'postcode' };
 
 /**
- * The list a request asks for: `{perPage, offset, filter}`, the filter one of
+ * The list a request asks for: `{perPage, offset, filter}`, the filter undefined (every record) or one of
  * `{kind: 'int', column, value}`, `{kind: 'fuzzy', column, folded}` or
  * `{kind: 'range', column, start, end}` (ms, the end not included); undefined for any other query.
  */
@@ -28,6 +28,7 @@ export function parseList(url, fold) {
   const perPage = Number(q.get('per_page') ?? 10);
   const offset = (Number(q.get('page') ?? 1) - 1) * perPage;
   const named = [...q.keys()].filter((k) => k !== 'per_page' && k !== 'page');
+  if (!named.length) return { perPage, offset, filter: undefined };
   if (named.length !== 1) return undefined;
   const [name] = named;
   const v = q.get(name) ?? '';

@@ -5,7 +5,7 @@
 // account's own rows of the keyed FTS5 index (its total counted from the index's keys alone), and
 // its page is read from the order index, testing each row, when the matches are dense (one in 20
 // or more), or from the matches, sorted, when they are not; an integer is counted and paged on
-// its index; a time range on its own index.
+// its index; a time range on its own index; an unfiltered page by its offset on the order index.
 // Usage: node sqlite-lists.mjs DATA_FILE ACCOUNT_ID DIST_DIR
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
@@ -29,6 +29,14 @@ const prepared = (sql) => {
 const order = 'ORDER BY t.created_at, t.id LIMIT ? OFFSET ?';
 
 function list({ perPage, offset, filter: f }) {
+  if (!f) {
+    // Every record: the total counted once at start (the file is read-only), the page's ids found
+    // on the order index alone, then their rows.
+    const rows = prepared(
+      `SELECT ${cols} FROM properties t WHERE t.id IN (SELECT id FROM properties WHERE account_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?) ORDER BY t.created_at, t.id`,
+    ).all(accountId, perPage, offset);
+    return { rows, total: kept };
+  }
   if (f.kind === 'fuzzy') {
     const match = `"${keys.searchKeysOf(accountId, f.folded).join(' ')}"`;
     const where = `f."${f.column}" MATCH ? AND f.rowid BETWEEN ? AND ?`;
