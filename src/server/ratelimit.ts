@@ -43,9 +43,14 @@ export function decide(rule: RateLimit, allowed: boolean, count: number, resetMs
   return { allowed, headers };
 }
 
-/** Fixed windows aligned to the clock, counted in memory: a restart starts afresh. */
+/**
+ * Fixed windows aligned to the clock, counted in memory: a restart starts afresh. Only the current
+ * window's keys are kept: the first request of a new window drops every older one, so that users
+ * and feeds seen once over months do not stay in memory.
+ */
 export class FixedWindowRateLimiter<K = number> implements RateLimiter<K> {
   private readonly windows = new Map<K, { start: number; count: number }>();
+  private current = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly rule: RateLimit,
@@ -55,6 +60,10 @@ export class FixedWindowRateLimiter<K = number> implements RateLimiter<K> {
   hit(key: K): RateDecision {
     const t = this.now();
     const start = t - (t % this.rule.windowMs);
+    if (start > this.current) {
+      this.current = start;
+      for (const [k, old] of this.windows) if (old.start < start) this.windows.delete(k);
+    }
     let w = this.windows.get(key);
     if (!w || w.start !== start) {
       w = { start, count: 0 };
@@ -63,5 +72,10 @@ export class FixedWindowRateLimiter<K = number> implements RateLimiter<K> {
     const allowed = w.count < this.rule.limit;
     if (allowed) w.count++;
     return decide(this.rule, allowed, w.count, start + this.rule.windowMs, t);
+  }
+
+  /** The keys counted in memory (the current window's). */
+  get size(): number {
+    return this.windows.size;
   }
 }

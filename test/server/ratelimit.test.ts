@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/resources/index.js';
 import { parseRateLimit } from '../../src/server/index.js';
+import { FixedWindowRateLimiter } from '../../src/server/ratelimit.js';
 import { Clock, startTestServer, type TestServer } from '../helpers/server.js';
 import { reminderBody } from './fixtures.js';
 
@@ -122,5 +123,20 @@ describe('parseRateLimit (the --rate-limit value)', () => {
 
   it.each(['0/min', 'fast', '60/day', '-1', ''])('%j is refused', (text) => {
     expect(() => parseRateLimit(text)).toThrow(/rate limit/);
+  });
+});
+
+describe('the windows kept in memory', () => {
+  it('are the current window alone: a key seen once is dropped once its window has passed', () => {
+    const at = new Clock('2026-03-01T10:00:10Z');
+    const limiter = new FixedWindowRateLimiter<string>({ limit: 2, windowMs: 60_000 }, at.now);
+    for (let i = 0; i < 5000; i++) limiter.hit(`feed-${i}`);
+    expect(limiter.size).toBe(5000);
+    // Within the same window, a key's count is kept: its third request is refused.
+    limiter.hit('feed-1');
+    expect(limiter.hit('feed-1').allowed).toBe(false);
+    at.set('2026-03-01T10:01:05Z');
+    expect(limiter.hit('feed-1').allowed).toBe(true);
+    expect(limiter.size).toBe(1);
   });
 });
