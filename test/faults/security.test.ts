@@ -148,7 +148,7 @@ describe('text from a server', () => {
       kind: 'respond',
       status: 422,
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: evil, errors: { ['ti\u001b[1mtle']: [evil] } }),
+      body: JSON.stringify({ message: evil, errors: { 'ti\u001b[1mtle': [evil] } }),
     });
     const r = await pm(['reminders', 'create', '--title', 'x']);
     expect(r.code).toBe(1);
