@@ -104,6 +104,26 @@ async function expectTotals(
     ).toBe(counted(accountId, start, end, o));
 }
 
+/**
+ * What the blocks keep is what the total says: a block's size changed behind the triggers' back
+ * shows in a range that holds that block whole, not in one within it.
+ */
+async function wholeBlocksAtKeptSizes(o: Order): Promise<void> {
+  const a = await server.newAccount();
+  insert(
+    a.accountId,
+    Array.from({ length: ORDER_BLOCK * 4 }, (_, i) => BASE + i),
+  );
+  const db = server.sqlite.db;
+  const where = `account_id = ? AND tbl = 'properties'`;
+  const second = db
+    .prepare(`SELECT ${o.column} AS c FROM ${o.blocks} WHERE ${where} ORDER BY ${o.column} LIMIT 1 OFFSET 1`)
+    .get(a.accountId) as { c: number };
+  db.prepare(`UPDATE ${o.blocks} SET n = n + 5 WHERE ${where} AND ${o.column} = ?`).run(a.accountId, second.c);
+  expect(await totalOf(a.api, BASE, BASE + ORDER_BLOCK * 4, o)).toBe(ORDER_BLOCK * 4 + 5);
+  expect(await totalOf(a.api, second.c + 1, second.c + 100, o)).toBe(99);
+}
+
 describe('a creation-time range list', () => {
   it('totals exactly what counting its rows gives, for ranges at random and at block edges', async () => {
     const a = await server.newAccount();
@@ -137,27 +157,7 @@ describe('a creation-time range list', () => {
     await expectTotals(b.api, b.accountId, rnd, ORDER_BLOCK * 14);
   });
 
-  it('takes whole blocks at their kept sizes', async () => {
-    // What the blocks keep is what the total says: a block's size changed behind the triggers'
-    // back shows in a range that holds that block whole, not in one within it.
-    const a = await server.newAccount();
-    insert(
-      a.accountId,
-      Array.from({ length: ORDER_BLOCK * 4 }, (_, i) => BASE + i),
-    );
-    const db = server.sqlite.db;
-    const second = db
-      .prepare(
-        `SELECT created_at AS c FROM order_blocks WHERE account_id = ? AND tbl = 'properties' ORDER BY created_at LIMIT 1 OFFSET 1`,
-      )
-      .get(a.accountId) as { c: number };
-    db.prepare(`UPDATE order_blocks SET n = n + 5 WHERE account_id = ? AND tbl = 'properties' AND created_at = ?`).run(
-      a.accountId,
-      second.c,
-    );
-    expect(await totalOf(a.api, BASE, BASE + ORDER_BLOCK * 4)).toBe(ORDER_BLOCK * 4 + 5);
-    expect(await totalOf(a.api, second.c + 1, second.c + 100)).toBe(99);
-  });
+  it('takes whole blocks at their kept sizes', () => wholeBlocksAtKeptSizes(CREATED));
 });
 
 /** The account's update blocks of properties: how many, and how many hold no record. */
@@ -243,25 +243,7 @@ describe('an update-time range list', () => {
     await expectTotals(a.api, a.accountId, rnd, span0, CREATED);
   });
 
-  it('takes whole blocks at their kept sizes', async () => {
-    const a = await server.newAccount();
-    insert(
-      a.accountId,
-      Array.from({ length: ORDER_BLOCK * 4 }, (_, i) => BASE + i),
-    );
-    const db = server.sqlite.db;
-    const second = db
-      .prepare(
-        `SELECT updated_at AS c FROM update_blocks WHERE account_id = ? AND tbl = 'properties' ORDER BY updated_at LIMIT 1 OFFSET 1`,
-      )
-      .get(a.accountId) as { c: number };
-    db.prepare(`UPDATE update_blocks SET n = n + 5 WHERE account_id = ? AND tbl = 'properties' AND updated_at = ?`).run(
-      a.accountId,
-      second.c,
-    );
-    expect(await totalOf(a.api, BASE, BASE + ORDER_BLOCK * 4, UPDATED)).toBe(ORDER_BLOCK * 4 + 5);
-    expect(await totalOf(a.api, second.c + 1, second.c + 100, UPDATED)).toBe(99);
-  });
+  it('takes whole blocks at their kept sizes', () => wholeBlocksAtKeptSizes(UPDATED));
 });
 
 describe('a data file made before the update blocks', () => {
