@@ -158,10 +158,11 @@ export const UPDATE_BLOCKS: BlockOrder = { table: 'update_blocks', column: 'upda
  * A record table's blocks in one order (migration 3's order blocks; update blocks): filled from the
  * rows already there, and kept by triggers. A record joins the block its key falls in, or starts a
  * new last block when it comes after a full one; one earlier than the first block's key moves
- * that key. A block is the range from its key to the next block's, so a block that an update or a
- * delete empties may go: the block before it takes its range, and its size stays exact (the first
- * block's key stays at or before every record's: none lay before the next one's). Migration 3's
- * text for its tables, and every later record table's.
+ * that key. Update blocks also follow an update of updated_at (the record leaves its block and
+ * joins as an insert would), and drop a block that an update or a delete empties: a block is the
+ * range from its key to the next block's, so the block before takes its range and its size stays
+ * exact (a first block dropped leaves the next one first, whose key is at or before every record's:
+ * none lay before it). Migration 3's text for its tables, and every later record table's.
  */
 export function blockTriggers(t: string, o: BlockOrder = ORDER_BLOCKS): string[] {
   const { table, column: c } = o;
