@@ -4,7 +4,7 @@
  * is pinned by the tests; a change to the schema is a new entry at the end, never an edit.
  * Migrations 1 to 3 are older, written as SQL per store (schema.ts, postgres/schema.ts).
  */
-import { PG_MIGRATION_KEYS, type Step } from './tables.js';
+import { FIRST_RECORD_TABLES, PG_MIGRATION_KEYS, type Step } from './tables.js';
 
 /** Where records stand, contact types, competencies: labels that records are filed by. */
 const label = { name: 'label', type: 'text', notNull: true, maxLength: 255 } as const;
@@ -285,8 +285,8 @@ const remindersAbout: readonly Step[] = [
   { alter: 'attachments', add: [{ name: 'expires_on', type: 'time' }], indexes: [['account_id', 'expires_on']] },
 ];
 
-/** Every migration from 4 on, in order (index 0 is migration 4). */
-export const HISTORY: readonly (readonly Step[])[] = [
+/** The migrations from 4 on that came before update blocks, in order. */
+const BEFORE_UPDATE_BLOCKS: readonly (readonly Step[])[] = [
   catalogues,
   searchKeys,
   calendarFeeds,
@@ -297,8 +297,41 @@ export const HISTORY: readonly (readonly Step[])[] = [
   remindersAbout,
 ];
 
+/** The record tables that migration 1 and the migrations in `before` made. */
+const recordTables = (before: readonly (readonly Step[])[]): string[] => [
+  ...FIRST_RECORD_TABLES,
+  ...before.flat().flatMap((s) => ('create' in s && s.create.records ? [s.create.name] : [])),
+];
+
+/**
+ * Update blocks (SQLite): each account's records of every record table in blocks by
+ * (updated_at, id), as the order blocks keep them by (created_at, id) (tables.ts, UPDATE_BLOCKS),
+ * filled from the rows already there and kept by triggers, so that a list filtered by an
+ * `updated_at` range alone is totalled from them (sqlite/records.ts). Record tables made later
+ * get them with their spec. PostgreSQL counts that range from its index: nothing to do there.
+ */
+const updateBlocks = (before: readonly (readonly Step[])[]): readonly Step[] => [
+  {
+    sqlite: `CREATE TABLE update_blocks (
+  account_id INTEGER NOT NULL,
+  tbl TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  id INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (account_id, tbl, updated_at, id)
+) WITHOUT ROWID`,
+  },
+  ...recordTables(before).map((t) => ({ updateBlocks: t })),
+];
+
+/** Every migration from 4 on, in order (index 0 is migration 4). */
+export const HISTORY: readonly (readonly Step[])[] = [...BEFORE_UPDATE_BLOCKS, updateBlocks(BEFORE_UPDATE_BLOCKS)];
+
 /**
  * Whether the record tables the migration at `index` of HISTORY creates are account-led (from
  * migration 5 on): keyed search indexes, and on SQLite their account's write counter.
  */
 export const accountLedAt = (index: number): boolean => index + 4 >= 5;
+
+/** Whether the record tables the migration at `index` of HISTORY creates get update blocks (SQLite). */
+export const updateBlocksAt = (index: number): boolean => index >= BEFORE_UPDATE_BLOCKS.length;

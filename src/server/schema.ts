@@ -5,8 +5,8 @@
  * test/server/migrations.test.ts checks that the schema they make matches the descriptions.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { HISTORY, accountLedAt } from './history.js';
-import { blockTriggers, countTriggers, migrationSql, searchIndex } from './tables.js';
+import { HISTORY, accountLedAt, updateBlocksAt } from './history.js';
+import { blockTriggers, countTriggers, FIRST_RECORD_TABLES, migrationSql, searchIndex } from './tables.js';
 
 export { ORDER_BLOCK, TRIGRAM_ACCOUNT_SPAN } from './tables.js';
 
@@ -178,7 +178,7 @@ function foldColumns(db: BetterSqlite3.Database): void {
 }
 
 /** The resource tables of migration 3. */
-const TABLES = ['contacts', 'properties', 'custom_fields', 'notes', 'reminders'] as const;
+const TABLES = FIRST_RECORD_TABLES;
 
 /**
  * Migration 3, for lists at scale: a count of each account's records per table, kept by
@@ -234,7 +234,7 @@ export function migrations(): readonly Migration[] {
     initial,
     foldColumns,
     scaleIndexes(),
-    ...HISTORY.map((steps, i) => migrationSql(steps, 'sqlite', accountLedAt(i))),
+    ...HISTORY.map((steps, i) => migrationSql(steps, 'sqlite', accountLedAt(i), updateBlocksAt(i))),
   ];
   return made;
 }

@@ -80,7 +80,12 @@ export type Step =
       };
     }
   /** Triggers that stamp record_counts.deleted_at when a record of the table is deleted. */
-  | { readonly stampDeletes: string };
+  | { readonly stampDeletes: string }
+  /** SQLite: a record table's update blocks (UPDATE_BLOCKS), filled from its rows and kept by triggers. */
+  | { readonly updateBlocks: string };
+
+/** The record tables of migration 1, written as SQL (schema.ts), to which migration 3 gave counts, order blocks and indexes. */
+export const FIRST_RECORD_TABLES = ['contacts', 'properties', 'custom_fields', 'notes', 'reminders'] as const;
 
 /**
  * Where an account's records sit in a trigram index: a row's key there is its account's id times
@@ -135,36 +140,79 @@ END`,
   ];
 }
 
-/** A record table's order blocks (migration 3): filled from the rows already there, and kept by triggers. */
-export function blockTriggers(t: string): string[] {
-  const blocks = `order_blocks WHERE account_id = NEW.account_id AND tbl = '${t}'`;
+/**
+ * The blocks an account's records of a table are kept in, in one order: `order_blocks` in list
+ * order, (created_at, id), from migration 3; `update_blocks` in (updated_at, id), from the migration
+ * that made it (history.ts), which also drops a block once it holds no record (an update moves its
+ * record to the last block, so the blocks it leaves would otherwise pile up).
+ */
+export interface BlockOrder {
+  readonly table: 'order_blocks' | 'update_blocks';
+  readonly column: 'created_at' | 'updated_at';
+}
+
+export const ORDER_BLOCKS: BlockOrder = { table: 'order_blocks', column: 'created_at' };
+export const UPDATE_BLOCKS: BlockOrder = { table: 'update_blocks', column: 'updated_at' };
+
+/**
+ * A record table's blocks in one order (migration 3's order blocks; update blocks): filled from the
+ * rows already there, and kept by triggers. A record joins the block its key falls in, or starts a
+ * new last block when it comes after a full one; one earlier than the first block's key moves
+ * that key. Update blocks also follow an update of updated_at (the record leaves its block and
+ * joins as an insert would), and drop a block that an update or a delete empties: a block is the
+ * range from its key to the next block's, so the block before takes its range and its size stays
+ * exact (a first block dropped leaves the next one first, whose key is at or before every record's:
+ * none lay before it). Migration 3's text for its tables, and every later record table's.
+ */
+export function blockTriggers(t: string, o: BlockOrder = ORDER_BLOCKS): string[] {
+  const { table, column: c } = o;
+  const blocks = `${table} WHERE account_id = NEW.account_id AND tbl = '${t}'`;
   const holding = (row: string) =>
-    `(SELECT created_at, id FROM order_blocks WHERE account_id = ${row}.account_id AND tbl = '${t}'
-      AND (created_at, id) <= (${row}.created_at, ${row}.id) ORDER BY created_at DESC, id DESC LIMIT 1)`;
+    `(SELECT ${c}, id FROM ${table} WHERE account_id = ${row}.account_id AND tbl = '${t}'
+      AND (${c}, id) <= (${row}.${c}, ${row}.id) ORDER BY ${c} DESC, id DESC LIMIT 1)`;
+  const join = `  INSERT INTO ${table} (account_id, tbl, ${c}, id, n)
+    SELECT NEW.account_id, '${t}', NEW.${c}, NEW.id, 0
+    WHERE COALESCE((SELECT n >= ${ORDER_BLOCK} AND (${c}, id) < (NEW.${c}, NEW.id) FROM ${blocks}
+      ORDER BY ${c} DESC, id DESC LIMIT 1), 1);
+  UPDATE ${table} SET ${c} = NEW.${c}, id = NEW.id
+    WHERE account_id = NEW.account_id AND tbl = '${t}'
+    AND (${c}, id) = (SELECT ${c}, id FROM ${blocks} ORDER BY ${c}, id LIMIT 1)
+    AND (${c}, id) > (NEW.${c}, NEW.id);
+  UPDATE ${table} SET n = n + 1
+    WHERE account_id = NEW.account_id AND tbl = '${t}' AND (${c}, id) = ${holding('NEW')};`;
+  // Migration 3's order blocks keep an emptied block, and follow no update (created_at never changes).
+  const updated = o !== ORDER_BLOCKS;
+  const leave = `  UPDATE ${table} SET n = n - 1
+    WHERE account_id = OLD.account_id AND tbl = '${t}' AND (${c}, id) = ${holding('OLD')};${
+      updated
+        ? `
+  DELETE FROM ${table}
+    WHERE account_id = OLD.account_id AND tbl = '${t}' AND (${c}, id) = ${holding('OLD')} AND n = 0;`
+        : ''
+    }`;
+  const name = updated ? `${t}_update_block` : `${t}_block`;
   return [
-    `INSERT INTO order_blocks (account_id, tbl, created_at, id, n)
-SELECT account_id, '${t}', created_at, id, MIN(${ORDER_BLOCK}, of - k + 1) FROM (
-  SELECT account_id, created_at, id,
-    row_number() OVER (PARTITION BY account_id ORDER BY created_at, id) AS k,
+    `INSERT INTO ${table} (account_id, tbl, ${c}, id, n)
+SELECT account_id, '${t}', ${c}, id, MIN(${ORDER_BLOCK}, of - k + 1) FROM (
+  SELECT account_id, ${c}, id,
+    row_number() OVER (PARTITION BY account_id ORDER BY ${c}, id) AS k,
     COUNT(*) OVER (PARTITION BY account_id) AS of
   FROM ${t}
 ) WHERE (k - 1) % ${ORDER_BLOCK} = 0`,
-    `CREATE TRIGGER ${t}_block_insert AFTER INSERT ON ${t} BEGIN
-  INSERT INTO order_blocks (account_id, tbl, created_at, id, n)
-    SELECT NEW.account_id, '${t}', NEW.created_at, NEW.id, 0
-    WHERE COALESCE((SELECT n >= ${ORDER_BLOCK} AND (created_at, id) < (NEW.created_at, NEW.id) FROM ${blocks}
-      ORDER BY created_at DESC, id DESC LIMIT 1), 1);
-  UPDATE order_blocks SET created_at = NEW.created_at, id = NEW.id
-    WHERE account_id = NEW.account_id AND tbl = '${t}'
-    AND (created_at, id) = (SELECT created_at, id FROM ${blocks} ORDER BY created_at, id LIMIT 1)
-    AND (created_at, id) > (NEW.created_at, NEW.id);
-  UPDATE order_blocks SET n = n + 1
-    WHERE account_id = NEW.account_id AND tbl = '${t}' AND (created_at, id) = ${holding('NEW')};
+    `CREATE TRIGGER ${name}_insert AFTER INSERT ON ${t} BEGIN
+${join}
 END`,
-    `CREATE TRIGGER ${t}_block_delete AFTER DELETE ON ${t} BEGIN
-  UPDATE order_blocks SET n = n - 1
-    WHERE account_id = OLD.account_id AND tbl = '${t}' AND (created_at, id) = ${holding('OLD')};
+    `CREATE TRIGGER ${name}_delete AFTER DELETE ON ${t} BEGIN
+${leave}
 END`,
+    ...(updated
+      ? [
+          `CREATE TRIGGER ${name}_update AFTER UPDATE OF ${c} ON ${t} WHEN OLD.${c} IS NOT NEW.${c} BEGIN
+${leave}
+${join}
+END`,
+        ]
+      : []),
   ];
 }
 
@@ -298,7 +346,7 @@ END
 $$`;
 }
 
-function createTable(t: TableSpec, d: Dialect, accountLed: boolean): string[] {
+function createTable(t: TableSpec, d: Dialect, accountLed: boolean, updateBlocks: boolean): string[] {
   const lines = [
     ...(t.records ? recordColumns(d) : []),
     ...t.columns.map((c) => columnSql(c, d)),
@@ -316,7 +364,12 @@ function createTable(t: TableSpec, d: Dialect, accountLed: boolean): string[] {
   if (!t.records) return out;
   const folded = t.folded ?? [];
   if (d === 'sqlite')
-    out.push(...countTriggers(t.name), ...blockTriggers(t.name), ...(accountLed ? writeTriggers(t.name) : []));
+    out.push(
+      ...countTriggers(t.name),
+      ...blockTriggers(t.name),
+      ...(accountLed ? writeTriggers(t.name) : []),
+      ...(updateBlocks ? blockTriggers(t.name, UPDATE_BLOCKS) : []),
+    );
   else out.push(...pgCountTriggers(t.name));
   if (!folded.length) return out;
   if (d === 'sqlite') out.push(...searchIndex(t.name, folded, accountLed, t.long));
@@ -366,12 +419,13 @@ $$`,
 }
 
 /** The statements of one step, in one store's dialect. */
-function stepSql(step: Step, d: Dialect, accountLed: boolean): string[] {
+function stepSql(step: Step, d: Dialect, accountLed: boolean, updateBlocks: boolean): string[] {
   if ('sql' in step) return [step.sql];
   if ('postgres' in step) return d === 'postgres' ? [step.postgres] : [];
   if ('sqlite' in step) return d === 'sqlite' ? [step.sqlite] : [];
   if ('countWrites' in step) return d === 'sqlite' ? writeTriggers(step.countWrites) : [];
-  if ('create' in step) return createTable(step.create, d, accountLed);
+  if ('updateBlocks' in step) return d === 'sqlite' ? blockTriggers(step.updateBlocks, UPDATE_BLOCKS) : [];
+  if ('create' in step) return createTable(step.create, d, accountLed, updateBlocks);
   if ('searchKeys' in step) {
     const { table, folded, long } = step.searchKeys;
     return searchKeysSql(table, folded, d, long);
@@ -386,8 +440,9 @@ function stepSql(step: Step, d: Dialect, accountLed: boolean): string[] {
 /**
  * A migration's statements, from its steps, in one store's dialect. `accountLed` (every migration
  * from 5 on: history.ts): a record table it creates gets keyed search indexes and, on SQLite,
- * its account's write counter.
+ * its account's write counter. `updateBlocks` (every migration from the one that made them on):
+ * on SQLite, its update blocks.
  */
-export function migrationSql(steps: readonly Step[], d: Dialect, accountLed = false): string[] {
-  return steps.flatMap((s) => stepSql(s, d, accountLed));
+export function migrationSql(steps: readonly Step[], d: Dialect, accountLed = false, updateBlocks = false): string[] {
+  return steps.flatMap((s) => stepSql(s, d, accountLed, updateBlocks));
 }

@@ -337,6 +337,11 @@ describe('released migrations are history', () => {
       11,
       '6c3a0a1ea89de7ca61321ca27a59b240e68e3224310746257964bf257d6f7299',
     ],
+    [
+      "12 (update blocks: each account's records in blocks by update time)",
+      12,
+      '4e8f8585649437e1b675918e260663926a612701861d35cf227f96b89644136c',
+    ],
   ] as const;
   // PostgreSQL's, as the text of each migration's statements.
   const pinnedPg = [
@@ -357,6 +362,8 @@ describe('released migrations are history', () => {
     '0c29b724e087a67e7c986c846bce89aac6d48df3cbae72c4142fbad04b212d24',
     // 12: SQLite's 11 (reminders' property, contact, done and repeat; attachments' expiry).
     'dad777fa56e6dae3b206388eb3b3214c081941ef75320251667bff14f81f317e',
+    // 13: SQLite's 12 (update blocks, SQLite's alone: nothing here but the version).
+    'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   ];
   pinnedPg.forEach((hash, i) =>
     it(`PostgreSQL migration ${i + 1} is the text it always was`, () => {

@@ -1,8 +1,9 @@
 /**
  * The machinery every record table gets from its spec (src/server/tables.ts), checked table by
- * table on both stores: its kept count (an unfiltered list's total), its search index (a fuzzy
- * filter of three characters or more, led by the account), a deep page (SQLite's order blocks), and that a
- * full-scope token reads and writes it. A table added without its triggers fails here.
+ * table on both stores: its kept count (an unfiltered list's total), an update-time range's total
+ * (SQLite's update blocks), its search index (a fuzzy filter of three characters or more, led by
+ * the account), a deep page (SQLite's order blocks), and that a full-scope token reads and writes
+ * it. A table added without its triggers fails here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldOf, filterFields, RESOURCES } from '../../src/resources/index.js';
@@ -20,6 +21,9 @@ afterAll(() => server.close());
 
 /** Past two order blocks, so that a deep page starts from a block rather than from the first record. */
 const COPIES = 2 * ORDER_BLOCK + 60;
+
+/** An update-time range that holds every record. */
+const EVER = '2000-01-01T00:00:00Z/2100-01-01T00:00:00Z';
 
 /** The fuzzy-filtered text field a test searches: a required one where there is one. */
 const searched = (r: ResourceDef): FieldDef =>
@@ -71,7 +75,7 @@ async function copies(r: ResourceDef, id: number): Promise<void> {
 
 describe('every record table has its machinery', () => {
   for (const r of RESOURCES.filter((x) => x.verbs.create && x.verbs.list))
-    it(`${r.path}: counts, search index, deep page, a full-scope token`, async () => {
+    it(`${r.path}: counts, update-time totals, search index, deep page, a full-scope token`, async () => {
       // newAccount's token is made with every scope: it must read and write every table, new ones too.
       const a = await server.newAccount();
       const path = await createPath(a, r);
@@ -92,6 +96,18 @@ describe('every record table has its machinery', () => {
         r.table,
       ]);
       expect(Number(kept?.n)).toBe(total);
+
+      // An update-time range's total (on SQLite, from the update blocks, which hold every record).
+      const updatedTotal = async () =>
+        (await a.api('GET', `/${r.path}?per_page=1&updated_at=${encodeURIComponent(EVER)}`)).body.meta.pagination.total;
+      expect(await updatedTotal()).toBe(total);
+      if (!ON_POSTGRES) {
+        const [blocks] = await server.sql('SELECT SUM(n) AS n FROM update_blocks WHERE account_id = ? AND tbl = ?', [
+          a.accountId,
+          r.table,
+        ]);
+        expect(Number(blocks?.n)).toBe(total);
+      }
 
       // The search index: a fuzzy filter finds the one record with the text, and every copy of the other.
       const fuzzy = searched(r);
@@ -145,6 +161,7 @@ describe('every record table has its machinery', () => {
       if (r.verbs.delete) {
         expect((await a.api('DELETE', `/${r.path}/${last.body.data.uuid}`)).status).toBe(204);
         expect((await a.api('GET', `/${r.path}?per_page=1`)).body.meta.pagination.total).toBe(total - 1);
+        expect(await updatedTotal()).toBe(total - 1);
       }
     });
 });

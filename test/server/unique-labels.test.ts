@@ -84,14 +84,15 @@ describe('a database that holds duplicate labels, upgraded', () => {
   };
   /**
    * The columns the migrations after the one that made labels unique added (a reminder's property,
-   * contact, done and repeat; an attachment's expiry): undone with it, so that the upgrade runs
-   * them again. A migration added after these must be undone here too (versionBefore fails).
+   * contact, done and repeat; an attachment's expiry), and SQLite's update blocks (PostgreSQL's
+   * migration of them holds nothing): undone with it, so that the upgrade runs them again. A
+   * migration added after these must be undone here too (versionBefore fails).
    */
   const LATER: Record<string, string[]> = {
     reminders: ['property_id', 'contact_id', 'done_at', 'repeat', 'last_done_at'],
     attachments: ['expires_on'],
   };
-  const LATER_MIGRATIONS = 1;
+  const LATER_MIGRATIONS = 2;
   /** The statements of the migration that made labels unique, and of those after it, undone: the database as it was before. */
   const undo = async () => {
     for (const [t, columns] of Object.entries(LATER)) {
@@ -104,6 +105,14 @@ describe('a database that holds duplicate labels, upgraded', () => {
           for (const i of indexes) await write(`DROP INDEX ${i}`);
         }
       for (const c of columns) await write(`ALTER TABLE ${t} DROP COLUMN ${c}`);
+    }
+    if (!ON_POSTGRES) {
+      const triggers = server.sqlite.db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%update_blocks%'")
+        .pluck()
+        .all() as string[];
+      for (const name of triggers) await write(`DROP TRIGGER ${name}`);
+      await write('DROP TABLE update_blocks');
     }
     for (const t of ['statuses', 'types', 'competencies']) await write(`DROP INDEX ${t}_labelled`);
     if (ON_POSTGRES) await write('UPDATE pm_schema SET version = ?', [versionBefore(PG_MIGRATIONS)]);

@@ -6,6 +6,7 @@
 import type { Condition, ListQuery } from '../../core/query.js';
 import type { ResourceDef } from '../../resources/types.js';
 import { ORDER_BLOCK } from '../schema.js';
+import { type BlockOrder, ORDER_BLOCKS, UPDATE_BLOCKS } from '../tables.js';
 import { embed } from '../sql/records.js';
 import { selectList, toRecord } from '../sql/rows.js';
 import type { Row } from '../sql/steps.js';
@@ -41,26 +42,38 @@ export function keptCount(sql: Sql, accountId: number, table: string): number {
   return (row as { n: number } | undefined)?.n ?? 0;
 }
 
-/** The creation-time range of a list filtered by that alone: its total is counted from the order blocks. */
-function blockRange(conditions: readonly Condition[]): { start: number; end: number } | undefined {
+/**
+ * The creation-time or update-time range of a list filtered by that alone, and the blocks that
+ * keep the table in that order: its total is counted from them.
+ */
+function blockRange(conditions: readonly Condition[]): { blocks: BlockOrder; start: number; end: number } | undefined {
   const [c] = conditions;
-  return conditions.length === 1 && c?.kind === 'range' && c.field.name === 'created_at' ? c.range : undefined;
+  if (conditions.length !== 1 || c?.kind !== 'range') return undefined;
+  const blocks = [ORDER_BLOCKS, UPDATE_BLOCKS].find((b) => b.column === c.field.name);
+  return blocks && { blocks, ...c.range };
 }
 
 /**
- * An account's records of `table` created in [start, end), from the order blocks (schema.ts): the
- * blocks that begin in the range, all but the last of them whole (each ends where the next
- * begins, still in the range), by their kept sizes; the rows before the first of them and from
- * the last of them to the range's end, counted one by one (at most about two blocks' worth). A
- * range that no block begins in is counted row by row: it lies within one block.
+ * An account's records of `table` whose `blocks.column` is in [start, end), from the blocks kept
+ * in that order (tables.ts): the blocks that begin in the range, all but the last of them whole
+ * (each ends where the next begins, still in the range), by their kept sizes; the rows before
+ * the first of them and from the last of them to the range's end, counted one by one (at most
+ * about two blocks' worth). A range that no block begins in is counted row by row: it lies
+ * within one block.
  */
-function rangeCount(sql: Sql, accountId: number, table: string, start: number, end: number): number {
+function rangeCount(
+  sql: Sql,
+  accountId: number,
+  table: string,
+  { blocks, start, end }: { blocks: BlockOrder; start: number; end: number },
+): number {
   type Block = { c: number; i: number; n: number };
-  const inRange = 'FROM order_blocks WHERE account_id = ? AND tbl = ? AND created_at >= ? AND created_at < ?';
+  const col = blocks.column;
+  const inRange = `FROM ${blocks.table} WHERE account_id = ? AND tbl = ? AND ${col} >= ? AND ${col} < ?`;
   const p = [accountId, table, start, end];
-  const first = sql.statements
-    .get(`SELECT created_at AS c, id AS i, n ${inRange} ORDER BY created_at, id LIMIT 1`)
-    .get(...p) as Block | undefined;
+  const first = sql.statements.get(`SELECT ${col} AS c, id AS i, n ${inRange} ORDER BY ${col}, id LIMIT 1`).get(...p) as
+    | Block
+    | undefined;
   const rows = (text: string, q: unknown[]) =>
     (
       sql.statements
@@ -69,16 +82,16 @@ function rangeCount(sql: Sql, accountId: number, table: string, start: number, e
         n: number;
       }
     ).n;
-  if (!first) return rows('t.created_at >= ? AND t.created_at < ?', [start, end]);
+  if (!first) return rows(`t.${col} >= ? AND t.${col} < ?`, [start, end]);
   const last = sql.statements
-    .get(`SELECT created_at AS c, id AS i, n ${inRange} ORDER BY created_at DESC, id DESC LIMIT 1`)
+    .get(`SELECT ${col} AS c, id AS i, n ${inRange} ORDER BY ${col} DESC, id DESC LIMIT 1`)
     .get(...p) as Block;
   const whole =
     (sql.statements.get(`SELECT COALESCE(SUM(n), 0) AS n ${inRange}`).get(...p) as { n: number }).n - last.n;
   return (
     whole +
-    rows('t.created_at >= ? AND (t.created_at, t.id) < (?, ?)', [start, first.c, first.i]) +
-    rows('(t.created_at, t.id) >= (?, ?) AND t.created_at < ?', [last.c, last.i, end])
+    rows(`t.${col} >= ? AND (t.${col}, t.id) < (?, ?)`, [start, first.c, first.i]) +
+    rows(`(t.${col}, t.id) >= (?, ?) AND t.${col} < ?`, [last.c, last.i, end])
   );
 }
 
@@ -187,7 +200,7 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
   else {
     const range = blockRange(q.conditions);
     total = range
-      ? rangeCount(sql, accountId, r.table, range.start, range.end)
+      ? rangeCount(sql, accountId, r.table, range)
       : one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params);
   }
   // Page N+1 right after page N of the same list, with nothing of the account's written in between
