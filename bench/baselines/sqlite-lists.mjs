@@ -5,7 +5,8 @@
 // account's own rows of the keyed FTS5 index (its total counted from the index's keys alone), and
 // its page is read from the order index, testing each row, when the matches are dense (one in 20
 // or more), or from the matches, sorted, when they are not; an integer is counted and paged on
-// its index; a time range on its own index; an unfiltered page by its offset on the order index.
+// its index, a time range on its own (their page from the order index when they are dense); an
+// unfiltered page by its offset on the order index.
 // Usage: node sqlite-lists.mjs DATA_FILE ACCOUNT_ID DIST_DIR
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
@@ -57,7 +58,9 @@ function list({ perPage, offset, filter: f }) {
       : [`t."${f.column}" >= ? AND t."${f.column}" < ?`, [f.start, f.end]];
   const w = `t.account_id = ? AND ${where}`;
   const total = prepared(`SELECT COUNT(*) AS n FROM properties t WHERE ${w}`).get(accountId, ...params).n;
-  const rows = prepared(`SELECT ${cols} FROM properties t WHERE ${w} ${order}`).all(
+  // Dense matches of a filter with an index of its own: the page walks the order index.
+  const walk = total * 20 >= kept ? ' INDEXED BY properties_order' : '';
+  const rows = prepared(`SELECT ${cols} FROM properties t${walk} WHERE ${w} ${order}`).all(
     accountId,
     ...params,
     perPage,

@@ -346,6 +346,15 @@ END
 $$`;
 }
 
+/**
+ * SQLite's order index from the update blocks' migration on: list order, with the update time
+ * beside it, so that a page of an update-time range walks the index alone, no row read
+ * (sqlite/records.ts, `window`).
+ */
+function orderIndex(t: string): string {
+  return `CREATE INDEX ${t}_order ON ${t} (account_id, created_at, id, updated_at)`;
+}
+
 function createTable(t: TableSpec, d: Dialect, accountLed: boolean, updateBlocks: boolean): string[] {
   const lines = [
     ...(t.records ? recordColumns(d) : []),
@@ -357,7 +366,9 @@ function createTable(t: TableSpec, d: Dialect, accountLed: boolean, updateBlocks
   const out = [`CREATE TABLE ${t.name} (\n  ${lines.join(',\n  ')}\n)`];
   if (t.records)
     out.push(
-      `CREATE INDEX ${t.name}_order ON ${t.name} (account_id, created_at, id)`,
+      d === 'sqlite' && updateBlocks
+        ? orderIndex(t.name)
+        : `CREATE INDEX ${t.name}_order ON ${t.name} (account_id, created_at, id)`,
       `CREATE INDEX ${t.name}_updated ON ${t.name} (account_id, updated_at)`,
     );
   for (const cols of t.indexes ?? []) out.push(indexSql(t.name, cols));
@@ -424,7 +435,14 @@ function stepSql(step: Step, d: Dialect, accountLed: boolean, updateBlocks: bool
   if ('postgres' in step) return d === 'postgres' ? [step.postgres] : [];
   if ('sqlite' in step) return d === 'sqlite' ? [step.sqlite] : [];
   if ('countWrites' in step) return d === 'sqlite' ? writeTriggers(step.countWrites) : [];
-  if ('updateBlocks' in step) return d === 'sqlite' ? blockTriggers(step.updateBlocks, UPDATE_BLOCKS) : [];
+  if ('updateBlocks' in step)
+    return d === 'sqlite'
+      ? [
+          `DROP INDEX ${step.updateBlocks}_order`,
+          orderIndex(step.updateBlocks),
+          ...blockTriggers(step.updateBlocks, UPDATE_BLOCKS),
+        ]
+      : [];
   if ('create' in step) return createTable(step.create, d, accountLed, updateBlocks);
   if ('searchKeys' in step) {
     const { table, folded, long } = step.searchKeys;

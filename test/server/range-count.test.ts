@@ -246,6 +246,74 @@ describe('an update-time range list', () => {
   it('takes whole blocks at their kept sizes', () => wholeBlocksAtKeptSizes(UPDATED));
 });
 
+describe('an update-time range list, its pages', () => {
+  it('are what ordering its rows gives, whether walked in list order, sorted, or page after page', async () => {
+    const a = await server.newAccount();
+    const b = await server.newAccount();
+    const rnd = random(43);
+    const n = ORDER_BLOCK * 3;
+    insert(
+      a.accountId,
+      Array.from({ length: n }, (_, i) => BASE + i * 10 - (i % 6 === 0 ? 10 : 0)),
+    );
+    insert(
+      b.accountId,
+      Array.from({ length: ORDER_BLOCK }, (_, i) => BASE + i * 10),
+    );
+    const db = server.sqlite.db;
+    const ids = db
+      .prepare('SELECT id FROM properties WHERE account_id = ? ORDER BY created_at, id')
+      .pluck()
+      .all(a.accountId) as number[];
+    const setUpdated = db.prepare('UPDATE properties SET updated_at = ? WHERE id = ?');
+    const late = BASE + n * 40;
+    db.transaction(() =>
+      ids.forEach((id, k) => {
+        // The first half as made; the rest updated at random across the span; the last fifth
+        // updated late, together (matches at the list's end alone: no walk from its start finds them).
+        if (k >= n * 0.8) setUpdated.run(late + Math.floor(rnd() * 500), id);
+        else if (k >= n / 2) setUpdated.run(BASE + Math.floor(rnd() * n * 10), id);
+      }),
+    )();
+    const truth = db.prepare(
+      `SELECT uuid FROM properties WHERE account_id = ? AND updated_at >= ? AND updated_at < ?
+       ORDER BY created_at, id LIMIT ? OFFSET ?`,
+    );
+    const check = async (start: number, end: number, perPage: number, page: number) => {
+      const range = encodeURIComponent(`${new Date(start).toISOString()}/${new Date(end).toISOString()}`);
+      const res = await a.api('GET', `/properties?updated_at=${range}&per_page=${perPage}&page=${page}`);
+      expect(res.status, res.text).toBe(200);
+      const want = truth.pluck().all(a.accountId, start, end, perPage, (page - 1) * perPage);
+      expect(
+        res.body.data.map((x: { uuid: string }) => x.uuid),
+        `${new Date(start).toISOString()}/${new Date(end).toISOString()} per_page=${perPage} page=${page}`,
+      ).toEqual(want);
+      return res.body.meta.pagination.total as number;
+    };
+    const ranges: [number, number][] = [
+      [BASE - 100, late + 1000],
+      [BASE, BASE + n * 5],
+      [BASE + n * 2, BASE + n * 8],
+      [late, late + 1000],
+      [late + 100, late + 200],
+    ];
+    for (let k = 0; k < 25; k++) {
+      const x = BASE + Math.floor(rnd() * n * 10);
+      ranges.push([x, x + 1 + Math.floor(rnd() * n * 10)]);
+    }
+    for (const [start, end] of ranges) {
+      const perPage = [1, 7, 25, 100][Math.floor(rnd() * 4)] as number;
+      const total = await check(start, end, perPage, 1);
+      const pages = Math.max(1, Math.ceil(total / perPage));
+      // A page at random, then the pages after it one after another (each from where the one
+      // before ended), and the last page.
+      const from = 1 + Math.floor(rnd() * pages);
+      for (let p = from; p < Math.min(pages, from + 3) + 1; p++) await check(start, end, perPage, p);
+      await check(start, end, perPage, pages);
+    }
+  });
+});
+
 describe('a data file made before the update blocks', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pm-update-blocks-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -113,6 +113,16 @@ describe('a database that holds duplicate labels, upgraded', () => {
         .all() as string[];
       for (const name of triggers) await write(`DROP TRIGGER ${name}`);
       await write('DROP TABLE update_blocks');
+      // The order indexes as they were, without the update time beside.
+      const orders = server.sqlite.db
+        .prepare(
+          "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name LIKE '%\\_order' ESCAPE '\\' AND sql LIKE '%updated_at%'",
+        )
+        .all() as { name: string; tbl_name: string }[];
+      for (const { name, tbl_name } of orders) {
+        await write(`DROP INDEX ${name}`);
+        await write(`CREATE INDEX ${name} ON ${tbl_name} (account_id, created_at, id)`);
+      }
     }
     for (const t of ['statuses', 'types', 'competencies']) await write(`DROP INDEX ${t}_labelled`);
     if (ON_POSTGRES) await write('UPDATE pm_schema SET version = ?', [versionBefore(PG_MIGRATIONS)]);

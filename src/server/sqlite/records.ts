@@ -117,10 +117,17 @@ export function mayUseIndex(
  * - `matches`: the index's matches, sorted: when they are so sparse in the order index that
  *   walking it to the page would test more than WALK_PER_MATCH rows per match.
  * - `block`: an unfiltered deep page, from the order block it falls in (schema.ts).
+ * - `window`: a list filtered by an update-time range alone, whose matches are dense: the order
+ *   index walked from the list's start (or where the page before ended) for at most as many rows
+ *   as there are matches, each tested; nothing when the page is not whole within them. SQLite
+ *   would otherwise read the range on its own index and sort every match into list order (40,000
+ *   for two fifths of 100,000 properties: 8 ms), and where the matches lie (recent records
+ *   updated recently, say) cannot be told from their number: the walk is bounded so that it
+ *   costs at most about what that sort does.
  * - `after`: from where the page before ended, when it was this list's and nothing was written since.
  * - `ids`: the page's ids first, walking the order index alone, then their rows.
  */
-type PageWay = 'none' | 'matches' | 'block' | 'after' | 'ids';
+type PageWay = 'none' | 'matches' | 'block' | 'window' | 'after' | 'ids';
 
 export interface PageShape {
   /** The rows before the page, the page's size, and the list's total. */
@@ -132,6 +139,8 @@ export interface PageShape {
   /** The trigram index drives the list. */
   readonly indexed: boolean;
   readonly unfiltered: boolean;
+  /** The list is filtered by an update-time range alone. */
+  readonly ranged?: boolean;
   /** The page before this one was this list's, and nothing of the account's was written since. */
   readonly fresh: boolean;
 }
@@ -141,6 +150,7 @@ export function pageWays(s: PageShape): readonly PageWay[] {
   if (s.indexed && ((s.offset + s.perPage) * s.kept()) / Math.max(s.total, 1) > WALK_PER_MATCH * s.total)
     return ['matches'];
   const next: PageWay = s.fresh ? 'after' : 'ids';
+  if (s.ranged && ((s.offset + s.perPage) * s.kept()) / s.total <= s.total) return ['window', next];
   return s.unfiltered && s.offset >= 2 * ORDER_BLOCK ? ['block', next] : [next];
 }
 
@@ -172,6 +182,8 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
     ? q.conditions.map((c) => ({ c, m: trigramMatch(sql.trigram, r, c, accountId) })).find((x) => x.m)
     : undefined;
   let total: number;
+  /** The range of a list filtered by a creation-time or update-time range alone. */
+  let range: ReturnType<typeof blockRange>;
   /** The index's matches, sorted: set for a list the index drives. */
   let matches: (() => Row[]) | undefined;
   if (driver?.m) {
@@ -198,7 +210,7 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
     matches = () => all(`${select} FROM ${from} WHERE ${w} ${order}`, [...p, offset]);
   } else if (!q.conditions.length) total = kept();
   else {
-    const range = blockRange(q.conditions);
+    range = blockRange(q.conditions);
     total = range
       ? rangeCount(sql, accountId, r.table, range)
       : one(`SELECT COUNT(*) AS n FROM ${r.table} t WHERE ${where}`, params);
@@ -215,11 +227,15 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
     kept,
     indexed: matches !== undefined,
     unfiltered: !q.conditions.length,
+    ranged: range?.blocks === UPDATE_BLOCKS,
     fresh,
   });
   // A walk of the order index for a list the trigram index drives may test many rows (a few per
   // match): pm_budget() is asked on every 64th.
   const walked = driver?.m ? ` AND ${budgetGate('t.id')} = 0` : '';
+  // An update-time range's page that no window gave: its matches, read on their own index and
+  // sorted (the order index would be walked to wherever they lie, maybe its end).
+  const sorted = range?.blocks === UPDATE_BLOCKS ? ` INDEXED BY ${r.table}_updated` : '';
   const read: Record<PageWay, () => Row[] | undefined> = {
     none: () => [],
     matches: () => matches?.(),
@@ -241,15 +257,29 @@ export function listRecords(sql: Sql, accountId: number, r: ResourceDef, q: List
           )
         : undefined;
     },
+    // The walk's rows come out of the window in its order, and stop at the page's end (no ORDER
+    // BY over the window, which would sort all of it).
+    window: () => {
+      if (!range) return undefined;
+      const from = fresh && hint ? ' AND (created_at, id) > (?, ?)' : '';
+      const got = all(
+        `${select} FROM ${r.table} t WHERE t.id IN (SELECT w.id FROM (
+           SELECT id, updated_at FROM ${r.table} INDEXED BY ${r.table}_order
+           WHERE account_id = ?${from} ORDER BY created_at, id LIMIT ${total}
+         ) w WHERE w.updated_at >= ? AND w.updated_at < ? ${limit} OFFSET ?) ORDER BY t.created_at, t.id`,
+        [accountId, ...(from && hint ? [hint.createdAt, hint.id] : []), range.start, range.end, from ? 0 : offset],
+      );
+      return got.length === Math.min(q.perPage, total - offset) ? got : undefined;
+    },
     after: () =>
       hint &&
       all(
-        `${select} FROM ${r.table} t WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id ${limit}`,
+        `${select} FROM ${r.table} t${sorted} WHERE ${where} AND (t.created_at, t.id) > (?, ?) ORDER BY t.created_at, t.id ${limit}`,
         [...params, hint.createdAt, hint.id],
       ),
     ids: () =>
       all(
-        `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t WHERE ${where}${walked} ${order}) ORDER BY t.created_at, t.id`,
+        `${select} FROM ${r.table} t WHERE t.id IN (SELECT t.id FROM ${r.table} t${sorted} WHERE ${where}${walked} ${order}) ORDER BY t.created_at, t.id`,
         [...params, offset],
       ),
   };
