@@ -62,8 +62,17 @@ export function answer(rows, total, perPage, offset) {
   });
 }
 
-export const COLUMNS =
+const COLUMNS =
   'uuid, created_at, updated_at, address, address2, city, county, postcode, type, bedrooms, bathrooms, has_garage, has_garden, has_parking';
+
+/** A page's columns, of the table aliased `t`: the fields and the live counts the answer carries. */
+export function columns(t) {
+  return [
+    ...COLUMNS.split(', ').map((c) => `${t}.${c}`),
+    `(SELECT COUNT(*) FROM attachments c WHERE c.property_id = ${t}.id) AS num_attachments`,
+    `(SELECT COUNT(*) FROM notes c WHERE c.property_id = ${t}.id) AS num_notes`,
+  ].join(', ');
+}
 
 /** Listens on a free loopback port and says so on stderr; stops on SIGTERM or SIGINT. */
 export function serve(server, what, close = async () => {}) {

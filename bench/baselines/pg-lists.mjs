@@ -8,7 +8,7 @@
 // Usage: node pg-lists.mjs DATABASE_URL ACCOUNT_ID DIST_DIR
 import { createServer } from 'node:http';
 import pg from 'pg';
-import { answer, COLUMNS, loadKeys, parseList, serve } from './lists-query.mjs';
+import { answer, columns, loadKeys, parseList, serve } from './lists-query.mjs';
 
 const [url, account, dist] = process.argv.slice(2);
 const accountId = Number(account);
@@ -24,8 +24,8 @@ const kept = Number(
 async function list({ perPage, offset, filter: f }) {
   if (!f) {
     const { rows } = await pool.query({
-      text: `SELECT ${COLUMNS} FROM properties WHERE id IN (SELECT id FROM properties WHERE account_id = $1
-             ORDER BY created_at, id LIMIT $2 OFFSET $3) ORDER BY created_at, id`,
+      text: `SELECT ${columns('t')} FROM properties t WHERE t.id IN (SELECT id FROM properties WHERE account_id = $1
+             ORDER BY created_at, id LIMIT $2 OFFSET $3) ORDER BY t.created_at, t.id`,
       values: [accountId, perPage, offset],
     });
     return { rows, total: kept };
@@ -46,8 +46,8 @@ async function list({ perPage, offset, filter: f }) {
   const w = `account_id = $1 AND ${where}`;
   const { rows } = await pool.query({
     text: `SELECT c.n AS _total, p.* FROM (SELECT COUNT(*) AS n FROM properties WHERE ${w}) c
-           LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM properties WHERE ${w}
-             ORDER BY created_at, id LIMIT $${n + 1} OFFSET $${n + 2}) p ON true`,
+           LEFT JOIN LATERAL (SELECT ${columns('t')} FROM properties t WHERE ${w}
+             ORDER BY t.created_at, t.id LIMIT $${n + 1} OFFSET $${n + 2}) p ON true`,
     values: [...params, perPage, offset],
   });
   const total = rows[0]?._total ?? 0;

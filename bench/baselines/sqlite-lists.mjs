@@ -10,7 +10,7 @@
 // Usage: node sqlite-lists.mjs DATA_FILE ACCOUNT_ID DIST_DIR
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
-import { answer, COLUMNS, loadKeys, parseList, serve } from './lists-query.mjs';
+import { answer, columns, loadKeys, parseList, serve } from './lists-query.mjs';
 
 const [file, account, dist] = process.argv.slice(2);
 const accountId = Number(account);
@@ -19,9 +19,7 @@ const db = new Database(file, { readonly: true });
 const first = accountId * keys.span;
 const last = first + keys.span - 1;
 const kept = db.prepare('SELECT COUNT(*) AS n FROM properties WHERE account_id = ?').get(accountId).n;
-const cols = COLUMNS.split(', ')
-  .map((c) => `t.${c}`)
-  .join(', ');
+const cols = columns('t');
 const statements = new Map();
 const prepared = (sql) => {
   if (!statements.has(sql)) statements.set(sql, db.prepare(sql));
