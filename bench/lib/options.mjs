@@ -102,7 +102,7 @@ export const SIZES = {
   logRounds: Q ? 1 : 8,
   scaleSizes: Q ? [10_000, 100_000] : [10_000, 100_000, 1_000_000],
   scaleRounds: Q ? 3 : 4,
-  againstRounds: Q ? 4 : 10,
+  againstRounds: Q ? 4 : 40,
   repeat: opts.repeat,
   scaleRequests: Q ? 15 : 40,
   isolationMatches: Q ? 20_000 : 200_000,
